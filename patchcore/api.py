@@ -1,0 +1,249 @@
+"""The public functions: check or fix a document (bytes), parsed data, or a list of messages.
+
+Every function takes keyword-only options:
+
+* ``select`` / ``ignore``: rule selectors (codes, prefixes such as ``"TP0"``, or ``"ALL"``);
+  the default is the TP0xx rules;
+* ``texts``: templates of the synthetic results by rule code (``{name}`` and ``{id}`` are
+  substituted literally);
+* ``dialect``: force one dialect by name instead of detecting it per message list.
+
+None of them mutates its input or touches the file system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from patchcore.analyze import Options, check_list
+from patchcore.apply import apply_edits
+from patchcore.dialects import dialect_named
+from patchcore.document import Report, check_lists, dialects_for, run, unique_edits
+from patchcore.errors import NoHistoryError, UnknownRuleError
+from patchcore.locate import classify, find_message_lists
+from patchcore.model import Finding
+from patchcore.rules import DEFAULT_TEXTS, RuleSelection
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Repair(Generic[T]):
+    """The outcome of fixing in-memory data.
+
+    Attributes:
+        value: The repaired value: a new object when ``changed``, the input itself otherwise.
+        findings: Every selected finding of the input, before the fix.
+        fixed: The findings the fix resolved.
+    """
+
+    value: T
+    findings: tuple[Finding, ...]
+    fixed: tuple[Finding, ...]
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything was inserted."""
+        return bool(self.fixed)
+
+
+def make_options(
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    texts: Mapping[str, str] | None = None,
+    dialect: str | None = None,
+) -> Options:
+    """Validate and bundle the options shared by every function.
+
+    Raises:
+        UnknownRuleError: A selector or a text's code names no rule that inserts a text.
+        UnknownDialectError: ``dialect`` is not a known dialect.
+    """
+    merged = dict(DEFAULT_TEXTS)
+    for code, template in (texts or {}).items():
+        if code not in DEFAULT_TEXTS:
+            known = ", ".join(DEFAULT_TEXTS)
+            msg = f"texts: {code!r} is not a rule with a synthetic text (known: {known})"
+            raise UnknownRuleError(msg)
+        merged[code] = template
+    return Options(
+        selection=RuleSelection.build(select=select, ignore=ignore),
+        texts=merged,
+        dialect=dialect_named(dialect) if dialect is not None else None,
+    )
+
+
+def _as_bytes(data: bytes | str) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def check_document(
+    data: bytes | str,
+    *,
+    filename: str | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    dialect: str | None = None,
+) -> Report:
+    """Find defects in a JSON or JSON Lines document.
+
+    Args:
+        data: The document's bytes (or text).
+        filename: Its name, used only to recognise ``.jsonl`` framing.
+        select: Rule selectors to report.
+        ignore: Rule selectors to leave out.
+        dialect: Force a dialect.
+
+    Returns:
+        A `Report` with every message list found and the findings, located by line.
+
+    Raises:
+        DecodeError: Not readable JSON / JSON Lines.
+        NoHistoryError: No message list in it.
+        ShapeError: A tool-related field of a message has the wrong shape.
+
+    Example:
+        >>> report = check_document(b'[{"role": "assistant", "tool_calls": [{"id": "c1", '
+        ...     b'"type": "function", "function": {"name": "f", "arguments": "{}"}}]}]')
+        >>> [f.code for f in report.findings]
+        ['TP002']
+    """
+    options = make_options(select=select, ignore=ignore, dialect=dialect)
+    return run(_as_bytes(data), filename=filename, options=options, fix=False)
+
+
+def fix_document(
+    data: bytes | str,
+    *,
+    filename: str | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    texts: Mapping[str, str] | None = None,
+    dialect: str | None = None,
+) -> Report:
+    """Repair a JSON or JSON Lines document by splicing synthetic results into its bytes.
+
+    Returns:
+        A `Report`; ``report.output`` holds the repaired bytes, or is ``None`` when nothing
+        needed fixing (then the input must be left untouched).
+
+    Raises:
+        DecodeError, NoHistoryError, ShapeError: as `check_document`.
+        SelfCheckError: The repaired output failed the stability check (a bug).
+    """
+    options = make_options(select=select, ignore=ignore, texts=texts, dialect=dialect)
+    return run(_as_bytes(data), filename=filename, options=options, fix=True)
+
+
+def _data_findings(value: Any, options: Options) -> list[Finding]:
+    found = find_message_lists(value, dialects=dialects_for(options))
+    if not found:
+        msg = "no message history found (no list of chat messages in a known format)"
+        raise NoHistoryError(msg)
+    return check_lists(found, options)
+
+
+def check_data(
+    value: Any,
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    dialect: str | None = None,
+) -> list[Finding]:
+    """Find defects in parsed JSON data (a history, a thread state, a list of runs, ...).
+
+    Raises:
+        NoHistoryError: No message list in it.
+        ShapeError: A tool-related field of a message has the wrong shape.
+    """
+    return _data_findings(value, make_options(select=select, ignore=ignore, dialect=dialect))
+
+
+def fix_data(
+    value: T,
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    texts: Mapping[str, str] | None = None,
+    dialect: str | None = None,
+) -> Repair[T]:
+    """Repair parsed JSON data; the input is not mutated (changed containers are copied).
+
+    Raises:
+        NoHistoryError: No message list in it.
+        ShapeError: A tool-related field of a message has the wrong shape.
+    """
+    options = make_options(select=select, ignore=ignore, texts=texts, dialect=dialect)
+    findings = _data_findings(value, options)
+    fixed = tuple(f for f in findings if f.fix is not None)
+    repaired = apply_edits(value, unique_edits(fixed)) if fixed else value
+    return Repair(repaired, tuple(findings), fixed)
+
+
+def _message_list_findings(messages: Sequence[Any], options: Options) -> list[Finding]:
+    listed = classify(list(messages), dialects_for(options))
+    if listed is None or listed.dialect is None:
+        note = listed.note if listed is not None else None
+        msg = f"not a message list: {note}" if note else "not a list of chat messages"
+        raise NoHistoryError(msg)
+    if listed.note is not None:
+        raise NoHistoryError(listed.note)
+    return check_list(list(messages), dialect=listed.dialect, pointer=(), options=options)
+
+
+def check_messages(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    dialect: str | None = None,
+) -> list[Finding]:
+    """Find defects in one list of message dicts (any supported dialect).
+
+    An empty list has no defects.
+
+    Raises:
+        NoHistoryError: The list is not made of messages of one dialect.
+        ShapeError: A tool-related field of a message has the wrong shape.
+    """
+    if not messages:
+        return []
+    options = make_options(select=select, ignore=ignore, dialect=dialect)
+    return _message_list_findings(messages, options)
+
+
+def fix_messages(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    texts: Mapping[str, str] | None = None,
+    dialect: str | None = None,
+) -> Repair[list[Any]]:
+    """Repair one list of message dicts; returns a new list, the input is not mutated.
+
+    Example:
+        >>> history = [
+        ...     {"role": "user", "content": "Weather?"},
+        ...     {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1",
+        ...      "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]},
+        ...     {"role": "user", "content": "Never mind."},
+        ... ]
+        >>> repair = fix_messages(history)
+        >>> repair.value[2]["tool_call_id"], repair.value[2]["content"][:40]
+        ('call_1', 'Tool call get_weather with id call_1 was')
+
+    Raises:
+        NoHistoryError: The list is not made of messages of one dialect.
+        ShapeError: A tool-related field of a message has the wrong shape.
+    """
+    if not messages:
+        return Repair(list(messages), (), ())
+    options = make_options(select=select, ignore=ignore, texts=texts, dialect=dialect)
+    findings = _message_list_findings(messages, options)
+    fixed = tuple(f for f in findings if f.fix is not None)
+    repaired = apply_edits(list(messages), unique_edits(fixed))
+    return Repair(repaired, tuple(findings), fixed)

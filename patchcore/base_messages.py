@@ -1,0 +1,90 @@
+"""Check and fix lists of langchain-core ``BaseMessage`` objects.
+
+This is the in-process counterpart of deepagents' ``PatchToolCallsMiddleware``: the same calls
+are answered, with ``ToolMessage`` objects built by langchain-core, but pairing follows
+DESIGN.md (nearest earlier unanswered call) and placement puts synthetic results after the
+call's existing results. Messages are read through their attributes (LangChain has already
+applied its own parsing: ``additional_kwargs`` fallbacks, chunk merging), never re-serialised,
+and never mutated.
+
+Importing this module imports langchain-core; ``patchcore`` itself does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage, ToolMessage
+
+from patchcore.analyze import check_list
+from patchcore.api import Repair, make_options
+from patchcore.apply import apply_edits
+from patchcore.dialects.langchain import LangChain
+from patchcore.document import unique_edits
+from patchcore.model import Finding, Insert
+
+_LANGCHAIN = LangChain()
+
+
+def _as_fields(message: BaseMessage) -> dict[str, Any]:
+    """The fields the LangChain adapter reads, in its flat (``model_dump``) shape."""
+    fields: dict[str, Any] = {"type": message.type, "content": message.content}
+    for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks", "tool_call_id"):
+        value = getattr(message, key, None)
+        if value is not None:
+            fields[key] = value
+    return fields
+
+
+def _findings(messages: Sequence[BaseMessage], **options: Any) -> list[Finding]:
+    return check_list(
+        [_as_fields(m) for m in messages],
+        dialect=_LANGCHAIN,
+        pointer=(),
+        options=make_options(**options),
+    )
+
+
+def check_base_messages(
+    messages: Sequence[BaseMessage],
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+) -> list[Finding]:
+    """Find defects in a list of LangChain messages."""
+    return _findings(messages, select=select, ignore=ignore)
+
+
+def fix_base_messages(
+    messages: Sequence[BaseMessage],
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    texts: Mapping[str, str] | None = None,
+) -> Repair[list[BaseMessage]]:
+    """Answer dangling calls with synthetic ``ToolMessage(status="error")`` objects.
+
+    Returns:
+        A `Repair` whose ``value`` is a new list: the original message objects (untouched) with
+        the new ``ToolMessage`` objects inserted.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> history = [
+        ...     HumanMessage("Book it"),
+        ...     AIMessage("", tool_calls=[{"name": "book", "args": {}, "id": "c1"}]),
+        ...     HumanMessage("Stop"),
+        ... ]
+        >>> fix_base_messages(history).value[2].tool_call_id
+        'c1'
+    """
+    findings = _findings(messages, select=select, ignore=ignore, texts=texts)
+    fixed = tuple(f for f in findings if f.fix is not None)
+    if not fixed:
+        return Repair(list(messages), tuple(findings), ())
+    edits = [
+        Insert(edit.array, edit.index, tuple(ToolMessage(**value) for value in edit.values))
+        for edit in unique_edits(fixed)
+    ]
+    return Repair(apply_edits(list(messages), edits), tuple(findings), fixed)

@@ -1,0 +1,146 @@
+"""Bytes in: encoding, framing (one JSON document or JSON Lines), parsing with located errors.
+
+Parsing uses orjson for speed and falls back to the standard library for what orjson refuses
+but JSON writers produce (``NaN``/``Infinity`` from Python's ``json.dumps``, lone surrogate
+escapes). Parsed values are only *read*: output is spliced into the original bytes, so nothing
+orjson would alter (big integers, ``1e2``, escapes, key order) can be lost.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from patchcore.errors import DecodeError
+from patchcore.jsonspan import line_and_column
+
+UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: File name endings that mean JSON Lines whatever the content looks like.
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
+
+
+class Framing(enum.Enum):
+    """How records are framed in the file."""
+
+    JSON = "json"
+    """One JSON document."""
+    JSONL = "jsonl"
+    """One JSON value per line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One JSON value and the bytes it came from.
+
+    Attributes:
+        value: The parsed value (read-only: never re-serialised).
+        raw: Its bytes (the whole document, or one line without its line terminator).
+        line: 1-based line where it starts.
+        index: For JSON Lines, the index of its physical line; 0 for a document.
+    """
+
+    value: Any
+    raw: bytes
+    line: int
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded input.
+
+    Attributes:
+        bom: The UTF-8 byte-order mark if the input had one (written back as it was).
+        framing: JSON document or JSON Lines.
+        lines: For JSON Lines, every physical line split on ``\\n`` (a ``\\r`` stays on its line);
+            for a document, the body as a single element.
+        records: The parsed records, in order (blank lines hold none).
+    """
+
+    bom: bytes
+    framing: Framing
+    lines: list[bytes]
+    records: list[Record]
+
+    def join(self, lines: list[bytes]) -> bytes:
+        """Reassemble output from (possibly edited) physical lines."""
+        return self.bom + b"\n".join(lines)
+
+
+def parse(raw: bytes, *, first_line: int = 1) -> Any:
+    """Parse one JSON value.
+
+    Raises:
+        DecodeError: The bytes are not UTF-8 or not JSON; the error has line and column
+            (counted from ``first_line``).
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = line_and_column(raw, exc.start)
+        msg = f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})"
+        raise DecodeError(msg, line=line + first_line - 1, column=column) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        msg = f"invalid JSON: {exc.msg}"
+        raise DecodeError(msg, line=exc.lineno + first_line - 1, column=exc.colno) from None
+    except RecursionError:
+        msg = "invalid JSON: nesting too deep"
+        raise DecodeError(msg, line=first_line, column=1) from None
+
+
+def _parses_alone(raw: bytes) -> bool:
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def decode(data: bytes, *, filename: str | None = None) -> Decoded:
+    """Split ``data`` into records.
+
+    Framing: a ``.jsonl``/``.ndjson`` name means JSON Lines. Otherwise the input is JSON Lines
+    when its first non-blank line is a complete JSON value and more non-blank lines follow, and
+    one JSON document if not (a pretty-printed document's first line never parses alone).
+
+    Raises:
+        DecodeError: Empty input, an unsupported encoding, invalid UTF-8 or invalid JSON
+            (for JSON Lines, the first bad line; the whole input is then rejected).
+    """
+    if data.startswith(_UTF16_BOMS):
+        msg = "UTF-16 is not supported: convert the file to UTF-8"
+        raise DecodeError(msg, line=1, column=1)
+    bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
+    body = data[len(bom) :]
+    if not body.strip():
+        msg = "empty input: expected JSON or JSON Lines"
+        raise DecodeError(msg, line=1, column=1)
+
+    lines = body.split(b"\n")
+    if filename is not None and filename.lower().endswith(JSONL_SUFFIXES):
+        return _decode_lines(bom, lines)
+    non_blank = (k for k, line in enumerate(lines) if line.strip())
+    first = next(non_blank)
+    if next(non_blank, None) is not None and _parses_alone(lines[first]):
+        return _decode_lines(bom, lines)
+    return Decoded(bom, Framing.JSON, [body], [Record(parse(body), body, 1, 0)])
+
+
+def _decode_lines(bom: bytes, lines: list[bytes]) -> Decoded:
+    records = [
+        Record(parse(line, first_line=k + 1), line, k + 1, k)
+        for k, line in enumerate(lines)
+        if line.strip()
+    ]
+    return Decoded(bom, Framing.JSONL, lines, records)

@@ -1,0 +1,30 @@
+"""The dialect adapters, in detection order (reference/formats.md §11)."""
+
+from __future__ import annotations
+
+from patchcore.dialects.base import Dialect, Recognition
+from patchcore.dialects.langchain import LangChain
+from patchcore.dialects.openai_chat import OpenAIChat
+from patchcore.errors import UnknownDialectError
+
+#: Every adapter, in the order detection tries them.
+DIALECTS: tuple[Dialect, ...] = (LangChain(), OpenAIChat())
+
+_BY_NAME = {dialect.name: dialect for dialect in DIALECTS}
+
+
+def dialect_named(name: str) -> Dialect:
+    """Return the adapter called ``name``.
+
+    Raises:
+        UnknownDialectError: No adapter has that name.
+    """
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        known = ", ".join(_BY_NAME)
+        msg = f"unknown dialect {name!r} (known: {known})"
+        raise UnknownDialectError(msg) from None
+
+
+__all__ = ["DIALECTS", "Dialect", "Recognition", "dialect_named"]

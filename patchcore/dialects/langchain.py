@@ -1,0 +1,275 @@
+"""LangChain messages serialised as JSON, in the three shapes langchain-core writes.
+
+* ``messages_to_dict``: ``{"type": "ai", "data": {...}}``
+* ``dumpd`` / ``dumps``: ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"],
+  "kwargs": {...}}`` (Python ``["langchain", "schema", "messages", X]`` or JS
+  ``["langchain_core", "messages", X]``)
+* ``model_dump``: flat ``{"content": ..., "type": "ai", ...}``, with or without ``null`` keys
+
+Calls are read with LangChain's own precedence (``AIMessage._backwards_compat_tool_calls``):
+``tool_calls`` and ``invalid_tool_calls``; for chunks ``tool_call_chunks`` when both are empty;
+``additional_kwargs["tool_calls"]`` only when all of those are empty. Provider-native call blocks
+left in ``content`` (Anthropic ``tool_use``, Responses ``function_call``, v1 ``tool_call``) whose
+id is missing from the parsed calls count too: the provider integrations send them (deepagents
+issue #5781 is the thread that failed permanently because they were ignored).
+
+The synthetic ``ToolMessage`` has exactly the keys langchain-core writes for a ``ToolMessage`` in
+the calling message's shape; nothing is ever loaded through langchain-core.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from patchcore.dialects.base import (
+    Recognition,
+    ResultMessageDialect,
+    call_id,
+    entry,
+    list_field,
+    optional_name,
+)
+from patchcore.model import MessageView, Pointer, Role, ToolCall
+
+#: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).
+TYPES = frozenset(
+    {
+        "human",
+        "ai",
+        "system",
+        "chat",
+        "function",
+        "tool",
+        "remove",
+        "AIMessageChunk",
+        "HumanMessageChunk",
+        "FunctionMessageChunk",
+        "ToolMessageChunk",
+        "SystemMessageChunk",
+        "ChatMessageChunk",
+    }
+)
+#: Class names at the end of a ``dumpd`` envelope id, with the message type they stand for.
+CLASS_TYPES: Mapping[str, str] = {
+    "HumanMessage": "human",
+    "HumanMessageChunk": "HumanMessageChunk",
+    "AIMessage": "ai",
+    "AIMessageChunk": "AIMessageChunk",
+    "SystemMessage": "system",
+    "SystemMessageChunk": "SystemMessageChunk",
+    "ChatMessage": "chat",
+    "ChatMessageChunk": "ChatMessageChunk",
+    "FunctionMessage": "function",
+    "FunctionMessageChunk": "FunctionMessageChunk",
+    "ToolMessage": "tool",
+    "ToolMessageChunk": "ToolMessageChunk",
+    "RemoveMessage": "remove",
+}
+AI_TYPES = frozenset({"ai", "AIMessageChunk"})
+TOOL_TYPES = frozenset({"tool", "ToolMessageChunk"})
+#: Content blocks that are client tool calls, with the key holding their id.
+_CONTENT_CALL_ID = {"tool_use": "id", "function_call": "call_id", "tool_call": "id"}
+
+
+def unwrap(message: object) -> tuple[str, Mapping[str, Any], Pointer] | None:
+    """Return ``(type, fields, prefix)`` of a LangChain message in any shape, else ``None``.
+
+    ``prefix`` is where ``fields`` sit inside the message (``("data",)``, ``("kwargs",)`` or
+    ``()``).
+    """
+    if not isinstance(message, dict):
+        return None
+    kind = message.get("type")
+    if kind == "constructor" and message.get("lc") == 1:
+        ident, kwargs = message.get("id"), message.get("kwargs")
+        if isinstance(ident, list) and ident and isinstance(kwargs, dict):
+            mapped = CLASS_TYPES.get(ident[-1]) if isinstance(ident[-1], str) else None
+            if mapped is not None:
+                return mapped, kwargs, ("kwargs",)
+        return None
+    if kind not in TYPES:
+        return None
+    data = message.get("data")
+    if len(message) == 2 and isinstance(data, dict):
+        return kind, data, ("data",)
+    if "content" in message and "role" not in message:
+        return kind, message, ()
+    return None
+
+
+def _parsed_calls(
+    fields: Mapping[str, Any], kind: str, pointer: Pointer, prefix: Pointer
+) -> list[ToolCall]:
+    """Calls as LangChain parses them; paths are relative to the message at ``pointer``."""
+    calls: list[ToolCall] = []
+    at = (*pointer, *prefix)
+    for key, invalid in (("tool_calls", False), ("invalid_tool_calls", True)):
+        for k, raw in enumerate(list_field(fields, key, at)):
+            path = (*prefix, key, k)
+            tc = entry(raw, (*pointer, *path))
+            calls.append(
+                ToolCall(
+                    id=call_id(tc.get("id"), (*pointer, *path, "id")),
+                    name=optional_name(tc.get("name")),
+                    invalid=invalid,
+                    path=path,
+                )
+            )
+    if calls:
+        return calls
+    if kind == "AIMessageChunk":
+        for k, raw in enumerate(list_field(fields, "tool_call_chunks", at)):
+            path = (*prefix, "tool_call_chunks", k)
+            chunk = entry(raw, (*pointer, *path))
+            calls.append(
+                ToolCall(
+                    id=call_id(chunk.get("id"), (*pointer, *path, "id")),
+                    name=optional_name(chunk.get("name")),
+                    path=path,
+                )
+            )
+        if calls:
+            return calls
+    extra = fields.get("additional_kwargs")
+    if isinstance(extra, dict) and extra.get("tool_calls"):
+        return _backwards_compat_calls(extra["tool_calls"], pointer, (*prefix, "additional_kwargs"))
+    return calls
+
+
+def _backwards_compat_calls(raw_calls: object, pointer: Pointer, prefix: Pointer) -> list[ToolCall]:
+    """Mirror ``default_tool_parser``: what LangChain itself makes of OpenAI-shaped raw calls.
+
+    Entries without a ``function`` object are skipped; arguments that ``json.loads`` rejects make
+    an invalid call. If parsing raises anything else (arguments that are not a string), LangChain
+    drops all the raw calls, so the provider never sees them: neither do we.
+    """
+    if not isinstance(raw_calls, list):
+        return []
+    calls: list[ToolCall] = []
+    for k, raw in enumerate(raw_calls):
+        if not isinstance(raw, dict) or not isinstance(raw.get("function"), dict):
+            continue
+        function = raw["function"]
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            return []
+        try:
+            json.loads(arguments)
+            invalid = False
+        except ValueError:
+            invalid = True
+        path = (*prefix, "tool_calls", k)
+        calls.append(
+            ToolCall(
+                id=call_id(raw.get("id"), (*pointer, *path, "id")),
+                name=optional_name(function.get("name")),
+                invalid=invalid,
+                path=path,
+            )
+        )
+    return calls
+
+
+def _content_calls(
+    fields: Mapping[str, Any], known: set[str | None], pointer: Pointer, prefix: Pointer
+) -> list[ToolCall]:
+    """Provider-native call blocks in ``content`` whose id the parsed calls do not have."""
+    content = fields.get("content")
+    if not isinstance(content, list):
+        return []
+    calls = []
+    for k, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        id_key = _CONTENT_CALL_ID.get(kind) if isinstance(kind, str) else None
+        if id_key is None:
+            continue
+        path = (*prefix, "content", k)
+        block_id = call_id(block.get(id_key), (*pointer, *path, id_key))
+        if block_id is None or block_id in known:
+            continue
+        known.add(block_id)
+        calls.append(ToolCall(id=block_id, name=optional_name(block.get("name")), path=path))
+    return calls
+
+
+class LangChain(ResultMessageDialect):
+    """LangChain ``BaseMessage`` dicts: ``messages_to_dict``, ``dumpd`` and ``model_dump``."""
+
+    name = "langchain"
+    title = "LangChain messages"
+    recognised_by = (
+        '`{"type", "data"}` (messages_to_dict), `{"lc": 1, "type": "constructor", "id": [..., '
+        "Class]}` (dumpd, Python and JS ids), or a flat `type` + `content` dict without `role` "
+        "(model_dump)"
+    )
+
+    def recognize(self, message: object) -> Recognition:
+        unwrapped = unwrap(message)
+        if unwrapped is None:
+            return Recognition.NO
+        _, _, prefix = unwrapped
+        return Recognition.DISTINCT if prefix else Recognition.COMPATIBLE
+
+    def refusal(self, messages: Sequence[Any]) -> str | None:
+        if any((unwrap(m) or ("",))[0] == "remove" for m in messages):
+            return (
+                "holds RemoveMessage entries: a LangGraph update stream, not a history; "
+                "left as it is"
+            )
+        return None
+
+    def view(self, message: Any, pointer: Pointer) -> MessageView:
+        unwrapped = unwrap(message)
+        if unwrapped is None:
+            return MessageView(Role.OTHER)
+        kind, fields, prefix = unwrapped
+        if kind in AI_TYPES:
+            calls = _parsed_calls(fields, kind, pointer, prefix)
+            calls += _content_calls(fields, {c.id for c in calls}, pointer, prefix)
+            return MessageView(Role.CALLER, calls=tuple(calls))
+        if kind in TOOL_TYPES:
+            answered = call_id(fields.get("tool_call_id"), (*pointer, *prefix, "tool_call_id"))
+            return MessageView(Role.RESULTS, results=(answered,) if answered else ())
+        return MessageView(Role.OTHER)
+
+    def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        keep_nulls = False
+        for message in messages:
+            unwrapped = unwrap(message)
+            if unwrapped is not None and unwrapped[2] == () and None in unwrapped[1].values():
+                keep_nulls = True
+                break
+        return {"keep_nulls": keep_nulls}
+
+    def result_message(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        name = call.name or "unknown"
+        if caller.get("lc") == 1:
+            namespace = [*caller["id"][:-1], "ToolMessage"]
+            kwargs = {
+                "content": text,
+                "type": "tool",
+                "name": name,
+                "tool_call_id": call.id,
+                "status": "error",
+            }
+            return {"lc": 1, "type": "constructor", "id": namespace, "kwargs": kwargs}
+        dumped: dict[str, Any] = {
+            "content": text,
+            "additional_kwargs": {},
+            "response_metadata": {},
+            "type": "tool",
+            "name": name,
+            "id": None,
+            "tool_call_id": call.id,
+            "artifact": None,
+            "status": "error",
+        }
+        if "data" in caller and len(caller) == 2:
+            return {"type": "tool", "data": dumped}
+        if not style["keep_nulls"]:
+            return {key: value for key, value in dumped.items() if value is not None}
+        return dumped

@@ -1,0 +1,142 @@
+"""OpenAI Chat Completions messages (and the OpenAI-like variants real data uses).
+
+Calls are the assistant's ``tool_calls`` entries; a result is a ``role: "tool"`` message. Beside
+the API's own shape (``{"id", "type": "function", "function": {"name", "arguments": "<json>"}}``)
+this reads the variants found in real files:
+
+* ``arguments`` as an object (Hugging Face / TRL chat templates, tau2),
+* flat entries ``{"id", "name", "arguments"}`` (tau2) and ``{"id", "function": "<name>"}``
+  (inspect_ai), custom tools ``{"type": "custom", "custom": {"name", "input"}}``,
+* results keyed by ``tool_call_id`` (the API), ``tool_call_ids`` (SWE-agent) or ``id`` (tau2).
+
+A synthetic result uses whichever answering key, and ``name`` if present, its neighbours use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from patchcore.dialects.base import (
+    Recognition,
+    ResultMessageDialect,
+    call_id,
+    entry,
+    list_field,
+    optional_name,
+)
+from patchcore.model import MessageView, Pointer, Role, ToolCall
+
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+_RESULT_KEYS = ("tool_call_id", "tool_call_ids", "id")
+
+
+def arguments_malformed(arguments: object) -> bool:
+    """Whether tool-call arguments could not be parsed, the way langchain-openai decides it.
+
+    A JSON string must parse (non-strict, as ``parse_tool_call`` does); an empty string or a
+    missing value means "no arguments"; an object is already parsed. Anything else is malformed.
+    """
+    if arguments is None or isinstance(arguments, dict):
+        return False
+    if not isinstance(arguments, str):
+        return True
+    if not arguments.strip():
+        return False
+    try:
+        orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        try:
+            json.loads(arguments, strict=False)
+        except ValueError:
+            return True
+    return False
+
+
+class OpenAIChat(ResultMessageDialect):
+    """OpenAI Chat Completions ``messages``."""
+
+    name = "openai-chat"
+    title = "OpenAI Chat Completions"
+    recognised_by = (
+        "`role` in system/developer/user/assistant/tool/function; assistant `tool_calls`, "
+        '`role: "tool"` results'
+    )
+
+    def recognize(self, message: object) -> Recognition:
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            return Recognition.NO
+        if message.get("tool_calls") or message.get("role") == "tool":
+            return Recognition.DISTINCT
+        return Recognition.COMPATIBLE
+
+    def view(self, message: Any, pointer: Pointer) -> MessageView:
+        role = message.get("role")
+        if role == "assistant":
+            entries = list_field(message, "tool_calls", pointer)
+            return MessageView(
+                Role.CALLER,
+                calls=tuple(
+                    self._call(entry(raw, (*pointer, "tool_calls", k)), (*pointer, "tool_calls", k))
+                    for k, raw in enumerate(entries)
+                ),
+            )
+        if role == "tool":
+            return MessageView(Role.RESULTS, results=self._answered(message, pointer))
+        return MessageView(Role.OTHER)
+
+    @staticmethod
+    def _call(raw: Mapping[str, Any], pointer: Pointer) -> ToolCall:
+        function = raw.get("function")
+        custom = raw.get("custom")
+        if isinstance(function, dict):
+            name, invalid = function.get("name"), arguments_malformed(function.get("arguments"))
+        elif isinstance(function, str):
+            name, invalid = function, arguments_malformed(raw.get("arguments"))
+        elif isinstance(custom, dict):
+            # Custom tools take free-form text input: there is nothing to be malformed.
+            name, invalid = custom.get("name"), False
+        else:
+            name, invalid = raw.get("name"), arguments_malformed(raw.get("arguments"))
+        return ToolCall(
+            id=call_id(raw.get("id"), (*pointer, "id")),
+            name=optional_name(name),
+            invalid=invalid,
+            path=pointer[-2:],
+        )
+
+    @staticmethod
+    def _answered(message: Mapping[str, Any], pointer: Pointer) -> tuple[str, ...]:
+        if message.get("tool_call_id") is not None:
+            answered = call_id(message["tool_call_id"], (*pointer, "tool_call_id"))
+            return (answered,) if answered else ()
+        if message.get("tool_call_ids") is not None:
+            ids = list_field(message, "tool_call_ids", pointer)
+            normalised = (call_id(v, (*pointer, "tool_call_ids", k)) for k, v in enumerate(ids))
+            return tuple(v for v in normalised if v)
+        answered = call_id(message.get("id"), (*pointer, "id"))
+        return (answered,) if answered else ()
+
+    def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        results = [m for m in messages if m.get("role") == "tool"]
+        key = next(
+            (k for k in _RESULT_KEYS if any(m.get(k) is not None for m in results)),
+            "tool_call_id",
+        )
+        return {"key": key, "name": any("name" in m for m in results)}
+
+    def result_message(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        key = style["key"]
+        message: dict[str, Any] = {
+            "role": "tool",
+            key: [call.id] if key == "tool_call_ids" else call.id,
+        }
+        if style["name"]:
+            message["name"] = call.name or "unknown"
+        message["content"] = text
+        return message

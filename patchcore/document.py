@@ -1,0 +1,252 @@
+"""A whole input, end to end: bytes → records → message lists → findings → repaired bytes.
+
+Two layouts need different handling:
+
+* records that *contain* histories (a JSON document, or JSON Lines with one conversation per
+  line): each record is checked on its own and repaired by splicing into its own bytes, so an
+  untouched JSON Lines line is written back byte for byte;
+* JSON Lines with *one message per line*: the file is one conversation; new results become new
+  lines, written in the style of their neighbours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from patchcore.analyze import Options, check_list
+from patchcore.apply import apply_edits
+from patchcore.codec import Decoded, Framing, Record, decode, parse
+from patchcore.dialects import DIALECTS, Dialect
+from patchcore.errors import NoHistoryError, SelfCheckError
+from patchcore.jsonspan import array_span, line_and_column, value_start
+from patchcore.locate import MessageList, classify, find_message_lists
+from patchcore.model import Edit, Finding, Pointer, format_pointer
+from patchcore.splice import element_style, splice
+
+
+@dataclass(frozen=True, slots=True)
+class ListReport:
+    """A message list found in the input.
+
+    Attributes:
+        pointer: JSON pointer of the list in its record (``""`` for JSON Lines messages).
+        line: Line where its record starts.
+        dialect: Dialect name, or ``None`` when it was not read.
+        messages: Number of messages.
+        note: Why it was not checked, if it was not.
+    """
+
+    pointer: str
+    line: int
+    dialect: str | None
+    messages: int
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The outcome for one input.
+
+    Attributes:
+        framing: ``"json"``, ``"jsonl"`` (histories inside lines) or ``"jsonl-messages"`` (one
+            message per line).
+        lists: Every message list found.
+        findings: Every selected finding of the input (before any fix).
+        output: The repaired bytes when ``fix`` changed something, else ``None``.
+        fixed: Findings whose fix was applied to ``output``.
+    """
+
+    framing: str
+    lists: tuple[ListReport, ...]
+    findings: tuple[Finding, ...]
+    output: bytes | None = None
+    fixed: tuple[Finding, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """Whether the fix produced new bytes."""
+        return self.output is not None
+
+    @property
+    def remaining(self) -> tuple[Finding, ...]:
+        """Findings not resolved by the fix (all of them for a check)."""
+        done = {id(f) for f in self.fixed}
+        return tuple(f for f in self.findings if id(f) not in done)
+
+
+def dialects_for(options: Options) -> Sequence[Dialect]:
+    """The adapters detection may choose from: all of them, or the one the caller forced."""
+    return DIALECTS if options.dialect is None else (options.dialect,)
+
+
+def _fixable(findings: Iterable[Finding]) -> list[Finding]:
+    return [f for f in findings if f.fix is not None]
+
+
+def unique_edits(findings: Iterable[Finding]) -> list[Edit]:
+    """The edits of the findings' fixes, each once (fixes may share an edit), in order."""
+    seen: set[int] = set()
+    edits = []
+    for finding in findings:
+        assert finding.fix is not None
+        for edit in finding.fix.edits:
+            if id(edit) not in seen:
+                seen.add(id(edit))
+                edits.append(edit)
+    return edits
+
+
+def check_lists(found: Sequence[MessageList], options: Options) -> list[Finding]:
+    """Findings of every readable list (lists with a note are reported, not checked)."""
+    findings: list[Finding] = []
+    for listed in found:
+        if listed.dialect is not None and listed.note is None:
+            findings += check_list(
+                listed.messages, dialect=listed.dialect, pointer=listed.pointer, options=options
+            )
+    return findings
+
+
+def _locate(findings: list[Finding], raw: bytes, first_line: int) -> list[Finding]:
+    """Give each finding the line and column of its calling message in ``raw``."""
+    spans: dict[Pointer, tuple[tuple[int, int], ...]] = {}
+    located = []
+    for finding in findings:
+        pointer = finding.list_pointer
+        if pointer not in spans:
+            spans[pointer] = array_span(raw, value_start(raw, pointer)).elements
+        line, column = line_and_column(raw, spans[pointer][finding.message_index][0])
+        located.append(replace(finding, line=line + first_line - 1, column=column))
+    return located
+
+
+def _summaries(found: Sequence[MessageList], line: int) -> list[ListReport]:
+    return [
+        ListReport(
+            format_pointer(listed.pointer),
+            line,
+            listed.dialect.name if listed.dialect else None,
+            len(listed.messages),
+            listed.note,
+        )
+        for listed in found
+    ]
+
+
+def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Report:
+    """Check (and with ``fix``, repair) one input.
+
+    Raises:
+        DecodeError: The input is not readable JSON / JSON Lines.
+        NoHistoryError: It holds no message list.
+        ShapeError: A message has a tool-related field of the wrong shape.
+        SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
+    """
+    decoded = decode(data, filename=filename)
+    if decoded.framing is Framing.JSONL:
+        as_messages = classify([r.value for r in decoded.records], dialects_for(options))
+        if as_messages is not None:
+            return _run_message_lines(decoded, as_messages, options=options, fix=fix)
+    return _run_records(decoded, options=options, fix=fix)
+
+
+def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
+    lists: list[ListReport] = []
+    findings: list[Finding] = []
+    fixed: list[Finding] = []
+    new_lines = list(decoded.lines)
+    for record in decoded.records:
+        found = find_message_lists(record.value, dialects=dialects_for(options))
+        lists += _summaries(found, record.line)
+        record_findings = check_lists(found, options)
+        if not record_findings:
+            continue
+        record_findings = _locate(record_findings, record.raw, record.line)
+        findings += record_findings
+        to_fix = _fixable(record_findings)
+        if fix and to_fix:
+            new_raw = splice(record.raw, unique_edits(to_fix))
+            _self_check(new_raw, record, options)
+            new_lines[record.index] = new_raw
+            fixed += to_fix
+    if not lists:
+        msg = "no message history found (no list of chat messages in a known format)"
+        raise NoHistoryError(msg, line=1, column=1)
+    output = decoded.join(new_lines) if fixed else None
+    framing = decoded.framing.value
+    return Report(framing, tuple(lists), tuple(findings), output, tuple(fixed))
+
+
+def _self_check(new_raw: bytes, record: Record, options: Options) -> None:
+    """Black's stability check: the repaired record must parse and have nothing left to fix."""
+    found = find_message_lists(
+        parse(new_raw, first_line=record.line), dialects=dialects_for(options)
+    )
+    if _fixable(check_lists(found, options)):
+        msg = "internal error: the repaired record still has fixable findings; nothing written"
+        raise SelfCheckError(msg, line=record.line, column=1)
+
+
+def _run_message_lines(
+    decoded: Decoded, listed: MessageList, *, options: Options, fix: bool
+) -> Report:
+    records = decoded.records
+    summary = ListReport(
+        "",
+        records[0].line,
+        listed.dialect.name if listed.dialect else None,
+        len(records),
+        listed.note,
+    )
+    findings: list[Finding] = []
+    if listed.dialect is not None and listed.note is None:
+        findings = [
+            replace(f, line=records[f.message_index].line, column=_indent(records[f.message_index]))
+            for f in check_list(
+                listed.messages, dialect=listed.dialect, pointer=(), options=options
+            )
+        ]
+    to_fix = _fixable(findings) if fix else []
+    output = None
+    if to_fix:
+        output = decoded.join(_insert_lines(decoded, unique_edits(to_fix)))
+        messages = [r.value for r in records]
+        _self_check_lines(messages, to_fix, listed, options)
+    return Report("jsonl-messages", (summary,), tuple(findings), output, tuple(to_fix))
+
+
+def _indent(record: Record) -> int:
+    return len(record.raw) - len(record.raw.lstrip()) + 1
+
+
+def _insert_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
+    """Physical lines with new message lines inserted after the record before each index."""
+    records = decoded.records
+    ensure_ascii = all(line.isascii() for line in decoded.lines)
+    after_line: dict[int, list[bytes]] = {}
+    for edit in edits:
+        neighbour = records[max(edit.index - 1, 0)]
+        style = element_style(
+            neighbour.raw, 0, len(neighbour.raw.rstrip()), ensure_ascii=ensure_ascii
+        )
+        ending = b"\r" if neighbour.raw.endswith(b"\r") else b""
+        # Index 0 never happens for results (they follow a call); keep it at the top if it does.
+        slot = records[edit.index - 1].index if edit.index > 0 else -1
+        after_line.setdefault(slot, []).extend(style.render(v) + ending for v in edit.values)
+    lines: list[bytes] = list(after_line.get(-1, []))
+    for index, line in enumerate(decoded.lines):
+        lines.append(line)
+        lines += after_line.get(index, [])
+    return lines
+
+
+def _self_check_lines(
+    messages: list[Any], fixed: Sequence[Finding], listed: MessageList, options: Options
+) -> None:
+    assert listed.dialect is not None
+    repaired = apply_edits(messages, unique_edits(fixed))
+    if _fixable(check_list(repaired, dialect=listed.dialect, pointer=(), options=options)):
+        msg = "internal error: the repaired history still has fixable findings; nothing written"
+        raise SelfCheckError(msg, line=1, column=1)

@@ -1,0 +1,60 @@
+"""Errors raised by patchcore. Each carries a location; only the CLI turns them into exit codes."""
+
+from __future__ import annotations
+
+
+class PatchcoreError(ValueError):
+    """Base class: the input could not be evaluated.
+
+    Attributes:
+        reason: What is wrong, without the location.
+        line: 1-based line in the input, when known.
+        column: 1-based column in the input, when known.
+        pointer: JSON pointer of the offending value, when known.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        pointer: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.pointer = pointer
+        super().__init__(self.located())
+
+    def located(self) -> str:
+        """The reason prefixed by ``line:column:`` (as far as known) and suffixed by the pointer."""
+        where = ""
+        if self.line is not None:
+            where = f"{self.line}:{self.column if self.column is not None else 1}: "
+        suffix = f" (at {self.pointer})" if self.pointer else ""
+        return f"{where}{self.reason}{suffix}"
+
+
+class DecodeError(PatchcoreError):
+    """The bytes are not a readable JSON or JSONL document (encoding, syntax, emptiness)."""
+
+
+class NoHistoryError(PatchcoreError):
+    """The document is valid JSON but holds no message history that toolpatch understands."""
+
+
+class ShapeError(PatchcoreError):
+    """A message list has a value of the wrong shape where the dialect requires a known one."""
+
+
+class UnknownRuleError(PatchcoreError):
+    """A rule selector names no rule."""
+
+
+class UnknownDialectError(PatchcoreError):
+    """A dialect name is not one toolpatch knows."""
+
+
+class SelfCheckError(PatchcoreError):
+    """The repaired output did not pass the stability check; nothing should be written."""

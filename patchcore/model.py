@@ -1,0 +1,138 @@
+"""Value types shared by the engine, the dialect adapters and the callers.
+
+Everything here is an immutable dataclass. A dialect adapter turns each raw message into a
+`MessageView` (what the pairing engine needs to know, nothing more); the engine turns views into
+`Finding`s; each finding may carry a `Fix` made of `Edit`s that are addressed by JSON pointers
+into the *original* record, so that they can be applied either to parsed values or spliced into
+the original bytes.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+#: A JSON pointer as a tuple of object keys and array indexes, relative to one record.
+Pointer = tuple[str | int, ...]
+
+
+def format_pointer(pointer: Pointer) -> str:
+    """Render a pointer as an RFC 6901 JSON pointer string (``""`` for the record itself)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in pointer)
+
+
+class Role(enum.Enum):
+    """How the pairing engine sees a message, whatever its dialect calls it."""
+
+    CALLER = "caller"
+    """A message that may issue tool calls (an assistant / AI / model turn)."""
+
+    RESULTS = "results"
+    """A message that holds tool results and nothing else (a tool message, a user turn made
+    only of result blocks). Synthetic results go after a run of these."""
+
+    OTHER = "other"
+    """Anything else: user text, system prompts, messages of unknown kind."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call issued by a message.
+
+    Attributes:
+        id: The pairing key, or ``None`` when the call has no usable id (such a call can never be
+            answered and the TP0xx rules skip it).
+        name: The tool name, if the call names one.
+        invalid: The call's arguments are malformed (LangChain ``invalid_tool_calls``, OpenAI
+            ``arguments`` that do not parse).
+        path: Where the call sits inside its message, for reporting.
+    """
+
+    id: str | None
+    name: str | None
+    invalid: bool = False
+    path: Pointer = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageView:
+    """Dialect-neutral view of a message: its role, the calls it issues, the ids it answers."""
+
+    role: Role
+    calls: tuple[ToolCall, ...] = ()
+    results: tuple[str, ...] = ()
+
+
+class Applicability(enum.Enum):
+    """Whether a fix may run by default (ruff's vocabulary)."""
+
+    SAFE = "safe"
+    """Only adds content; runs with plain ``fix``."""
+
+    UNSAFE = "unsafe"
+    """Deletes or moves existing content; needs ``--unsafe-fixes``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    """Insert ``values`` into the array at ``array`` so that the first lands at ``index``.
+
+    ``index`` counts elements of the original array; several inserts at the same place are
+    applied in the order they are given.
+    """
+
+    array: Pointer
+    index: int
+    values: tuple[Any, ...]
+
+
+#: The edit kinds a fix can hold. Later rules add deletions and moves.
+Edit = Insert
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """What applying a finding's fix does."""
+
+    applicability: Applicability
+    description: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One defect, located in its record.
+
+    Attributes:
+        code: Rule code, e.g. ``"TP001"``.
+        rule: Rule name, e.g. ``"dangling-tool-call"``.
+        message: One human sentence saying what is wrong.
+        dialect: The dialect of the message list, e.g. ``"openai-chat"``.
+        list_pointer: JSON pointer of the message list inside the record.
+        message_index: Index of the calling message in its list.
+        call_path: Where the call sits inside that message.
+        call_id: The call's id, if any.
+        tool_name: The call's tool name, if any.
+        fix: The fix, or ``None`` when the finding cannot be fixed.
+        line: 1-based line of the calling message in the file, when known.
+        column: 1-based column of the calling message in the file, when known.
+    """
+
+    code: str
+    rule: str
+    message: str
+    dialect: str
+    list_pointer: Pointer
+    message_index: int
+    call_path: Pointer
+    call_id: str | None
+    tool_name: str | None
+    fix: Fix | None
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def pointer(self) -> Pointer:
+        """JSON pointer of the call inside the record."""
+        return (*self.list_pointer, self.message_index, *self.call_path)
