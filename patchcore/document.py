@@ -32,14 +32,15 @@ class ListReport:
 
     Attributes:
         pointer: JSON pointer of the list in its record (``""`` for JSON Lines messages).
-        line: Line where its record starts.
+        line: For JSON Lines, the line of its record (of its first message); ``None`` for a
+            JSON document.
         dialect: Dialect name, or ``None`` when it was not read.
         messages: Number of messages.
         note: Why it was not checked, if it was not.
     """
 
     pointer: str
-    line: int
+    line: int | None
     dialect: str | None
     messages: int
     note: str | None
@@ -122,7 +123,7 @@ def _locate(findings: list[Finding], raw: bytes, first_line: int) -> list[Findin
     return located
 
 
-def _summaries(found: Sequence[MessageList], line: int) -> list[ListReport]:
+def _summaries(found: Sequence[MessageList], line: int | None) -> list[ListReport]:
     return [
         ListReport(
             format_pointer(listed.pointer),
@@ -159,7 +160,8 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
     new_lines = list(decoded.lines)
     for record in decoded.records:
         found = find_message_lists(record.value, dialects=dialects_for(options))
-        lists += _summaries(found, record.line)
+        jsonl = decoded.framing is Framing.JSONL
+        lists += _summaries(found, record.line if jsonl else None)
         record_findings = check_lists(found, options)
         if not record_findings:
             continue

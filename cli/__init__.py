@@ -1,0 +1,1 @@
+"""The ``toolpatch`` command line: a thin layer over ``patchcore``."""

@@ -1,0 +1,281 @@
+"""The ``toolpatch`` command: argv → options → read → patchcore → report → write → exit code."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, NoReturn, Optional
+
+import typer
+
+import patchcore
+from cli.console import ColorMode, Printer, stderr_printer, wants_color
+from cli.exit_codes import ExitCode
+from cli.inputs import NoInputError, resolve
+from cli.report import Summary, render_outcome, render_summary
+from cli.run import Mode, emit_stdout, process
+from patchcore.analyze import Options
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 clean or everything fixed; 1 findings remain (or --check/--diff would "
+    "change something); 2 unreadable input, usage error or internal error."
+)
+
+app = typer.Typer(
+    name="toolpatch",
+    help=(
+        "Find and repair dangling tool calls in serialized LLM chat histories "
+        "(LangChain, OpenAI Chat, ...). " + EXIT_CODES_HELP
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+PathsArg = Annotated[
+    Optional[list[str]],  # noqa: UP045 - Typer needs the Optional spelling on Python 3.10
+    typer.Argument(
+        help="Files, directories (searched for *.json, *.jsonl) or - for stdin. "
+        "Without PATH, piped stdin is read.",
+        show_default=False,
+    ),
+]
+SelectOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--select",
+        help="Rule codes or prefixes to apply, comma-separated or repeated (ALL for every "
+        "rule). Default: TP0.",
+        show_default=False,
+    ),
+]
+IgnoreOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--ignore", help="Rule codes or prefixes to leave out.", show_default=False),
+]
+DialectOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--dialect",
+        help="Read every message list as this dialect (langchain, openai-chat) instead of "
+        "detecting it.",
+        show_default=False,
+    ),
+]
+QuietOpt = Annotated[int, typer.Option("-q", "--quiet", count=True, help="Print errors only.")]
+VerboseOpt = Annotated[
+    int,
+    typer.Option(
+        "-v",
+        "--verbose",
+        count=True,
+        help="Also print clean and skipped files, the message lists found and fixed findings.",
+    ),
+]
+StdinFilenameOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--stdin-filename",
+        help="Name stdin in messages (its extension also tells .jsonl framing).",
+        show_default=False,
+    ),
+]
+ColorOpt = Annotated[
+    ColorMode,
+    typer.Option("--color", help="Colour messages and diffs: auto (terminal only), always, never."),
+]
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    """``--select A,B --select C`` → ``["A", "B", "C"]``."""
+    if values is None:
+        return None
+    return [part for value in values for part in value.split(",") if part.strip()]
+
+
+def _options(select: list[str] | None, ignore: list[str] | None, dialect: str | None) -> Options:
+    try:
+        return patchcore.make_options(select=_split(select), ignore=_split(ignore), dialect=dialect)
+    except patchcore.UnknownDialectError as exc:
+        raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
+    except patchcore.UnknownRuleError as exc:
+        raise typer.BadParameter(exc.reason, param_hint="--select/--ignore") from None
+
+
+def _run(
+    mode: Mode,
+    paths: list[str] | None,
+    *,
+    options: Options,
+    output: Path | None,
+    verbosity: int,
+    stdin_filename: str | None,
+    color: ColorMode,
+) -> int:
+    printer = stderr_printer(color)
+    try:
+        sources = resolve(paths or [], stdin_filename=stdin_filename)
+    except NoInputError:
+        msg = "no input: give a PATH, or pipe data to stdin (- reads it explicitly)"
+        raise typer.BadParameter(msg, param_hint="PATH") from None
+    if mode is Mode.FIX and output is not None and len(sources) != 1:
+        msg = f"needs exactly one input, got {len(sources)}"
+        raise typer.BadParameter(msg, param_hint="--output")
+
+    diff_printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    outcomes = []
+    with ExitStack() as stack:
+        report_to = None
+        if mode is Mode.CHECK and output is not None:
+            stream = sys.stdout if str(output) == "-" else stack.enter_context(output.open("w"))
+            report_to = Printer(stream, styled=False)
+        for source in sources:
+            outcome = process(
+                source,
+                options=options,
+                mode=mode,
+                output=output if mode is Mode.FIX else None,
+                emit=emit_stdout,
+            )
+            if outcome.diff is not None:
+                _print_diff(diff_printer, outcome.diff)
+            render_outcome(outcome, mode, printer, verbosity=verbosity, report_to=report_to)
+            outcomes.append(outcome)
+    summary = Summary(mode, outcomes)
+    render_summary(summary, printer, verbosity=verbosity)
+    return int(summary.exit_code())
+
+
+_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
+
+
+def _print_diff(printer: Printer, diff: str) -> None:
+    if not printer.styled:
+        printer.raw(diff)
+        return
+    for line in diff.splitlines():
+        style = next((s for prefix, s in _DIFF_STYLES if line.startswith(prefix)), "")
+        printer.line(((line, style),))
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolpatch {patchcore.__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Find and repair dangling tool calls in serialized LLM chat histories."""
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def check(
+    paths: PathsArg = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    dialect: DialectOpt = None,
+    output: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "-o", "--output", help="Write the findings to FILE (- for stdout) instead of stderr."
+        ),
+    ] = None,
+    quiet: QuietOpt = 0,
+    verbose: VerboseOpt = 0,
+    stdin_filename: StdinFilenameOpt = None,
+    color: ColorOpt = ColorMode.AUTO,
+) -> int:
+    """Report dangling tool calls and other pairing defects; write nothing."""
+    return _run(
+        Mode.CHECK,
+        paths,
+        options=_options(select, ignore, dialect),
+        output=output,
+        verbosity=1 + verbose - quiet,
+        stdin_filename=stdin_filename,
+        color=color,
+    )
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def fix(
+    paths: PathsArg = None,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print a unified diff of the fixes; write nothing.")
+    ] = False,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Only say which files would change (exit 1); write nothing."),
+    ] = False,
+    output: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the repaired data to FILE (- for stdout) instead of in place.",
+        ),
+    ] = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    dialect: DialectOpt = None,
+    quiet: QuietOpt = 0,
+    verbose: VerboseOpt = 0,
+    stdin_filename: StdinFilenameOpt = None,
+    color: ColorOpt = ColorMode.AUTO,
+) -> int:
+    """Insert synthetic results for dangling tool calls, in the file's own format.
+
+    Files are rewritten in place (atomically; untouched files are never rewritten); stdin goes
+    to stdout.
+    """
+    mode = Mode.FIX_DIFF if diff else Mode.FIX_CHECK if check else Mode.FIX
+    return _run(
+        mode,
+        paths,
+        options=_options(select, ignore, dialect),
+        output=output,
+        verbosity=1 + verbose - quiet,
+        stdin_filename=stdin_filename,
+        color=color,
+    )
+
+
+def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
+    """SIGTERM unwinds like an interrupt, so an atomic write removes its temporary file."""
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    """Console entry point: runs the app and maps every outcome to exit code 0, 1 or 2."""
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        code = app(prog_name="toolpatch", standalone_mode=False)
+    except typer.TyperException as exc:  # Typer's usage errors (Click's, vendored)
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            sys.stderr.write(f"Error: {exc.format_message()}\n")
+        code = ExitCode.ERROR
+    except (KeyboardInterrupt, typer.Abort):
+        sys.stderr.write("toolpatch: interrupted\n")
+        code = ExitCode.ERROR
+    except Exception as exc:  # the last line of defence: never a traceback
+        sys.stderr.write(
+            f"toolpatch: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in toolpatch; please report it with the input that caused it.\n"
+        )
+        code = ExitCode.ERROR
+    sys.exit(int(code) if isinstance(code, int) else 0)

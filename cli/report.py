@@ -1,0 +1,175 @@
+"""The human report: one line per finding or error, a closing summary, and the exit code."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cli.console import Pieces, Printer
+from cli.exit_codes import ExitCode
+from cli.run import Mode, Outcome
+from patchcore.model import Finding, format_pointer
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def finding_pieces(name: str, finding: Finding, *, mark_fixable: bool) -> Pieces:
+    """``path:line:col: TP001 [*] message [dialect /pointer]``, ruff style."""
+    location = f"{name}:{finding.line or 1}:{finding.column or 1}:"
+    pieces: list[tuple[str, str]] = [(location, "bold"), (" ", ""), (finding.code, "bold red")]
+    if mark_fixable and finding.fix is not None:
+        pieces.append((" [*]", "cyan"))
+    pieces += [
+        (" ", ""),
+        (finding.message, ""),
+        (f" [{finding.dialect} {format_pointer(finding.pointer) or '/'}]", "dim"),
+    ]
+    return pieces
+
+
+def error_pieces(name: str, error: str) -> Pieces:
+    """``path:line:col: error: reason``."""
+    where = f"{name}:{error}" if error[:1].isdigit() else f"{name}: {error}"
+    head, _, reason = where.partition(": ")
+    return ((head + ":", "bold"), (" error: ", "bold red"), (reason, ""))
+
+
+def _by_code(findings: Sequence[Finding]) -> str:
+    counts = Counter(f.code for f in findings)
+    return ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
+
+
+@dataclass
+class Summary:
+    """Counts over a run, its closing line and its exit code (black's ``Report``)."""
+
+    mode: Mode
+    outcomes: list[Outcome]
+
+    @property
+    def errors(self) -> list[Outcome]:
+        """Inputs that could not be evaluated or written."""
+        return [o for o in self.outcomes if o.error is not None]
+
+    @property
+    def evaluated(self) -> list[Outcome]:
+        """Inputs with a report."""
+        return [o for o in self.outcomes if o.report is not None and o.error is None]
+
+    def _changed(self) -> list[Outcome]:
+        return [o for o in self.evaluated if o.report is not None and o.report.fixed]
+
+    def _remaining(self) -> list[Finding]:
+        return [f for o in self.evaluated if o.report is not None for f in o.report.remaining]
+
+    def exit_code(self) -> ExitCode:
+        """Errors win over findings; ``fix`` is clean when nothing remains to be fixed."""
+        if self.errors:
+            return ExitCode.ERROR
+        if self.mode is Mode.CHECK:
+            findings = any(o.report and o.report.findings for o in self.evaluated)
+            return ExitCode.FINDINGS if findings else ExitCode.OK
+        if self.mode in (Mode.FIX_CHECK, Mode.FIX_DIFF) and self._changed():
+            return ExitCode.FINDINGS
+        return ExitCode.FINDINGS if self._remaining() else ExitCode.OK
+
+    def line(self) -> str:
+        """One closing sentence with the counts."""
+        parts: list[str] = []
+        evaluated = self.evaluated
+        if self.mode is Mode.CHECK:
+            with_findings = [o for o in evaluated if o.report and o.report.findings]
+            findings = [f for o in with_findings if o.report for f in o.report.findings]
+            if findings:
+                fixable = sum(1 for f in findings if f.fix is not None)
+                parts.append(
+                    f"Found {plural(len(findings), 'finding')} in "
+                    f"{plural(len(with_findings), 'file')} "
+                    f"({fixable} fixable with `toolpatch fix`)"
+                )
+                clean = len(evaluated) - len(with_findings)
+                if clean:
+                    parts.append(f"{plural(clean, 'file')} clean")
+            elif evaluated:
+                parts.append(f"No findings in {plural(len(evaluated), 'file')}")
+        else:
+            changed = self._changed()
+            fixed = [f for o in changed if o.report for f in o.report.fixed]
+            verb = "Fixed" if self.mode is Mode.FIX else "Would fix"
+            if fixed:
+                parts.append(
+                    f"{verb} {plural(len(fixed), 'finding')} in {plural(len(changed), 'file')}"
+                )
+                unchanged = len(evaluated) - len(changed)
+                if unchanged:
+                    parts.append(f"{plural(unchanged, 'file')} left unchanged")
+            elif evaluated:
+                parts.append(f"Nothing to fix in {plural(len(evaluated), 'file')}")
+            remaining = self._remaining()
+            if remaining:
+                parts.append(f"{plural(len(remaining), 'finding')} not fixable")
+        skipped = sum(1 for o in self.outcomes if o.skipped is not None)
+        if skipped:
+            parts.append(f"{plural(skipped, 'file')} skipped (no message history)")
+        if self.errors:
+            parts.append(f"{plural(len(self.errors), 'file')} could not be processed")
+        return (", ".join(parts) or "No input files") + "."
+
+
+def render_outcome(
+    outcome: Outcome,
+    mode: Mode,
+    printer: Printer,
+    *,
+    verbosity: int,
+    report_to: Printer | None = None,
+) -> None:
+    """Print what happened to one input: errors always, findings unless quiet.
+
+    ``report_to`` receives the finding lines of a check instead of ``printer`` (``-o FILE``).
+    """
+    name = outcome.source.name
+    if outcome.error is not None:
+        printer.line(error_pieces(name, outcome.error))
+        return
+    if outcome.skipped is not None:
+        if verbosity > 1:
+            printer.text(f"{name}: skipped: {outcome.skipped}")
+        return
+    report = outcome.report
+    assert report is not None
+    if verbosity > 1:
+        for listed in report.lists:
+            what = listed.note or f"{listed.dialect}, {plural(listed.messages, 'message')}"
+            where = f"{name}:{listed.line}" if listed.line is not None else name
+            printer.text(f"{where}: {listed.pointer or '/'}: {what}")
+    if verbosity < 1:
+        return
+    if not report.findings:
+        if verbosity > 1:
+            printer.text(f"{name}: clean")
+        return
+    if mode is Mode.CHECK:
+        for finding in report.findings:
+            (report_to or printer).line(finding_pieces(name, finding, mark_fixable=True))
+        return
+    if report.fixed:
+        verb = "Fixed" if mode is Mode.FIX else "Would fix"
+        printer.line(
+            ((f"{verb} ", "bold green"), (name, "bold"), (f": {_by_code(report.fixed)}", ""))
+        )
+        if verbosity > 1:
+            for finding in report.fixed:
+                printer.line(finding_pieces(name, finding, mark_fixable=False))
+    for finding in report.remaining:
+        printer.line(finding_pieces(name, finding, mark_fixable=False))
+
+
+def render_summary(summary: Summary, printer: Printer, *, verbosity: int) -> None:
+    """Print the closing line unless quiet."""
+    if verbosity >= 1:
+        printer.text(summary.line())
