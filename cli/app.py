@@ -237,8 +237,8 @@ def fix(
 ) -> int:
     """Insert synthetic results for dangling tool calls, in the file's own format.
 
-    Files are rewritten in place (atomically; untouched files are never rewritten); stdin goes
-    to stdout.
+    Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
+    Standard input is repaired to standard output.
     """
     mode = Mode.FIX_DIFF if diff else Mode.FIX_CHECK if check else Mode.FIX
     return _run(
