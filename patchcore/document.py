@@ -224,23 +224,35 @@ def _indent(record: Record) -> int:
 
 
 def _insert_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
-    """Physical lines with new message lines inserted after the record before each index."""
+    """Physical lines with new message lines inserted after the record before each index.
+
+    New lines end like the file's lines (CRLF files keep CRLF). Inserting after a last line
+    that has no line terminator gives that line the file's terminator and leaves the new last
+    line without one, so the file still ends as it did.
+    """
     records = decoded.records
     ensure_ascii = all(line.isascii() for line in decoded.lines)
+    eol = b"\r" if any(line.endswith(b"\r") for line in decoded.lines) else b""
     after_line: dict[int, list[bytes]] = {}
     for edit in edits:
         neighbour = records[max(edit.index - 1, 0)]
         style = element_style(
             neighbour.raw, 0, len(neighbour.raw.rstrip()), ensure_ascii=ensure_ascii
         )
-        ending = b"\r" if neighbour.raw.endswith(b"\r") else b""
         # Index 0 never happens for results (they follow a call); keep it at the top if it does.
         slot = records[edit.index - 1].index if edit.index > 0 else -1
-        after_line.setdefault(slot, []).extend(style.render(v) + ending for v in edit.values)
-    lines: list[bytes] = list(after_line.get(-1, []))
+        after_line.setdefault(slot, []).extend(style.render(v) for v in edit.values)
+    lines: list[bytes] = [line + eol for line in after_line.get(-1, [])]
+    last = len(decoded.lines) - 1
     for index, line in enumerate(decoded.lines):
-        lines.append(line)
-        lines += after_line.get(index, [])
+        new = after_line.get(index, [])
+        if new and index == last:  # no terminator after this line: it moves to the new last line
+            lines.append(line + eol)
+            lines += [n + eol for n in new[:-1]]
+            lines.append(new[-1])
+        else:
+            lines.append(line)
+            lines += [n + eol for n in new]
     return lines
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from patchcore.dialects import Dialect, Recognition
 from patchcore.model import Pointer
 
-#: Keys under which an empty list still counts as an (empty) history.
+#: Keys under which an empty list still counts as an (empty) history (so does a bare ``[]``).
 HISTORY_KEYS = frozenset({"messages", "history", "traj", "conversations", "chat_history"})
 #: Keys whose lists are deltas or copies of a history held elsewhere in the same record.
 COPY_KEYS = {"writes": "a LangGraph write delta, copied from the thread's values.messages"}
@@ -80,7 +80,7 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
         node, pointer, copy_note = stack.pop()
         if isinstance(node, list):
             listed = classify(node, dialects)
-            if listed is None and not node and pointer and pointer[-1] in HISTORY_KEYS:
+            if listed is None and not node and (not pointer or pointer[-1] in HISTORY_KEYS):
                 listed = MessageList((), node, None)
             if listed is not None:
                 note = copy_note if copy_note is not None else listed.note
