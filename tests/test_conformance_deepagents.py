@@ -1,0 +1,321 @@
+"""Conformance with the real deepagents ``PatchToolCallsMiddleware`` (DESIGN.md, synthetic results).
+
+DESIGN.md promises that on LangChain lists without reused ids or results placed before their
+call, toolpatch inserts the ToolMessages the deepagents middleware inserts: one per unanswered
+call, same ids and names, same neighbours. This file pins that promise against the installed
+middleware (not a copy of it), on random histories restricted to exactly that domain:
+
+* every call id and every result id is fresh (no reuse, no duplicates, no ``None`` or ``""``);
+* a result never comes before its call (it may come later, after an intervening message);
+* orphan results carry an id that no call ever uses.
+
+toolpatch runs twice on each history: on the ``BaseMessage`` list (``fix_base_messages``) and on
+its ``messages_to_dict`` JSON file (``fix_document``). Both runs use deepagents' texts through
+``texts=`` so that the synthetic messages can be compared field by field.
+
+deepagents puts its ToolMessages right after the AI message, toolpatch after the call's existing
+results; both are inside the AI message's *result block* (the run of ToolMessages that follows
+it), where providers need them. So each result block is compared as a multiset and everything
+outside blocks exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    messages_from_dict,
+    messages_to_dict,
+)
+from langchain_core.messages.tool import invalid_tool_call, tool_call
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+import patchcore
+
+#: deepagents' text for an unanswered call (copied from the installed middleware's source).
+DEEPAGENTS_CANCELLED = (
+    "Tool call {name} with id {id} did not complete - no result was recorded. "
+    "It may have been cancelled or interrupted."
+)
+#: deepagents' text for an unanswered invalid call (copied from the installed middleware's source).
+DEEPAGENTS_MALFORMED = (
+    "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
+)
+#: toolpatch's templates set to deepagents' wording: it has one text for TP001 and TP002.
+TEXTS = {
+    "TP001": DEEPAGENTS_CANCELLED,
+    "TP002": DEEPAGENTS_CANCELLED,
+    "TP003": DEEPAGENTS_MALFORMED,
+}
+
+EXAMPLES = 400
+CONFORMANCE = settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+ID_STYLES = ("call_{}", "toolu_01A{}", "call-{}-ü", "{}")
+TOOL_NAMES = ("get_weather", "search", "book_flight", "ツール", "")
+INVALID_NAMES = ("get_weather", "search", "", None)
+TEXT = st.text(alphabet="abc xyz éü\n{}\"'", max_size=12)
+AI_TYPES = ("ai", "AIMessageChunk")
+
+
+# --- generation -------------------------------------------------------------------------------
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[BaseMessage]:
+    """A LangChain history inside the conformance domain (see the module docstring)."""
+    counter = itertools.count()
+
+    def fresh_id() -> str:
+        return draw(st.sampled_from(ID_STYLES)).format(next(counter))
+
+    messages: list[BaseMessage] = []
+    open_calls: list[tuple[str, str | None]] = []
+
+    def tool_result(call_id: str, name: str | None) -> ToolMessage:
+        return ToolMessage(
+            content=draw(TEXT),
+            tool_call_id=call_id,
+            name=draw(st.sampled_from([name, None])),
+            status=draw(st.sampled_from(["success", "error"])),
+        )
+
+    def ai_turn() -> None:
+        calls = [
+            tool_call(name=draw(st.sampled_from(TOOL_NAMES)), args={"q": draw(TEXT)}, id=fresh_id())
+            for _ in range(draw(st.integers(0, 3)))
+        ]
+        invalid = [
+            invalid_tool_call(
+                name=draw(st.sampled_from(INVALID_NAMES)),
+                args='{"q": "trunc',
+                id=fresh_id(),
+                error=draw(st.sampled_from([None, "JSONDecodeError"])),
+            )
+            for _ in range(draw(st.integers(0, 2)) if draw(st.integers(0, 3)) == 0 else 0)
+        ]
+        contents: list[str | list[str | dict[Any, Any]]] = [
+            "",
+            "Let me check.",
+            [{"type": "text", "text": "hm"}],
+        ]
+        content = draw(st.sampled_from(contents))
+        cls = AIMessageChunk if draw(st.integers(0, 4)) == 0 else AIMessage
+        message = cls(content=content, tool_calls=calls, invalid_tool_calls=invalid)
+        messages.append(message)
+        issued = [
+            (str(c["id"]), c["name"]) for c in (*message.tool_calls, *message.invalid_tool_calls)
+        ]
+        # Answer some of them right away, in any order (parallel calls partly answered).
+        answered_now = draw(st.lists(st.booleans(), min_size=len(issued), max_size=len(issued)))
+        now = [call for call, yes in zip(issued, answered_now, strict=True) if yes]
+        for call_id, name in draw(st.permutations(now)):
+            messages.append(tool_result(call_id, name))
+        open_calls.extend(call for call, yes in zip(issued, answered_now, strict=True) if not yes)
+
+    if draw(st.booleans()):
+        messages.append(SystemMessage(content="You are helpful."))
+    for _ in range(draw(st.integers(1, 8))):
+        action = draw(st.sampled_from(["human", "ai", "ai", "ai", "late_result", "orphan"]))
+        if action == "human":
+            messages.append(HumanMessage(content=draw(TEXT)))
+        elif action == "ai":
+            ai_turn()
+        elif action == "late_result" and open_calls:
+            call_id, name = open_calls.pop(draw(st.integers(0, len(open_calls) - 1)))
+            messages.append(tool_result(call_id, name))
+        elif action == "orphan":
+            messages.append(tool_result(fresh_id(), "search"))
+    if draw(st.booleans()) or not messages:
+        ai_turn()  # the history often ends in an AI call, answered or not
+    return messages
+
+
+# --- comparison helpers -----------------------------------------------------------------------
+
+
+def as_dicts(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+    """The ``messages_to_dict`` form of ``messages``."""
+    return messages_to_dict(list(messages))
+
+
+def canonical(message: dict[str, Any]) -> str:
+    """A message dict as comparable text (key order included)."""
+    return json.dumps(message, ensure_ascii=False)
+
+
+def layout(messages: Sequence[dict[str, Any]]) -> list[tuple[str, object]]:
+    """Messages as a sequence of single messages and result blocks (multisets).
+
+    A result block is the maximal run of ToolMessages right after an AI message; its order is
+    not compared. Every other message is compared in place.
+    """
+    out: list[tuple[str, object]] = []
+    position = 0
+    while position < len(messages):
+        message = messages[position]
+        out.append(("message", canonical(message)))
+        position += 1
+        if message["type"] in AI_TYPES:
+            block = []
+            while position < len(messages) and messages[position]["type"] == "tool":
+                block.append(canonical(messages[position]))
+                position += 1
+            out.append(("block", sorted(block)))
+    return out
+
+
+def deepagents_patch(messages: list[BaseMessage]) -> list[BaseMessage] | None:
+    """Run the real middleware; ``None`` when it changes nothing, else the patched list."""
+    state: Any = {"messages": messages}
+    runtime: Any = None  # the middleware does not use it
+    update = PatchToolCallsMiddleware().before_agent(state, runtime)
+    if update is None:
+        return None
+    remove, *patched = update["messages"]
+    assert isinstance(remove, RemoveMessage), f"deepagents' update starts with {remove!r}"
+    assert remove.id == REMOVE_ALL_MESSAGES
+    assert all(isinstance(m, BaseMessage) for m in patched)
+    return list(patched)
+
+
+def extra_dicts(
+    output: Sequence[dict[str, Any]], original: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The elements of ``output`` that are not ``original`` (which must be a subsequence)."""
+    extra: list[dict[str, Any]] = []
+    remaining = iter(original)
+    pending = next(remaining, None)
+    for message in output:
+        if pending is not None and canonical(message) == canonical(pending):
+            pending = next(remaining, None)
+        else:
+            extra.append(message)
+    assert pending is None, f"original message {pending} is missing from the output"
+    return extra
+
+
+def tool_fields(message: BaseMessage) -> tuple[object, ...]:
+    """The fields a synthetic ToolMessage is compared on."""
+    assert isinstance(message, ToolMessage), (
+        f"inserted a {type(message).__name__}, not a ToolMessage"
+    )
+    return (message.type, message.content, message.name, message.tool_call_id, message.status)
+
+
+def inserted_by_deepagents(
+    patched: Sequence[BaseMessage], original: Sequence[BaseMessage]
+) -> list[BaseMessage]:
+    """The messages deepagents added (it keeps the original objects)."""
+    known = {id(m) for m in original}
+    return [m for m in patched if id(m) not in known]
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+
+def test_copied_texts_are_the_installed_middlewares() -> None:
+    history: list[BaseMessage] = [
+        AIMessage(
+            content="",
+            tool_calls=[{"name": "f", "args": {}, "id": "c1"}],
+            invalid_tool_calls=[{"name": None, "args": "{", "id": "c2", "error": None}],
+        ),
+        HumanMessage(content="next"),
+    ]
+    patched = deepagents_patch(history)
+    assert patched is not None, "deepagents left a dangling call alone"
+    contents = [m.content for m in inserted_by_deepagents(patched, history)]
+    assert contents == [
+        DEEPAGENTS_CANCELLED.format(name="f", id="c1"),
+        DEEPAGENTS_MALFORMED.format(name="unknown", id="c2"),
+    ], "the texts copied into this test no longer match the installed deepagents"
+
+
+@CONFORMANCE
+@given(histories())
+def test_base_messages_insert_what_deepagents_inserts(history: list[BaseMessage]) -> None:
+    before = as_dicts(history)
+    objects_before = list(history)
+
+    expected = deepagents_patch(history)
+    repair = patchcore.fix_base_messages(history, texts=TEXTS)
+
+    assert history == objects_before and all(
+        a is b for a, b in zip(history, objects_before, strict=True)
+    ), "fix_base_messages changed the input list"
+    assert as_dicts(history) == before, "fix_base_messages mutated an input message"
+
+    if expected is None:
+        assert not repair.changed, f"deepagents changes nothing, toolpatch fixed {repair.fixed}"
+        assert repair.value == history
+        return
+    assert repair.changed, "deepagents patches this history, toolpatch changes nothing"
+
+    originals = {id(m) for m in history}
+    kept = [m for m in repair.value if id(m) in originals]
+    assert len(kept) == len(history) and all(a is b for a, b in zip(kept, history, strict=True)), (
+        "the original message objects are not all kept, in order"
+    )
+    ours = [m for m in repair.value if id(m) not in originals]
+    theirs = inserted_by_deepagents(expected, history)
+    assert Counter(map(tool_fields, ours)) == Counter(map(tool_fields, theirs)), (
+        "inserted ToolMessages differ from deepagents'"
+    )
+    assert len(ours) == len(repair.fixed), "one inserted message per fixed finding"
+    assert layout(as_dicts(repair.value)) == layout(as_dicts(expected)), (
+        "an inserted ToolMessage is not in the result block deepagents puts it in"
+    )
+
+
+@CONFORMANCE
+@given(histories())
+def test_message_files_insert_what_deepagents_inserts(history: list[BaseMessage]) -> None:
+    before = as_dicts(history)
+    document = json.dumps(before).encode()
+
+    expected = deepagents_patch(history)
+    report = patchcore.fix_document(document, texts=TEXTS)
+
+    assert as_dicts(history) == before, "deepagents or toolpatch mutated an input message"
+    if expected is None:
+        assert report.output is None, f"deepagents changes nothing, toolpatch fixed {report.fixed}"
+        assert not report.findings, f"deepagents sees no dangling call, toolpatch finds {report}"
+        return
+    assert report.output is not None, "deepagents patches this history, toolpatch changes nothing"
+
+    output = json.loads(report.output)
+    ours = extra_dicts(output, before)
+    loaded = messages_from_dict(ours)
+    theirs = inserted_by_deepagents(expected, history)
+    assert Counter(map(tool_fields, loaded)) == Counter(map(tool_fields, theirs)), (
+        "inserted ToolMessages differ from deepagents'"
+    )
+    assert [canonical(m) for m in ours] == [canonical(m) for m in as_dicts(loaded)], (
+        "an inserted message does not round-trip through langchain-core unchanged"
+    )
+    assert len(ours) == len(report.fixed), "one inserted message per fixed finding"
+    assert layout(output) == layout(as_dicts(expected)), (
+        "an inserted ToolMessage is not in the result block deepagents puts it in"
+    )
+    # The whole repaired file still loads with langchain-core.
+    assert len(messages_from_dict(output)) == len(output)
