@@ -34,7 +34,7 @@ class Repair(Generic[T]):
     """The outcome of fixing in-memory data.
 
     Attributes:
-        value: The repaired value: a new object when ``changed``, the input itself otherwise.
+        value: The repaired value: a new object when ``changed``, else equal to the input.
         findings: Every selected finding of the input, before the fix.
         fixed: The findings the fix resolved.
     """

@@ -100,9 +100,10 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
 
 
 def _parses_alone(raw: bytes) -> bool:
+    """Whether ``raw`` is one complete JSON value (by either parser, as `parse` would read it)."""
     try:
-        orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        parse(raw)
+    except DecodeError:
         return False
     return True
 

@@ -1,0 +1,95 @@
+"""Run the real ``toolpatch`` entry point in a subprocess (check-jsonschema's ``run_line``).
+
+Every call returns a `Result`; passing ``expect`` asserts the exit code and, when it is wrong,
+the assertion message shows the command, stdout and stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+#: ``python -m cli``: the package's own entry point.
+MODULE = [sys.executable, "-m", "cli"]
+
+#: Variables that would colour or otherwise change the output behind a test's back.
+_SCRUBBED = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE")
+
+
+def console_script() -> str:
+    """The installed ``toolpatch`` script: beside this interpreter, else on PATH."""
+    beside = Path(sys.executable).with_name("toolpatch")
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("toolpatch")
+    assert found is not None, "the toolpatch console script is not installed"
+    return found
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The current environment without colour switches, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+    env["COLUMNS"] = "200"
+    env.update(extra)
+    return env
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one run of the command did."""
+
+    args: list[str]
+    code: int
+    stdout: bytes
+    stderr: str
+
+    @property
+    def stderr_lines(self) -> list[str]:
+        """Non-empty stderr lines."""
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+    def show(self) -> str:
+        """Everything about the run, for assertion messages."""
+        stdout = self.stdout.decode("utf-8", errors="replace")
+        return (
+            f"\n$ {' '.join(self.args)}\nexit code: {self.code}\n"
+            f"--- stdout ---\n{stdout}\n--- stderr ---\n{self.stderr}\n--------------"
+        )
+
+
+def run(
+    args: list[str],
+    input: bytes | None = None,
+    cwd: Path | None = None,
+    *,
+    expect: int | None = None,
+    command: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> Result:
+    """Run ``toolpatch ARGS`` (``python -m cli`` unless ``command`` says otherwise).
+
+    ``input`` is piped to stdin; without it stdin is ``/dev/null`` (never the terminal).
+    """
+    argv = [*(command or MODULE), *args]
+    completed = subprocess.run(
+        argv,
+        input=input,
+        stdin=subprocess.DEVNULL if input is None else None,
+        capture_output=True,
+        cwd=cwd,
+        env=clean_env() if env is None else env,
+        timeout=timeout,
+        check=False,
+    )
+    result = Result(
+        argv, completed.returncode, completed.stdout, completed.stderr.decode("utf-8", "replace")
+    )
+    if expect is not None:
+        assert result.code == expect, f"expected exit code {expect}" + result.show()
+    assert "Traceback (most recent call last)" not in result.stderr, result.show()
+    return result
