@@ -1,17 +1,61 @@
-"""Run the real ``toolpatch`` entry point in a subprocess (check-jsonschema's ``run_line``).
+"""Helpers shared by the tests: the DESIGN.md texts, a subsequence splitter, and a runner for
+the real ``toolpatch`` entry point in a subprocess (check-jsonschema's ``run_line``).
 
-Every call returns a `Result`; passing ``expect`` asserts the exit code and, when it is wrong,
+Every run returns a `Result`; passing ``expect`` asserts the exit code and, when it is wrong,
 the assertion message shows the command, stdout and stderr.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
+
+# The synthetic texts DESIGN.md fixes, written out here on purpose (not imported from patchcore).
+TP001_TEXT = (
+    "Tool call {name} with id {id} was cancelled - another message came in before it could be "
+    "completed."
+)
+TP002_TEXT = "Tool call {name} with id {id} did not complete - no result was recorded."
+TP003_TEXT = (
+    "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
+)
+
+
+def text(template: str, name: str, call_id: str) -> str:
+    """A DESIGN.md text with its placeholders filled (the templates hold no other braces)."""
+    return template.replace("{name}", name).replace("{id}", call_id)
+
+
+def canonical(value: Any) -> str:
+    """A JSON value as comparable text (key order included)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+T = TypeVar("T")
+
+
+def split_inserted(
+    output: Iterable[T], original: Iterable[T], key: Callable[[T], object] = canonical
+) -> list[T]:
+    """The elements of ``output`` that are not ``original``, which must be a subsequence of it."""
+    inserted = []
+    remaining = iter(original)
+    pending = next(remaining, None)
+    for element in output:
+        if pending is not None and key(element) == key(pending):
+            pending = next(remaining, None)
+        else:
+            inserted.append(element)
+    assert pending is None, f"the input message {pending} is not in the output, in order"
+    return inserted
+
 
 #: ``python -m cli``: the package's own entry point.
 MODULE = [sys.executable, "-m", "cli"]

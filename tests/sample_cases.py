@@ -29,22 +29,11 @@ from langchain_core.messages import (
     messages_to_dict,
 )
 
+from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
+
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
-# The DESIGN.md texts, written out here on purpose (not imported from patchcore).
-TP001 = (
-    "Tool call {name} with id {id} was cancelled - another message came in before it could "
-    "be completed."
-)
-TP002 = "Tool call {name} with id {id} did not complete - no result was recorded."
-TP003 = (
-    "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
-)
-
-
-def text(template: str, name: str, call_id: str) -> str:
-    """A DESIGN.md text for one call."""
-    return template.replace("{name}", name).replace("{id}", call_id)
+TP001, TP002, TP003 = TP001_TEXT, TP002_TEXT, TP003_TEXT
 
 
 @dataclass(frozen=True)

@@ -34,13 +34,7 @@ from langchain_core.messages import (
 )
 
 import patchcore
-from tests.helpers import MODULE, clean_env, console_script, run
-
-TP001_TEXT = (
-    "Tool call {name} with id {id} was cancelled - another message came in before it could be "
-    "completed."
-)
-TP002_TEXT = "Tool call {name} with id {id} did not complete - no result was recorded."
+from tests.helpers import MODULE, TP001_TEXT, TP002_TEXT, clean_env, console_script, run, text
 
 OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
 ERROR_LINE = re.compile(r"^(?P<name>.+?):(?P<line>\d+):(?P<col>\d+): error: \S")
@@ -51,7 +45,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def tp001(name: str, call_id: str) -> str:
-    return TP001_TEXT.replace("{name}", name).replace("{id}", call_id)
+    return text(TP001_TEXT, name, call_id)
 
 
 def openai_call(call_id: str, name: str) -> dict[str, Any]:
@@ -342,9 +336,7 @@ def test_stdin_filename_makes_one_line_input_jsonl_and_names_it() -> None:
     fixed = run(["fix", "-", "--stdin-filename", "x.jsonl"], input=ONE_MESSAGE_LINE, expect=0)
     first, second = fixed.stdout.split(b"\n")
     assert first == ONE_MESSAGE_LINE
-    assert json.loads(second)["content"] == TP002_TEXT.replace("{name}", "pending_tool").replace(
-        "{id}", "c7"
-    )
+    assert json.loads(second)["content"] == text(TP002_TEXT, "pending_tool", "c7")
     assert "x.jsonl" in fixed.stderr, fixed.show()
 
 

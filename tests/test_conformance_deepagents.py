@@ -45,6 +45,7 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 import patchcore
+from tests.helpers import canonical, split_inserted
 
 #: deepagents' text for an unanswered call (copied from the installed middleware's source).
 DEEPAGENTS_CANCELLED = (
@@ -158,11 +159,6 @@ def as_dicts(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
     return messages_to_dict(list(messages))
 
 
-def canonical(message: dict[str, Any]) -> str:
-    """A message dict as comparable text (key order included)."""
-    return json.dumps(message, ensure_ascii=False)
-
-
 def layout(messages: Sequence[dict[str, Any]]) -> list[tuple[str, object]]:
     """Messages as a sequence of single messages and result blocks (multisets).
 
@@ -196,22 +192,6 @@ def deepagents_patch(messages: list[BaseMessage]) -> list[BaseMessage] | None:
     assert remove.id == REMOVE_ALL_MESSAGES
     assert all(isinstance(m, BaseMessage) for m in patched)
     return list(patched)
-
-
-def extra_dicts(
-    output: Sequence[dict[str, Any]], original: Sequence[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """The elements of ``output`` that are not ``original`` (which must be a subsequence)."""
-    extra: list[dict[str, Any]] = []
-    remaining = iter(original)
-    pending = next(remaining, None)
-    for message in output:
-        if pending is not None and canonical(message) == canonical(pending):
-            pending = next(remaining, None)
-        else:
-            extra.append(message)
-    assert pending is None, f"original message {pending} is missing from the output"
-    return extra
 
 
 def tool_fields(message: BaseMessage) -> tuple[object, ...]:
@@ -304,7 +284,7 @@ def test_message_files_insert_what_deepagents_inserts(history: list[BaseMessage]
     assert report.output is not None, "deepagents patches this history, toolpatch changes nothing"
 
     output = json.loads(report.output)
-    ours = extra_dicts(output, before)
+    ours = split_inserted(output, before)
     loaded = messages_from_dict(ours)
     theirs = inserted_by_deepagents(expected, history)
     assert Counter(map(tool_fields, loaded)) == Counter(map(tool_fields, theirs)), (

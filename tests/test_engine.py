@@ -30,22 +30,7 @@ from langchain_core.messages import (
 import patchcore
 from patchcore.engine import insertion_point, pair
 from patchcore.model import MessageView, Role, ToolCall
-
-# The texts DESIGN.md fixes ("Synthetic results").
-TP001_TEXT = (
-    "Tool call {name} with id {id} was cancelled - another message came in before it could be "
-    "completed."
-)
-TP002_TEXT = "Tool call {name} with id {id} did not complete - no result was recorded."
-TP003_TEXT = (
-    "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
-)
-
-
-def text(template: str, name: str, call_id: str) -> str:
-    """A DESIGN.md text with its placeholders filled (the templates hold no other braces)."""
-    return template.replace("{name}", name).replace("{id}", call_id)
-
+from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
 
 # --------------------------------------------------------------------------------------------
 # pair() over MessageViews

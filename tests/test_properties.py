@@ -26,9 +26,8 @@ import difflib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -45,6 +44,7 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import invalid_tool_call, tool_call
 
 import patchcore
+from tests.helpers import canonical, split_inserted
 
 #: Default synthetic texts by rule code, as DESIGN.md words them.
 TEXTS = {
@@ -418,32 +418,9 @@ def cases(draw: st.DrawFn, *, tidy: bool = False, containers: tuple[str, ...] = 
 
 # --- helpers over a case ----------------------------------------------------------------------
 
-T = TypeVar("T")
-
 
 def fix(case: Case) -> patchcore.Report:
     return patchcore.fix_document(case.data, filename=case.filename)
-
-
-def canonical(value: Any) -> str:
-    """A JSON value as comparable text (key order included)."""
-    return json.dumps(value, ensure_ascii=False)
-
-
-def split_inserted(
-    output: list[T], original: list[T], key: Callable[[T], object] = canonical
-) -> list[T]:
-    """The elements of ``output`` that are not ``original``, which must be a subsequence of it."""
-    inserted = []
-    remaining = iter(original)
-    pending = next(remaining, None)
-    for element in output:
-        if pending is not None and key(element) == key(pending):
-            pending = next(remaining, None)
-        else:
-            inserted.append(element)
-    assert pending is None, f"the input message {pending} is not in the output, in order"
-    return inserted
 
 
 def conversation_of(case: Case, finding: patchcore.Finding) -> int:
