@@ -99,39 +99,35 @@ def unwrap(message: object) -> tuple[str, Mapping[str, Any], Pointer] | None:
     return None
 
 
+def _listed_calls(
+    fields: Mapping[str, Any], key: str, pointer: Pointer, prefix: Pointer, *, invalid: bool
+) -> list[ToolCall]:
+    """The ``{"id", "name", ...}`` entries of ``fields[key]`` as calls."""
+    calls = []
+    for k, raw in enumerate(list_field(fields, key, (*pointer, *prefix))):
+        path = (*prefix, key, k)
+        listed = entry(raw, (*pointer, *path))
+        calls.append(
+            ToolCall(
+                id=call_id(listed.get("id"), (*pointer, *path, "id")),
+                name=optional_name(listed.get("name")),
+                invalid=invalid,
+                path=path,
+            )
+        )
+    return calls
+
+
 def _parsed_calls(
     fields: Mapping[str, Any], kind: str, pointer: Pointer, prefix: Pointer
 ) -> list[ToolCall]:
     """Calls as LangChain parses them; paths are relative to the message at ``pointer``."""
-    calls: list[ToolCall] = []
-    at = (*pointer, *prefix)
-    for key, invalid in (("tool_calls", False), ("invalid_tool_calls", True)):
-        for k, raw in enumerate(list_field(fields, key, at)):
-            path = (*prefix, key, k)
-            tc = entry(raw, (*pointer, *path))
-            calls.append(
-                ToolCall(
-                    id=call_id(tc.get("id"), (*pointer, *path, "id")),
-                    name=optional_name(tc.get("name")),
-                    invalid=invalid,
-                    path=path,
-                )
-            )
+    calls = _listed_calls(fields, "tool_calls", pointer, prefix, invalid=False)
+    calls += _listed_calls(fields, "invalid_tool_calls", pointer, prefix, invalid=True)
+    if not calls and kind == "AIMessageChunk":
+        calls = _listed_calls(fields, "tool_call_chunks", pointer, prefix, invalid=False)
     if calls:
         return calls
-    if kind == "AIMessageChunk":
-        for k, raw in enumerate(list_field(fields, "tool_call_chunks", at)):
-            path = (*prefix, "tool_call_chunks", k)
-            chunk = entry(raw, (*pointer, *path))
-            calls.append(
-                ToolCall(
-                    id=call_id(chunk.get("id"), (*pointer, *path, "id")),
-                    name=optional_name(chunk.get("name")),
-                    path=path,
-                )
-            )
-        if calls:
-            return calls
     extra = fields.get("additional_kwargs")
     if isinstance(extra, dict) and extra.get("tool_calls"):
         return _backwards_compat_calls(extra["tool_calls"], pointer, (*prefix, "additional_kwargs"))
