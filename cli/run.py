@@ -43,14 +43,12 @@ class Outcome:
         report: patchcore's report, if the input could be evaluated.
         error: The located error text, if it could not.
         skipped: Why it was passed over (a walked file without a history), if it was.
-        wrote: Repaired bytes were written (in place or to the output file).
     """
 
     source: Source
     report: Report | None = None
     error: str | None = None
     skipped: str | None = None
-    wrote: bool = False
     diff: str | None = field(default=None, repr=False)
     """The unified diff, for ``fix --diff`` when the input would change."""
 
@@ -82,8 +80,6 @@ def process(
             outcome.error = exc.located()
         else:
             outcome.skipped = exc.reason
-        if mode is Mode.FIX and source.is_stdin:
-            emit(data)
         return outcome
     except patchcore.PatchcoreError as exc:
         outcome.error = exc.located()
@@ -112,8 +108,6 @@ def _write(outcome: Outcome, path: Path, data: bytes) -> None:
         write_atomically(path, data)
     except OSError as exc:
         outcome.error = f"cannot write {path}: {exc.strerror or exc}"
-        return
-    outcome.wrote = True
 
 
 def emit_stdout(data: bytes) -> None:

@@ -340,6 +340,16 @@ def test_stdin_filename_makes_one_line_input_jsonl_and_names_it() -> None:
     assert "x.jsonl" in fixed.stderr, fixed.show()
 
 
+@pytest.mark.parametrize(
+    "content", [b'{"a": 1}\n', b'{"a": ', b""], ids=["no-history", "broken", "empty"]
+)
+def test_fix_stdin_writes_nothing_to_stdout_for_input_it_cannot_read(content: bytes) -> None:
+    """An error is an error for a filter too: nothing on stdout, so a pipeline cannot mistake
+    the echo of unreadable input for a repaired stream."""
+    result = run(["fix", "-"], input=content, expect=2)
+    assert result.stdout == b"", result.show()
+
+
 def test_stdin_filename_names_errors() -> None:
     result = run(["check", "--stdin-filename", "in.json"], input=b'{"a": ', expect=2)
     (line,) = [line for line in result.stderr_lines if ERROR_LINE.match(line)]
