@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from patchcore.dialects import Dialect
+from patchcore.dialects.base import ListContext
 from patchcore.engine import Dangling, pair
-from patchcore.model import Applicability, Finding, Fix, MessageView, Pointer, ToolCall
+from patchcore.model import Applicability, Finding, Fix, ToolCall
 from patchcore.rules import DEFAULT_TEXTS, RULES, RuleSelection, render_text
 
 
@@ -31,33 +33,38 @@ class Options:
 
 
 _MESSAGES = {
-    "TP001": "tool call {tool} (id {id}) has no result, and the history goes on after it",
-    "TP002": "tool call {tool} (id {id}) in the last turn has no result",
-    "TP003": "tool call {tool} (id {id}) has malformed arguments and no result",
+    "TP001": "{what} has no result, and the history goes on after it",
+    "TP002": "{what} in the last turn has no result",
+    "TP003": "{what} has malformed arguments and no result",
 }
 
 
 def _describe(dangling: Dangling) -> str:
     call = dangling.call
     tool = f"'{call.name}'" if call.name else "of unknown tool"
-    return _MESSAGES[dangling.code].format(tool=tool, id=call.id)
+    ident = f"id {call.id}" if call.id else "no id"
+    kind = "tool call" if call.answerable else "server-side tool call"
+    text = _MESSAGES[dangling.code].format(what=f"{kind} {tool} ({ident})")
+    if not call.answerable:
+        text += "; its result cannot be made up"
+    return text
 
 
 def check_list(
-    messages: list[object],
+    messages: Sequence[Any],
     *,
     dialect: Dialect,
-    pointer: Pointer,
+    context: ListContext,
     options: Options,
 ) -> list[Finding]:
     """Find the selected defects of one message list, each with a fix where one is honest.
 
+    ``messages`` may hold ``None`` for elements of a wrapper list that carry no message.
+
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    views: list[MessageView] = [
-        dialect.view(message, (*pointer, index)) for index, message in enumerate(messages)
-    ]
+    views = dialect.views(messages, context)
     selected = [d for d in pair(views).dangling if d.code in options.selection]
     if not selected:
         return []
@@ -65,10 +72,11 @@ def check_list(
     groups: dict[int, list[tuple[ToolCall, str]]] = {}
     for dangling in selected:
         call = dangling.call
-        assert call.id is not None  # the engine never reports id-less calls as dangling
-        text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
+        key = call.pairing_key
+        assert key is not None  # the engine never reports key-less calls as dangling
+        text = render_text(options.text(dangling.code), name=call.name, call_id=call.id or "none")
         groups.setdefault(dangling.message_index, []).append((call, text))
-    planned = dialect.answer(messages, views, pointer, list(groups.items()))
+    planned = dialect.answer(messages, views, context, list(groups.items()))
     edits_by_message = dict(zip(groups, planned, strict=True))
 
     findings = []
@@ -77,23 +85,23 @@ def check_list(
         index = dangling.message_index
         slot = position_in_group.get(index, 0)
         position_in_group[index] = slot + 1
-        rule = RULES[dangling.code]
+        edits = edits_by_message[index][slot]
         findings.append(
             Finding(
                 code=dangling.code,
-                rule=rule.name,
+                rule=RULES[dangling.code].name,
                 message=_describe(dangling),
                 dialect=dialect.name,
-                list_pointer=pointer,
+                list_pointer=context.pointer,
                 message_index=index,
+                message_path=context.message_pointer(index),
                 call_path=dangling.call.path,
                 call_id=dangling.call.id,
                 tool_name=dangling.call.name,
-                fix=Fix(
-                    Applicability.SAFE,
-                    "insert a synthetic error result",
-                    edits_by_message[index][slot],
-                ),
+                fix=Fix(Applicability.SAFE, "insert a synthetic error result", edits)
+                if edits
+                else None,
+                provider_error=dialect.provider_error(dangling.code, dangling.call, index),
             )
         )
     return findings

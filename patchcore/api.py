@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 from patchcore.analyze import Options, check_list
 from patchcore.apply import apply_edits
 from patchcore.dialects import dialect_named
+from patchcore.dialects.base import ListContext
 from patchcore.document import Report, check_lists, dialects_for, run, unique_edits
 from patchcore.errors import NoHistoryError, UnknownRuleError
 from patchcore.locate import classify, find_message_lists
@@ -191,7 +192,9 @@ def _message_list_findings(messages: Sequence[Any], options: Options) -> list[Fi
         raise NoHistoryError(msg)
     if listed.note is not None:
         raise NoHistoryError(listed.note)
-    return check_list(list(messages), dialect=listed.dialect, pointer=(), options=options)
+    return check_list(
+        list(messages), dialect=listed.dialect, context=ListContext(()), options=options
+    )
 
 
 def check_messages(

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from patchcore.model import Edit, Pointer
+from patchcore.model import Edit, Insert, Pointer, Replace, Verbatim
 
 
-def _get(root: Any, pointer: Pointer) -> Any:
+def value_at(root: Any, pointer: Pointer) -> Any:
+    """The value at ``pointer``."""
     node = root
     for part in pointer:
         node = node[part]
@@ -28,25 +29,43 @@ def _replace(root: Any, pointer: Pointer, new: Any) -> Any:
     return copy
 
 
+def resolve(value: Any, original: Any) -> Any:
+    """``value`` with every `Verbatim` replaced by the original value it stands for."""
+    if isinstance(value, Verbatim):
+        return value_at(original, value.pointer)
+    if isinstance(value, list):
+        return [resolve(v, original) for v in value]
+    if isinstance(value, dict):
+        return {k: resolve(v, original) for k, v in value.items()}
+    return value
+
+
 def apply_edits(root: Any, edits: Sequence[Edit]) -> Any:
     """Return ``root`` with ``edits`` applied.
 
-    Edit pointers and indexes refer to the original ``root``. Deeper arrays are edited first:
-    inserting into an array never moves its parents' elements, so every pointer still holds.
+    Edit pointers and indexes refer to the original ``root``. Deeper places are edited first:
+    inserting into an array, or replacing a value, never moves its parents' elements, so every
+    pointer still holds.
     """
-    by_array: dict[Pointer, list[Edit]] = {}
+    by_place: dict[Pointer, list[Edit]] = {}
     for edit in edits:
-        by_array.setdefault(edit.array, []).append(edit)
+        place = edit.array if isinstance(edit, Insert) else edit.pointer
+        by_place.setdefault(place, []).append(edit)
     result = root
-    for pointer in sorted(by_array, key=len, reverse=True):
-        original = _get(result, pointer)
+    for pointer in sorted(by_place, key=len, reverse=True):
+        current = value_at(result, pointer)
         pending: dict[int, list[Any]] = {}
-        for edit in by_array[pointer]:
-            pending.setdefault(edit.index, []).extend(edit.values)
-        updated: list[Any] = []
-        for index in range(len(original) + 1):
-            updated.extend(pending.get(index, ()))
-            if index < len(original):
-                updated.append(original[index])
-        result = _replace(result, pointer, updated)
+        for edit in by_place[pointer]:
+            if isinstance(edit, Replace):
+                current = resolve(edit.value, root)
+            else:
+                pending.setdefault(edit.index, []).extend(resolve(v, root) for v in edit.values)
+        if pending:
+            updated: list[Any] = []
+            for index in range(len(current) + 1):
+                updated.extend(pending.get(index, ()))
+                if index < len(current):
+                    updated.append(current[index])
+            current = updated
+        result = _replace(result, pointer, current)
     return result

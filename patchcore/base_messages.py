@@ -20,6 +20,7 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from patchcore.analyze import check_list
 from patchcore.api import Repair, make_options
 from patchcore.apply import apply_edits
+from patchcore.dialects.base import ListContext
 from patchcore.dialects.langchain import LangChain
 from patchcore.document import unique_edits
 from patchcore.model import Finding, Insert
@@ -41,7 +42,7 @@ def _findings(messages: Sequence[BaseMessage], **options: Any) -> list[Finding]:
     return check_list(
         [_as_fields(m) for m in messages],
         dialect=_LANGCHAIN,
-        pointer=(),
+        context=ListContext(()),
         options=make_options(**options),
     )
 
@@ -83,8 +84,9 @@ def fix_base_messages(
     fixed = tuple(f for f in findings if f.fix is not None)
     if not fixed:
         return Repair(list(messages), tuple(findings), ())
-    edits = [
-        Insert(edit.array, edit.index, tuple(ToolMessage(**value) for value in edit.values))
-        for edit in unique_edits(fixed)
-    ]
+    edits = []
+    for edit in unique_edits(fixed):
+        assert isinstance(edit, Insert)  # LangChain results are whole messages
+        values = tuple(ToolMessage(**value) for value in edit.values)
+        edits.append(Insert(edit.array, edit.index, values))
     return Repair(apply_edits(list(messages), edits), tuple(findings), fixed)

@@ -5,8 +5,9 @@ Two layouts need different handling:
 * records that *contain* histories (a JSON document, or JSON Lines with one conversation per
   line): each record is checked on its own and repaired by splicing into its own bytes, so an
   untouched JSON Lines line is written back byte for byte;
-* JSON Lines with *one message per line*: the file is one conversation; new results become new
-  lines, written in the style of their neighbours.
+* JSON Lines with *one message per line*: the file is one conversation; new messages become new
+  lines written in the style of their neighbours, and edits inside a message are spliced into
+  its own line.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from patchcore.analyze import Options, check_list
 from patchcore.apply import apply_edits
 from patchcore.codec import Decoded, Framing, Record, decode, parse
 from patchcore.dialects import DIALECTS, Dialect
+from patchcore.dialects.base import ListContext
 from patchcore.errors import NoHistoryError, SelfCheckError
 from patchcore.jsonspan import array_span, line_and_column, value_start
 from patchcore.locate import MessageList, classify, find_message_lists
-from patchcore.model import Edit, Finding, Pointer, format_pointer
+from patchcore.model import Edit, Finding, Insert, Pointer, Replace, Verbatim, format_pointer
 from patchcore.splice import element_style, splice
 
 
@@ -37,6 +39,7 @@ class ListReport:
         dialect: Dialect name, or ``None`` when it was not read.
         messages: Number of messages.
         note: Why it was not checked, if it was not.
+        warning: The note is a problem worth showing (mixed dialects), not routine.
     """
 
     pointer: str
@@ -44,6 +47,7 @@ class ListReport:
     dialect: str | None
     messages: int
     note: str | None
+    warning: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,20 +109,26 @@ def check_lists(found: Sequence[MessageList], options: Options) -> list[Finding]
     for listed in found:
         if listed.dialect is not None and listed.note is None:
             findings += check_list(
-                listed.messages, dialect=listed.dialect, pointer=listed.pointer, options=options
+                listed.messages, dialect=listed.dialect, context=listed.context, options=options
             )
     return findings
 
 
 def _locate(findings: list[Finding], raw: bytes, first_line: int) -> list[Finding]:
     """Give each finding the line and column of its calling message in ``raw``."""
-    spans: dict[Pointer, tuple[tuple[int, int], ...]] = {}
+    elements: dict[Pointer, tuple[tuple[int, int], ...]] = {}
     located = []
     for finding in findings:
-        pointer = finding.list_pointer
-        if pointer not in spans:
-            spans[pointer] = array_span(raw, value_start(raw, pointer)).elements
-        line, column = line_and_column(raw, spans[pointer][finding.message_index][0])
+        path = finding.message_path
+        list_pointer = finding.list_pointer
+        if path[: len(list_pointer) + 1] == (*list_pointer, finding.message_index):
+            if list_pointer not in elements:
+                elements[list_pointer] = array_span(raw, value_start(raw, list_pointer)).elements
+            element = elements[list_pointer][finding.message_index][0]
+            offset = value_start(raw, path[len(list_pointer) + 1 :], base=element)
+        else:  # a single-message document
+            offset = value_start(raw, path)
+        line, column = line_and_column(raw, offset)
         located.append(replace(finding, line=line + first_line - 1, column=column))
     return located
 
@@ -129,8 +139,9 @@ def _summaries(found: Sequence[MessageList], line: int | None) -> list[ListRepor
             format_pointer(listed.pointer),
             line,
             listed.dialect.name if listed.dialect else None,
-            len(listed.messages),
+            sum(1 for m in listed.messages if m is not None),
             listed.note,
+            listed.warning,
         )
         for listed in found
     ]
@@ -149,7 +160,14 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
     if decoded.framing is Framing.JSONL:
         as_messages = classify([r.value for r in decoded.records], dialects_for(options))
         if as_messages is not None:
-            return _run_message_lines(decoded, as_messages, options=options, fix=fix)
+            listed = MessageList(
+                ListContext(()),
+                [r.value for r in decoded.records],
+                as_messages.dialect,
+                as_messages.note,
+                as_messages.warning,
+            )
+            return _run_message_lines(decoded, listed, options=options, fix=fix)
     return _run_records(decoded, options=options, fix=fix)
 
 
@@ -158,9 +176,9 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
     findings: list[Finding] = []
     fixed: list[Finding] = []
     new_lines = list(decoded.lines)
+    jsonl = decoded.framing is Framing.JSONL
     for record in decoded.records:
         found = find_message_lists(record.value, dialects=dialects_for(options))
-        jsonl = decoded.framing is Framing.JSONL
         lists += _summaries(found, record.line if jsonl else None)
         record_findings = check_lists(found, options)
         if not record_findings:
@@ -183,9 +201,8 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
 
 def _self_check(new_raw: bytes, record: Record, options: Options) -> None:
     """Black's stability check: the repaired record must parse and have nothing left to fix."""
-    found = find_message_lists(
-        parse(new_raw, first_line=record.line), dialects=dialects_for(options)
-    )
+    value = parse(new_raw, first_line=record.line)
+    found = find_message_lists(value, dialects=dialects_for(options))
     if _fixable(check_lists(found, options)):
         msg = "internal error: the repaired record still has fixable findings; nothing written"
         raise SelfCheckError(msg, line=record.line, column=1)
@@ -195,27 +212,21 @@ def _run_message_lines(
     decoded: Decoded, listed: MessageList, *, options: Options, fix: bool
 ) -> Report:
     records = decoded.records
-    summary = ListReport(
-        "",
-        records[0].line,
-        listed.dialect.name if listed.dialect else None,
-        len(records),
-        listed.note,
-    )
+    summary = _summaries([listed], records[0].line)[0]
     findings: list[Finding] = []
     if listed.dialect is not None and listed.note is None:
         findings = [
             replace(f, line=records[f.message_index].line, column=_indent(records[f.message_index]))
             for f in check_list(
-                listed.messages, dialect=listed.dialect, pointer=(), options=options
+                listed.messages, dialect=listed.dialect, context=listed.context, options=options
             )
         ]
     to_fix = _fixable(findings) if fix else []
     output = None
     if to_fix:
-        output = decoded.join(_insert_lines(decoded, unique_edits(to_fix)))
-        messages = [r.value for r in records]
-        _self_check_lines(messages, to_fix, listed, options)
+        edits = unique_edits(to_fix)
+        output = decoded.join(_edit_lines(decoded, edits))
+        _self_check_lines(listed, edits, options)
     return Report("jsonl-messages", (summary,), tuple(findings), output, tuple(to_fix))
 
 
@@ -223,8 +234,9 @@ def _indent(record: Record) -> int:
     return len(record.raw) - len(record.raw.lstrip()) + 1
 
 
-def _insert_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
-    """Physical lines with new message lines inserted after the record before each index.
+def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
+    """Physical lines after the edits: new messages become new lines, edits inside a message
+    are spliced into its own line.
 
     New lines end like the file's lines (CRLF files keep CRLF). Inserting after a last line
     that has no line terminator gives that line the file's terminator and leaves the new last
@@ -233,34 +245,67 @@ def _insert_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
     records = decoded.records
     ensure_ascii = all(line.isascii() for line in decoded.lines)
     eol = b"\r" if any(line.endswith(b"\r") for line in decoded.lines) else b""
+    lines = list(decoded.lines)
+    inside: dict[int, list[Edit]] = {}
     after_line: dict[int, list[bytes]] = {}
     for edit in edits:
-        neighbour = records[max(edit.index - 1, 0)]
-        style = element_style(
-            neighbour.raw, 0, len(neighbour.raw.rstrip()), ensure_ascii=ensure_ascii
-        )
-        # Index 0 never happens for results (they follow a call); keep it at the top if it does.
-        slot = records[edit.index - 1].index if edit.index > 0 else -1
-        after_line.setdefault(slot, []).extend(style.render(v) for v in edit.values)
-    lines: list[bytes] = [line + eol for line in after_line.get(-1, [])]
-    last = len(decoded.lines) - 1
-    for index, line in enumerate(decoded.lines):
+        if isinstance(edit, Insert) and not edit.array:
+            neighbour = records[max(edit.index - 1, 0)]
+            style = element_style(
+                neighbour.raw, 0, len(neighbour.raw.rstrip()), ensure_ascii=ensure_ascii
+            )
+            # Index 0 never happens for results (they follow a call); keep it at the top if so.
+            slot = records[edit.index - 1].index if edit.index > 0 else -1
+            after_line.setdefault(slot, []).extend(style.render(v) for v in edit.values)
+        else:
+            inside.setdefault(_message_of(edit), []).append(_rebased(edit))
+    for message_index, message_edits in inside.items():
+        record = records[message_index]
+        lines[record.index] = splice(record.raw, message_edits)
+
+    out: list[bytes] = [line + eol for line in after_line.get(-1, [])]
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
         new = after_line.get(index, [])
         if new and index == last:  # no terminator after this line: it moves to the new last line
-            lines.append(line + eol)
-            lines += [n + eol for n in new[:-1]]
-            lines.append(new[-1])
+            out.append(line + eol)
+            out += [n + eol for n in new[:-1]]
+            out.append(new[-1])
         else:
-            lines.append(line)
-            lines += [n + eol for n in new]
-    return lines
+            out.append(line)
+            out += [n + eol for n in new]
+    return out
 
 
-def _self_check_lines(
-    messages: list[Any], fixed: Sequence[Finding], listed: MessageList, options: Options
-) -> None:
+def _message_of(edit: Edit) -> int:
+    """The message (line) an edit inside a message belongs to."""
+    place = edit.array if isinstance(edit, Insert) else edit.pointer
+    first = place[0]
+    assert isinstance(first, int)
+    return first
+
+
+def _rebased(edit: Edit) -> Edit:
+    """The edit with pointers relative to its own line."""
+    if isinstance(edit, Insert):
+        return Insert(edit.array[1:], edit.index, edit.values)
+    return Replace(edit.pointer[1:], _rebase_value(edit.value))
+
+
+def _rebase_value(value: Any) -> Any:
+    if isinstance(value, Verbatim):
+        return Verbatim(value.pointer[1:])
+    if isinstance(value, list):
+        return [_rebase_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rebase_value(v) for k, v in value.items()}
+    return value
+
+
+def _self_check_lines(listed: MessageList, edits: Sequence[Edit], options: Options) -> None:
     assert listed.dialect is not None
-    repaired = apply_edits(messages, unique_edits(fixed))
-    if _fixable(check_list(repaired, dialect=listed.dialect, pointer=(), options=options)):
+    repaired = apply_edits(listed.messages, edits)
+    context = listed.context
+    if _fixable(check_list(repaired, dialect=listed.dialect, context=context, options=options)):
         msg = "internal error: the repaired history still has fixable findings; nothing written"
         raise SelfCheckError(msg, line=1, column=1)

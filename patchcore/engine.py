@@ -1,7 +1,7 @@
 """The pairing engine: which calls are answered, which dangle. Knows no dialect.
 
 Pairing rule (DESIGN.md): walk the messages in order; a result answers the *nearest earlier call
-with the same id that is still unanswered*. A call is dangling when no later result answers it.
+with the same key that is still unanswered*. A call is dangling when no later result answers it.
 There is deliberately no global set of answered ids: real histories reuse ids across turns
 (tau-bench, tau2), and a global set would let a later turn's result hide an earlier dangling call.
 """
@@ -31,32 +31,48 @@ class Pairing:
     dangling: tuple[Dangling, ...]
 
 
+def turn_starts(views: Sequence[MessageView]) -> list[int]:
+    """For each message, the index of the first message of its turn."""
+    starts: list[int] = []
+    for index, view in enumerate(views):
+        starts.append(starts[-1] if view.joins_previous and starts else index)
+    return starts
+
+
 def pair(views: Sequence[MessageView]) -> Pairing:
     """Pair results with calls in one O(n) pass and classify the calls left open.
 
-    Results of a message are matched before its own calls, so a message can never answer
-    itself. Calls without an id cannot be answered and are not reported here (TP105 reports
-    them). An open call is:
+    In each message, results for earlier messages are matched first, then its calls open, then
+    its inner results (a server tool's result after its call) are matched; a message never
+    answers itself otherwise. Calls without a key cannot be answered and are not reported here
+    (TP105 reports them). An open call is:
 
     * TP003 when its arguments are malformed,
-    * TP002 when nothing but tool results follows its message (the run stopped there),
+    * TP002 when its turn is the last one: nothing but tool results follows it,
     * TP001 otherwise (another message came in).
     """
     open_calls: dict[str, list[tuple[int, int]]] = {}
-    for index, view in enumerate(views):
-        for result_id in view.results:
-            stack = open_calls.get(result_id)
-            if stack:
-                stack.pop()
-        for call_index, call in enumerate(view.calls):
-            if call.id:
-                open_calls.setdefault(call.id, []).append((index, call_index))
 
-    frontier = len(views)
-    while frontier > 0 and views[frontier - 1].role is Role.RESULTS:
-        frontier -= 1
-    # Messages at or after `last_caller` are followed by nothing but results.
-    last_caller = frontier - 1
+    def answer(key: str) -> None:
+        stack = open_calls.get(key)
+        if stack:
+            stack.pop()
+
+    for index, view in enumerate(views):
+        for key in view.results:
+            answer(key)
+        for call_index, call in enumerate(view.calls):
+            opened = call.pairing_key
+            if opened:
+                open_calls.setdefault(opened, []).append((index, call_index))
+        for key in view.inner_results:
+            answer(key)
+
+    last = len(views) - 1
+    while last >= 0 and views[last].role is Role.RESULTS:
+        last -= 1
+    # Calls in the turn of the last message that is not a result are pending, not dangling.
+    frontier = turn_starts(views)[last] if last >= 0 else 0
 
     left_open = sorted(position for stack in open_calls.values() for position in stack)
     dangling = []
@@ -64,7 +80,7 @@ def pair(views: Sequence[MessageView]) -> Pairing:
         call = views[index].calls[call_index]
         if call.invalid:
             code = "TP003"
-        elif index >= last_caller:
+        elif index >= frontier:
             code = "TP002"
         else:
             code = "TP001"
@@ -73,8 +89,11 @@ def pair(views: Sequence[MessageView]) -> Pairing:
 
 
 def insertion_point(views: Sequence[MessageView], message_index: int) -> int:
-    """Where results for a message's calls go: after the run of result messages that follows it."""
+    """Where result messages for a message's calls go: after the rest of its turn, then after
+    the run of result messages that follows."""
     position = message_index + 1
+    while position < len(views) and views[position].joins_previous:
+        position += 1
     while position < len(views) and views[position].role is Role.RESULTS:
         position += 1
     return position

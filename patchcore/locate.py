@@ -1,11 +1,18 @@
 """Find the message lists inside a parsed record, wherever they sit.
 
 Real files keep histories at many places (``messages``, ``values.messages``, ``inputs.messages``
-as a list of lists, ``history``, ``[*].traj``, ``simulations[*].messages``, ...). Rather than a
-list of known keys, the locator walks the whole value: a list is a message list when every
-element is an object that some dialect recognises. It does not descend into a message list (a
-message's own content is not a history), and it reports, without repairing, lists that only copy
-a history (LangGraph ``metadata.writes``) or mix dialects.
+as a list of lists, ``contents``, ``input``, ``history``, ``[*].traj``,
+``simulations[*].messages``, ...). Rather than a list of known keys, the locator walks the whole
+value:
+
+* a list is a message list when every element is an object that some dialect recognises;
+* a list of wrappers (ADK ``events[].content``, agent ``items[].raw_item``, ``lines[].message``)
+  is a message list seen through that member;
+* a record that is itself one message (a stored API response) is a history of one.
+
+It does not descend into a message list (a message's own content is not a history), and it
+reports, without checking, lists that only copy a history held elsewhere in the record (LangGraph
+``metadata.writes``, ADK ``event_logs``, inspect's per-event inputs) and lists that mix dialects.
 """
 
 from __future__ import annotations
@@ -15,12 +22,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from patchcore.dialects import Dialect, Recognition
+from patchcore.dialects.base import ListContext
 from patchcore.model import Pointer
 
 #: Keys under which an empty list still counts as an (empty) history (so does a bare ``[]``).
-HISTORY_KEYS = frozenset({"messages", "history", "traj", "conversations", "chat_history"})
-#: Keys whose lists are deltas or copies of a history held elsewhere in the same record.
-COPY_KEYS = {"writes": "a LangGraph write delta, copied from the thread's values.messages"}
+HISTORY_KEYS = frozenset(
+    {"messages", "history", "traj", "conversations", "chat_history", "contents", "input"}
+)
+#: Keys whose values only copy a history held elsewhere in the same record.
+COPY_KEYS = {
+    "writes": "a LangGraph write delta, copied from the thread's values.messages",
+    "event_logs": "an ADK request log, copied from the session's events",
+    "last_model_response": "an Agents SDK run-state copy of model_responses",
+    "last_processed_response": "an Agents SDK run-state copy of the generated items",
+    "current_step": "an Agents SDK run-state copy of the generated items",
+}
+#: Keys whose list is a history only at its own level: lists found inside its elements are
+#: copies (inspect logs repeat the conversation in every model event's input).
+NESTED_COPY_KEYS = {"events": "a per-event copy of the conversation (inspect event log)"}
+#: Keys of lists that hold alternatives, not a conversation (API response choices).
+SKIPPED_KEYS = frozenset({"choices", "generations"})
+#: Members through which a list of wrappers holds its messages.
+MEMBERS = ("message", "content", "raw_item", "payload")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,20 +51,45 @@ class MessageList:
     """One message list found in a record.
 
     Attributes:
-        pointer: Where the list is in the record.
-        messages: The list itself.
-        dialect: The adapter that reads it; ``None`` when it cannot be read (see ``note``) or is
-            empty.
-        note: Why the list is reported but not checked or repaired, if it is not.
+        context: Where it is and what may be added to it.
+        messages: Its messages (``None`` for a wrapper element that holds none).
+        dialect: The adapter that reads it; ``None`` when it cannot be read or is empty.
+        note: Why the list is reported but not checked, if it is not.
+        warning: The note is a problem the user should see (mixed dialects), not routine
+            information (a copy of a history).
     """
 
-    pointer: Pointer
+    context: ListContext
     messages: list[Any]
     dialect: Dialect | None
     note: str | None = None
+    warning: bool = False
+
+    @property
+    def pointer(self) -> Pointer:
+        """Where the list is in the record."""
+        return self.context.pointer
 
 
-def classify(messages: list[Any], dialects: Sequence[Dialect]) -> MessageList | None:
+@dataclass(frozen=True, slots=True)
+class Classified:
+    """What `classify` makes of a list of values."""
+
+    dialect: Dialect | None
+    note: str | None = None
+    warning: bool = False
+
+
+def _preferred(covering: list[tuple[Dialect, bool]]) -> Dialect:
+    """The first adapter with a marker of its own; failing that, the most generic one."""
+    for dialect, distinct in covering:
+        if distinct:
+            return dialect
+    generic = [d for d, _ in covering if d.name == "openai-chat"]
+    return generic[0] if generic else covering[0][0]
+
+
+def classify(messages: Sequence[Any], dialects: Sequence[Dialect]) -> Classified | None:
     """Decide whether ``messages`` is a message list and in which dialect.
 
     Every element must be recognised by some adapter. The list's dialect is the first adapter
@@ -65,39 +113,88 @@ def classify(messages: list[Any], dialects: Sequence[Dialect]) -> MessageList | 
         names = sorted(
             {d.name for d in dialects for m in messages if d.recognize(m) is not Recognition.NO}
         )
-        note = f"mixes dialects ({', '.join(names)}); not checked"
-        return MessageList((), messages, None, note)
-    chosen = next((d for d, distinct in covering if distinct), covering[0][0])
-    return MessageList((), messages, chosen, chosen.refusal(messages))
+        return Classified(None, f"mixes dialects ({', '.join(names)}); not checked", True)
+    chosen = _preferred(covering)
+    return Classified(chosen, chosen.refusal(messages))
+
+
+def _listed(context: ListContext, messages: list[Any], kind: Classified) -> MessageList:
+    return MessageList(context, messages, kind.dialect, kind.note, kind.warning)
+
+
+def _projected(
+    node: list[Any], pointer: Pointer, dialects: Sequence[Dialect]
+) -> MessageList | None:
+    """A list of wrappers seen through the member that holds a message in each of them."""
+    if len(node) < 2 or not all(isinstance(e, dict) for e in node):
+        return None
+    for member in MEMBERS:
+        projected = [e.get(member) if isinstance(e.get(member), dict) else None for e in node]
+        present = [m for m in projected if m is not None]
+        if len(present) < 2:
+            continue
+        kind = classify(present, dialects)
+        if kind is not None and any(
+            kind.dialect is None or kind.dialect.recognize(m) is Recognition.DISTINCT
+            for m in present
+        ):
+            return _listed(ListContext(pointer, member=member), projected, kind)
+    return None
+
+
+def _single(value: Any, pointer: Pointer, dialects: Sequence[Dialect]) -> MessageList | None:
+    """A record that is one message, such as a stored API response."""
+    for dialect in dialects:
+        if dialect.recognize(value) is Recognition.DISTINCT:
+            return MessageList(ListContext(pointer, single=True), [value], dialect)
+    return None
 
 
 def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[MessageList]:
     """Return every message list in ``value``, in document order, with its pointer."""
+    single = _single(value, (), dialects)
+    if single is None and isinstance(value, dict) and isinstance(value.get("output"), dict):
+        single = _single(value["output"].get("message"), ("output", "message"), dialects)
+    if single is not None:
+        return [single]
+
     found: list[MessageList] = []
     # An explicit stack (not recursion): nesting depth is bounded by the parser, not by Python.
-    stack: list[tuple[Any, Pointer, str | None]] = [(value, (), None)]
+    # Each entry: node, pointer, the copy note in force, the note its list elements will get.
+    stack: list[tuple[Any, Pointer, str | None, str | None]] = [(value, (), None, None)]
     while stack:
-        node, pointer, copy_note = stack.pop()
+        node, pointer, copy_note, armed = stack.pop()
+        children: list[tuple[Any, Pointer, str | None, str | None]] = []
         if isinstance(node, list):
-            listed = classify(node, dialects)
-            if listed is None and not node and (not pointer or pointer[-1] in HISTORY_KEYS):
-                listed = MessageList((), node, None)
+            listed = _locate_list(node, pointer, dialects)
             if listed is not None:
-                note = copy_note if copy_note is not None else listed.note
-                found.append(MessageList(pointer, node, listed.dialect, note))
+                if copy_note is not None:
+                    listed = MessageList(listed.context, listed.messages, listed.dialect, copy_note)
+                found.append(listed)
                 continue
-            children: list[tuple[Any, Pointer, str | None]] = [
-                (child, (*pointer, index), copy_note)
+            element_note = armed or copy_note
+            children = [
+                (child, (*pointer, index), element_note, None)
                 for index, child in enumerate(node)
                 if isinstance(child, (list, dict))
             ]
         elif isinstance(node, dict):
             children = [
-                (child, (*pointer, key), COPY_KEYS.get(key, copy_note))
+                (child, (*pointer, key), COPY_KEYS.get(key, copy_note), NESTED_COPY_KEYS.get(key))
                 for key, child in node.items()
-                if isinstance(child, (list, dict))
+                if isinstance(child, (list, dict)) and key not in SKIPPED_KEYS
             ]
-        else:
-            continue
         stack.extend(reversed(children))
     return found
+
+
+def _locate_list(
+    node: list[Any], pointer: Pointer, dialects: Sequence[Dialect]
+) -> MessageList | None:
+    """The message list ``node`` is, directly or through wrappers, if it is one."""
+    kind = classify(node, dialects)
+    if kind is not None:
+        return _listed(ListContext(pointer), node, kind)
+    if not node and (not pointer or pointer[-1] in HISTORY_KEYS):
+        return MessageList(ListContext(pointer), node, None)
+    return _projected(node, pointer, dialects)

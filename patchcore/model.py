@@ -41,27 +41,51 @@ class ToolCall:
     """One tool call issued by a message.
 
     Attributes:
-        id: The pairing key, or ``None`` when the call has no usable id (such a call can never be
-            answered and the TP0xx rules skip it).
+        id: The call's id as the file writes it, or ``None`` when it has none.
         name: The tool name, if the call names one.
         invalid: The call's arguments are malformed (LangChain ``invalid_tool_calls``, OpenAI
             ``arguments`` that do not parse).
         path: Where the call sits inside its message, for reporting.
+        key: What results are matched on, when it is not ``id`` (Gemini calls without ids pair
+            by name and position in the turn). A call with neither key nor id can never be
+            answered; the TP0xx rules skip it.
+        answerable: Whether the format allows a truthful synthetic result. Server-executed calls
+            and calls whose result is data (a screenshot) are reported, never answered.
     """
 
     id: str | None
     name: str | None
     invalid: bool = False
     path: Pointer = ()
+    key: str | None = None
+    answerable: bool = True
+
+    @property
+    def pairing_key(self) -> str | None:
+        """The key results are matched on."""
+        return self.key if self.key is not None else self.id
 
 
 @dataclass(frozen=True, slots=True)
 class MessageView:
-    """Dialect-neutral view of a message: its role, the calls it issues, the ids it answers."""
+    """Dialect-neutral view of a message: its role, the calls it issues, the keys it answers.
+
+    Attributes:
+        role: How the engine sees the message.
+        calls: The calls it issues, in order.
+        results: Keys of results answering calls of *earlier* messages.
+        inner_results: Keys of results that follow its own calls inside the message (server
+            tools: Anthropic ``server_tool_use`` then ``web_search_tool_result``).
+        joins_previous: The message continues the assistant turn of the message before it
+            (OpenAI Responses items of one model response: reasoning, calls). A turn's calls
+            are answered after the whole turn.
+    """
 
     role: Role
     calls: tuple[ToolCall, ...] = ()
     results: tuple[str, ...] = ()
+    inner_results: tuple[str, ...] = ()
+    joins_previous: bool = False
 
 
 class Applicability(enum.Enum):
@@ -72,6 +96,17 @@ class Applicability(enum.Enum):
 
     UNSAFE = "unsafe"
     """Deletes or moves existing content; needs ``--unsafe-fixes``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verbatim:
+    """Stands, inside a new value, for the original value at ``pointer``, written as it was.
+
+    Used when an edit must wrap existing content (an Anthropic string ``content`` that becomes
+    a list with the results first): the original text keeps its exact bytes.
+    """
+
+    pointer: Pointer
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +122,16 @@ class Insert:
     values: tuple[Any, ...]
 
 
-#: The edit kinds a fix can hold. Later rules add deletions and moves.
-Edit = Insert
+@dataclass(frozen=True, slots=True)
+class Replace:
+    """Replace the value at ``pointer`` with ``value`` (which may hold `Verbatim` parts)."""
+
+    pointer: Pointer
+    value: Any
+
+
+#: The edit kinds a fix can hold.
+Edit = Insert | Replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +154,12 @@ class Finding:
         dialect: The dialect of the message list, e.g. ``"openai-chat"``.
         list_pointer: JSON pointer of the message list inside the record.
         message_index: Index of the calling message in its list.
+        message_path: JSON pointer of the calling message inside the record.
         call_path: Where the call sits inside that message.
         call_id: The call's id, if any.
         tool_name: The call's tool name, if any.
         fix: The fix, or ``None`` when the finding cannot be fixed.
+        provider_error: The error the provider answers such a history with, when known.
         line: 1-based line of the calling message in the file, when known.
         column: 1-based column of the calling message in the file, when known.
     """
@@ -125,14 +170,16 @@ class Finding:
     dialect: str
     list_pointer: Pointer
     message_index: int
+    message_path: Pointer
     call_path: Pointer
     call_id: str | None
     tool_name: str | None
     fix: Fix | None
+    provider_error: str | None = None
     line: int | None = None
     column: int | None = None
 
     @property
     def pointer(self) -> Pointer:
         """JSON pointer of the call inside the record."""
-        return (*self.list_pointer, self.message_index, *self.call_path)
+        return (*self.message_path, *self.call_path)

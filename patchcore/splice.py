@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from patchcore.jsonspan import ArraySpan, array_span, value_start
-from patchcore.model import Edit, Pointer
+from patchcore.jsonspan import ArraySpan, array_span, value_end, value_start
+from patchcore.model import Edit, Insert, Pointer, Verbatim
+
+#: Gives the original bytes of the value at a pointer (for `Verbatim` parts of new values).
+Raw = Callable[[Pointer], bytes]
 
 _KEY_OR_ITEM = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[:,]', re.DOTALL)
 
@@ -41,12 +44,18 @@ class Style:
     newline: str
     ensure_ascii: bool
 
-    def render(self, value: Any) -> bytes:
-        """Serialise ``value`` in this style."""
+    def render(self, value: Any, raw: Raw | None = None) -> bytes:
+        """Serialise ``value`` in this style; `Verbatim` parts are written as ``raw`` gives them."""
+        parts: list[Pointer] = []
+        marked = _mark(value, parts)
         try:
-            return self._dump(value, ensure_ascii=self.ensure_ascii)
+            text = self._dump(marked, ensure_ascii=self.ensure_ascii)
         except UnicodeEncodeError:  # a lone surrogate cannot be written raw
-            return self._dump(value, ensure_ascii=True)
+            text = self._dump(marked, ensure_ascii=True)
+        for number, pointer in enumerate(parts):
+            assert raw is not None, "a Verbatim part needs the original bytes"
+            text = text.replace(json.dumps(_sentinel(number)).encode("ascii"), raw(pointer), 1)
+        return text
 
     def _dump(self, value: Any, *, ensure_ascii: bool) -> bytes:
         if self.indent is None:
@@ -63,6 +72,22 @@ class Style:
                 ensure_ascii=ensure_ascii,
             ).replace("\n", self.newline + self.margin)
         return text.encode("utf-8")
+
+
+def _sentinel(number: int) -> str:
+    return f"\x00verbatim-{number}\x00"
+
+
+def _mark(value: Any, parts: list[Pointer]) -> Any:
+    """``value`` with each `Verbatim` swapped for a sentinel string (recorded in ``parts``)."""
+    if isinstance(value, Verbatim):
+        parts.append(value.pointer)
+        return _sentinel(len(parts) - 1)
+    if isinstance(value, list):
+        return [_mark(v, parts) for v in value]
+    if isinstance(value, dict):
+        return {k: _mark(v, parts) for k, v in value.items()}
+    return value
 
 
 def element_style(buf: bytes, start: int, end: int, *, ensure_ascii: bool) -> Style:
@@ -114,45 +139,72 @@ def _separator(buf: bytes, span: ArraySpan, index: int, style: Style) -> bytes:
 
 
 def _insertion(
-    buf: bytes, span: ArraySpan, index: int, values: Sequence[Any], *, ensure_ascii: bool
+    buf: bytes,
+    span: ArraySpan,
+    index: int,
+    values: Sequence[Any],
+    *,
+    ensure_ascii: bool,
+    raw: Raw,
 ) -> tuple[int, bytes]:
     """Where and what to insert so that ``values`` become elements ``index, index+1, ...``."""
     elements = span.elements
     if not elements:
         style = Style(": ", ", ", None, "", "\n", ensure_ascii)
-        return span.start + 1, b", ".join(style.render(v) for v in values)
+        return span.start + 1, b", ".join(style.render(v, raw) for v in values)
     reference = elements[index - 1] if index > 0 else elements[0]
     style = element_style(buf, *reference, ensure_ascii=ensure_ascii)
     separator = _separator(buf, span, index, style)
-    body = separator.join(style.render(v) for v in values)
+    body = separator.join(style.render(v, raw) for v in values)
     if index < len(elements):
         return elements[index][0], body + separator
     return elements[-1][1], separator + body
 
 
+def _line_margin(buf: bytes, position: int) -> str:
+    """Leading whitespace of the line that holds ``position``."""
+    line_start = buf.rfind(b"\n", 0, position) + 1
+    line = buf[line_start:position]
+    return line[: len(line) - len(line.lstrip(b" \t"))].decode("ascii")
+
+
 def splice(buf: bytes, edits: Sequence[Edit]) -> bytes:
-    """Return ``buf`` with ``edits`` applied; nothing outside the insertions changes.
+    """Return ``buf`` with ``edits`` applied; nothing outside the edited places changes.
 
     Edit pointers and indexes refer to the original ``buf``, so edits in nested arrays and in
-    their parents can be combined freely.
+    their parents can be combined freely (a replaced value must not also hold an edit).
     """
     ensure_ascii = buf.isascii()
+
+    def raw(pointer: Pointer) -> bytes:
+        start = value_start(buf, pointer)
+        return buf[start : value_end(buf, start)]
+
     grouped: dict[tuple[Pointer, int], list[Any]] = {}
+    patches: list[tuple[int, int, int, bytes]] = []
     for edit in edits:
-        grouped.setdefault((edit.array, edit.index), []).extend(edit.values)
+        if isinstance(edit, Insert):
+            grouped.setdefault((edit.array, edit.index), []).extend(edit.values)
+            continue
+        start = value_start(buf, edit.pointer)
+        parent = value_start(buf, edit.pointer[:-1])
+        style = element_style(buf, parent, value_end(buf, parent), ensure_ascii=ensure_ascii)
+        style = replace(style, margin=_line_margin(buf, start))
+        patches.append((start, len(patches), value_end(buf, start), style.render(edit.value, raw)))
     spans: dict[Pointer, ArraySpan] = {}
-    patches: list[tuple[int, int, bytes]] = []
-    for order, ((pointer, index), values) in enumerate(grouped.items()):
+    for (pointer, index), values in grouped.items():
         if pointer not in spans:
             spans[pointer] = array_span(buf, value_start(buf, pointer))
-        position, text = _insertion(buf, spans[pointer], index, values, ensure_ascii=ensure_ascii)
-        patches.append((position, order, text))
+        position, text = _insertion(
+            buf, spans[pointer], index, values, ensure_ascii=ensure_ascii, raw=raw
+        )
+        patches.append((position, len(patches), position, text))
     patches.sort()
     out = []
     cursor = 0
-    for position, _, text in patches:
-        out.append(buf[cursor:position])
+    for start, _, end, text in patches:
+        out.append(buf[cursor:start])
         out.append(text)
-        cursor = position
+        cursor = end
     out.append(buf[cursor:])
     return b"".join(out)

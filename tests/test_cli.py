@@ -320,9 +320,13 @@ def test_fix_stdin_jsonl_inserts_a_line() -> None:
 
 
 def test_stdin_filename_makes_one_line_input_jsonl_and_names_it() -> None:
-    # Without a name, one line is one JSON document: a single message is not a history.
-    bare = run(["check"], input=ONE_MESSAGE_LINE, expect=2)
+    # Without a name, one line is one JSON document: a single message (like a stored API
+    # response) whose pending call is reported but cannot be answered beside it.
+    bare = run(["check"], input=ONE_MESSAGE_LINE, expect=1)
     assert bare.stdout == b""
+    assert "TP002 tool call" in bare.stderr and "[*]" not in bare.stderr, bare.show()
+    unfixed = run(["fix", "-"], input=ONE_MESSAGE_LINE, expect=1)
+    assert unfixed.stdout == ONE_MESSAGE_LINE
 
     named = run(["check", "--stdin-filename", "x.jsonl"], input=ONE_MESSAGE_LINE, expect=1)
     assert named.stdout == b""

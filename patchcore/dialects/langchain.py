@@ -200,6 +200,15 @@ class LangChain(ResultMessageDialect):
         "Class]}` (dumpd, Python and JS ids), or a flat `type` + `content` dict without `role` "
         "(model_dump)"
     )
+    containers = (
+        "a list; `messages`, `values.messages` (LangGraph thread state), `inputs.messages` "
+        "(LangSmith runs, a list of lists for chat-model runs); JSONL of either"
+    )
+    provider_errors = dict.fromkeys(
+        ("TP001", "TP002", "TP003"),
+        "Found AIMessages with tool_calls that do not have a corresponding ToolMessage "
+        "(LangGraph INVALID_CHAT_HISTORY; the provider then rejects the call {id} too)",
+    )
 
     def recognize(self, message: object) -> Recognition:
         unwrapped = unwrap(message)

@@ -65,6 +65,17 @@ class OpenAIChat(ResultMessageDialect):
         "`role` in system/developer/user/assistant/tool/function; assistant `tool_calls`, "
         '`role: "tool"` results'
     )
+    containers = (
+        "a list; `messages` (request bodies, fine-tuning JSONL), `body.messages` (Batch API), "
+        "`history` (SWE-agent), `[*].traj` (tau-bench), `simulations[*].messages` (tau2), "
+        "`samples[*].messages` (inspect)"
+    )
+    provider_errors = dict.fromkeys(
+        ("TP001", "TP002", "TP003"),
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        "{id}",
+    )
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or message.get("role") not in ROLES:
