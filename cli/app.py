@@ -18,6 +18,7 @@ from cli.inputs import NoInputError, resolve
 from cli.report import Summary, render_outcome, render_summary
 from cli.run import Mode, emit_stdout, process
 from patchcore.analyze import Options
+from patchcore.dialects import DIALECTS
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 clean or everything fixed; 1 findings remain (or --check/--diff would "
@@ -61,8 +62,8 @@ DialectOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--dialect",
-        help="Read every message list as this dialect (langchain, openai-chat) instead of "
-        "detecting it.",
+        help="Read every message list as this dialect instead of detecting it (see "
+        "`toolpatch formats`).",
         show_default=False,
     ),
 ]
@@ -250,6 +251,23 @@ def fix(
         stdin_filename=stdin_filename,
         color=color,
     )
+
+
+@app.command()
+def formats(color: ColorOpt = ColorMode.AUTO) -> int:
+    """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
+    printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    for dialect in DIALECTS:
+        printer.line(((dialect.name, "bold cyan"), (f"  {dialect.title}", "bold")))
+        printer.text(f"  recognised by: {dialect.recognised_by}")
+        printer.text(f"  found in: {dialect.containers}")
+        printer.text("")
+    printer.text(
+        "Detection is per message list: the first dialect (in the order above) that reads every "
+        "message and sees a marker of its own wins; --dialect NAME forces one. Lists are found "
+        "anywhere in a document; JSON Lines hold one conversation or one message per line."
+    )
+    return int(ExitCode.OK)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> NoReturn:

@@ -31,6 +31,13 @@ def finding_pieces(name: str, finding: Finding, *, mark_fixable: bool) -> Pieces
     return pieces
 
 
+def print_finding(printer: Printer, name: str, finding: Finding, *, mark_fixable: bool) -> None:
+    """The finding's line, then the provider error it would cause, quoted."""
+    printer.line(finding_pieces(name, finding, mark_fixable=mark_fixable))
+    if finding.provider_error:
+        printer.line((("    provider error: ", "dim"), (finding.provider_error, "dim")))
+
+
 def error_pieces(name: str, error: str) -> Pieces:
     """``path:line:col: error: reason``."""
     where = f"{name}:{error}" if error[:1].isdigit() else f"{name}: {error}"
@@ -142,10 +149,18 @@ def render_outcome(
         return
     report = outcome.report
     assert report is not None
-    if verbosity > 1:
-        for listed in report.lists:
+    for listed in report.lists:
+        where = f"{name}:{listed.line}" if listed.line is not None else name
+        if listed.warning and verbosity >= 1:
+            printer.line(
+                (
+                    (f"{where}: {listed.pointer or '/'}: ", "bold"),
+                    ("warning: ", "yellow"),
+                    (listed.note or "", ""),
+                )
+            )
+        elif verbosity > 1:
             what = listed.note or f"{listed.dialect}, {plural(listed.messages, 'message')}"
-            where = f"{name}:{listed.line}" if listed.line is not None else name
             printer.text(f"{where}: {listed.pointer or '/'}: {what}")
     if verbosity < 1:
         return
@@ -155,7 +170,7 @@ def render_outcome(
         return
     if mode is Mode.CHECK:
         for finding in report.findings:
-            (report_to or printer).line(finding_pieces(name, finding, mark_fixable=True))
+            print_finding(report_to or printer, name, finding, mark_fixable=True)
         return
     if report.fixed:
         verb = "Fixed" if mode is Mode.FIX else "Would fix"
@@ -166,7 +181,7 @@ def render_outcome(
             for finding in report.fixed:
                 printer.line(finding_pieces(name, finding, mark_fixable=False))
     for finding in report.remaining:
-        printer.line(finding_pieces(name, finding, mark_fixable=False))
+        print_finding(printer, name, finding, mark_fixable=False)
 
 
 def render_summary(summary: Summary, printer: Printer, *, verbosity: int) -> None:

@@ -43,10 +43,9 @@ def _describe(dangling: Dangling) -> str:
     call = dangling.call
     tool = f"'{call.name}'" if call.name else "of unknown tool"
     ident = f"id {call.id}" if call.id else "no id"
-    kind = "tool call" if call.answerable else "server-side tool call"
-    text = _MESSAGES[dangling.code].format(what=f"{kind} {tool} ({ident})")
+    text = _MESSAGES[dangling.code].format(what=f"tool call {tool} ({ident})")
     if not call.answerable:
-        text += "; its result cannot be made up"
+        text += "; a result of this kind cannot be truthfully made up"
     return text
 
 
@@ -74,7 +73,7 @@ def check_list(
         call = dangling.call
         key = call.pairing_key
         assert key is not None  # the engine never reports key-less calls as dangling
-        text = render_text(options.text(dangling.code), name=call.name, call_id=call.id or "none")
+        text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
         groups.setdefault(dangling.message_index, []).append((call, text))
     planned = dialect.answer(messages, views, context, list(groups.items()))
     edits_by_message = dict(zip(groups, planned, strict=True))

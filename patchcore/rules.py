@@ -106,13 +106,16 @@ DEFAULT_TEXTS: Mapping[str, str] = {
 _PLACEHOLDER = re.compile(r"\{(name|id)\}")
 
 
-def render_text(template: str, *, name: str | None, call_id: str) -> str:
+def render_text(template: str, *, name: str | None, call_id: str | None) -> str:
     """Fill ``{name}`` and ``{id}`` in ``template`` by literal substitution.
 
     A single pass, so a tool name containing ``{id}`` is not expanded again; every other brace
-    is kept as written (this is deliberately not ``str.format``).
+    is kept as written (this is deliberately not ``str.format``). For a call without an id
+    (Gemini pairs by name), the words `` with id {id}`` are left out.
     """
-    values = {"name": name or "unknown", "id": call_id}
+    if call_id is None:
+        template = template.replace(" with id {id}", "")
+    values = {"name": name or "unknown", "id": call_id or "unknown"}
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 

@@ -761,7 +761,9 @@ def test_report_line_names_file_line_code_id_and_tool(tmp_path: Path) -> None:
     finding = findings[0]
     assert re.match(r"^h\.jsonl:2:\d+: ", finding), result.show()
     assert "c1" in finding and "lookup" in finding, result.show()
-    assert len(lines) == 2, "one line per finding, then one summary line" + result.show()
+    assert len(lines) == 3, "a line per finding, its provider error, one summary" + result.show()
+    assert lines[1].startswith("    provider error: An assistant message with 'tool_calls' must")
+    assert lines[1].endswith(": c1"), result.show()
     assert "TP001" not in lines[-1] and not lines[-1].startswith("h.jsonl:")
 
 
@@ -772,7 +774,7 @@ def test_report_of_json_document(tmp_path: Path) -> None:
     # the line of the calling message in the pretty document
     assert finding.startswith(f"h.json:{DANGLING_CALL_LINE}:"), result.show()
     assert "call_1" in finding and "get_weather" in finding
-    assert len(result.stderr_lines) == 2
+    assert len(result.stderr_lines) == 3, "the finding, its provider error, the summary"
 
 
 def test_report_many_files_one_summary(tmp_path: Path) -> None:
@@ -780,7 +782,7 @@ def test_report_many_files_one_summary(tmp_path: Path) -> None:
     write(tmp_path / "b.jsonl", DANGLING_JSONL)
     write(tmp_path / "c.json", CLEAN)
     result = run(["check", "a.json", "b.jsonl", "c.json"], cwd=tmp_path, expect=1)
-    lines = result.stderr_lines
+    lines = [line for line in result.stderr_lines if not line.startswith("    provider error: ")]
     assert [line.split(":", 1)[0] for line in lines[:-1]] == ["a.json", "b.jsonl"], result.show()
     assert re.search(r"\d", lines[-1]), "the summary has counts" + result.show()
 

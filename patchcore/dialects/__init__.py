@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import Dialect, Recognition
+from patchcore.dialects.bedrock import Bedrock
+from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
+from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.errors import UnknownDialectError
 
-#: Every adapter, in the order detection tries them.
-DIALECTS: tuple[Dialect, ...] = (LangChain(), OpenAIChat())
+#: Every adapter, in the order detection tries them (a list goes to the first that recognises
+#: all its messages and sees a marker of its own in one of them).
+DIALECTS: tuple[Dialect, ...] = (
+    LangChain(),
+    OpenAIResponses(),
+    Gemini(),
+    Bedrock(),
+    Anthropic(),
+    OpenAIChat(),
+)
 
 _BY_NAME = {dialect.name: dialect for dialect in DIALECTS}
 

@@ -1,0 +1,153 @@
+"""Anthropic Messages: ``tool_use`` blocks answered by ``tool_result`` blocks in the next user turn.
+
+* Client calls are ``tool_use`` blocks of an assistant message, matched on ``id`` by the
+  ``tool_use_id`` of ``tool_result`` blocks in the next user message.
+* Server tools (``server_tool_use``, MCP ``mcp_tool_use``) are answered inside the same
+  assistant message by a ``*_tool_result`` block; an unanswered one is reported, never answered
+  with a made-up result.
+* A synthetic result is ``{"type": "tool_result", "tool_use_id", "content", "is_error": true}``,
+  placed in the next user message after its existing results and before anything else, or in
+  a new user message when the next message is not a user message. ``thinking`` and
+  ``redacted_thinking`` blocks (and their signatures) are never touched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from patchcore.dialects.base import (
+    BlockDialect,
+    Recognition,
+    call_id,
+    entry,
+    optional_name,
+)
+from patchcore.model import MessageView, Pointer, Role, ToolCall
+
+ROLES = frozenset({"user", "assistant", "system"})
+#: Block types of ``content_block_param.py`` (results of server tools end in ``_tool_result``).
+BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "tool_result",
+        "server_tool_use",
+        "container_upload",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "tool_reference",
+    }
+)
+#: Blocks only Anthropic writes: their presence settles detection.
+MARKERS = frozenset(
+    {"tool_use", "tool_result", "server_tool_use", "thinking", "redacted_thinking", "mcp_tool_use"}
+)
+SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def is_block(block: object) -> bool:
+    """Whether ``block`` is an Anthropic content block."""
+    if not isinstance(block, dict):
+        return False
+    kind = block.get("type")
+    return isinstance(kind, str) and (kind in BLOCK_TYPES or kind.endswith("_tool_result"))
+
+
+def is_result(block: Any) -> bool:
+    """Whether ``block`` is a client or server tool result."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    return isinstance(kind, str) and kind.endswith("tool_result")
+
+
+class Anthropic(BlockDialect):
+    """Anthropic Messages API ``messages``."""
+
+    name = "anthropic"
+    title = "Anthropic Messages"
+    recognised_by = (
+        "`role` user/assistant with `content` a string or a list of typed blocks (`text`, "
+        "`tool_use`, `tool_result`, `thinking`, `server_tool_use`, `*_tool_result`, ...); no "
+        '`tool_calls`, no `role: "tool"`'
+    )
+    containers = (
+        "a list; `messages` of a request body (beside `system`, `model`, `tools`); JSONL of "
+        "request bodies; a stored response (one assistant message)"
+    )
+    provider_errors = dict.fromkeys(
+        ("TP001", "TP002", "TP003"),
+        "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately "
+        "after: {id}. Each `tool_use` block must have a corresponding `tool_result` block in "
+        "the next message.",
+    )
+    blocks_key = "content"
+
+    def provider_error(self, code: str, call: ToolCall, message_index: int) -> str | None:
+        if call.answerable:
+            return super().provider_error(code, call, message_index)
+        return (
+            f"`{call.name}` tool use with id `{call.id}` was found without a corresponding "
+            f"`{call.name}_tool_result` block"
+        )
+
+    def recognize(self, message: object) -> Recognition:
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            return Recognition.NO
+        if "tool_calls" in message:
+            return Recognition.NO
+        content = message.get("content")
+        if isinstance(content, str):
+            return Recognition.COMPATIBLE
+        if not isinstance(content, list) or not all(is_block(b) for b in content):
+            return Recognition.NO
+        if any(b["type"] in MARKERS or b["type"].endswith("_tool_result") for b in content):
+            return Recognition.DISTINCT
+        return Recognition.COMPATIBLE
+
+    def view(self, message: Any, pointer: Pointer) -> MessageView:
+        content = message.get("content")
+        if not isinstance(content, list):
+            return MessageView(Role.OTHER)
+        calls: list[ToolCall] = []
+        results: list[str] = []
+        inner: list[str] = []
+        for k, block in enumerate(content):
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_use" or kind in SERVER_CALLS:
+                fields = entry(block, (*pointer, "content", k))
+                calls.append(
+                    ToolCall(
+                        id=call_id(fields.get("id"), (*pointer, "content", k, "id")),
+                        name=optional_name(fields.get("name")),
+                        path=("content", k),
+                        answerable=kind == "tool_use",
+                    )
+                )
+            elif is_result(block):
+                answered = call_id(block.get("tool_use_id"), (*pointer, "content", k))
+                if answered:
+                    (inner if calls else results).append(answered)
+        if message.get("role") == "assistant":
+            return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
+        only_results = bool(content) and all(is_result(b) for b in content)
+        role = Role.RESULTS if only_results else Role.OTHER
+        return MessageView(role, tuple(calls), tuple(results), tuple(inner))
+
+    def takes_results(self, message: Any) -> bool:
+        return message.get("role") == "user" and isinstance(message.get("content"), (str, list))
+
+    def is_result_block(self, block: Any) -> bool:
+        return isinstance(block, dict) and block.get("type") == "tool_result"
+
+    def result_block(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": call.id, "content": text, "is_error": True}
+
+    def new_turn(self, caller: Any, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"role": "user", "content": blocks}
+
+    def text_block(self, text: Any) -> dict[str, Any]:
+        return {"type": "text", "text": text}

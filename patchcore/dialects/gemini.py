@@ -1,0 +1,127 @@
+"""Google Gemini ``contents``: ``functionCall`` parts answered by ``functionResponse`` parts.
+
+* Both the REST spelling (``functionCall``, camelCase) and the Python SDK's ``model_dump()``
+  spelling (``function_call``) are read; synthetic parts are written in the caller's spelling.
+* Ids are optional. A call and a response pair on ``id`` when they have one; without, they pair
+  by tool name and position within their turns (the first unanswered ``get_weather`` call of a
+  turn with the first ``get_weather`` response of the answering turn).
+* A synthetic part is ``{"functionResponse": {"id"?, "name", "response": {"error": "<text>"}}}``
+  (the id only when the call has one), added to the response turn that follows the call turn,
+  or to a new ``user`` turn when the next turn holds no responses: the response turn then has as
+  many parts as the call turn has calls. Model turns, and their ``thoughtSignature`` parts, are
+  never touched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name
+from patchcore.model import MessageView, Pointer, Role, ToolCall
+
+ROLES = frozenset({"user", "model", "function"})
+CALL_KEYS = ("functionCall", "function_call")
+RESPONSE_KEYS = ("functionResponse", "function_response")
+
+
+def _payload(part: Any, keys: tuple[str, str]) -> tuple[str, Any] | None:
+    """``(key, value)`` of a call or response part, in whichever spelling it uses."""
+    if not isinstance(part, dict):
+        return None
+    for key in keys:
+        if key in part:
+            return key, part[key]
+    return None
+
+
+class Gemini(BlockDialect):
+    """Google Gemini ``contents`` (REST and SDK spellings)."""
+
+    name = "gemini"
+    title = "Google Gemini"
+    recognised_by = (
+        "`role` user/model with a `parts` list; `functionCall`/`functionResponse` parts "
+        "(REST) or `function_call`/`function_response` (SDK dumps)"
+    )
+    containers = "`contents` of a request body; a list; ADK session files (`events[].content`)"
+    provider_errors = dict.fromkeys(
+        ("TP001", "TP002", "TP003"),
+        "Please ensure that the number of function response parts is equal to the number of "
+        "function call parts of the function call turn.",
+    )
+    blocks_key = "parts"
+
+    def recognize(self, message: object) -> Recognition:
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            return Recognition.NO
+        parts = message.get("parts")
+        if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
+            return Recognition.NO
+        if any(_payload(p, CALL_KEYS) or _payload(p, RESPONSE_KEYS) for p in parts):
+            return Recognition.DISTINCT
+        return Recognition.COMPATIBLE
+
+    def view(self, message: Any, pointer: Pointer) -> MessageView:
+        parts = message.get("parts")
+        if not isinstance(parts, list):
+            return MessageView(Role.OTHER)
+        calls: list[ToolCall] = []
+        results: list[str] = []
+        inner: list[str] = []
+        call_names: Counter[str] = Counter()
+        response_names: Counter[str] = Counter()
+        for k, part in enumerate(parts):
+            called = _payload(part, CALL_KEYS)
+            responded = _payload(part, RESPONSE_KEYS)
+            if called is not None:
+                key, raw = called
+                fields = entry(raw, (*pointer, "parts", k, key))
+                ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
+                name = optional_name(fields.get("name"))
+                calls.append(
+                    ToolCall(
+                        id=ident,
+                        name=name,
+                        path=("parts", k),
+                        key=None if ident else _positional(name, call_names),
+                    )
+                )
+            elif responded is not None:
+                key, raw = responded
+                fields = entry(raw, (*pointer, "parts", k, key))
+                ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
+                answered = ident or _positional(optional_name(fields.get("name")), response_names)
+                (inner if calls else results).append(answered)
+        if calls:
+            return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
+        only_results = bool(parts) and all(_payload(p, RESPONSE_KEYS) for p in parts)
+        return MessageView(Role.RESULTS if only_results else Role.OTHER, (), tuple(results))
+
+    def takes_results(self, message: Any) -> bool:
+        parts = message.get("parts")
+        return isinstance(parts, list) and any(_payload(p, RESPONSE_KEYS) for p in parts)
+
+    def is_result_block(self, block: Any) -> bool:
+        return _payload(block, RESPONSE_KEYS) is not None
+
+    def result_block(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+        response: dict[str, Any] = {} if call.id is None else {"id": call.id}
+        response["name"] = call.name or "unknown"
+        response["response"] = {"error": text}
+        snake = any(isinstance(p, dict) and "function_call" in p for p in caller.get("parts", ()))
+        return {"function_response" if snake else "functionResponse": response}
+
+    def new_turn(self, caller: Any, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+        turn = {"role": "user", "parts": blocks}
+        # Keep the caller's key order (SDK dumps write "parts" before "role").
+        return {key: turn[key] for key in caller if key in turn} | turn
+
+
+def _positional(name: str | None, seen: Counter[str]) -> str:
+    """Pairing key of an id-less call or response: its name and its rank among same-named ones
+    in its turn."""
+    label = name or ""
+    key = f"{label}#{seen[label]}"
+    seen[label] += 1
+    return key

@@ -1,0 +1,180 @@
+"""OpenAI Responses input items: ``function_call`` items answered by ``function_call_output``.
+
+Calls and outputs are sibling items of one flat list, matched on ``call_id`` (never ``id``, the
+item's own id). The items of one model response (``reasoning``, assistant ``message``, calls)
+form one turn; a synthetic output goes after the turn and its existing outputs, so it never
+lands between a ``reasoning`` item and its call.
+
+Only calls whose format admits a truthful failure are answered:
+
+* ``function_call`` / ``custom_tool_call``: an output with the rule's text;
+* ``apply_patch_call``: an output with ``status: "failed"``.
+
+``computer_call`` (its output is a screenshot), ``local_shell_call``, ``shell_call`` and
+``mcp_approval_request`` (a decision nobody made) are reported, never answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from patchcore.dialects.base import (
+    ListContext,
+    Recognition,
+    ResultMessageDialect,
+    call_id,
+    optional_name,
+)
+from patchcore.dialects.openai_chat import arguments_malformed
+from patchcore.model import MessageView, Pointer, Role, ToolCall
+
+#: Client-executed call items: the output item type, and whether a truthful output exists.
+CALLS: Mapping[str, tuple[str, bool]] = {
+    "function_call": ("function_call_output", True),
+    "custom_tool_call": ("custom_tool_call_output", True),
+    "apply_patch_call": ("apply_patch_call_output", True),
+    "computer_call": ("computer_call_output", False),
+    "local_shell_call": ("local_shell_call_output", False),
+    "shell_call": ("shell_call_output", False),
+    "mcp_approval_request": ("mcp_approval_response", False),
+}
+OUTPUTS = frozenset(output for output, _ in CALLS.values())
+#: Other item types of the Responses input union (self-contained or structural).
+OTHER_ITEMS = frozenset(
+    {
+        "message",
+        "reasoning",
+        "item_reference",
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "tool_search_call",
+        "tool_search_output",
+        "compaction",
+    }
+)
+ROLES = frozenset({"user", "assistant", "system", "developer"})
+#: Content parts an EasyInputMessage may hold.
+PART_TYPES = frozenset(
+    {"input_text", "input_image", "input_file", "input_audio", "output_text", "refusal"}
+)
+
+
+def _kind(item: Any) -> str | None:
+    kind = item.get("type") if isinstance(item, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _call_key(item: Mapping[str, Any], kind: str) -> str:
+    """Where a call or output item keeps the pairing id."""
+    if kind == "mcp_approval_request":
+        return "id"
+    if kind == "mcp_approval_response":
+        return "approval_request_id"
+    if kind == "local_shell_call_output" and "call_id" not in item:
+        return "id"  # the SDK documents the call's id under the output's "id"
+    return "call_id"
+
+
+def _in_turn(item: Any) -> bool:
+    """Whether an item is part of a model response (so the next one continues its turn)."""
+    kind = _kind(item)
+    return (
+        kind in CALLS
+        or kind == "reasoning"
+        or (
+            isinstance(item, dict) and item.get("role") == "assistant" and kind in (None, "message")
+        )
+    )
+
+
+class OpenAIResponses(ResultMessageDialect):
+    """OpenAI Responses API input items."""
+
+    name = "openai-responses"
+    title = "OpenAI Responses"
+    recognised_by = (
+        "items with `type` function_call / function_call_output / reasoning / message / "
+        "custom_tool_call / computer_call / ..., and messages whose parts are `input_text` / "
+        "`output_text`"
+    )
+    containers = "a list; `input` of a request body; stored `output` lists; JSONL of items"
+    provider_errors = dict.fromkeys(
+        ("TP001", "TP002", "TP003"), "No tool output found for function call {id}."
+    )
+
+    def recognize(self, message: object) -> Recognition:
+        if not isinstance(message, dict):
+            return Recognition.NO
+        kind = _kind(message)
+        if kind in (None, "message"):
+            return self._recognize_message(message, typed=kind is not None)
+        if kind in CALLS or kind in OUTPUTS or kind in OTHER_ITEMS:
+            return Recognition.DISTINCT
+        return Recognition.NO
+
+    @staticmethod
+    def _recognize_message(message: Mapping[str, Any], *, typed: bool) -> Recognition:
+        """A message item (``type: "message"``) or an EasyInputMessage (no type): content is a
+        string or Responses content parts (``input_text``, ``output_text``, ...), which tell it
+        apart from an Anthropic message (``text``, ``tool_use`` blocks)."""
+        if message.get("role") not in ROLES:
+            return Recognition.NO
+        content = message.get("content")
+        if isinstance(content, str):
+            return Recognition.DISTINCT if typed else Recognition.COMPATIBLE
+        if isinstance(content, list) and all(_kind(p) in PART_TYPES for p in content):
+            return Recognition.DISTINCT if content or typed else Recognition.COMPATIBLE
+        return Recognition.NO
+
+    def view(self, message: Any, pointer: Pointer) -> MessageView:
+        kind = _kind(message)
+        if kind is None:
+            return MessageView(Role.OTHER)
+        if kind in CALLS:
+            key = _call_key(message, kind)
+            _, answerable = CALLS[kind]
+            call = ToolCall(
+                id=call_id(message.get(key), (*pointer, key)),
+                name=optional_name(message.get("name"))
+                or optional_name(message.get("server_label"))
+                or kind,
+                invalid=kind == "function_call" and arguments_malformed(message.get("arguments")),
+                answerable=answerable,
+            )
+            return MessageView(Role.CALLER, calls=(call,))
+        if kind in OUTPUTS:
+            key = _call_key(message, kind)
+            answered = call_id(message.get(key), (*pointer, key))
+            return MessageView(Role.RESULTS, results=(answered,) if answered else ())
+        return MessageView(Role.OTHER)
+
+    def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:
+        """Items after a call, a reasoning item or an assistant message continue its turn."""
+        views = super().views(messages, context)
+        for index in range(1, len(views)):
+            if _in_turn(messages[index]) and _in_turn(messages[index - 1]):
+                view = views[index]
+                views[index] = MessageView(
+                    view.role, view.calls, view.results, view.inner_results, joins_previous=True
+                )
+        return views
+
+    def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        return {}
+
+    def result_message(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        kind = _kind(caller)
+        assert kind is not None
+        output, answerable = CALLS[kind]
+        if not answerable:
+            return None
+        if kind == "apply_patch_call":
+            return {"type": output, "call_id": call.id, "status": "failed", "output": text}
+        return {"type": output, "call_id": call.id, "output": text}
