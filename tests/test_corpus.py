@@ -40,6 +40,8 @@ CLEAN = [
     "gemini/adk-context-update.session.json",
     "gemini/adk-flow-complex-spark.session.json",
     "gemini/inspect-live-functionresponse-in-model-turn.json",
+    "pydantic-ai/pydantic-deepagents-71570e7e-history.json",
+    "pydantic-ai/pydantic-deepagents-a8545ee1-history.json",
 ]
 #: Stored responses and paused runs: their calls are open by design (SOURCES.md), reported as
 #: pending (TP002) with the ids SOURCES.md lists, and not fixable beside a single response.

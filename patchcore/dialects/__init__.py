@@ -9,6 +9,7 @@ from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIResponses
+from patchcore.dialects.pydantic_ai import PydanticAI
 from patchcore.errors import UnknownDialectError
 
 #: Every adapter, in the order detection tries them (a list goes to the first that recognises
@@ -19,6 +20,7 @@ DIALECTS: tuple[Dialect, ...] = (
     Gemini(),
     Bedrock(),
     Anthropic(),
+    PydanticAI(),
     OpenAIChat(),
 )
 

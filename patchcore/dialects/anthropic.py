@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from patchcore.dialects.base import (
@@ -143,7 +144,9 @@ class Anthropic(BlockDialect):
     def is_result_block(self, block: Any) -> bool:
         return isinstance(block, dict) and block.get("type") == "tool_result"
 
-    def result_block(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+    def result_block(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any]:
         return {"type": "tool_result", "tool_use_id": call.id, "content": text, "is_error": True}
 
     def new_turn(self, caller: Any, blocks: list[dict[str, Any]]) -> dict[str, Any]:

@@ -206,8 +206,14 @@ class BlockDialect(Dialect):
     def is_result_block(self, block: Any) -> bool:
         """Whether ``block`` is a tool result."""
 
+    def block_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        """Learn from the list how its result blocks are written (none of this by default)."""
+        return {}
+
     @abstractmethod
-    def result_block(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+    def result_block(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any]:
         """One synthetic result block, in the caller's own spelling."""
 
     @abstractmethod
@@ -226,10 +232,11 @@ class BlockDialect(Dialect):
         context: ListContext,
         groups: Sequence[AnswerGroup],
     ) -> Answers:
+        style = self.block_style(messages)
         planned: Answers = []
         for message_index, calls in groups:
             caller = messages[message_index]
-            blocks = [self.result_block(caller, c, t) for c, t in calls if c.answerable]
+            blocks = [self.result_block(caller, c, t, style) for c, t in calls if c.answerable]
             edit = self._place(messages, context, message_index, blocks) if blocks else None
             planned.append([(edit,) if edit and call.answerable else () for call, _ in calls])
         return planned

@@ -9,6 +9,7 @@ message with the turn's other results, results first, or into a new user message
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name
@@ -121,7 +122,9 @@ class Bedrock(BlockDialect):
     def is_result_block(self, block: Any) -> bool:
         return _member(block) == "toolResult"
 
-    def result_block(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+    def result_block(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any]:
         return {
             "toolResult": {"toolUseId": call.id, "content": [{"text": text}], "status": "error"}
         }

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name
@@ -105,7 +106,9 @@ class Gemini(BlockDialect):
     def is_result_block(self, block: Any) -> bool:
         return _payload(block, RESPONSE_KEYS) is not None
 
-    def result_block(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+    def result_block(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any]:
         response: dict[str, Any] = {} if call.id is None else {"id": call.id}
         response["name"] = call.name or "unknown"
         response["response"] = {"error": text}

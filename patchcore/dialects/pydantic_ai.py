@@ -1,0 +1,146 @@
+"""pydantic-ai message histories (``ModelMessagesTypeAdapter`` JSON).
+
+A history alternates ``{"kind": "response", "parts": [...]}`` and ``{"kind": "request",
+"parts": [...]}``. Calls are ``tool-call`` parts of a response; results are ``tool-return`` (or
+tool ``retry-prompt``) parts of the next request, matched on ``tool_call_id``. Built-in (server)
+tools are ``builtin-tool-call`` parts answered by ``builtin-tool-return`` parts in the same
+response; an unanswered one is reported, never answered.
+
+The part layout changes between pydantic-ai versions, so a synthetic ``tool-return`` part copies
+the keys its neighbours use (``outcome``, ``tool_kind``, ``retry`` appear in newer releases) and
+is marked ``outcome: "failed"`` where the file has that key; its timestamp is the calling
+response's, so repairing is deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from patchcore.dialects.base import BlockDialect, Recognition, call_id, optional_name
+from patchcore.dialects.openai_chat import arguments_malformed
+from patchcore.model import MessageView, Pointer, Role, ToolCall
+
+KINDS = frozenset({"request", "response"})
+CALL_PARTS = {"tool-call": True, "builtin-tool-call": False}
+RESULT_PARTS = frozenset({"tool-return", "builtin-tool-return"})
+#: Keys of a ``ToolReturnPart``, in pydantic-ai's order, with the synthetic part's values.
+_RETURN_KEYS = (
+    "tool_name",
+    "content",
+    "tool_call_id",
+    "tool_kind",
+    "metadata",
+    "timestamp",
+    "outcome",
+    "retry",
+    "part_kind",
+)
+#: The keys every pydantic-ai release writes (used when the file has no tool-return to copy).
+_CLASSIC_RETURN_KEYS = frozenset(
+    {"tool_name", "content", "tool_call_id", "metadata", "timestamp", "part_kind"}
+)
+
+
+def _part_kind(part: Any) -> str | None:
+    kind = part.get("part_kind") if isinstance(part, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _is_result(part: Any) -> bool:
+    kind = _part_kind(part)
+    return kind in RESULT_PARTS or (kind == "retry-prompt" and bool(part.get("tool_name")))
+
+
+class PydanticAI(BlockDialect):
+    """pydantic-ai ``ModelRequest`` / ``ModelResponse`` lists."""
+
+    name = "pydantic-ai"
+    title = "pydantic-ai messages"
+    recognised_by = (
+        "`kind` request/response with `parts` carrying `part_kind` (`tool-call`, `tool-return`, "
+        "`user-prompt`, ...)"
+    )
+    containers = "a list (ModelMessagesTypeAdapter JSON); `messages` of a stored run"
+    provider_errors = dict.fromkeys(
+        ("TP001", "TP002", "TP003"),
+        "the request would reach the provider with tool call {id} unanswered (e.g. Anthropic: "
+        "`tool_use` ids were found without `tool_result` blocks immediately after: {id})",
+    )
+    blocks_key = "parts"
+
+    def recognize(self, message: object) -> Recognition:
+        if not isinstance(message, dict) or message.get("kind") not in KINDS:
+            return Recognition.NO
+        parts = message.get("parts")
+        if isinstance(parts, list) and all(_part_kind(p) for p in parts):
+            return Recognition.DISTINCT
+        return Recognition.NO
+
+    def view(self, message: Any, pointer: Pointer) -> MessageView:
+        calls: list[ToolCall] = []
+        results: list[str] = []
+        inner: list[str] = []
+        parts = message.get("parts")
+        for k, part in enumerate(parts if isinstance(parts, list) else ()):
+            kind = _part_kind(part)
+            if kind in CALL_PARTS:
+                calls.append(
+                    ToolCall(
+                        id=call_id(part.get("tool_call_id"), (*pointer, "parts", k)),
+                        name=optional_name(part.get("tool_name")),
+                        invalid=arguments_malformed(part.get("args")),
+                        path=("parts", k),
+                        answerable=CALL_PARTS[kind],
+                    )
+                )
+            elif _is_result(part):
+                answered = call_id(part.get("tool_call_id"), (*pointer, "parts", k))
+                if answered:
+                    (inner if calls else results).append(answered)
+        if message.get("kind") == "response":
+            return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
+        only_results = bool(parts) and all(_is_result(p) for p in parts or ())
+        return MessageView(Role.RESULTS if only_results else Role.OTHER, (), tuple(results))
+
+    def block_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        return {"keys": _neighbour_keys(messages)}
+
+    def takes_results(self, message: Any) -> bool:
+        return message.get("kind") == "request" and isinstance(message.get("parts"), list)
+
+    def is_result_block(self, block: Any) -> bool:
+        return _is_result(block)
+
+    def result_block(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        values = {
+            "tool_name": call.name or "unknown",
+            "content": text,
+            "tool_call_id": call.id,
+            "tool_kind": None,
+            "metadata": None,
+            "timestamp": caller.get("timestamp"),
+            "outcome": "failed",
+            "retry": None,
+            "part_kind": "tool-return",
+        }
+        return {key: values[key] for key in _RETURN_KEYS if key in style["keys"]}
+
+    def new_turn(self, caller: Any, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+        turn: dict[str, Any] = {"parts": blocks, "timestamp": caller.get("timestamp")}
+        turn["instructions"] = None
+        turn["kind"] = "request"
+        if "run_id" in caller:
+            turn["run_id"] = caller["run_id"]
+        return turn
+
+
+def _neighbour_keys(messages: Sequence[Mapping[str, Any]]) -> frozenset[str]:
+    """The keys the file's own tool-return parts have (the classic set if it has none)."""
+    for message in messages:
+        for part in message.get("parts") or ():
+            if _part_kind(part) == "tool-return":
+                return frozenset(part)
+    return _CLASSIC_RETURN_KEYS
