@@ -16,10 +16,13 @@ from pathlib import Path
 from typing import Any
 
 TOOLS = ("search_flights", "get_weather", "read_file", "run_query", "lookup_customer", "fetch_url")
+# fmt: off
 WORDS = (
-    "the quick brown fox jumps over the lazy dog while analysts review quarterly revenue "
-    "numbers and engineers refactor the billing service before the release window closes"
-).split()
+    "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "while", "analysts",
+    "review", "quarterly", "revenue", "numbers", "and", "engineers", "refactor", "billing",
+    "service", "before", "release", "window", "closes",
+)
+# fmt: on
 
 
 def _text(rng: random.Random, words: int) -> str:
@@ -122,7 +125,8 @@ def lines(*, dialect: str, conversations: int, seed: int = 1) -> Iterator[bytes]
     """The corpus, line by line."""
     rng = random.Random(seed)
     for number in range(conversations):
-        record = {"session_id": f"s-{number:06d}", "messages": conversation(rng, number, dialect=dialect)}
+        messages = conversation(rng, number, dialect=dialect)
+        record = {"session_id": f"s-{number:06d}", "messages": messages}
         yield json.dumps(record).encode("utf-8") + b"\n"
 
 

@@ -45,7 +45,12 @@ class Case:
         records: The input records: one value for a JSON file, one per line for JSON Lines.
         dump: Serialises the records to the file's bytes.
         expected: The repaired records (same shape), or ``None`` when nothing must change.
-        findings: ``(code, call_id)`` that ``check`` must report, in order.
+        findings: ``(code, call_id)`` that ``check`` must report, in order (``call_id`` is
+            ``None`` for a call without an id, e.g. a Gemini call paired by name).
+        unfixed: The findings that have no fix (no truthful result exists, e.g. an Anthropic
+            server tool or an OpenAI ``computer_call``): ``fix`` leaves them and exits 1.
+        warning: Text that ``check`` must print as a ``warning:`` on stderr (a list that mixes
+            dialects is reported, not repaired); ``None``: no warning at all.
         about: One line for samples/README.md.
     """
 
@@ -54,7 +59,9 @@ class Case:
     dump: Callable[[Sequence[Any]], bytes]
     about: str
     expected: Sequence[Any] | None = None
-    findings: Sequence[tuple[str, str]] = field(default_factory=tuple)
+    findings: Sequence[tuple[str, str | None]] = field(default_factory=tuple)
+    unfixed: Sequence[tuple[str, str | None]] = field(default_factory=tuple)
+    warning: str | None = None
 
 
 def inserted(values: Sequence[Any], inserts: Sequence[tuple[int, Any]]) -> list[Any]:
@@ -901,15 +908,1070 @@ def openai_cases() -> list[Case]:
     ]
 
 
+# -- Anthropic Messages ------------------------------------------------------------------
+
+
+def anthropic_result(template: str, name: str, call_id: str) -> dict[str, Any]:
+    """The ``tool_result`` block a correct repair inserts (formats.md §6.1)."""
+    return {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": text(template, name, call_id),
+        "is_error": True,
+    }
+
+
+def tool_use(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    """An Anthropic ``tool_use`` block."""
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+
+
+ANTHROPIC_TOOLS = [
+    {
+        "name": "get_weather",
+        "description": "Get the current weather for a city.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "description": "City name"}},
+            "required": ["city"],
+        },
+    },
+    {
+        "name": "search_flights",
+        "description": "Search one-way flights between two airports on a date.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "origin": {"type": "string"},
+                "destination": {"type": "string"},
+                "date": {"type": "string", "format": "date"},
+            },
+            "required": ["origin", "destination", "date"],
+        },
+    },
+]
+
+
+def anthropic_cases() -> list[Case]:
+    weather_id, flights_id = "toolu_01XFDUDYJgAACzvnptvVoYEL", "toolu_01KqU3kVJ5hJpJkR9GxNEzQe"
+    partial_messages = [
+        {
+            "role": "user",
+            "content": "I fly from Berlin to Lisbon on Friday. Weather there, and which flights?",
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "I'll check the weather in Lisbon and search flights."},
+                tool_use(weather_id, "get_weather", city="Lisbon"),
+                tool_use(
+                    flights_id, "search_flights", origin="BER", destination="LIS", date="2026-12-04"
+                ),
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": weather_id, "content": "21C, clear skies"},
+                {"type": "text", "text": "Never mind the flights, I already booked one."},
+            ],
+        },
+    ]
+
+    def request(messages: list[Any]) -> dict[str, Any]:
+        return {
+            "model": "claude-sonnet-4-5-20250929",
+            "max_tokens": 4096,
+            "system": "You are a travel assistant. Use the tools to answer.",
+            "tools": ANTHROPIC_TOOLS,
+            "messages": messages,
+        }
+
+    partial_fixed = json.loads(json.dumps(partial_messages))
+    # After the existing tool_result, before the user's text.
+    partial_fixed[2]["content"].insert(1, anthropic_result(TP001, "search_flights", flights_id))
+
+    read_id, reread_id = "toolu_01Hn8X7vR3cDqP2mWzL5tKbA", "toolu_01D7FwQ9sYc4uJm2RkXbNe6T"
+    plain = [
+        {"role": "user", "content": "Read config/settings.toml and tell me the port."},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Let me read the file."},
+                tool_use(read_id, "read_file", path="config/settings.toml"),
+            ],
+        },
+        {"role": "user", "content": "Sorry, the file is config/app.toml."},
+        {
+            "role": "assistant",
+            "content": [tool_use(reread_id, "read_file", path="config/app.toml")],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": reread_id,
+                    "content": "[server]\nport = 8080\n",
+                }
+            ],
+        },
+        {"role": "assistant", "content": "The server listens on port 8080."},
+    ]
+    plain_fixed = json.loads(json.dumps(plain))
+    # The plain string becomes a block list: the result first, the string kept as a text block.
+    plain_fixed[2]["content"] = [
+        anthropic_result(TP001, "read_file", read_id),
+        {"type": "text", "text": "Sorry, the file is config/app.toml."},
+    ]
+
+    tests_id = "toolu_01AbM4nP8qRsT2uVwXyZ3c9D"
+    thinking_body = {
+        "model": "claude-opus-4-1-20250805",
+        "max_tokens": 16000,
+        "thinking": {"type": "enabled", "budget_tokens": 10000},
+        "tools": [
+            {
+                "name": "run_tests",
+                "description": "Run pytest on a path and return the summary.",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}},
+                    "required": ["path"],
+                },
+            }
+        ],
+        "messages": [
+            {"role": "user", "content": "The CI is red on main. Can you run the unit tests?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "thinking",
+                        "thinking": "The user wants the unit tests run. I'll call run_tests on "
+                        "tests/unit first and look at the failures.",
+                        "signature": "EqQBCkgIBRABGAIiQL0mb3mXwVhk8TQpQ7rD3fG1sYk2n0yL9uRzW4c"
+                        "Bj5eXo1tHqP6aV8mN2dK7fS3gJ0wZ9iE4uR1yT5oL8cQnAEgw9kX2pR7mV3sT",
+                    },
+                    {"type": "text", "text": "Running the unit tests now."},
+                    tool_use(tests_id, "run_tests", path="tests/unit"),
+                ],
+            },
+        ],
+    }
+    thinking_fixed = json.loads(json.dumps(thinking_body))
+    thinking_fixed["messages"].append(
+        {"role": "user", "content": [anthropic_result(TP002, "run_tests", tests_id)]}
+    )
+
+    search_id = "toolu_01Q2w3E4r5T6y7U8i9O0pLkJ"
+    two_assistants = [
+        {"role": "user", "content": "Any flights from SFO to JFK on December 12?"},
+        {
+            "role": "assistant",
+            "content": [
+                tool_use(
+                    search_id, "search_flights", origin="SFO", destination="JFK", date="2026-12-12"
+                )
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "The flight search timed out. Shall I retry?"}],
+        },
+        {"role": "user", "content": "Yes, please retry."},
+    ]
+    two_assistants_fixed = inserted(
+        two_assistants,
+        [(1, {"role": "user", "content": [anthropic_result(TP001, "search_flights", search_id)]})],
+    )
+
+    clean_id = "toolu_01Vx7Hk2Lm9Np4Qr6St8Uw3Y"
+    clean_messages = [
+        {"role": "user", "content": "Météo à Lyon ?"},
+        {"role": "assistant", "content": [tool_use(clean_id, "get_weather", city="Lyon")]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": clean_id, "content": "12C, brouillard"}
+            ],
+        },
+        {"role": "assistant", "content": "Il fait 12 °C avec du brouillard à Lyon."},
+    ]
+    no_tools = [
+        {"role": "user", "content": "Say hi in Japanese."},
+        {"role": "assistant", "content": "こんにちは!"},
+    ]
+    trailing_id = "toolu_01Zk3Jd8Wm5Hq2Xv7Bn4Rt6P"
+    trailing_messages = [
+        {"role": "user", "content": "How's the weather in Zürich?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking Zürich."},
+                tool_use(trailing_id, "get_weather", city="Zürich"),
+            ],
+        },
+    ]
+    requests = [
+        request(clean_messages),
+        request(partial_messages),
+        request(no_tools),
+        request(trailing_messages),
+    ]
+    requests_fixed = [
+        requests[0],
+        request(partial_fixed),
+        requests[2],
+        request(
+            [
+                *trailing_messages,
+                {"role": "user", "content": [anthropic_result(TP002, "get_weather", trailing_id)]},
+            ]
+        ),
+    ]
+
+    server_clean = [
+        {"role": "user", "content": "What is the latest stable Python release?"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "server_tool_use",
+                    "id": "srvtoolu_01WYG3ziw53XMcoyKL4XcZmE",
+                    "name": "web_search",
+                    "input": {"query": "latest stable Python release"},
+                },
+                {
+                    "type": "web_search_tool_result",
+                    "tool_use_id": "srvtoolu_01WYG3ziw53XMcoyKL4XcZmE",
+                    "content": [
+                        {
+                            "type": "web_search_result",
+                            "url": "https://www.python.org/downloads/",
+                            "title": "Download Python | Python.org",
+                            "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5LTQ1NGUtODgx",
+                            "page_age": None,
+                        }
+                    ],
+                },
+                {"type": "text", "text": "The latest stable release is listed on python.org."},
+            ],
+        },
+        {"role": "user", "content": "Thanks!"},
+        {"role": "assistant", "content": "You're welcome."},
+    ]
+
+    fetch_id = "srvtoolu_01Bq8Kd3Lm6Np9Rs2Tv5Wx7Z"
+    server_open = [
+        {"role": "user", "content": "Summarise the changelog of httpx 0.28."},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Let me find the changelog."},
+                {
+                    "type": "server_tool_use",
+                    "id": "srvtoolu_01A9c4Hf7Jk2Mn5Pq8Rt3Vw6",
+                    "name": "web_search",
+                    "input": {"query": "httpx 0.28 changelog"},
+                },
+                {
+                    "type": "web_search_tool_result",
+                    "tool_use_id": "srvtoolu_01A9c4Hf7Jk2Mn5Pq8Rt3Vw6",
+                    "content": [
+                        {
+                            "type": "web_search_result",
+                            "url": "https://github.com/encode/httpx/blob/master/CHANGELOG.md",
+                            "title": "httpx/CHANGELOG.md at master",
+                            "encrypted_content": "Eu8BCioIAhgBIiQ0ZDk2YjM3Zi1hMzE0LTQ1YzQtOWQ3",
+                            "page_age": "2 weeks ago",
+                        }
+                    ],
+                },
+                {
+                    "type": "server_tool_use",
+                    "id": fetch_id,
+                    "name": "web_fetch",
+                    "input": {"url": "https://github.com/encode/httpx/blob/master/CHANGELOG.md"},
+                },
+            ],
+        },
+    ]
+
+    return [
+        Case(
+            "anthropic/request-partial-answer.json",
+            [request(partial_messages)],
+            json_doc(2),
+            "request body; two parallel tool_use, one answered, then text: the result goes "
+            "after the existing tool_result, before the text",
+            [request(partial_fixed)],
+            [("TP001", flights_id)],
+        ),
+        Case(
+            "anthropic/plain-string-reply.json",
+            [plain],
+            json_doc(4),
+            "the user answered with a plain string: it becomes [tool_result, text] (4 spaces)",
+            [plain_fixed],
+            [("TP001", read_id)],
+        ),
+        Case(
+            "anthropic/thinking-trailing-call.json",
+            [thinking_body],
+            json_doc("\t"),
+            "extended thinking (signed) + tool_use ends the history: a new user message (TP002), "
+            "the thinking block untouched (tabs)",
+            [thinking_fixed],
+            [("TP002", tests_id)],
+        ),
+        Case(
+            "anthropic/assistant-after-call.json",
+            [two_assistants],
+            json_doc(None),
+            "tool_use followed by another assistant message: a new user message between (one line)",
+            [two_assistants_fixed],
+            [("TP001", search_id)],
+        ),
+        Case(
+            "anthropic/requests.jsonl",
+            requests,
+            jsonl(ensure_ascii=False),
+            "JSONL of request bodies, raw UTF-8: clean lines stay byte-identical",
+            requests_fixed,
+            [("TP001", flights_id), ("TP002", trailing_id)],
+        ),
+        Case(
+            "anthropic/server-tool-clean.json",
+            [server_clean],
+            json_doc(2),
+            "server_tool_use answered by web_search_tool_result in the same message: clean",
+        ),
+        Case(
+            "anthropic/server-tool-unanswered.json",
+            [{"model": "claude-sonnet-4-5-20250929", "max_tokens": 2048, "messages": server_open}],
+            json_doc(2),
+            "a web_fetch server_tool_use left open (pause_turn): reported, never made up",
+            None,
+            [("TP002", fetch_id)],
+            unfixed=[("TP002", fetch_id)],
+        ),
+    ]
+
+
+# -- OpenAI Responses --------------------------------------------------------------------
+
+
+def responses_output(
+    template: str, name: str, call_id: str, kind: str = "function_call_output"
+) -> dict[str, Any]:
+    """The output item a correct repair inserts (formats.md §5: no ``id``, no ``status``)."""
+    return {"type": kind, "call_id": call_id, "output": text(template, name, call_id)}
+
+
+def responses_call(item_id: str, call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    """A ``function_call`` item as the API returns it."""
+    return {
+        "type": "function_call",
+        "id": item_id,
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "status": "completed",
+    }
+
+
+def reasoning(item_id: str, blob: str) -> dict[str, Any]:
+    """A ``reasoning`` item with encrypted content (``store: false``)."""
+    return {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": blob}
+
+
+def responses_cases() -> list[Case]:
+    weather_call, flights_call = "call_Xk2fN8qLw3RzT5vY", "call_9PbQ4mJd7sHc2KaE"
+    request_input = [
+        {"role": "developer", "content": "You are a travel agent. Use the tools."},
+        {"role": "user", "content": "Is it raining in Osaka?"},
+        reasoning("rs_68a1f0c2b4e88190a1", "gAAAAABoqfX1Zk8dN0s3QmZ4YjItN2E1ZS00"),
+        responses_call(
+            "fc_68a1f0c3d5a48190b2", "call_Rn7Lq2Vt5Wx8Yz3A", "get_weather", '{"city":"Osaka"}'
+        ),
+        {
+            "type": "function_call_output",
+            "call_id": "call_Rn7Lq2Vt5Wx8Yz3A",
+            "output": '{"temp_c": 11, "sky": "light rain"}',
+        },
+        {
+            "type": "message",
+            "id": "msg_68a1f0c5e7c08190c3",
+            "role": "assistant",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": "Yes, light rain and 11C.", "annotations": []}
+            ],
+        },
+        {"role": "user", "content": "And Tokyo? Also find flights Osaka to Tokyo tomorrow."},
+        reasoning("rs_68a1f10a2c3c8190d4", "gAAAAABoqfYKc2VhcmNoIGZsaWdodHMgYW5k"),
+        responses_call("fc_68a1f10b4d5c8190e5", weather_call, "get_weather", '{"city":"Tokyo"}'),
+        responses_call(
+            "fc_68a1f10b4d5c8190f6",
+            flights_call,
+            "search_flights",
+            '{"origin":"ITM","destination":"HND","date":"2026-12-05"}',
+        ),
+        {
+            "type": "function_call_output",
+            "call_id": weather_call,
+            "output": '{"temp_c": 9, "sky": "cloudy"}',
+        },
+        {"role": "user", "content": "Forget the flights, I'll take the Shinkansen."},
+    ]
+
+    def body(items: list[Any]) -> dict[str, Any]:
+        return {
+            "model": "o4-mini",
+            "input": items,
+            "tools": [
+                {
+                    "type": "function",
+                    "name": "get_weather",
+                    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+                },
+                {
+                    "type": "function",
+                    "name": "search_flights",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "origin": {"type": "string"},
+                            "destination": {"type": "string"},
+                            "date": {"type": "string"},
+                        },
+                    },
+                },
+            ],
+            "reasoning": {"effort": "medium"},
+            "store": False,
+            "include": ["reasoning.encrypted_content"],
+        }
+
+    # After the turn's existing output (item 10), never between reasoning and its calls.
+    request_fixed = inserted(
+        request_input, [(10, responses_output(TP001, "search_flights", flights_call))]
+    )
+
+    custom_call = "call_Vb3Nm6Qw9Er2Ty5U"
+    custom = [
+        {"role": "user", "content": "Run the API tests."},
+        reasoning("rs_68b2a01c3d4e8190a7", "gAAAAABosqAcdGVzdHMgZm9yIHRoZSBBUEk="),
+        {
+            "type": "custom_tool_call",
+            "id": "ctc_68b2a01d5e6f8190b8",
+            "call_id": custom_call,
+            "name": "run_tests",
+            "input": "pytest -q tests/test_api.py",
+        },
+    ]
+    custom_fixed = [
+        *custom,
+        responses_output(TP002, "run_tests", custom_call, "custom_tool_call_output"),
+    ]
+
+    write_call = "call_Wr4Tq7Ys1Ux3Zb6C"
+    truncated = [
+        {"role": "user", "content": "Save these meeting notes to notes/meeting.md."},
+        responses_call(
+            "fc_68c3b12e6f708190c9",
+            write_call,
+            "write_file",
+            '{"path": "notes/meeting.md", "content": "# Meeting notes\\n\\n- Budget appro',
+        ),
+        {"role": "user", "content": "Did that save?"},
+    ]
+    truncated_fixed = inserted(truncated, [(1, responses_output(TP003, "write_file", write_call))])
+
+    time_call = "call_Tm8Kp3Lz6Qx1Wv4N"
+    items = [
+        {"role": "user", "content": "Weather and local time in Paris?"},
+        reasoning("rs_68d4c23f7a818190da", "gAAAAABo1MI/d2VhdGhlciBhbmQgdGltZQ=="),
+        responses_call(
+            "fc_68d4c2408b928190eb", "call_Pw5Rs8Tv2Xy4Za7B", "get_weather", '{"city":"Paris"}'
+        ),
+        responses_call("fc_68d4c2408b928190fc", time_call, "get_time", '{"tz":"Europe/Paris"}'),
+        {
+            "type": "function_call_output",
+            "call_id": "call_Pw5Rs8Tv2Xy4Za7B",
+            "output": "18C, sunny",
+        },
+        {"role": "user", "content": "Actually, skip the time."},
+    ]
+    items_fixed = inserted(items, [(4, responses_output(TP001, "get_time", time_call))])
+
+    computer_call = "call_Cu7Hn2Jk5Lm8Pq3R"
+    computer = {
+        "model": "computer-use-preview",
+        "truncation": "auto",
+        "tools": [
+            {
+                "type": "computer_use_preview",
+                "display_width": 1024,
+                "display_height": 768,
+                "environment": "browser",
+            }
+        ],
+        "input": [
+            {"role": "user", "content": "Open bing.com and search for OpenAI news."},
+            reasoning("rs_68e5d3508c938190ad", "gAAAAABo5dNQY2xpY2sgdGhlIHNlYXJjaCBiYXI="),
+            {
+                "type": "computer_call",
+                "id": "cu_68e5d3519da48190be",
+                "call_id": computer_call,
+                "action": {"type": "click", "button": "left", "x": 412, "y": 318},
+                "pending_safety_checks": [],
+                "status": "completed",
+            },
+            {"role": "user", "content": "Stop, I'll do it myself."},
+        ],
+    }
+
+    return [
+        Case(
+            "openai-responses/request-reasoning-parallel.json",
+            [body(request_input)],
+            json_doc(2),
+            "request body with reasoning items; two function_call items, one output, then the "
+            "user: the output goes after the existing output, not between reasoning and call",
+            [body(request_fixed)],
+            [("TP001", flights_call)],
+        ),
+        Case(
+            "openai-responses/custom-tool-trailing.json",
+            [custom],
+            json_doc("\t"),
+            "custom_tool_call ends the history: custom_tool_call_output (TP002), tabs",
+            [custom_fixed],
+            [("TP002", custom_call)],
+        ),
+        Case(
+            "openai-responses/truncated-arguments.json",
+            [truncated],
+            json_doc(None, separators=(",", ":")),
+            "function_call whose arguments were cut off (TP003), compact separators",
+            [truncated_fixed],
+            [("TP003", write_call)],
+        ),
+        Case(
+            "openai-responses/items.jsonl",
+            items,
+            jsonl(),
+            "JSONL, one item per line: the synthetic output is a new line after the output",
+            items_fixed,
+            [("TP001", time_call)],
+        ),
+        Case(
+            "openai-responses/computer-call-open.json",
+            [computer],
+            json_doc(2),
+            "a computer_call left open: reported, never answered with a fake screenshot",
+            None,
+            [("TP001", computer_call)],
+            unfixed=[("TP001", computer_call)],
+        ),
+    ]
+
+
+# -- Gemini ------------------------------------------------------------------------------
+
+
+def gemini_response(
+    template: str, name: str, call_id: str | None = None, key: str = "functionResponse"
+) -> dict[str, Any]:
+    """The response part a correct repair inserts: ``id`` only when the call has one, and then
+    the text names it; without an id the words `` with id {id}`` are left out."""
+    if call_id is None:
+        message = template.replace(" with id {id}", "").replace("{name}", name)
+        return {key: {"name": name, "response": {"error": message}}}
+    return {
+        key: {"id": call_id, "name": name, "response": {"error": text(template, name, call_id)}}
+    }
+
+
+def gemini_call(name: str, call_id: str | None = None, **args: Any) -> dict[str, Any]:
+    """A REST ``functionCall`` part."""
+    call: dict[str, Any] = {} if call_id is None else {"id": call_id}
+    return {"functionCall": {**call, "name": name, "args": args}}
+
+
+GEMINI_TOOLS = [
+    {
+        "functionDeclarations": [
+            {
+                "name": "get_weather",
+                "description": "Current weather for a city.",
+                "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}},
+            },
+            {
+                "name": "get_time",
+                "description": "Local time in an IANA time zone.",
+                "parameters": {"type": "OBJECT", "properties": {"timezone": {"type": "STRING"}}},
+            },
+        ]
+    }
+]
+
+
+def gemini_cases() -> list[Case]:
+    idless = {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {"text": "Compare the weather in Paris and London, and the time in Paris."}
+                ],
+            },
+            {
+                "role": "model",
+                "parts": [
+                    gemini_call("get_weather", city="Paris"),
+                    gemini_call("get_weather", city="London"),
+                    gemini_call("get_time", timezone="Europe/Paris"),
+                ],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "name": "get_weather",
+                            "response": {"output": "Paris: 14C, light rain"},
+                        }
+                    }
+                ],
+            },
+            {"role": "user", "parts": [{"text": "Hurry up please."}]},
+        ],
+        "systemInstruction": {"parts": [{"text": "You are a concise weather assistant."}]},
+        "tools": GEMINI_TOOLS,
+        "generationConfig": {"temperature": 0.2},
+    }
+    idless_fixed = json.loads(json.dumps(idless))
+    # The first get_weather response answers the first get_weather call (by name, in order);
+    # the second get_weather and get_time are appended to the response turn, in call order.
+    idless_fixed["contents"][2]["parts"] += [
+        gemini_response(TP001, "get_weather"),
+        gemini_response(TP001, "get_time"),
+    ]
+
+    # Content.model_dump(exclude_none=True, mode="json"): "parts" before "role", FunctionCall
+    # fields in the SDK's order (args, name), no ids (Vertex AI).
+    snake = [
+        {"parts": [{"text": "Run the unit tests for the payments module."}], "role": "user"},
+        {
+            "parts": [
+                {"text": "First I'll look at the test configuration."},
+                {"function_call": {"args": {"path": "pytest.ini"}, "name": "read_file"}},
+            ],
+            "role": "model",
+        },
+        {
+            "parts": [
+                {
+                    "function_response": {
+                        "name": "read_file",
+                        "response": {"output": "[pytest]\ntestpaths = tests\n"},
+                    }
+                }
+            ],
+            "role": "user",
+        },
+        {
+            "parts": [{"function_call": {"args": {"path": "tests/payments"}, "name": "run_tests"}}],
+            "role": "model",
+        },
+    ]
+    snake_fixed = [
+        *snake,
+        {"parts": [gemini_response(TP002, "run_tests", key="function_response")], "role": "user"},
+    ]
+
+    book_id, weather_id = "fc_7d3a9b21e4c5", "fc_0b8e6f13a2d9"
+    with_ids = {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {"text": "Book Chez Janou for 4 at 20:00 tonight and check the weather."}
+                ],
+            },
+            {
+                "role": "model",
+                "parts": [
+                    gemini_call(
+                        "book_table", book_id, restaurant="Chez Janou", party_size=4, time="20:00"
+                    ),
+                    gemini_call("get_weather", weather_id, city="Paris"),
+                ],
+            },
+            {"role": "user", "parts": [{"text": "Wait, make it 5 people."}]},
+        ]
+    }
+    with_ids_fixed = json.loads(json.dumps(with_ids))
+    with_ids_fixed["contents"].insert(
+        2,
+        {
+            "role": "user",
+            "parts": [
+                gemini_response(TP001, "book_table", book_id),
+                gemini_response(TP001, "get_weather", weather_id),
+            ],
+        },
+    )
+
+    signature = "CpwFAdHtim9kQ2x3Y1ZzT0JmRk5tU2hHa1p6bWdQbE9ZcGJ4dVFWd2Zl"
+    signed = {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [{"text": "Find a flight to Rome on Friday and the weather."}],
+            },
+            {
+                "role": "model",
+                "parts": [
+                    {
+                        "functionCall": {
+                            "name": "search_flights",
+                            "args": {"destination": "FCO", "date": "2026-12-04"},
+                        },
+                        "thoughtSignature": signature,
+                    },
+                    gemini_call("get_weather", city="Rome"),
+                ],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "name": "search_flights",
+                            "response": {"output": [{"flight": "AZ 611", "price_eur": 129}]},
+                        }
+                    }
+                ],
+            },
+            {"role": "user", "parts": [{"text": "Also, any hotels near Termini?"}]},
+        ],
+        "generationConfig": {"thinkingConfig": {"thinkingLevel": "low"}},
+    }
+    signed_fixed = json.loads(json.dumps(signed))
+    signed_fixed["contents"][2]["parts"].append(gemini_response(TP001, "get_weather"))
+
+    # The API returned an id; the client answered without one (ids are optional): the pair
+    # matches by name within the turn, as ids are compared only when both sides have one.
+    one_sided = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "What time is it in Tokyo?"}]},
+            {
+                "role": "model",
+                "parts": [gemini_call("get_time", "fc_5c1e8a40b7f2", timezone="Asia/Tokyo")],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "name": "get_time",
+                            "response": {"output": "2026-12-03T18:42:00+09:00"},
+                        }
+                    }
+                ],
+            },
+            {"role": "model", "parts": [{"text": "It is 18:42 in Tokyo."}]},
+        ],
+        "tools": GEMINI_TOOLS,
+    }
+
+    return [
+        Case(
+            "gemini/rest-idless-parallel.json",
+            [idless],
+            json_doc(2),
+            "REST request body, id-less parallel calls (two get_weather, one get_time), one "
+            "answered: the missing responses are appended to the response turn in call order",
+            [idless_fixed],
+            [("TP001", None), ("TP001", None)],
+        ),
+        Case(
+            "gemini/sdk-snake-case.json",
+            [snake],
+            json_doc(4),
+            "python-genai model_dump (snake_case, parts before role) ending on the call: a new "
+            "snake_case user turn (TP002)",
+            [snake_fixed],
+            [("TP002", None)],
+        ),
+        Case(
+            "gemini/ids-user-text.json",
+            [with_ids],
+            json_doc(None, separators=(",", ":")),
+            "calls with ids, the next turn is user text: a new response turn carrying the ids",
+            [with_ids_fixed],
+            [("TP001", book_id), ("TP001", weather_id)],
+        ),
+        Case(
+            "gemini/thought-signature.json",
+            [signed],
+            json_doc("\t"),
+            "Gemini 3 thoughtSignature on the first call part is left exactly as it was (tabs)",
+            [signed_fixed],
+            [("TP001", None)],
+        ),
+        Case(
+            "gemini/id-on-call-only.json",
+            [one_sided],
+            json_doc(2),
+            "the call has an id, its response none: paired by name within the turn, clean",
+        ),
+    ]
+
+
+# -- Bedrock Converse --------------------------------------------------------------------
+
+
+def bedrock_result(template: str, name: str, call_id: str) -> dict[str, Any]:
+    """The ``toolResult`` block a correct repair inserts (formats.md §8)."""
+    return {
+        "toolResult": {
+            "toolUseId": call_id,
+            "content": [{"text": text(template, name, call_id)}],
+            "status": "error",
+        }
+    }
+
+
+def bedrock_use(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    """A Converse ``toolUse`` block."""
+    return {"toolUse": {"toolUseId": call_id, "name": name, "input": arguments}}
+
+
+BEDROCK_TOOLS = {
+    "tools": [
+        {
+            "toolSpec": {
+                "name": "get_weather",
+                "description": "Current weather for a city.",
+                "inputSchema": {
+                    "json": {
+                        "type": "object",
+                        "properties": {"city": {"type": "string"}},
+                        "required": ["city"],
+                    }
+                },
+            }
+        },
+        {
+            "toolSpec": {
+                "name": "search_flights",
+                "description": "One-way flights between two airports.",
+                "inputSchema": {
+                    "json": {
+                        "type": "object",
+                        "properties": {
+                            "origin": {"type": "string"},
+                            "destination": {"type": "string"},
+                            "date": {"type": "string"},
+                        },
+                        "required": ["origin", "destination", "date"],
+                    }
+                },
+            }
+        },
+    ]
+}
+
+
+def bedrock_cases() -> list[Case]:
+    weather_id, flights_id = "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "tooluse_2bX9vQ4sTmK7wLp1YdRc8A"
+    partial = {
+        "modelId": "us.anthropic.claude-sonnet-4-20250514-v1:0",
+        "system": [{"text": "You are a travel assistant."}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"text": "Weather in Seattle, and flights SEA to SFO tomorrow?"}],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"text": "Let me check both."},
+                    bedrock_use(weather_id, "get_weather", city="Seattle"),
+                    bedrock_use(
+                        flights_id,
+                        "search_flights",
+                        origin="SEA",
+                        destination="SFO",
+                        date="2026-12-05",
+                    ),
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "toolResult": {
+                            "toolUseId": weather_id,
+                            "content": [{"json": {"temp_c": 8, "conditions": "rain"}}],
+                            "status": "success",
+                        }
+                    },
+                    {"text": "Skip the flights, I'll drive."},
+                ],
+            },
+        ],
+        "toolConfig": BEDROCK_TOOLS,
+        "inferenceConfig": {"maxTokens": 1024, "temperature": 0.3},
+    }
+    partial_fixed = json.loads(json.dumps(partial))
+    # After the existing toolResult, before the text.
+    partial_fixed["messages"][2]["content"].insert(
+        1, bedrock_result(TP001, "search_flights", flights_id)
+    )
+
+    tests_id = "tooluse_Qm3Rt7Yx1Zc5Vb9Nk2Hs4A"
+    trailing = [
+        {"role": "user", "content": [{"text": "Run the integration tests."}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"text": "Running them now."},
+                bedrock_use(tests_id, "run_tests", path="tests/integration"),
+            ],
+        },
+    ]
+    trailing_fixed = [
+        *trailing,
+        {"role": "user", "content": [bedrock_result(TP002, "run_tests", tests_id)]},
+    ]
+
+    clean_id = "tooluse_Hd6Jf2Kl8Mn4Pq0Rs5Tu1V"
+    clean = {
+        "modelId": "amazon.nova-pro-v1:0",
+        "messages": [
+            {"role": "user", "content": [{"text": "Weather in Denver?"}]},
+            {"role": "assistant", "content": [bedrock_use(clean_id, "get_weather", city="Denver")]},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "toolResult": {
+                            "toolUseId": clean_id,
+                            "content": [{"text": "3C, snow showers"}],
+                            "status": "success",
+                        }
+                    }
+                ],
+            },
+            {"role": "assistant", "content": [{"text": "It is 3C with snow showers in Denver."}]},
+        ],
+        "toolConfig": BEDROCK_TOOLS,
+    }
+
+    return [
+        Case(
+            "bedrock/converse-partial-answer.json",
+            [partial],
+            json_doc(2),
+            "Converse request; two toolUse, one toolResult then text: the synthetic toolResult "
+            "(status error) goes after the existing one, before the text",
+            [partial_fixed],
+            [("TP001", flights_id)],
+        ),
+        Case(
+            "bedrock/trailing-tool-use.json",
+            [trailing],
+            json_doc(4),
+            "the history ends on toolUse: a new user message with the toolResult (TP002)",
+            [trailing_fixed],
+            [("TP002", tests_id)],
+        ),
+        Case(
+            "bedrock/clean.json",
+            [clean],
+            json_doc(2),
+            "every toolUse answered: check is clean, fix writes nothing",
+        ),
+    ]
+
+
+# -- Mixed dialects ----------------------------------------------------------------------
+
+
+def mixed_cases() -> list[Case]:
+    tool_message = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking."},
+                tool_use("toolu_01Mx4Nc7Bv2Lk5Jh8Gf3Ds6A", "get_weather", city="Paris"),
+            ],
+        },
+        {"role": "tool", "tool_call_id": "toolu_01Mx4Nc7Bv2Lk5Jh8Gf3Ds6A", "content": "18C, sunny"},
+        {"role": "assistant", "content": "It is 18C and sunny."},
+    ]
+    responses_item = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": [tool_use("toolu_01Pq9Rs2Tu5Vw8Xy1Za4Bc7D", "get_weather", city="Paris")],
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "toolu_01Pq9Rs2Tu5Vw8Xy1Za4Bc7D",
+            "output": "18C, sunny",
+        },
+        {"role": "user", "content": "And tomorrow?"},
+    ]
+    return [
+        Case(
+            "mixed/anthropic-with-openai-tool-message.json",
+            [tool_message],
+            json_doc(2),
+            'Anthropic tool_use answered by an OpenAI role "tool" message: a warning, no repair',
+            warning="mixes dialects",
+        ),
+        Case(
+            "mixed/anthropic-with-responses-output.json",
+            [responses_item],
+            json_doc(2),
+            "Anthropic tool_use answered by a Responses function_call_output: a warning, no repair",
+            warning="mixes dialects",
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     """Every sample, in a stable order."""
-    return langchain_cases() + openai_cases()
+    return (
+        langchain_cases()
+        + openai_cases()
+        + anthropic_cases()
+        + responses_cases()
+        + gemini_cases()
+        + bedrock_cases()
+        + mixed_cases()
+    )
 
 
 def fixed_path(path: str) -> str:
     """``a/b.json`` → ``a/b.fixed.json``."""
     stem, dot, suffix = path.rpartition(".")
     return f"{stem}.fixed{dot}{suffix}"
+
+
+def reported_finding(case: Case, finding: tuple[str, str | None]) -> str:
+    """One finding as samples/README.md lists it."""
+    code, call_id = finding
+    shown = f"{code} `{call_id}`" if call_id is not None else f"{code} (no id)"
+    return f"{shown} (not fixable)" if finding in case.unfixed else shown
 
 
 def expected_files() -> dict[str, bytes]:
@@ -931,7 +1993,10 @@ def expected_files() -> dict[str, bytes]:
         files[case.path] = case.dump(case.records)
         if case.expected is not None:
             files[fixed_path(case.path)] = case.dump(case.expected)
-        reported = ", ".join(f"{code} `{call_id}`" for code, call_id in case.findings) or "-"
+        reported = ", ".join(reported_finding(case, finding) for finding in case.findings)
+        if case.warning:
+            reported = ", ".join(filter(None, (reported, f"warning: {case.warning}")))
+        reported = reported or "-"
         readme.append(f"| `{case.path}` | {case.about} | {reported} |")
     files["README.md"] = ("\n".join(readme) + "\n").encode()
     return files

@@ -15,10 +15,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name
+from patchcore.dialects.base import (
+    BlockDialect,
+    ListContext,
+    Recognition,
+    call_id,
+    entry,
+    optional_name,
+)
 from patchcore.model import MessageView, Pointer, Role, ToolCall
 
 ROLES = frozenset({"user", "model", "function"})
@@ -64,14 +71,33 @@ class Gemini(BlockDialect):
         return Recognition.COMPATIBLE
 
     def view(self, message: Any, pointer: Pointer) -> MessageView:
+        return self._view(message, pointer, answering=())
+
+    def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:
+        """Responses are matched against the calls of the call turn they answer (the nearest
+        turn with calls before them), so that an id is only compared when both sides have one."""
+        views: list[MessageView] = []
+        answering: tuple[ToolCall, ...] = ()
+        for index, message in enumerate(messages):
+            if message is None:
+                views.append(MessageView(Role.OTHER))
+                continue
+            view = self._view(message, context.message_pointer(index), answering=answering)
+            views.append(view)
+            if view.calls:
+                answering = view.calls
+        return views
+
+    def _view(
+        self, message: Any, pointer: Pointer, *, answering: Sequence[ToolCall]
+    ) -> MessageView:
         parts = message.get("parts")
         if not isinstance(parts, list):
             return MessageView(Role.OTHER)
         calls: list[ToolCall] = []
-        results: list[str] = []
-        inner: list[str] = []
-        call_names: Counter[str] = Counter()
-        response_names: Counter[str] = Counter()
+        early: list[tuple[str | None, str | None]] = []
+        late: list[tuple[str | None, str | None]] = []
+        names: Counter[str] = Counter()
         for k, part in enumerate(parts):
             called = _payload(part, CALL_KEYS)
             responded = _payload(part, RESPONSE_KEYS)
@@ -80,24 +106,22 @@ class Gemini(BlockDialect):
                 fields = entry(raw, (*pointer, "parts", k, key))
                 ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
                 name = optional_name(fields.get("name"))
+                positional = f"{name or ''}#{names[name or '']}"
+                names[name or ""] += 1
                 calls.append(
-                    ToolCall(
-                        id=ident,
-                        name=name,
-                        path=("parts", k),
-                        key=None if ident else _positional(name, call_names),
-                    )
+                    ToolCall(id=ident, name=name, path=("parts", k), key=ident or positional)
                 )
             elif responded is not None:
                 key, raw = responded
                 fields = entry(raw, (*pointer, "parts", k, key))
                 ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
-                answered = ident or _positional(optional_name(fields.get("name")), response_names)
-                (inner if calls else results).append(answered)
+                (late if calls else early).append((ident, optional_name(fields.get("name"))))
+        results = _match(early, answering)
         if calls:
-            return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
+            inner = _match(late, calls)
+            return MessageView(Role.CALLER, tuple(calls), results, inner)
         only_results = bool(parts) and all(_payload(p, RESPONSE_KEYS) for p in parts)
-        return MessageView(Role.RESULTS if only_results else Role.OTHER, (), tuple(results))
+        return MessageView(Role.RESULTS if only_results else Role.OTHER, (), results)
 
     def takes_results(self, message: Any) -> bool:
         parts = message.get("parts")
@@ -121,10 +145,33 @@ class Gemini(BlockDialect):
         return {key: turn[key] for key in caller if key in turn} | turn
 
 
-def _positional(name: str | None, seen: Counter[str]) -> str:
-    """Pairing key of an id-less call or response: its name and its rank among same-named ones
-    in its turn."""
-    label = name or ""
-    key = f"{label}#{seen[label]}"
-    seen[label] += 1
-    return key
+def _match(
+    responses: Sequence[tuple[str | None, str | None]], calls: Sequence[ToolCall]
+) -> tuple[str, ...]:
+    """Pairing keys of a turn's responses: each takes the key of the call it answers.
+
+    A response answers the call with its id when both have one; otherwise the first unanswered
+    call with its name (where either side lacks an id). A response that answers none keeps its
+    own id, or a key no call has: it is an orphan.
+    """
+    taken: set[int] = set()
+    keys = []
+    for ident, name in responses:
+        match = next(
+            (k for k, c in enumerate(calls) if k not in taken and ident and c.id == ident), None
+        )
+        if match is None:
+            match = next(
+                (
+                    k
+                    for k, c in enumerate(calls)
+                    if k not in taken and c.name == name and not (ident and c.id)
+                ),
+                None,
+            )
+        if match is None:
+            keys.append(ident or f"unanswered:{name or ''}")
+        else:
+            taken.add(match)
+            keys.append(calls[match].key or "")
+    return tuple(keys)

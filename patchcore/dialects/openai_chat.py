@@ -32,6 +32,18 @@ from patchcore.model import MessageView, Pointer, Role, ToolCall
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 _RESULT_KEYS = ("tool_call_id", "tool_call_ids", "id")
+#: Content block types that carry another dialect's tool calls or results.
+FOREIGN_PARTS = frozenset(
+    {
+        "tool_use",
+        "server_tool_use",
+        "mcp_tool_use",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+    }
+)
 
 
 def arguments_malformed(arguments: object) -> bool:
@@ -54,6 +66,20 @@ def arguments_malformed(arguments: object) -> bool:
         except ValueError:
             return True
     return False
+
+
+def _content_part(part: object) -> bool:
+    """Whether ``part`` can be a content part of a chat message.
+
+    Parts are typed objects (``text``, ``image_url``, ``input_audio``, ``file``, ``refusal``,
+    and the extra kinds eval logs write); the tool blocks of other dialects are not, so a list
+    that puts an Anthropic ``tool_use`` or a Bedrock ``toolUse`` beside a ``role: "tool"``
+    message is seen as mixing dialects rather than read without its calls.
+    """
+    if not isinstance(part, dict):
+        return False
+    kind = part.get("type")
+    return isinstance(kind, str) and kind not in FOREIGN_PARTS and not kind.endswith("tool_result")
 
 
 class OpenAIChat(ResultMessageDialect):
@@ -79,6 +105,9 @@ class OpenAIChat(ResultMessageDialect):
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or message.get("role") not in ROLES:
+            return Recognition.NO
+        content = message.get("content")
+        if isinstance(content, list) and not all(_content_part(p) for p in content):
             return Recognition.NO
         if message.get("tool_calls") or message.get("role") == "tool":
             return Recognition.DISTINCT
