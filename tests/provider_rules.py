@@ -1,0 +1,751 @@
+"""An independent validator of the rules each provider enforces on a tool-using history.
+
+Written from ``reference/peers.md`` section (d) and ``reference/formats.md`` §4-§8, not from
+toolpatch's code: the tests run it on every repaired sample and on generated histories, so a
+repair that toolpatch believes correct is judged by a second, separate reading of the
+providers' rules (issue 3: "A repaired history must pass the provider's own rules").
+
+One function per provider (OpenAI Chat, Anthropic, OpenAI Responses, Gemini, Bedrock), one
+for LangGraph's pre-flight check of LangChain messages and one for pydantic-ai histories (held
+to the block providers' rules) takes one message list (parsed JSON values) and returns every
+`Violation`: the rule broken, the provider's error text as users report it (peers.md quotes,
+with the index and ids filled in) and the index of the offending message. An empty list means
+the provider would accept the tool structure of the history. Only the rules about tool calls
+and results are checked (plus Gemini's empty ``parts``); roles, ids' character sets and other
+request fields are out of scope.
+
+Where the sources leave a choice open, the stricter reading is taken and said so in the
+function's docstring (e.g. consecutive user turns are not merged before checking Anthropic's
+"next message" rule).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, messages_from_dict
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken provider rule.
+
+    Attributes:
+        provider: Which validator found it (``"anthropic"``, ``"openai-chat"``, ...).
+        rule: A short name of the rule (``"unanswered"``, ``"orphan"``, ``"duplicate"``, ...).
+        index: Index of the offending message (item, content) in the list.
+        error: The provider's error text for it.
+    """
+
+    provider: str
+    rule: str
+    index: int
+    error: str
+
+    def __str__(self) -> str:
+        return f"[{self.provider}] {self.rule} at message {self.index}: {self.error}"
+
+
+Messages = Sequence[Any]
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a JSON object, else an empty one (a non-object has no tool fields)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _blocks(message: Any, key: str = "content") -> list[Any]:
+    """The block list of a message; a string (or missing) content has no blocks."""
+    value = _dict(message).get(key)
+    return value if isinstance(value, list) else []
+
+
+# --- OpenAI Chat Completions (peers.md (d), formats.md §4) -----------------------------------
+
+OPENAI_UNANSWERED = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+OPENAI_ORPHAN = (
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+    "with 'tool_calls'."
+)
+OPENAI_DUPLICATE = (
+    "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}' in messages[{first}] and "
+    "messages[{second}]."
+)
+OPENAI_EMPTY = (
+    "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum "
+    "length 1, but got an empty array instead."
+)
+
+
+def _openai_answers(message: Mapping[str, Any]) -> list[Any]:
+    """The call ids a tool message answers: ``tool_call_id``; SWE-agent's ``tool_call_ids``
+    list; tau2's ``id`` when ``tool_call_id`` is absent (issue 3, "OpenAI-like variants")."""
+    if message.get("tool_call_id") is not None:
+        return [message["tool_call_id"]]
+    if isinstance(message.get("tool_call_ids"), list):
+        return list(message["tool_call_ids"])
+    if "tool_call_id" not in message and message.get("id") is not None:
+        return [message["id"]]
+    return [None]
+
+
+def openai_chat(messages: Messages) -> list[Violation]:
+    """OpenAI Chat Completions.
+
+    * every id of an assistant ``tool_calls`` is answered by the contiguous run of ``tool``
+      messages right after that assistant message;
+    * every ``tool`` message answers a call of the assistant message its run follows;
+    * no ``tool_call_id`` twice in one run (reuse across turns is real data and not reported
+      as rejected, so it is not checked);
+    * no empty ``tool_calls`` array.
+    """
+    found: list[Violation] = []
+
+    def add(rule: str, index: int, error: str) -> None:
+        found.append(Violation("openai-chat", rule, index, error))
+
+    position = 0
+    while position < len(messages):
+        message = _dict(messages[position])
+        role = message.get("role")
+        if role == "tool":
+            add("orphan", position, OPENAI_ORPHAN)
+            position += 1
+            continue
+        calls = message.get("tool_calls") if role == "assistant" else None
+        if not isinstance(calls, list):
+            position += 1
+            continue
+        if not calls:
+            add("empty-tool-calls", position, OPENAI_EMPTY.format(index=position))
+        wanted = Counter(_dict(call).get("id") for call in calls)
+        answered_at: dict[Any, int] = {}
+        after = position + 1
+        while after < len(messages) and _dict(messages[after]).get("role") == "tool":
+            for answered in _openai_answers(_dict(messages[after])):
+                if answered in answered_at:
+                    error = OPENAI_DUPLICATE.format(
+                        id=answered, first=answered_at[answered], second=after
+                    )
+                    add("duplicate", after, error)
+                elif wanted[answered] > 0:
+                    wanted[answered] -= 1
+                    answered_at[answered] = after
+                else:
+                    add("orphan", after, OPENAI_ORPHAN)
+            after += 1
+        missing = [str(call_id) for call_id, left in wanted.items() for _ in range(left)]
+        if missing:
+            add("unanswered", position, OPENAI_UNANSWERED.format(ids=", ".join(missing)))
+        position = after
+    return found
+
+
+# --- Anthropic Messages (peers.md (d), formats.md §6) ----------------------------------------
+
+ANTHROPIC_UNANSWERED = (
+    "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately "
+    "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the "
+    "next message."
+)
+ANTHROPIC_ORPHAN = (
+    "messages.{index}.content.{block}: unexpected `tool_use_id` found in `tool_result` blocks: "
+    "{id}. Each `tool_result` block must have a corresponding `tool_use` block in the previous "
+    "message."
+)
+ANTHROPIC_SERVER_ORPHAN = (
+    "unexpected `tool_use_id` found in `{type}` blocks: {id}. Each `{type}` block must have a "
+    "corresponding `server_tool_use` block before it."
+)
+ANTHROPIC_SERVER_UNANSWERED = (
+    "`{name}` tool use with id `{id}` was found without a corresponding `{name}_tool_result` block"
+)
+ANTHROPIC_DUPLICATE = (
+    "each tool_use must have a single result. Found multiple tool_result blocks with id: {id}"
+)
+ANTHROPIC_NOT_FIRST = (
+    "messages.{index}: Did not find {count} `tool_result` block(s) at the beginning of this "
+    "message. Messages following `tool_use` blocks must begin with a matching number of "
+    "`tool_result` blocks."
+)
+#: DESIGN.md "never an empty content" (the API itself quotes no text for this one).
+ANTHROPIC_EMPTY_ERROR = "messages.{index}.content.{block}: `tool_result` with is_error is empty"
+SERVER_CALL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def _kind(block: Any) -> str | None:
+    kind = _dict(block).get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _is_server_result(block: Any) -> bool:
+    kind = _kind(block)
+    return kind is not None and kind.endswith("_tool_result") and kind != "tool_result"
+
+
+def _empty(content: Any) -> bool:
+    return content is None or content == "" or content == []
+
+
+def anthropic(messages: Messages) -> list[Violation]:
+    """Anthropic Messages.
+
+    * every ``tool_use`` of an assistant message is answered by a ``tool_result`` in the very
+      next message, which is a ``user`` message (strict reading: consecutive user messages are
+      not merged first, and a history may not end on an unanswered ``tool_use``);
+    * that message begins with as many ``tool_result`` blocks as the previous message has
+      ``tool_use`` blocks, and no ``tool_result`` comes after another kind of block;
+    * every ``tool_result`` answers a ``tool_use`` of the previous message, once;
+    * a ``server_tool_use`` / ``mcp_tool_use`` is answered inside the same assistant message by
+      a ``*_tool_result`` after it, and every such result answers one;
+    * a ``tool_result`` with ``is_error: true`` has content.
+    """
+    found: list[Violation] = []
+
+    def add(rule: str, index: int, error: str) -> None:
+        found.append(Violation("anthropic", rule, index, error))
+
+    previous_uses: list[Any] = []
+    for index, raw in enumerate(messages):
+        message = _dict(raw)
+        blocks = _blocks(message)
+        role = message.get("role")
+        positions = [k for k, b in enumerate(blocks) if _kind(b) == "tool_result"]
+        expected = len(previous_uses) if role == "user" else 0
+        leading = all(_kind(b) == "tool_result" for b in blocks[:expected])
+        prefix = positions == list(range(len(positions)))
+        if len(blocks) < expected or not leading or not prefix:
+            count = max(expected, len(positions))
+            add("not-first", index, ANTHROPIC_NOT_FIRST.format(index=index, count=count))
+        open_uses = Counter(previous_uses) if role == "user" else Counter()
+        seen: set[Any] = set()
+        for k in positions:
+            block = _dict(blocks[k])
+            answered = block.get("tool_use_id")
+            if answered in seen:
+                add("duplicate", index, ANTHROPIC_DUPLICATE.format(id=answered))
+            elif open_uses[answered] > 0:
+                open_uses[answered] -= 1
+                seen.add(answered)
+            else:
+                error = ANTHROPIC_ORPHAN.format(index=index, block=k, id=answered)
+                add("orphan", index, error)
+            if block.get("is_error") is True and _empty(block.get("content")):
+                add("empty-error", index, ANTHROPIC_EMPTY_ERROR.format(index=index, block=k))
+        if previous_uses:
+            missing = [str(i) for i, left in open_uses.items() for _ in range(left)]
+            if role != "user":
+                missing = [str(i) for i in previous_uses]
+            if missing:
+                error = ANTHROPIC_UNANSWERED.format(index=index - 1, ids=", ".join(missing))
+                add("unanswered", index - 1, error)
+        _anthropic_server_tools(blocks, index, add)
+        previous_uses = (
+            [_dict(b).get("id") for b in blocks if _kind(b) == "tool_use"]
+            if role == "assistant"
+            else []
+        )
+    if previous_uses:
+        last = len(messages) - 1
+        ids = ", ".join(str(i) for i in previous_uses)
+        add("unanswered", last, ANTHROPIC_UNANSWERED.format(index=last, ids=ids))
+    return found
+
+
+def _anthropic_server_tools(
+    blocks: list[Any], index: int, add: Callable[[str, int, str], None]
+) -> None:
+    """Server and MCP tool calls are answered by a ``*_tool_result`` later in their message."""
+    open_servers: dict[Any, str] = {}
+    for block in blocks:
+        kind = _kind(block)
+        fields = _dict(block)
+        if kind in SERVER_CALL_TYPES:
+            open_servers[fields.get("id")] = str(fields.get("name"))
+        elif _is_server_result(block):
+            answered = fields.get("tool_use_id")
+            if answered in open_servers:
+                del open_servers[answered]
+            else:
+                error = ANTHROPIC_SERVER_ORPHAN.format(type=kind, id=answered)
+                add("server-orphan", index, error)
+    for call_id, name in open_servers.items():
+        error = ANTHROPIC_SERVER_UNANSWERED.format(name=name, id=call_id)
+        add("server-unanswered", index, error)
+
+
+# --- OpenAI Responses (peers.md (d), formats.md §5) ------------------------------------------
+
+#: Call item → its output item (the client-executed calls toolpatch answers).
+RESPONSES_CALLS = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+}
+RESPONSES_OUTPUTS = frozenset(RESPONSES_CALLS.values())
+RESPONSES_UNANSWERED = "No tool output found for function call {id}."
+RESPONSES_ORPHAN = "No tool call found for function call output with call_id {id}."
+RESPONSES_DUPLICATE = (
+    "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
+)
+RESPONSES_REASONING = (
+    "Item '{id}' of type 'reasoning' was provided without its required following item"
+)
+#: Items of a model response that may follow a reasoning item.
+MODEL_ITEMS = frozenset(
+    {
+        *RESPONSES_CALLS,
+        "reasoning",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "tool_search_call",
+    }
+)
+
+
+def _follows_reasoning(item: Any) -> bool:
+    """Whether ``item`` can be the item a reasoning item belongs to (model output)."""
+    kind = _kind(item)
+    if kind in MODEL_ITEMS:
+        return True
+    return kind in (None, "message") and _dict(item).get("role") == "assistant"
+
+
+def responses(items: Messages) -> list[Violation]:
+    """OpenAI Responses input items.
+
+    * every ``function_call`` / ``custom_tool_call`` / ``apply_patch_call`` has an output of
+      the matching type with the same ``call_id`` later in the list;
+    * every output answers an earlier, not yet answered call with its ``call_id``;
+    * no two outputs for one call, no two items with one ``id``;
+    * a ``reasoning`` item is followed by the model item it belongs to (a call or an assistant
+      message), not by an output, a user message or the end of the list.
+    """
+    found: list[Violation] = []
+
+    def add(rule: str, index: int, error: str) -> None:
+        found.append(Violation("openai-responses", rule, index, error))
+
+    open_calls: dict[tuple[str, Any], list[int]] = {}
+    answered: set[tuple[str, Any]] = set()
+    item_ids: set[Any] = set()
+    for index, raw in enumerate(items):
+        item = _dict(raw)
+        kind = _kind(item)
+        item_id = item.get("id")
+        if item_id is not None:
+            if item_id in item_ids:
+                add("duplicate", index, RESPONSES_DUPLICATE.format(id=item_id))
+            item_ids.add(item_id)
+        if kind in RESPONSES_CALLS:
+            key = (RESPONSES_CALLS[kind], item.get("call_id"))
+            open_calls.setdefault(key, []).append(index)
+            answered.discard(key)
+        elif kind in RESPONSES_OUTPUTS:
+            key = (kind, item.get("call_id"))
+            if open_calls.get(key):
+                open_calls[key].pop()
+                answered.add(key)
+            elif key in answered:
+                add("duplicate", index, RESPONSES_DUPLICATE.format(id=item.get("call_id")))
+            else:
+                add("orphan", index, RESPONSES_ORPHAN.format(id=item.get("call_id")))
+        elif kind == "reasoning":
+            following = items[index + 1] if index + 1 < len(items) else None
+            if following is None or not _follows_reasoning(following):
+                add("reasoning-alone", index, RESPONSES_REASONING.format(id=item_id))
+    for (_, call_id), positions in open_calls.items():
+        for position in positions:
+            add("unanswered", position, RESPONSES_UNANSWERED.format(id=call_id))
+    return sorted(found, key=lambda v: v.index)
+
+
+# --- Google Gemini (peers.md (d), formats.md §7) ---------------------------------------------
+
+GEMINI_COUNT = (
+    "Please ensure that the number of function response parts is equal to the number of "
+    "function call parts of the function call turn."
+)
+GEMINI_RESPONSE_PLACE = (
+    "Please ensure that function response turn comes immediately after a function call turn."
+)
+GEMINI_CALL_PLACE = (
+    "Please ensure that function call turn comes immediately after a user turn or after a "
+    "function response turn."
+)
+GEMINI_EMPTY = "GenerateContentRequest.contents[{index}].parts: contents.parts must not be empty"
+#: ADK's wording for a response that answers no call of the call turn.
+GEMINI_UNMATCHED = "No function call event found for function responses ids: {ids}"
+
+
+def _part(part: Any, camel: str, snake: str) -> Mapping[str, Any] | None:
+    fields = _dict(part)
+    if camel in fields:
+        return _dict(fields[camel])
+    if snake in fields:
+        return _dict(fields[snake])
+    return None
+
+
+def gemini_calls(content: Any) -> list[Mapping[str, Any]]:
+    """The ``functionCall`` / ``function_call`` payloads of a turn, in order."""
+    parts = (_part(p, "functionCall", "function_call") for p in _blocks(content, "parts"))
+    return [p for p in parts if p is not None]
+
+
+def gemini_responses(content: Any) -> list[Mapping[str, Any]]:
+    """The ``functionResponse`` / ``function_response`` payloads of a turn, in order."""
+    parts = (_part(p, "functionResponse", "function_response") for p in _blocks(content, "parts"))
+    return [p for p in parts if p is not None]
+
+
+def _gemini_unmatched(
+    calls: list[Mapping[str, Any]], answers: list[Mapping[str, Any]]
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """Pair a call turn with its response turn: on ``id`` when both sides have one, then the
+    rest by ``name`` as a multiset (never a call and a response that both have ids).
+    Returns the calls and the responses left over."""
+    calls_left = list(calls)
+    answers_left: list[Mapping[str, Any]] = []
+    for answer in answers:
+        answer_id = answer.get("id")
+        match = next(
+            (c for c in calls_left if answer_id and c.get("id") == answer_id),
+            None,
+        )
+        if match is None:
+            answers_left.append(answer)
+        else:
+            calls_left.remove(match)
+    by_name: list[Mapping[str, Any]] = []
+    for answer in answers_left:
+        match = next(
+            (
+                c
+                for c in calls_left
+                if c.get("name") == answer.get("name") and not (c.get("id") and answer.get("id"))
+            ),
+            None,
+        )
+        if match is None:
+            by_name.append(answer)
+        else:
+            calls_left.remove(match)
+    return calls_left, by_name
+
+
+def gemini(contents: Messages) -> list[Violation]:
+    """Google Gemini ``contents`` (REST camelCase and SDK snake_case).
+
+    * a function call turn (a turn with ``functionCall`` parts) is followed immediately by a
+      function response turn with as many ``functionResponse`` parts as it has call parts;
+    * responses pair with calls on ``id`` when both have one, else by ``name`` (a multiset);
+    * a function response turn comes immediately after a function call turn;
+    * a function call turn comes after a user turn or a function response turn (or first);
+    * no turn has empty ``parts``.
+    """
+    found: list[Violation] = []
+
+    def add(rule: str, index: int, error: str) -> None:
+        found.append(Violation("gemini", rule, index, error))
+
+    for index, content in enumerate(contents):
+        if not _blocks(content, "parts"):
+            add("empty-parts", index, GEMINI_EMPTY.format(index=index))
+        calls = gemini_calls(content)
+        answers = gemini_responses(content)
+        previous = contents[index - 1] if index > 0 else None
+        if answers and (previous is None or not gemini_calls(previous)):
+            add("orphan", index, GEMINI_RESPONSE_PLACE)
+        if calls and previous is not None:
+            after_user = _dict(previous).get("role") in ("user", "function")
+            if not after_user and not gemini_responses(previous):
+                add("call-place", index, GEMINI_CALL_PLACE)
+        if not calls:
+            continue
+        following = contents[index + 1] if index + 1 < len(contents) else None
+        replies = gemini_responses(following) if following is not None else []
+        if len(replies) != len(calls) or _dict(following).get("role") == "model":
+            add("count", index, GEMINI_COUNT)
+            continue
+        unmatched_calls, unmatched_replies = _gemini_unmatched(calls, replies)
+        if unmatched_calls or unmatched_replies:
+            names = ", ".join(f"{r.get('name')}/{r.get('id')}" for r in unmatched_replies)
+            add("unmatched", index + 1, GEMINI_UNMATCHED.format(ids="{" + names + "}"))
+    return found
+
+
+# --- AWS Bedrock Converse (peers.md (d), formats.md §8) --------------------------------------
+
+BEDROCK_EXPECTED = (
+    "Expected toolResult blocks at messages.{index}.content for the following Ids: {ids}"
+)
+BEDROCK_EXCEEDS = (
+    "The number of toolResult blocks at messages.{index}.content exceeds the number of toolUse "
+    "blocks of previous turn."
+)
+BEDROCK_DUPLICATE = "The toolResult blocks at messages.{index}.content contain duplicate Ids: {id}"
+BEDROCK_EMPTY_ERROR = (
+    "The content field at messages.{index}.content.{block}.toolResult cannot be empty when "
+    "status value is error."
+)
+BEDROCK_EMPTY_TEXT = "text content blocks must be non-empty"
+BEDROCK_NOT_FIRST = (
+    "messages.{index}: Did not find {count} `tool_result` block(s) at the beginning of this "
+    "message. Messages following `tool_use` blocks must begin with a matching number of "
+    "`tool_result` blocks."
+)
+
+
+def _member(block: Any, key: str) -> Mapping[str, Any] | None:
+    fields = _dict(block)
+    return _dict(fields[key]) if key in fields else None
+
+
+def bedrock(messages: Messages) -> list[Violation]:
+    """AWS Bedrock Converse.
+
+    * every client ``toolUse`` of an assistant message is answered by a ``toolResult`` in the
+      next message, a ``user`` message, which holds all results of that turn (server tool uses,
+      ``type: "server_tool_use"``, are the provider's own and need none);
+    * ``toolResult`` blocks come first in their message, answer ``toolUse`` ids of the previous
+      message and hold no id twice;
+    * a result with ``status: "error"`` has non-empty ``content`` whose text blocks are not
+      empty.
+    """
+    found: list[Violation] = []
+
+    def add(rule: str, index: int, error: str) -> None:
+        found.append(Violation("bedrock", rule, index, error))
+
+    previous_uses: list[Any] = []
+    for index, raw in enumerate(messages):
+        message = _dict(raw)
+        blocks = _blocks(message)
+        role = message.get("role")
+        results = [
+            (k, r) for k, b in enumerate(blocks) if (r := _member(b, "toolResult")) is not None
+        ]
+        positions = [k for k, _ in results]
+        if positions != list(range(len(positions))):
+            count = max(len(previous_uses), len(positions))
+            add("not-first", index, BEDROCK_NOT_FIRST.format(index=index, count=count))
+        open_uses = Counter(previous_uses) if role == "user" else Counter()
+        seen: set[Any] = set()
+        extra = False
+        for k, result in results:
+            answered = result.get("toolUseId")
+            if answered in seen:
+                add("duplicate", index, BEDROCK_DUPLICATE.format(index=index, id=answered))
+            elif open_uses[answered] > 0:
+                open_uses[answered] -= 1
+                seen.add(answered)
+            else:
+                extra = True
+            if result.get("status") == "error":
+                content = result.get("content")
+                if not isinstance(content, list) or not content:
+                    add("empty-error", index, BEDROCK_EMPTY_ERROR.format(index=index, block=k))
+                elif any(_dict(c).get("text") == "" for c in content):
+                    add("empty-text", index, BEDROCK_EMPTY_TEXT)
+        if extra:
+            add("orphan", index, BEDROCK_EXCEEDS.format(index=index))
+        if previous_uses:
+            missing = [str(i) for i, left in open_uses.items() for _ in range(left)]
+            if role != "user":
+                missing = [str(i) for i in previous_uses]
+            if missing:
+                error = BEDROCK_EXPECTED.format(index=index, ids=", ".join(missing))
+                add("unanswered", index - 1, error)
+        previous_uses = []
+        if role == "assistant":
+            for block in blocks:
+                use = _member(block, "toolUse")
+                if use is not None and use.get("type") != "server_tool_use":
+                    previous_uses.append(use.get("toolUseId"))
+    if previous_uses:
+        ids = ", ".join(str(i) for i in previous_uses)
+        error = BEDROCK_EXPECTED.format(index=len(messages), ids=ids)
+        add("unanswered", len(messages) - 1, error)
+    return found
+
+
+# --- LangGraph's pre-flight check on LangChain messages (peers.md (a) 2, (d) framework) ------
+
+LANGGRAPH_INVALID_CHAT_HISTORY = (
+    "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the "
+    "first few of those tool calls: {calls}. Every tool call (LLM requesting to call a tool) in "
+    "the message history MUST have a corresponding ToolMessage (result of a tool invocation to "
+    "return to the LLM) - this is required by most LLM providers."
+)
+
+#: ``lc`` constructor class names → ``messages_from_dict`` types.
+_LC_TYPES = {
+    "HumanMessage": "human",
+    "AIMessage": "ai",
+    "SystemMessage": "system",
+    "ToolMessage": "tool",
+    "ChatMessage": "chat",
+    "FunctionMessage": "function",
+    "RemoveMessage": "remove",
+}
+
+
+def load_langchain(message: Any) -> BaseMessage:
+    """Load one LangChain message dict in any of its shapes (``{"type", "data"}``, the ``lc``
+    constructor envelope, flat ``model_dump``) with langchain-core itself, so that
+    ``tool_calls`` are what langchain-core makes of them (legacy ``additional_kwargs``,
+    ``tool_call_chunks``)."""
+    fields = dict(_dict(message))
+    if fields.get("lc") == 1 and fields.get("type") == "constructor":
+        name = str(fields["id"][-1])
+        kwargs = dict(_dict(fields.get("kwargs")))
+        kind = _LC_TYPES.get(name, name)
+        return messages_from_dict([{"type": kind, "data": kwargs}])[0]
+    if set(fields) == {"type", "data"}:
+        return messages_from_dict([fields])[0]
+    return messages_from_dict([{"type": fields.get("type"), "data": fields}])[0]
+
+
+def langgraph(messages: Messages) -> list[Violation]:
+    """LangGraph's ``INVALID_CHAT_HISTORY`` check (``_validate_chat_history``): every id of an
+    ``AIMessage.tool_calls`` is the ``tool_call_id`` of some ``ToolMessage`` (one global set,
+    no position check), with the messages loaded by langchain-core.
+
+    Calls in ``invalid_tool_calls`` are held to the same rule: LangGraph does not look at them,
+    but langchain-openai sends them to the provider as ``tool_calls``, which then need results
+    (formats.md §2.5); they are reported with the OpenAI text.
+    """
+    loaded = [load_langchain(m) for m in messages]
+    answered = {m.tool_call_id for m in loaded if isinstance(m, ToolMessage)}
+    found: list[Violation] = []
+    for index, message in enumerate(loaded):
+        if not isinstance(message, AIMessage):
+            continue
+        missing = [c for c in message.tool_calls if c["id"] not in answered]
+        if missing:
+            calls = json.dumps([dict(c) for c in missing])
+            error = LANGGRAPH_INVALID_CHAT_HISTORY.format(calls=calls)
+            found.append(Violation("langchain", "unanswered", index, error))
+        invalid = [c["id"] for c in message.invalid_tool_calls if c["id"] not in answered]
+        if invalid:
+            error = OPENAI_UNANSWERED.format(ids=", ".join(str(i) for i in invalid))
+            found.append(Violation("langchain", "unanswered-invalid", index, error))
+    return found
+
+
+# --- pydantic-ai message histories (peers.md (a) 8, mapped to the provider it is sent to) ---
+
+
+def _part_kind(part: Any) -> str | None:
+    kind = _dict(part).get("part_kind")
+    return kind if isinstance(kind, str) else None
+
+
+def _pydantic_result(part: Any) -> bool:
+    """A ``tool-return``, or a ``retry-prompt`` bound to a tool (sent as an error result)."""
+    kind = _part_kind(part)
+    return kind == "tool-return" or (kind == "retry-prompt" and bool(_dict(part).get("tool_name")))
+
+
+def pydantic_ai(messages: Messages) -> list[Violation]:
+    """pydantic-ai ``ModelMessagesTypeAdapter`` histories, held to the rules of the block
+    providers pydantic-ai sends them to (Anthropic's wording; Bedrock and Gemini have the same
+    rules): every ``tool-call`` part of a ``response`` is answered, once, by a result part of
+    the very next ``request``, results before any other part, and every result answers a call
+    of the previous response; a ``builtin-tool-call`` is answered by a ``builtin-tool-return``
+    later in its own response.
+    """
+    found: list[Violation] = []
+
+    def add(rule: str, index: int, error: str) -> None:
+        found.append(Violation("pydantic-ai", rule, index, error))
+
+    previous_calls: list[Any] = []
+    for index, raw in enumerate(messages):
+        message = _dict(raw)
+        parts = _blocks(message, "parts")
+        kind = message.get("kind")
+        positions = [k for k, p in enumerate(parts) if _pydantic_result(p)]
+        if positions != list(range(len(positions))) or (
+            kind == "request" and len(positions) < len(previous_calls)
+        ):
+            count = max(len(previous_calls), len(positions))
+            add("not-first", index, ANTHROPIC_NOT_FIRST.format(index=index, count=count))
+        open_calls = Counter(previous_calls) if kind == "request" else Counter()
+        seen: set[Any] = set()
+        for k in positions:
+            answered = _dict(parts[k]).get("tool_call_id")
+            if answered in seen:
+                add("duplicate", index, ANTHROPIC_DUPLICATE.format(id=answered))
+            elif open_calls[answered] > 0:
+                open_calls[answered] -= 1
+                seen.add(answered)
+            else:
+                add("orphan", index, ANTHROPIC_ORPHAN.format(index=index, block=k, id=answered))
+        if previous_calls:
+            missing = [str(i) for i, left in open_calls.items() for _ in range(left)]
+            if kind != "request":
+                missing = [str(i) for i in previous_calls]
+            if missing:
+                error = ANTHROPIC_UNANSWERED.format(index=index - 1, ids=", ".join(missing))
+                add("unanswered", index - 1, error)
+        open_builtin: dict[Any, str] = {}
+        for part in parts:
+            fields = _dict(part)
+            if _part_kind(part) == "builtin-tool-call":
+                open_builtin[fields.get("tool_call_id")] = str(fields.get("tool_name"))
+            elif _part_kind(part) == "builtin-tool-return":
+                open_builtin.pop(fields.get("tool_call_id"), None)
+        for call_id, name in open_builtin.items():
+            error = ANTHROPIC_SERVER_UNANSWERED.format(name=name, id=call_id)
+            add("server-unanswered", index, error)
+        previous_calls = (
+            [_dict(p).get("tool_call_id") for p in parts if _part_kind(p) == "tool-call"]
+            if kind == "response"
+            else []
+        )
+    if previous_calls:
+        last = len(messages) - 1
+        ids = ", ".join(str(i) for i in previous_calls)
+        add("unanswered", last, ANTHROPIC_UNANSWERED.format(index=last, ids=ids))
+    return found
+
+
+# --- dispatch --------------------------------------------------------------------------------
+
+VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
+    "openai-chat": openai_chat,
+    "anthropic": anthropic,
+    "openai-responses": responses,
+    "gemini": gemini,
+    "bedrock": bedrock,
+    "langchain": langgraph,
+    "pydantic-ai": pydantic_ai,
+}
+
+
+def validate(dialect_name: str, messages: Messages) -> list[Violation]:
+    """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
+    ``anthropic``, ``openai-responses``, ``gemini``, ``bedrock``, ``langchain``,
+    ``pydantic-ai``).
+
+    Raises:
+        KeyError: No validator for that dialect.
+    """
+    return VALIDATORS[dialect_name](messages)
