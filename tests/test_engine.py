@@ -608,3 +608,26 @@ def test_fix_is_idempotent_and_check_after_fix_is_clean() -> None:
         once = patchcore.fix_messages(history).value
         assert patchcore.check_messages(once) == []
         assert patchcore.fix_messages(once).changed is False
+
+
+def test_anthropic_empty_string_turn_takes_only_the_results() -> None:
+    """An empty user turn after a call becomes the results alone: keeping it as an empty text
+    block would turn a rejected turn into another rejected turn ("text content blocks must be
+    non-empty")."""
+    history = [
+        {"role": "user", "content": "Run it."},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "run", "input": {}}],
+        },
+        {"role": "user", "content": ""},
+    ]
+    repaired = patchcore.fix_messages(history).value
+    assert repaired[2]["content"] == [
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_1",
+            "content": text(TP001_TEXT, "run", "toolu_1"),
+            "is_error": True,
+        }
+    ]

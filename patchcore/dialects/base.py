@@ -256,6 +256,8 @@ class BlockDialect(Dialect):
                 flags = [self.is_result_block(block) for block in existing]
                 at = len(flags) - flags[::-1].index(True) if True in flags else 0
                 return Insert(pointer, at, tuple(blocks))
+            if not existing:  # an empty text block would be rejected; there is nothing to keep
+                return Replace(pointer, blocks)
             return Replace(pointer, [*blocks, self.text_block(Verbatim(pointer))])
         return context.insert_messages(following, (self.new_turn(messages[message_index], blocks),))
 
