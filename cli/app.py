@@ -98,9 +98,17 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [part for value in values for part in value.split(",") if part.strip()]
 
 
-def _options(select: list[str] | None, ignore: list[str] | None, dialect: str | None) -> Options:
+def _options(
+    select: list[str] | None,
+    ignore: list[str] | None,
+    dialect: str | None,
+    *,
+    unsafe_fixes: bool = False,
+) -> Options:
     try:
-        return patchcore.make_options(select=_split(select), ignore=_split(ignore), dialect=dialect)
+        return patchcore.make_options(
+            select=_split(select), ignore=_split(ignore), dialect=dialect, unsafe_fixes=unsafe_fixes
+        )
     except patchcore.UnknownDialectError as exc:
         raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
     except patchcore.UnknownRuleError as exc:
@@ -230,6 +238,14 @@ def fix(
     ] = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-fixes",
+            help="Also apply fixes that delete or move existing content (the TP1xx rules: "
+            "orphan and duplicate results dropped, misplaced ones moved).",
+        ),
+    ] = False,
     dialect: DialectOpt = None,
     quiet: QuietOpt = 0,
     verbose: VerboseOpt = 0,
@@ -245,12 +261,74 @@ def fix(
     return _run(
         mode,
         paths,
-        options=_options(select, ignore, dialect),
+        options=_options(select, ignore, dialect, unsafe_fixes=unsafe_fixes),
         output=output,
         verbosity=1 + verbose - quiet,
         stdin_filename=stdin_filename,
         color=color,
     )
+
+
+_PLACEHOLDERS = (("{index}", "N"), ("{next}", "N+1"), ("{id}", "<id>"), ("{name}", "<name>"))
+_FIX_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix (--unsafe-fixes)", None: "no fix"}
+
+
+@app.command()
+def rules(color: ColorOpt = ColorMode.AUTO) -> int:
+    """List every rule: code, name, whether it is on by default, its fix, what it checks."""
+    printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    defaults = patchcore.RuleSelection.build().codes
+    for rule in patchcore.RULES.values():
+        fix = _FIX_WORDS[rule.fix.value if rule.fix else None]
+        default = "default" if rule.code in defaults else "opt-in"
+        printer.line(
+            (
+                (rule.code, "bold cyan"),
+                (f"  {rule.name:<24}", "bold"),
+                (f"{default:<8}{fix:<30}", "dim"),
+                (rule.summary, ""),
+            )
+        )
+    printer.text("")
+    printer.text(
+        "Select opt-in rules with --select TP1 or --select ALL; `toolpatch rule CODE` explains one."
+    )
+    return int(ExitCode.OK)
+
+
+@app.command()
+def rule(
+    code: Annotated[str, typer.Argument(help="A rule code, e.g. TP001.", show_default=False)],
+    color: ColorOpt = ColorMode.AUTO,
+) -> int:
+    """Explain a rule: what it checks, the provider errors it prevents, its fix."""
+    found = patchcore.RULES.get(code.strip().upper())
+    if found is None:
+        msg = f"{code!r} is not a rule (see `toolpatch rules`)"
+        raise typer.BadParameter(msg, param_hint="CODE")
+    printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    printer.line(((f"{found.code} {found.name}", "bold cyan"),))
+    printer.text(found.summary)
+    printer.text("")
+    printer.text(found.explanation)
+    errors = [
+        (d.name, d.provider_errors[found.code]) for d in DIALECTS if found.code in d.provider_errors
+    ]
+    if errors:
+        printer.text("")
+        printer.text("What each dialect's provider answers:")
+        for name, error in errors:
+            for placeholder, shown in _PLACEHOLDERS:
+                error = error.replace(placeholder, shown)
+            printer.line(((f"  {name}: ", "bold"), (error, "")))
+    printer.text("")
+    printer.text(
+        f"Fix: {_FIX_WORDS[found.fix.value if found.fix else None]}"
+        + (f" - {found.fix_description}" if found.fix_description else "")
+    )
+    if found.text:
+        printer.text(f"Synthetic result text: {found.text}")
+    return int(ExitCode.OK)
 
 
 @app.command()

@@ -17,12 +17,24 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def fixability(finding: Finding) -> str:
+    """``safe``, ``unsafe`` or ``none``: what ``fix`` can do about a finding."""
+    if finding.fix is None:
+        return "none"
+    return finding.fix.applicability.value
+
+
+#: The marks a finding line carries: ``[*]`` fixed by ``toolpatch fix``, ``[~]`` only with
+#: ``--unsafe-fixes`` (it deletes or moves content); no mark: not fixable.
+MARKS = {"safe": " [*]", "unsafe": " [~]", "none": ""}
+
+
 def finding_pieces(name: str, finding: Finding, *, mark_fixable: bool) -> Pieces:
     """``path:line:col: TP001 [*] message [dialect /pointer]``, ruff style."""
     location = f"{name}:{finding.line or 1}:{finding.column or 1}:"
     pieces: list[tuple[str, str]] = [(location, "bold"), (" ", ""), (finding.code, "bold red")]
-    if mark_fixable and finding.fix is not None:
-        pieces.append((" [*]", "cyan"))
+    if mark_fixable and MARKS[fixability(finding)]:
+        pieces.append((MARKS[fixability(finding)], "cyan"))
     pieces += [
         (" ", ""),
         (finding.message, ""),
@@ -92,11 +104,13 @@ class Summary:
             with_findings = [o for o in evaluated if o.report and o.report.findings]
             findings = [f for o in with_findings if o.report for f in o.report.findings]
             if findings:
-                fixable = sum(1 for f in findings if f.fix is not None)
+                kinds = Counter(fixability(f) for f in findings)
+                how = f"{kinds['safe']} fixable with `toolpatch fix`"
+                if kinds["unsafe"]:
+                    how += f", {kinds['unsafe']} more with `--unsafe-fixes`"
                 parts.append(
                     f"Found {plural(len(findings), 'finding')} in "
-                    f"{plural(len(with_findings), 'file')} "
-                    f"({fixable} fixable with `toolpatch fix`)"
+                    f"{plural(len(with_findings), 'file')} ({how})"
                 )
                 clean = len(evaluated) - len(with_findings)
                 if clean:
@@ -117,8 +131,11 @@ class Summary:
             elif evaluated:
                 parts.append(f"Nothing to fix in {plural(len(evaluated), 'file')}")
             remaining = self._remaining()
-            if remaining:
-                parts.append(f"{plural(len(remaining), 'finding')} not fixable")
+            unsafe = sum(1 for f in remaining if fixability(f) == "unsafe")
+            if unsafe:
+                parts.append(f"{plural(unsafe, 'finding')} fixable with `--unsafe-fixes`")
+            if len(remaining) > unsafe:
+                parts.append(f"{plural(len(remaining) - unsafe, 'finding')} not fixable")
         skipped = sum(1 for o in self.outcomes if o.skipped is not None)
         if skipped:
             parts.append(f"{plural(skipped, 'file')} skipped (no message history)")
@@ -181,7 +198,7 @@ def render_outcome(
             for finding in report.fixed:
                 printer.line(finding_pieces(name, finding, mark_fixable=False))
     for finding in report.remaining:
-        print_finding(printer, name, finding, mark_fixable=False)
+        print_finding(printer, name, finding, mark_fixable=True)
 
 
 def render_summary(summary: Summary, printer: Printer, *, verbosity: int) -> None:

@@ -36,7 +36,7 @@ from patchcore.errors import (
     UnknownRuleError,
 )
 from patchcore.model import Applicability, Finding, Fix, Insert, format_pointer
-from patchcore.rules import DEFAULT_TEXTS, RULES, Rule
+from patchcore.rules import DEFAULT_TEXTS, RULES, Rule, RuleSelection
 
 if TYPE_CHECKING:
     from patchcore.base_messages import check_base_messages, fix_base_messages
@@ -69,6 +69,7 @@ __all__ = [
     "Repair",
     "Report",
     "Rule",
+    "RuleSelection",
     "SelfCheckError",
     "ShapeError",
     "UnknownDialectError",

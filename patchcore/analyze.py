@@ -1,4 +1,4 @@
-"""Check one message list: views → pairing → findings, each with its fix."""
+"""Check one message list: views → pairing → defects → selected findings, each with its fix."""
 
 from __future__ import annotations
 
@@ -6,47 +6,129 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects import Dialect
 from patchcore.dialects.base import ListContext
-from patchcore.engine import Dangling, pair
-from patchcore.model import Applicability, Finding, Fix, ToolCall
+from patchcore.engine import Pairing, pair
+from patchcore.model import Applicability, Finding, Fix, MessageView
 from patchcore.rules import DEFAULT_TEXTS, RULES, RuleSelection, render_text
 
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """What to check and how to word synthetic results (built once per run).
+    """What to check and how to fix it (built once per run).
 
     Attributes:
         selection: Rule codes in force.
         texts: Synthetic-result templates by rule code; missing codes use the defaults.
         dialect: Adapter forced by the caller, or ``None`` to detect per list.
+        unsafe_fixes: Apply fixes that delete or move existing content.
     """
 
     selection: RuleSelection = field(default_factory=RuleSelection.build)
     texts: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_TEXTS))
     dialect: Dialect | None = None
+    unsafe_fixes: bool = False
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
         return self.texts.get(code) or DEFAULT_TEXTS[code]
 
+    def applies(self, fix: Fix | None) -> bool:
+        """Whether ``fix`` runs under these options."""
+        return (
+            fix is not None
+            and bool(fix.edits)
+            and (fix.applicability is Applicability.SAFE or self.unsafe_fixes)
+        )
 
-_MESSAGES = {
-    "TP001": "{what} has no result, and the history goes on after it",
-    "TP002": "{what} in the last turn has no result",
-    "TP003": "{what} has malformed arguments and no result",
-}
+
+def _tool(defect: Defect) -> str:
+    name = defect.call.name if defect.call is not None else None
+    return f"'{name}'" if name else "of unknown tool"
 
 
-def _describe(dangling: Dangling) -> str:
-    call = dangling.call
-    tool = f"'{call.name}'" if call.name else "of unknown tool"
-    ident = f"id {call.id}" if call.id else "no id"
-    text = _MESSAGES[dangling.code].format(what=f"tool call {tool} ({ident})")
-    if not call.answerable:
-        text += "; a result of this kind cannot be truthfully made up"
-    return text
+def _describe(defect: Defect) -> str:
+    """One sentence saying what is wrong."""
+    ident = defect.ident
+    what = f"tool call {_tool(defect)} ({f'id {ident}' if ident else 'no id'})"
+    code = defect.code
+    if code in ANSWERED:
+        text = {
+            "TP001": f"{what} has no result, and the history goes on after it",
+            "TP002": f"{what} in the last turn has no result",
+            "TP003": f"{what} has malformed arguments and no result",
+        }[code]
+        if defect.call is not None and not defect.call.answerable:
+            text += "; a result of this kind cannot be truthfully made up"
+        return text
+    return {
+        "TP101": f"tool result for id {ident} answers no earlier call",
+        "TP102": f"tool result for id {ident} is out of place: {defect.reason}",
+        "TP103": f"second tool result for id {ident}: its call is already answered",
+        "TP104": f"{what} reuses the id of an earlier call that is still unanswered",
+        "TP105": f"{what} has no id, so no result can answer it",
+        "TP106": "the message has other blocks before its tool results",
+        "TP107": "the assistant message has an empty tool_calls list",
+    }[code]
+
+
+def collect(
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    pairing: Pairing,
+    dialect: Dialect,
+    options: Options,
+) -> list[Defect]:
+    """Every defect of the list, in message order."""
+    defects: list[Defect] = []
+    for dangling in pairing.dangling:
+        call = dangling.call
+        text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
+        defects.append(
+            Defect(
+                dangling.code,
+                dangling.message_index,
+                call.path,
+                call,
+                dangling.call_index,
+                text=text,
+            )
+        )
+    for code, refs in (("TP101", pairing.orphans), ("TP103", pairing.duplicates)):
+        defects += [Defect(code, r.message_index, r.result.path, result=r.result) for r in refs]
+    for answer in pairing.answers:
+        reason = dialect.misplaced(messages, views, answer)
+        if reason is not None:
+            defects.append(
+                Defect(
+                    "TP102",
+                    answer.result.message_index,
+                    answer.result.result.path,
+                    answer.call.call,
+                    answer.call.call_index,
+                    result=answer.result.result,
+                    target=answer.call.message_index,
+                    reason=reason,
+                )
+            )
+    for code, calls in (("TP104", pairing.reused), ("TP105", pairing.keyless)):
+        defects += [Defect(code, c.message_index, c.call.path, c.call, c.call_index) for c in calls]
+    defects += dialect.shape_defects(messages, views)
+    # Message order; within a message, calls in call order, then its results in their order.
+    results = {
+        (index, id(result)): rank
+        for index, view in enumerate(views)
+        for rank, result in enumerate((*view.results, *view.inner_results))
+    }
+
+    def position(defect: Defect) -> tuple[int, int, int]:
+        if defect.result is not None:
+            return (defect.message_index, 1, results[(defect.message_index, id(defect.result))])
+        return (defect.message_index, 0, defect.call_index)
+
+    defects.sort(key=position)
+    return defects
 
 
 def check_list(
@@ -55,52 +137,57 @@ def check_list(
     dialect: Dialect,
     context: ListContext,
     options: Options,
+    plan_unsafe: bool = True,
 ) -> list[Finding]:
     """Find the selected defects of one message list, each with a fix where one is honest.
 
-    ``messages`` may hold ``None`` for elements of a wrapper list that carry no message.
+    ``messages`` may hold ``None`` for elements of a wrapper list that carry no message. Safe
+    fixes are always planned; unsafe ones when ``plan_unsafe`` (a check reports what they would
+    do; a fix plans them only with ``unsafe_fixes``). All planned fixes are planned together.
 
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
     """
     views = dialect.views(messages, context)
-    selected = [d for d in pair(views).dangling if d.code in options.selection]
-    if not selected:
+    defects = [
+        d
+        for d in collect(messages, views, pair(views), dialect, options)
+        if d.code in options.selection
+    ]
+    if not defects:
         return []
-
-    groups: dict[int, list[tuple[ToolCall, str]]] = {}
-    for dangling in selected:
-        call = dangling.call
-        key = call.pairing_key
-        assert key is not None  # the engine never reports key-less calls as dangling
-        text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
-        groups.setdefault(dangling.message_index, []).append((call, text))
-    planned = dialect.answer(messages, views, context, list(groups.items()))
-    edits_by_message = dict(zip(groups, planned, strict=True))
+    planned = [
+        d
+        for d in defects
+        if RULES[d.code].fix is Applicability.SAFE
+        or (RULES[d.code].fix is Applicability.UNSAFE and plan_unsafe)
+    ]
+    edits = dict(
+        zip(map(id, planned), dialect.plan(messages, views, context, planned), strict=True)
+    )
 
     findings = []
-    position_in_group: dict[int, int] = {}
-    for dangling in selected:
-        index = dangling.message_index
-        slot = position_in_group.get(index, 0)
-        position_in_group[index] = slot + 1
-        edits = edits_by_message[index][slot]
+    for defect in defects:
+        rule = RULES[defect.code]
+        fix = None
+        if rule.fix is not None:
+            planned_edits = edits.get(id(defect))
+            if planned_edits is None or planned_edits:
+                fix = Fix(rule.fix, rule.fix_description or "", planned_edits or ())
         findings.append(
             Finding(
-                code=dangling.code,
-                rule=RULES[dangling.code].name,
-                message=_describe(dangling),
+                code=defect.code,
+                rule=rule.name,
+                message=_describe(defect),
                 dialect=dialect.name,
                 list_pointer=context.pointer,
-                message_index=index,
-                message_path=context.message_pointer(index),
-                call_path=dangling.call.path,
-                call_id=dangling.call.id,
-                tool_name=dangling.call.name,
-                fix=Fix(Applicability.SAFE, "insert a synthetic error result", edits)
-                if edits
-                else None,
-                provider_error=dialect.provider_error(dangling.code, dangling.call, index),
+                message_index=defect.message_index,
+                message_path=context.message_pointer(defect.message_index),
+                call_path=defect.path,
+                call_id=defect.ident,
+                tool_name=defect.call.name if defect.call is not None else None,
+                fix=fix,
+                provider_error=dialect.provider_error(defect),
             )
         )
     return findings

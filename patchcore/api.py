@@ -6,7 +6,9 @@ Every function takes keyword-only options:
   the default is the TP0xx rules;
 * ``texts``: templates of the synthetic results by rule code (``{name}`` and ``{id}`` are
   substituted literally);
-* ``dialect``: force one dialect by name instead of detecting it per message list.
+* ``dialect``: force one dialect by name instead of detecting it per message list;
+* ``unsafe_fixes`` (fix functions): also apply fixes that delete or move existing content
+  (the TP1xx rules'); without it a fix only ever adds.
 
 None of them mutates its input or touches the file system.
 """
@@ -56,6 +58,7 @@ def make_options(
     ignore: Iterable[str] | None = None,
     texts: Mapping[str, str] | None = None,
     dialect: str | None = None,
+    unsafe_fixes: bool = False,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
@@ -69,11 +72,15 @@ def make_options(
             known = ", ".join(DEFAULT_TEXTS)
             msg = f"texts: {code!r} is not a rule with a synthetic text (known: {known})"
             raise UnknownRuleError(msg)
+        if not template.strip():
+            msg = f"texts: the template for {code} is empty (providers reject empty results)"
+            raise UnknownRuleError(msg)
         merged[code] = template
     return Options(
         selection=RuleSelection.build(select=select, ignore=ignore),
         texts=merged,
         dialect=dialect_named(dialect) if dialect is not None else None,
+        unsafe_fixes=unsafe_fixes,
     )
 
 
@@ -124,8 +131,9 @@ def fix_document(
     ignore: Iterable[str] | None = None,
     texts: Mapping[str, str] | None = None,
     dialect: str | None = None,
+    unsafe_fixes: bool = False,
 ) -> Report:
-    """Repair a JSON or JSON Lines document by splicing synthetic results into its bytes.
+    """Repair a JSON or JSON Lines document by splicing its fixes into its bytes.
 
     Returns:
         A `Report`; ``report.output`` holds the repaired bytes, or is ``None`` when nothing
@@ -135,16 +143,24 @@ def fix_document(
         DecodeError, NoHistoryError, ShapeError: as `check_document`.
         SelfCheckError: The repaired output failed the stability check (a bug).
     """
-    options = make_options(select=select, ignore=ignore, texts=texts, dialect=dialect)
+    options = make_options(
+        select=select, ignore=ignore, texts=texts, dialect=dialect, unsafe_fixes=unsafe_fixes
+    )
     return run(_as_bytes(data), filename=filename, options=options, fix=True)
 
 
-def _data_findings(value: Any, options: Options) -> list[Finding]:
+def _data_findings(value: Any, options: Options, *, fixing: bool) -> list[Finding]:
     found = find_message_lists(value, dialects=dialects_for(options))
     if not found:
         msg = "no message history found (no list of chat messages in a known format)"
         raise NoHistoryError(msg)
-    return check_lists(found, options)
+    return check_lists(found, options, fixing=fixing)
+
+
+def _repaired(value: T, findings: list[Finding], options: Options) -> Repair[T]:
+    fixed = tuple(f for f in findings if options.applies(f.fix))
+    repaired = apply_edits(value, unique_edits(fixed)) if fixed else value
+    return Repair(repaired, tuple(findings), fixed)
 
 
 def check_data(
@@ -160,7 +176,8 @@ def check_data(
         NoHistoryError: No message list in it.
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    return _data_findings(value, make_options(select=select, ignore=ignore, dialect=dialect))
+    options = make_options(select=select, ignore=ignore, dialect=dialect)
+    return _data_findings(value, options, fixing=False)
 
 
 def fix_data(
@@ -170,6 +187,7 @@ def fix_data(
     ignore: Iterable[str] | None = None,
     texts: Mapping[str, str] | None = None,
     dialect: str | None = None,
+    unsafe_fixes: bool = False,
 ) -> Repair[T]:
     """Repair parsed JSON data; the input is not mutated (changed containers are copied).
 
@@ -177,14 +195,15 @@ def fix_data(
         NoHistoryError: No message list in it.
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    options = make_options(select=select, ignore=ignore, texts=texts, dialect=dialect)
-    findings = _data_findings(value, options)
-    fixed = tuple(f for f in findings if f.fix is not None)
-    repaired = apply_edits(value, unique_edits(fixed)) if fixed else value
-    return Repair(repaired, tuple(findings), fixed)
+    options = make_options(
+        select=select, ignore=ignore, texts=texts, dialect=dialect, unsafe_fixes=unsafe_fixes
+    )
+    return _repaired(value, _data_findings(value, options, fixing=True), options)
 
 
-def _message_list_findings(messages: Sequence[Any], options: Options) -> list[Finding]:
+def _message_list_findings(
+    messages: Sequence[Any], options: Options, *, fixing: bool
+) -> list[Finding]:
     listed = classify(list(messages), dialects_for(options))
     if listed is None or listed.dialect is None:
         note = listed.note if listed is not None else None
@@ -193,7 +212,11 @@ def _message_list_findings(messages: Sequence[Any], options: Options) -> list[Fi
     if listed.note is not None:
         raise NoHistoryError(listed.note)
     return check_list(
-        list(messages), dialect=listed.dialect, context=ListContext(()), options=options
+        list(messages),
+        dialect=listed.dialect,
+        context=ListContext(()),
+        options=options,
+        plan_unsafe=options.unsafe_fixes or not fixing,
     )
 
 
@@ -215,7 +238,7 @@ def check_messages(
     if not messages:
         return []
     options = make_options(select=select, ignore=ignore, dialect=dialect)
-    return _message_list_findings(messages, options)
+    return _message_list_findings(messages, options, fixing=False)
 
 
 def fix_messages(
@@ -225,6 +248,7 @@ def fix_messages(
     ignore: Iterable[str] | None = None,
     texts: Mapping[str, str] | None = None,
     dialect: str | None = None,
+    unsafe_fixes: bool = False,
 ) -> Repair[list[Any]]:
     """Repair one list of message dicts; returns a new list, the input is not mutated.
 
@@ -245,8 +269,8 @@ def fix_messages(
     """
     if not messages:
         return Repair(list(messages), (), ())
-    options = make_options(select=select, ignore=ignore, texts=texts, dialect=dialect)
-    findings = _message_list_findings(messages, options)
-    fixed = tuple(f for f in findings if f.fix is not None)
-    repaired = apply_edits(list(messages), unique_edits(fixed))
-    return Repair(repaired, tuple(findings), fixed)
+    options = make_options(
+        select=select, ignore=ignore, texts=texts, dialect=dialect, unsafe_fixes=unsafe_fixes
+    )
+    findings = _message_list_findings(messages, options, fixing=True)
+    return _repaired(list(messages), findings, options)

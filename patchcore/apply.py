@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from patchcore.model import Edit, Insert, Pointer, Replace, Verbatim
+from patchcore.model import Delete, Edit, Insert, Pointer, Replace, Verbatim
 
 
 def value_at(root: Any, pointer: Pointer) -> Any:
@@ -40,31 +40,44 @@ def resolve(value: Any, original: Any) -> Any:
     return value
 
 
+def container_of(edit: Edit) -> Pointer:
+    """The container an edit changes: the array inserted into, the parent of a deleted element
+    or member, or the replaced value itself."""
+    if isinstance(edit, Insert):
+        return edit.array
+    if isinstance(edit, Delete):
+        return edit.pointer[:-1]
+    return edit.pointer
+
+
 def apply_edits(root: Any, edits: Sequence[Edit]) -> Any:
     """Return ``root`` with ``edits`` applied.
 
-    Edit pointers and indexes refer to the original ``root``. Deeper places are edited first:
-    inserting into an array, or replacing a value, never moves its parents' elements, so every
-    pointer still holds.
+    Edit pointers and indexes refer to the original ``root``. Deeper containers are edited
+    first: changing a container never moves its parents' elements, so every pointer still holds.
     """
-    by_place: dict[Pointer, list[Edit]] = {}
+    by_container: dict[Pointer, list[Edit]] = {}
     for edit in edits:
-        place = edit.array if isinstance(edit, Insert) else edit.pointer
-        by_place.setdefault(place, []).append(edit)
+        by_container.setdefault(container_of(edit), []).append(edit)
     result = root
-    for pointer in sorted(by_place, key=len, reverse=True):
+    for pointer in sorted(by_container, key=len, reverse=True):
         current = value_at(result, pointer)
-        pending: dict[int, list[Any]] = {}
-        for edit in by_place[pointer]:
+        inserts: dict[int, list[Any]] = {}
+        deleted: set[Any] = set()
+        for edit in by_container[pointer]:
             if isinstance(edit, Replace):
                 current = resolve(edit.value, root)
+            elif isinstance(edit, Delete):
+                deleted.add(edit.pointer[-1])
             else:
-                pending.setdefault(edit.index, []).extend(resolve(v, root) for v in edit.values)
-        if pending:
+                inserts.setdefault(edit.index, []).extend(resolve(v, root) for v in edit.values)
+        if isinstance(current, dict) and deleted:
+            current = {k: v for k, v in current.items() if k not in deleted}
+        elif inserts or deleted:
             updated: list[Any] = []
             for index in range(len(current) + 1):
-                updated.extend(pending.get(index, ()))
-                if index < len(current):
+                updated.extend(inserts.get(index, ()))
+                if index < len(current) and index not in deleted:
                     updated.append(current[index])
             current = updated
         result = _replace(result, pointer, current)

@@ -17,13 +17,13 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from patchcore.analyze import check_list
+from patchcore.analyze import Options, check_list
 from patchcore.api import Repair, make_options
 from patchcore.apply import apply_edits
 from patchcore.dialects.base import ListContext
 from patchcore.dialects.langchain import LangChain
 from patchcore.document import unique_edits
-from patchcore.model import Finding, Insert
+from patchcore.model import Edit, Finding, Insert
 
 _LANGCHAIN = LangChain()
 
@@ -38,12 +38,13 @@ def _as_fields(message: BaseMessage) -> dict[str, Any]:
     return fields
 
 
-def _findings(messages: Sequence[BaseMessage], **options: Any) -> list[Finding]:
+def _findings(messages: Sequence[BaseMessage], options: Options, *, fixing: bool) -> list[Finding]:
     return check_list(
         [_as_fields(m) for m in messages],
         dialect=_LANGCHAIN,
         context=ListContext(()),
-        options=make_options(**options),
+        options=options,
+        plan_unsafe=options.unsafe_fixes or not fixing,
     )
 
 
@@ -54,7 +55,7 @@ def check_base_messages(
     ignore: Iterable[str] | None = None,
 ) -> list[Finding]:
     """Find defects in a list of LangChain messages."""
-    return _findings(messages, select=select, ignore=ignore)
+    return _findings(messages, make_options(select=select, ignore=ignore), fixing=False)
 
 
 def fix_base_messages(
@@ -63,8 +64,12 @@ def fix_base_messages(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
     texts: Mapping[str, str] | None = None,
+    unsafe_fixes: bool = False,
 ) -> Repair[list[BaseMessage]]:
     """Answer dangling calls with synthetic ``ToolMessage(status="error")`` objects.
+
+    With ``unsafe_fixes`` (and the TP1xx rules selected), orphan and duplicate ``ToolMessage``s
+    are dropped and misplaced ones moved after their call, as objects.
 
     Returns:
         A `Repair` whose ``value`` is a new list: the original message objects (untouched) with
@@ -80,13 +85,15 @@ def fix_base_messages(
         >>> fix_base_messages(history).value[2].tool_call_id
         'c1'
     """
-    findings = _findings(messages, select=select, ignore=ignore, texts=texts)
-    fixed = tuple(f for f in findings if f.fix is not None)
+    options = make_options(select=select, ignore=ignore, texts=texts, unsafe_fixes=unsafe_fixes)
+    findings = _findings(messages, options, fixing=True)
+    fixed = tuple(f for f in findings if options.applies(f.fix))
     if not fixed:
         return Repair(list(messages), tuple(findings), ())
-    edits = []
+    edits: list[Edit] = []
     for edit in unique_edits(fixed):
-        assert isinstance(edit, Insert)  # LangChain results are whole messages
-        values = tuple(ToolMessage(**value) for value in edit.values)
-        edits.append(Insert(edit.array, edit.index, values))
+        if isinstance(edit, Insert):  # new ToolMessages are built by langchain-core itself
+            values = tuple(ToolMessage(**v) if isinstance(v, dict) else v for v in edit.values)
+            edit = Insert(edit.array, edit.index, values)
+        edits.append(edit)
     return Repair(apply_edits(list(messages), edits), tuple(findings), fixed)

@@ -22,9 +22,18 @@ from patchcore.codec import Decoded, Framing, Record, decode, parse
 from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.errors import NoHistoryError, SelfCheckError
-from patchcore.jsonspan import array_span, line_and_column, value_start
+from patchcore.jsonspan import array_span, line_and_column, value_end, value_start
 from patchcore.locate import MessageList, classify, find_message_lists
-from patchcore.model import Edit, Finding, Insert, Pointer, Replace, Verbatim, format_pointer
+from patchcore.model import (
+    Delete,
+    Edit,
+    Finding,
+    Insert,
+    Pointer,
+    Replace,
+    Verbatim,
+    format_pointer,
+)
 from patchcore.splice import element_style, splice
 
 
@@ -86,8 +95,9 @@ def dialects_for(options: Options) -> Sequence[Dialect]:
     return DIALECTS if options.dialect is None else (options.dialect,)
 
 
-def _fixable(findings: Iterable[Finding]) -> list[Finding]:
-    return [f for f in findings if f.fix is not None]
+def _applied(findings: Iterable[Finding], options: Options) -> list[Finding]:
+    """The findings whose fix runs under ``options``."""
+    return [f for f in findings if options.applies(f.fix)]
 
 
 def unique_edits(findings: Iterable[Finding]) -> list[Edit]:
@@ -103,13 +113,21 @@ def unique_edits(findings: Iterable[Finding]) -> list[Edit]:
     return edits
 
 
-def check_lists(found: Sequence[MessageList], options: Options) -> list[Finding]:
-    """Findings of every readable list (lists with a note are reported, not checked)."""
+def check_lists(found: Sequence[MessageList], options: Options, *, fixing: bool) -> list[Finding]:
+    """Findings of every readable list (lists with a note are reported, not checked).
+
+    A check plans every fix (to report what it would do); a fix plans the unsafe ones only
+    when they are allowed, so that the safe ones are planned on their own.
+    """
     findings: list[Finding] = []
     for listed in found:
         if listed.dialect is not None and listed.note is None:
             findings += check_list(
-                listed.messages, dialect=listed.dialect, context=listed.context, options=options
+                listed.messages,
+                dialect=listed.dialect,
+                context=listed.context,
+                options=options,
+                plan_unsafe=options.unsafe_fixes or not fixing,
             )
     return findings
 
@@ -180,12 +198,12 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
     for record in decoded.records:
         found = find_message_lists(record.value, dialects=dialects_for(options))
         lists += _summaries(found, record.line if jsonl else None)
-        record_findings = check_lists(found, options)
+        record_findings = check_lists(found, options, fixing=fix)
         if not record_findings:
             continue
         record_findings = _locate(record_findings, record.raw, record.line)
         findings += record_findings
-        to_fix = _fixable(record_findings)
+        to_fix = _applied(record_findings, options)
         if fix and to_fix:
             new_raw = splice(record.raw, unique_edits(to_fix))
             _self_check(new_raw, record, options)
@@ -203,7 +221,7 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> None:
     """Black's stability check: the repaired record must parse and have nothing left to fix."""
     value = parse(new_raw, first_line=record.line)
     found = find_message_lists(value, dialects=dialects_for(options))
-    if _fixable(check_lists(found, options)):
+    if _applied(check_lists(found, options, fixing=True), options):
         msg = "internal error: the repaired record still has fixable findings; nothing written"
         raise SelfCheckError(msg, line=record.line, column=1)
 
@@ -218,10 +236,14 @@ def _run_message_lines(
         findings = [
             replace(f, line=records[f.message_index].line, column=_indent(records[f.message_index]))
             for f in check_list(
-                listed.messages, dialect=listed.dialect, context=listed.context, options=options
+                listed.messages,
+                dialect=listed.dialect,
+                context=listed.context,
+                options=options,
+                plan_unsafe=options.unsafe_fixes or not fix,
             )
         ]
-    to_fix = _fixable(findings) if fix else []
+    to_fix = _applied(findings, options) if fix else []
     output = None
     if to_fix:
         edits = unique_edits(to_fix)
@@ -235,8 +257,8 @@ def _indent(record: Record) -> int:
 
 
 def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
-    """Physical lines after the edits: new messages become new lines, edits inside a message
-    are spliced into its own line.
+    """Physical lines after the edits: new messages become new lines, removed messages drop
+    their line, and edits inside a message are spliced into its own line.
 
     New lines end like the file's lines (CRLF files keep CRLF). Inserting after a last line
     that has no line terminator gives that line the file's terminator and leaves the new last
@@ -245,7 +267,13 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
     records = decoded.records
     ensure_ascii = all(line.isascii() for line in decoded.lines)
     eol = b"\r" if any(line.endswith(b"\r") for line in decoded.lines) else b""
-    lines = list(decoded.lines)
+    lines: list[bytes | None] = list(decoded.lines)
+
+    def raw(pointer: Pointer) -> bytes:
+        record = records[int(pointer[0])]
+        start = value_start(record.raw, pointer[1:])
+        return record.raw[start : value_end(record.raw, start)]
+
     inside: dict[int, list[Edit]] = {}
     after_line: dict[int, list[bytes]] = {}
     for edit in edits:
@@ -256,7 +284,9 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
             )
             # Index 0 never happens for results (they follow a call); keep it at the top if so.
             slot = records[edit.index - 1].index if edit.index > 0 else -1
-            after_line.setdefault(slot, []).extend(style.render(v) for v in edit.values)
+            after_line.setdefault(slot, []).extend(style.render(v, raw) for v in edit.values)
+        elif isinstance(edit, Delete) and len(edit.pointer) == 1:
+            lines[records[int(edit.pointer[0])].index] = None
         else:
             inside.setdefault(_message_of(edit), []).append(_rebased(edit))
     for message_index, message_edits in inside.items():
@@ -267,7 +297,9 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
     last = len(lines) - 1
     for index, line in enumerate(lines):
         new = after_line.get(index, [])
-        if new and index == last:  # no terminator after this line: it moves to the new last line
+        if line is None:  # a removed message: its new neighbours still end like the file's lines
+            out += [n + eol for n in new]
+        elif new and index == last:  # no terminator after this line: it moves to the last one
             out.append(line + eol)
             out += [n + eol for n in new[:-1]]
             out.append(new[-1])
@@ -288,7 +320,9 @@ def _message_of(edit: Edit) -> int:
 def _rebased(edit: Edit) -> Edit:
     """The edit with pointers relative to its own line."""
     if isinstance(edit, Insert):
-        return Insert(edit.array[1:], edit.index, edit.values)
+        return Insert(edit.array[1:], edit.index, tuple(_rebase_value(v) for v in edit.values))
+    if isinstance(edit, Delete):
+        return Delete(edit.pointer[1:])
     return Replace(edit.pointer[1:], _rebase_value(edit.value))
 
 
@@ -306,6 +340,7 @@ def _self_check_lines(listed: MessageList, edits: Sequence[Edit], options: Optio
     assert listed.dialect is not None
     repaired = apply_edits(listed.messages, edits)
     context = listed.context
-    if _fixable(check_list(repaired, dialect=listed.dialect, context=context, options=options)):
+    recheck = check_list(repaired, dialect=listed.dialect, context=context, options=options)
+    if _applied(recheck, options):
         msg = "internal error: the repaired history still has fixable findings; nothing written"
         raise SelfCheckError(msg, line=1, column=1)

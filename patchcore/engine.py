@@ -1,9 +1,11 @@
-"""The pairing engine: which calls are answered, which dangle. Knows no dialect.
+"""The pairing engine: which result answers which call, which calls dangle. Knows no dialect.
 
 Pairing rule (DESIGN.md): walk the messages in order; a result answers the *nearest earlier call
 with the same key that is still unanswered*. A call is dangling when no later result answers it.
 There is deliberately no global set of answered ids: real histories reuse ids across turns
 (tau-bench, tau2), and a global set would let a later turn's result hide an earlier dangling call.
+Reusing an id after the earlier call was answered is therefore legal; reusing it while that call
+is still open is not (TP104).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from patchcore.model import MessageView, Role, ToolCall
+from patchcore.model import MessageView, Role, ToolCall, ToolResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +27,50 @@ class Dangling:
 
 
 @dataclass(frozen=True, slots=True)
+class CallRef:
+    """A call, by position."""
+
+    message_index: int
+    call_index: int
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRef:
+    """A result, by position."""
+
+    message_index: int
+    result: ToolResult
+    inner: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A call and the result that answers it."""
+
+    call: CallRef
+    result: ResultRef
+
+
+@dataclass(frozen=True, slots=True)
 class Pairing:
-    """The outcome of one walk over a message list."""
+    """Everything one walk over a message list learns.
+
+    Attributes:
+        dangling: Calls no result answers (TP001, TP002, TP003).
+        answers: Calls with the result that answers them.
+        orphans: Results whose key no earlier call had (TP101).
+        duplicates: Results whose key's calls were all answered already (TP103).
+        reused: Calls opened while an earlier call with the same key was still open (TP104).
+        keyless: Calls with no key, which nothing can answer (TP105).
+    """
 
     dangling: tuple[Dangling, ...]
+    answers: tuple[Answer, ...] = ()
+    orphans: tuple[ResultRef, ...] = ()
+    duplicates: tuple[ResultRef, ...] = ()
+    reused: tuple[CallRef, ...] = ()
+    keyless: tuple[CallRef, ...] = ()
 
 
 def turn_starts(views: Sequence[MessageView]) -> list[int]:
@@ -40,33 +82,49 @@ def turn_starts(views: Sequence[MessageView]) -> list[int]:
 
 
 def pair(views: Sequence[MessageView]) -> Pairing:
-    """Pair results with calls in one O(n) pass and classify the calls left open.
+    """Pair results with calls in one O(n) pass and classify what is left over.
 
     In each message, results for earlier messages are matched first, then its calls open, then
     its inner results (a server tool's result after its call) are matched; a message never
-    answers itself otherwise. Calls without a key cannot be answered and are not reported here
-    (TP105 reports them). An open call is:
+    answers itself otherwise. An open call is:
 
     * TP003 when its arguments are malformed,
     * TP002 when its turn is the last one: nothing but tool results follows it,
     * TP001 otherwise (another message came in).
     """
-    open_calls: dict[str, list[tuple[int, int]]] = {}
+    open_calls: dict[str, list[CallRef]] = {}
+    seen_keys: set[str] = set()
+    answers: list[Answer] = []
+    orphans: list[ResultRef] = []
+    duplicates: list[ResultRef] = []
+    reused: list[CallRef] = []
+    keyless: list[CallRef] = []
 
-    def answer(key: str) -> None:
-        stack = open_calls.get(key)
+    def answer(ref: ResultRef) -> None:
+        stack = open_calls.get(ref.result.key)
         if stack:
-            stack.pop()
+            answers.append(Answer(stack.pop(), ref))
+        elif ref.result.key in seen_keys:
+            duplicates.append(ref)
+        else:
+            orphans.append(ref)
 
     for index, view in enumerate(views):
-        for key in view.results:
-            answer(key)
+        for result in view.results:
+            answer(ResultRef(index, result))
         for call_index, call in enumerate(view.calls):
-            opened = call.pairing_key
-            if opened:
-                open_calls.setdefault(opened, []).append((index, call_index))
-        for key in view.inner_results:
-            answer(key)
+            ref = CallRef(index, call_index, call)
+            key = call.pairing_key
+            if not key:
+                keyless.append(ref)
+                continue
+            stack = open_calls.setdefault(key, [])
+            if stack:
+                reused.append(ref)
+            stack.append(ref)
+            seen_keys.add(key)
+        for result in view.inner_results:
+            answer(ResultRef(index, result, inner=True))
 
     last = len(views) - 1
     while last >= 0 and views[last].role is Role.RESULTS:
@@ -74,26 +132,41 @@ def pair(views: Sequence[MessageView]) -> Pairing:
     # Calls in the turn of the last message that is not a result are pending, not dangling.
     frontier = turn_starts(views)[last] if last >= 0 else 0
 
-    left_open = sorted(position for stack in open_calls.values() for position in stack)
+    left_open = sorted(
+        (ref for stack in open_calls.values() for ref in stack),
+        key=lambda ref: (ref.message_index, ref.call_index),
+    )
     dangling = []
-    for index, call_index in left_open:
-        call = views[index].calls[call_index]
-        if call.invalid:
+    for ref in left_open:
+        if ref.call.invalid:
             code = "TP003"
-        elif index >= frontier:
+        elif ref.message_index >= frontier:
             code = "TP002"
         else:
             code = "TP001"
-        dangling.append(Dangling(index, call_index, call, code))
-    return Pairing(tuple(dangling))
+        dangling.append(Dangling(ref.message_index, ref.call_index, ref.call, code))
+    return Pairing(
+        tuple(dangling),
+        tuple(answers),
+        tuple(orphans),
+        tuple(duplicates),
+        tuple(reused),
+        tuple(keyless),
+    )
 
 
-def insertion_point(views: Sequence[MessageView], message_index: int) -> int:
-    """Where result messages for a message's calls go: after the rest of its turn, then after
-    the run of result messages that follows."""
+def result_region(views: Sequence[MessageView], message_index: int) -> range:
+    """The messages where results for a message's calls belong: right after the rest of its
+    turn, the run of result messages that follows."""
     position = message_index + 1
     while position < len(views) and views[position].joins_previous:
         position += 1
+    start = position
     while position < len(views) and views[position].role is Role.RESULTS:
         position += 1
-    return position
+    return range(start, position)
+
+
+def insertion_point(views: Sequence[MessageView], message_index: int) -> int:
+    """Where new result messages for a message's calls go: at the end of its result region."""
+    return result_region(views, message_index).stop

@@ -59,22 +59,33 @@ def value_end(buf: bytes, pos: int) -> int:
     return match.end()
 
 
-def _members(buf: bytes, pos: int) -> list[tuple[str, int]]:
-    """``(key, value_start)`` of each member of the object starting at ``pos``."""
-    members: list[tuple[str, int]] = []
+@dataclass(frozen=True, slots=True)
+class Member:
+    """Where one member of an object is: its key's first byte, its value's span."""
+
+    key: str
+    start: int
+    value_start: int
+    end: int
+
+
+def members(buf: bytes, pos: int) -> list[Member]:
+    """The members of the object starting at ``pos``, in order."""
+    found: list[Member] = []
     cursor = skip_whitespace(buf, pos + 1)
     if buf[cursor : cursor + 1] == b"}":
-        return members
+        return found
     while True:
         key_end = value_end(buf, cursor)
         token = buf[cursor:key_end]
         key = json.loads(token) if b"\\" in token else token[1:-1].decode("utf-8")
         colon = skip_whitespace(buf, key_end)
         start = skip_whitespace(buf, colon + 1)
-        members.append((key, start))
-        cursor = skip_whitespace(buf, value_end(buf, start))
+        end = value_end(buf, start)
+        found.append(Member(key, cursor, start, end))
+        cursor = skip_whitespace(buf, end)
         if buf[cursor : cursor + 1] != b",":
-            return members
+            return found
         cursor = skip_whitespace(buf, cursor + 1)
 
 
@@ -120,7 +131,7 @@ def value_start(buf: bytes, pointer: Pointer, *, base: int | None = None) -> int
     for part in pointer:
         opener = buf[pos : pos + 1]
         if opener == b"{" and isinstance(part, str):
-            starts = [start for key, start in _members(buf, pos) if key == part]
+            starts = [m.value_start for m in members(buf, pos) if m.key == part]
             if not starts:
                 raise KeyError(part)
             pos = starts[-1]

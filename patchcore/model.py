@@ -67,15 +67,31 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One tool result held by a message.
+
+    Attributes:
+        key: The pairing key of the call it answers.
+        path: What to remove from its message to drop this result: ``()`` when the result is
+            the whole message (a tool message), the block's path when it is one block of many.
+        keyed: The key is the id written in the file (not a Gemini name-and-position key).
+    """
+
+    key: str
+    path: Pointer = ()
+    keyed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class MessageView:
     """Dialect-neutral view of a message: its role, the calls it issues, the keys it answers.
 
     Attributes:
         role: How the engine sees the message.
         calls: The calls it issues, in order.
-        results: Keys of results answering calls of *earlier* messages.
-        inner_results: Keys of results that follow its own calls inside the message (server
-            tools: Anthropic ``server_tool_use`` then ``web_search_tool_result``).
+        results: Results answering calls of *earlier* messages.
+        inner_results: Results that follow its own calls inside the message (server tools:
+            Anthropic ``server_tool_use`` then ``web_search_tool_result``).
         joins_previous: The message continues the assistant turn of the message before it
             (OpenAI Responses items of one model response: reasoning, calls). A turn's calls
             are answered after the whole turn.
@@ -83,8 +99,8 @@ class MessageView:
 
     role: Role
     calls: tuple[ToolCall, ...] = ()
-    results: tuple[str, ...] = ()
-    inner_results: tuple[str, ...] = ()
+    results: tuple[ToolResult, ...] = ()
+    inner_results: tuple[ToolResult, ...] = ()
     joins_previous: bool = False
 
 
@@ -123,6 +139,13 @@ class Insert:
 
 
 @dataclass(frozen=True, slots=True)
+class Delete:
+    """Remove the array element or object member at ``pointer`` (with its separator)."""
+
+    pointer: Pointer
+
+
+@dataclass(frozen=True, slots=True)
 class Replace:
     """Replace the value at ``pointer`` with ``value`` (which may hold `Verbatim` parts)."""
 
@@ -131,7 +154,7 @@ class Replace:
 
 
 #: The edit kinds a fix can hold.
-Edit = Insert | Replace
+Edit = Insert | Replace | Delete
 
 
 @dataclass(frozen=True, slots=True)

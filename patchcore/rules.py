@@ -20,6 +20,7 @@ class Rule:
         summary: One line for tables.
         explanation: What it checks and why providers care, for ``toolpatch rule CODE``.
         fix: Applicability of its fix, ``None`` when it has none.
+        fix_description: What the fix does, in a few words.
         text: Default text of the synthetic result this rule's fix inserts, if it inserts one.
     """
 
@@ -28,6 +29,7 @@ class Rule:
     summary: str
     explanation: str
     fix: Applicability | None
+    fix_description: str | None = None
     text: str | None = None
 
 
@@ -55,6 +57,7 @@ RULES: dict[str, Rule] = {
                 "existing results."
             ),
             fix=Applicability.SAFE,
+            fix_description="insert a synthetic error result",
             text=(
                 "Tool call {name} with id {id} was cancelled - another message came in before it "
                 "could be completed."
@@ -72,6 +75,7 @@ RULES: dict[str, Rule] = {
                 "Fix (safe): insert a synthetic error result after the turn's existing results."
             ),
             fix=Applicability.SAFE,
+            fix_description="insert a synthetic error result",
             text="Tool call {name} with id {id} did not complete - no result was recorded.",
         ),
         Rule(
@@ -87,10 +91,134 @@ RULES: dict[str, Rule] = {
                 "Fix (safe): insert a synthetic error result saying the arguments were malformed."
             ),
             fix=Applicability.SAFE,
+            fix_description="insert a synthetic error result",
             text=(
                 "Tool call {name} with id {id} could not be executed - arguments were malformed "
                 "or truncated."
             ),
+        ),
+        Rule(
+            code="TP101",
+            name="orphan-tool-result",
+            summary="a result that answers no earlier call",
+            explanation=(
+                "A tool result whose id no earlier call has (its call was cut from the history, "
+                "or the result came before its call). Providers reject it:\n"
+                "OpenAI Chat: Invalid parameter: messages with role 'tool' must be a response to "
+                "a preceeding message with 'tool_calls'.\n"
+                "Anthropic: unexpected `tool_use_id` found in `tool_result` blocks: ... Each "
+                "`tool_result` block must have a corresponding `tool_use` block in the previous "
+                "message.\n"
+                "OpenAI Responses: No tool call found for function call output with call_id ...\n"
+                "Bedrock: The number of toolResult blocks at messages.N.content exceeds the "
+                "number of toolUse blocks of previous turn.\n"
+                "Fix (unsafe, deletes content): drop the result (and its message when nothing "
+                "else is left in it)."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="drop the result",
+        ),
+        Rule(
+            code="TP102",
+            name="misplaced-tool-result",
+            summary="a result for an earlier call, but not where the format requires it",
+            explanation=(
+                "A result that answers an earlier call but is not in the place the format "
+                "requires: another message sits between the call and it (OpenAI Chat, "
+                "LangChain); it is not in the very next user turn, or the results of one turn are "
+                "split over several turns (Anthropic, Bedrock, Gemini, pydantic-ai). OpenAI "
+                "Responses accepts an output anywhere after its call, so this rule never fires "
+                "there. Providers reject it:\n"
+                "OpenAI Chat: An assistant message with 'tool_calls' must be followed by tool "
+                "messages responding to each 'tool_call_id'.\n"
+                "Anthropic: `tool_use` ids were found without `tool_result` blocks immediately "
+                "after.\n"
+                "Gemini: Please ensure that function response turn comes immediately after a "
+                "function call turn.\n"
+                "Bedrock: Expected toolResult blocks at messages.N.content for the following "
+                "Ids: ...\n"
+                "Fix (unsafe, moves content): move the result right after its call's turn, with "
+                "the turn's other results."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="move the result into place",
+        ),
+        Rule(
+            code="TP103",
+            name="duplicate-tool-result",
+            summary="a second result for a call that is already answered",
+            explanation=(
+                "A result for a call that an earlier result already answered. Providers reject "
+                "it:\n"
+                "OpenAI Chat: Invalid parameter: Duplicate value for 'tool_call_id' of ... in "
+                "messages[N] and messages[M].\n"
+                "Anthropic: each tool_use must have a single result. Found multiple tool_result "
+                "blocks with id: ...\n"
+                "Bedrock: The toolResult blocks at messages.N.content contain duplicate Ids: ...\n"
+                "Fix (unsafe, deletes content): drop the later result."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="drop the later result",
+        ),
+        Rule(
+            code="TP104",
+            name="duplicate-tool-call-id",
+            summary="a call reuses the id of a call that is still unanswered",
+            explanation=(
+                "A call whose id is the id of an earlier call that has not been answered yet "
+                "(within one message or across turns): no result can say which of the two it "
+                "answers, and providers reject duplicate ids (Anthropic: tool_use ids must be "
+                "unique; Mistral: Not the same number of function calls and responses). Reusing "
+                "an id after the earlier call was answered is legal and is not reported (real "
+                "histories do it: tau-bench, tau2).\n"
+                "No fix: which call the later results belong to cannot be known."
+            ),
+            fix=None,
+        ),
+        Rule(
+            code="TP105",
+            name="missing-tool-call-id",
+            summary="a call with no id where the format requires one",
+            explanation=(
+                "A call whose id is null or empty in a format that pairs results by id (every "
+                "format but Gemini, which pairs id-less calls by name). No result can answer it, "
+                "and providers reject it (OpenAI: Missing required parameter: "
+                "'messages[N].tool_calls[0].id'). The TP0xx rules skip such calls, as deepagents "
+                "does.\n"
+                "No fix: toolpatch does not invent ids."
+            ),
+            fix=None,
+        ),
+        Rule(
+            code="TP106",
+            name="tool-result-not-first",
+            summary="a user message holds other blocks before its tool results",
+            explanation=(
+                "Anthropic and Bedrock require a user message that answers tool calls to begin "
+                "with its tool_result blocks; text or other blocks must come after them:\n"
+                "Anthropic: messages.N: Did not find K `tool_result` block(s) at the beginning of "
+                "this message. Messages following `tool_use` blocks must begin with a matching "
+                "number of `tool_result` blocks.\n"
+                "Fix (unsafe, moves content): move the results first, keeping the order of the "
+                "other blocks."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="move the results first",
+        ),
+        Rule(
+            code="TP107",
+            name="empty-tool-calls",
+            summary="an assistant message with an empty tool_calls list",
+            explanation=(
+                "An OpenAI Chat assistant message with `tool_calls: []` (for LangChain, an empty "
+                "`additional_kwargs.tool_calls`, which older integrations forwarded as is):\n"
+                "OpenAI: Invalid 'messages[N].tool_calls': empty array. Expected an array with "
+                "minimum length 1, but got an empty array instead.\n"
+                "Qwen: Empty tool_calls is not supported in message.\n"
+                "Fix (unsafe, deletes content): drop the empty key."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="drop the empty tool_calls key",
         ),
     )
 }

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from patchcore.jsonspan import ArraySpan, array_span, value_end, value_start
-from patchcore.model import Edit, Insert, Pointer, Verbatim
+from patchcore.jsonspan import ArraySpan, array_span, members, value_end, value_start
+from patchcore.model import Delete, Edit, Insert, Pointer, Verbatim
 
 #: Gives the original bytes of the value at a pointer (for `Verbatim` parts of new values).
 Raw = Callable[[Pointer], bytes]
@@ -168,11 +168,38 @@ def _line_margin(buf: bytes, position: int) -> str:
     return line[: len(line) - len(line.lstrip(b" \t"))].decode("ascii")
 
 
+def _deletions(spans: Sequence[tuple[int, int]], doomed: set[int]) -> list[tuple[int, int]]:
+    """Byte ranges that remove the ``doomed`` items of a list of item spans, with separators.
+
+    Each run of removed items goes with the separator after it, or, for a run that ends the
+    list, with the separator before it; so the remaining items stay well separated.
+    """
+    ranges = []
+    index = 0
+    while index < len(spans):
+        if index not in doomed:
+            index += 1
+            continue
+        first = index
+        while index + 1 < len(spans) and index + 1 in doomed:
+            index += 1
+        last = index
+        if last + 1 < len(spans):
+            ranges.append((spans[first][0], spans[last + 1][0]))
+        elif first > 0:
+            ranges.append((spans[first - 1][1], spans[last][1]))
+        else:
+            ranges.append((spans[first][0], spans[last][1]))
+        index += 1
+    return ranges
+
+
 def splice(buf: bytes, edits: Sequence[Edit]) -> bytes:
     """Return ``buf`` with ``edits`` applied; nothing outside the edited places changes.
 
     Edit pointers and indexes refer to the original ``buf``, so edits in nested arrays and in
-    their parents can be combined freely (a replaced value must not also hold an edit).
+    their parents can be combined freely (a replaced or deleted value must not also hold an
+    edit, and an array must not lose every element while it gains new ones).
     """
     ensure_ascii = buf.isascii()
 
@@ -181,16 +208,21 @@ def splice(buf: bytes, edits: Sequence[Edit]) -> bytes:
         return buf[start : value_end(buf, start)]
 
     grouped: dict[tuple[Pointer, int], list[Any]] = {}
+    doomed: dict[Pointer, set[Any]] = {}
+    # (start, rank, end, text): at one position, insertions go before deletions.
     patches: list[tuple[int, int, int, bytes]] = []
     for edit in edits:
         if isinstance(edit, Insert):
             grouped.setdefault((edit.array, edit.index), []).extend(edit.values)
-            continue
-        start = value_start(buf, edit.pointer)
-        parent = value_start(buf, edit.pointer[:-1])
-        style = element_style(buf, parent, value_end(buf, parent), ensure_ascii=ensure_ascii)
-        style = replace(style, margin=_line_margin(buf, start))
-        patches.append((start, len(patches), value_end(buf, start), style.render(edit.value, raw)))
+        elif isinstance(edit, Delete):
+            doomed.setdefault(edit.pointer[:-1], set()).add(edit.pointer[-1])
+        else:
+            start = value_start(buf, edit.pointer)
+            parent = value_start(buf, edit.pointer[:-1])
+            style = element_style(buf, parent, value_end(buf, parent), ensure_ascii=ensure_ascii)
+            style = replace(style, margin=_line_margin(buf, start))
+            text = style.render(edit.value, raw)
+            patches.append((start, 1, value_end(buf, start), text))
     spans: dict[Pointer, ArraySpan] = {}
     for (pointer, index), values in grouped.items():
         if pointer not in spans:
@@ -198,13 +230,26 @@ def splice(buf: bytes, edits: Sequence[Edit]) -> bytes:
         position, text = _insertion(
             buf, spans[pointer], index, values, ensure_ascii=ensure_ascii, raw=raw
         )
-        patches.append((position, len(patches), position, text))
+        patches.append((position, 0, position, text))
+    for pointer, keys in doomed.items():
+        start = value_start(buf, pointer)
+        if buf[start : start + 1] == b"{":
+            found = members(buf, start)
+            items = [(m.start, m.end) for m in found]
+            chosen = {k for k, m in enumerate(found) if m.key in keys}
+        else:
+            items = list(array_span(buf, start).elements)
+            chosen = set(keys)
+            assert not (
+                chosen >= set(range(len(items))) and any(p == pointer for p, _ in grouped)
+            ), "an array cannot lose every element and gain new ones in one splice"
+        patches += [(a, 1, b, b"") for a, b in _deletions(items, chosen)]
     patches.sort()
     out = []
     cursor = 0
     for start, _, end, text in patches:
         out.append(buf[cursor:start])
         out.append(text)
-        cursor = end
+        cursor = max(cursor, end)
     out.append(buf[cursor:])
     return b"".join(out)

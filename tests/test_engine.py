@@ -29,7 +29,7 @@ from langchain_core.messages import (
 
 import patchcore
 from patchcore.engine import insertion_point, pair
-from patchcore.model import MessageView, Role, ToolCall
+from patchcore.model import MessageView, Role, ToolCall, ToolResult
 from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
 
 # --------------------------------------------------------------------------------------------
@@ -49,7 +49,7 @@ def ai(*calls: ToolCall | str | None) -> MessageView:
 
 def res(*ids: str) -> MessageView:
     """A results message answering ``ids``."""
-    return MessageView(Role.RESULTS, results=ids)
+    return MessageView(Role.RESULTS, results=tuple(ToolResult(i) for i in ids))
 
 
 def other() -> MessageView:
@@ -115,7 +115,11 @@ PAIRING_CASES: list[tuple[str, list[MessageView], list[tuple[int, int, str]]]] =
     ),
     (
         "a message never answers its own calls",
-        [other(), MessageView(Role.CALLER, calls=(call("c1"),), results=("c1",)), other()],
+        [
+            other(),
+            MessageView(Role.CALLER, calls=(call("c1"),), results=(ToolResult("c1"),)),
+            other(),
+        ],
         [(1, 0, "TP001")],
     ),
     ("None id is skipped", [other(), ai(None), other()], []),

@@ -14,8 +14,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
+from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects.base import (
     BlockDialect,
     Recognition,
@@ -23,7 +24,7 @@ from patchcore.dialects.base import (
     entry,
     optional_name,
 )
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "assistant", "system"})
 #: Block types of ``content_block_param.py`` (results of server tools end in ``_tool_result``).
@@ -79,21 +80,38 @@ class Anthropic(BlockDialect):
         "a list; `messages` of a request body (beside `system`, `model`, `tools`); JSONL of "
         "request bodies; a stored response (one assistant message)"
     )
-    provider_errors = dict.fromkeys(
-        ("TP001", "TP002", "TP003"),
-        "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately "
-        "after: {id}. Each `tool_use` block must have a corresponding `tool_result` block in "
-        "the next message.",
-    )
+    provider_errors: ClassVar[Mapping[str, str]] = {
+        **dict.fromkeys(
+            ("TP001", "TP002", "TP003"),
+            "messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+            "immediately after: {id}. Each `tool_use` block must have a corresponding "
+            "`tool_result` block in the next message.",
+        ),
+        **dict.fromkeys(
+            ("TP101", "TP102"),
+            "messages.{index}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. "
+            "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
+            "message.",
+        ),
+        "TP103": "each tool_use must have a single result. Found multiple tool_result blocks "
+        "with id: {id}",
+        "TP104": "messages.{index}: `tool_use` ids must be unique",
+        "TP105": "messages.{index}.content: tool_use.id: Field required",
+        "TP106": "messages.{index}: Did not find 1 `tool_result` block(s) at the beginning of "
+        "this message. Messages following `tool_use` blocks must begin with a matching number "
+        "of `tool_result` blocks.",
+    }
     blocks_key = "content"
+    results_first = True
 
-    def provider_error(self, code: str, call: ToolCall, message_index: int) -> str | None:
-        if call.answerable:
-            return super().provider_error(code, call, message_index)
-        return (
-            f"`{call.name}` tool use with id `{call.id}` was found without a corresponding "
-            f"`{call.name}_tool_result` block"
-        )
+    def provider_error(self, defect: Defect) -> str | None:
+        call = defect.call
+        if defect.code in ANSWERED and call is not None and not call.answerable:
+            return (
+                f"`{call.name}` tool use with id `{call.id}` was found without a corresponding "
+                f"`{call.name}_tool_result` block"
+            )
+        return super().provider_error(defect)
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or message.get("role") not in ROLES:
@@ -114,8 +132,8 @@ class Anthropic(BlockDialect):
         if not isinstance(content, list):
             return MessageView(Role.OTHER)
         calls: list[ToolCall] = []
-        results: list[str] = []
-        inner: list[str] = []
+        results: list[ToolResult] = []
+        inner: list[ToolResult] = []
         for k, block in enumerate(content):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "tool_use" or kind in SERVER_CALLS:
@@ -131,7 +149,7 @@ class Anthropic(BlockDialect):
             elif is_result(block):
                 answered = call_id(block.get("tool_use_id"), (*pointer, "content", k))
                 if answered:
-                    (inner if calls else results).append(answered)
+                    (inner if calls else results).append(ToolResult(answered, ("content", k)))
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = bool(content) and all(is_result(b) for b in content)

@@ -1,13 +1,18 @@
 """What every dialect adapter provides, and the helpers they share.
 
-An adapter is small: it recognises its messages, turns each one into a `MessageView`, and builds
-the edits that answer dangling calls in its own shape. It never decides *which* calls dangle;
-that is the engine's job. Two families share their placement logic here:
+An adapter is small: it recognises its messages, turns each one into a `MessageView`, says where
+its format requires results to be, and plans the edits that fix the defects found in its own
+shape. It never decides *which* calls dangle; that is the engine's job. Two families share their
+placement and planning logic here:
 
 * `ResultMessageDialect`: every result is a message (or item) of its own (OpenAI Chat,
-  LangChain, OpenAI Responses); synthetic results go after the turn's existing results;
-* `BlockDialect`: results are blocks inside the next user turn (Anthropic, Bedrock, Gemini);
-  synthetic blocks go into that turn after its existing result blocks, or into a new user turn.
+  LangChain, OpenAI Responses); results go after the calling turn, in its run of results;
+* `BlockDialect`: results are blocks inside the next user turn (Anthropic, Bedrock, Gemini,
+  pydantic-ai); results go into that turn after its existing results, or into a new user turn.
+
+Fixes are planned for all the defects of a list at once, so that results added to, dropped from
+and moved into the same message make one coherent change (one new turn for a whole parallel
+group, a message emptied by its drops removed rather than left empty).
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from patchcore.engine import insertion_point
+from patchcore.defects import ANSWERED, DROPPED, Defect
+from patchcore.engine import Answer, insertion_point, result_region
 from patchcore.errors import ShapeError
 from patchcore.model import (
+    Delete,
     Edit,
     Insert,
     MessageView,
@@ -45,13 +52,14 @@ class Recognition(enum.IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class ListContext:
-    """Where a message list sits in its record, and whether new messages can be added to it.
+    """Where a message list sits in its record, and what may be added to or removed from it.
 
     Attributes:
         pointer: The list (for a single-message document: the message itself).
         member: For a list of wrappers (ADK events, agent session items), the key of the message
-            inside each element; new messages cannot be added there (a wrapper would have to be
-            invented), but results can still go into existing messages.
+            inside each element; whole messages cannot be added or removed there (a wrapper
+            would have to be invented or its other data lost), but results can still be edited
+            inside existing messages.
         single: The document is one message (a stored API response): nothing can be added
             beside it.
     """
@@ -68,17 +76,22 @@ class ListContext:
             (*self.pointer, index) if self.member is None else (*self.pointer, index, self.member)
         )
 
+    @property
+    def whole_messages(self) -> bool:
+        """Whether whole messages can be added to and removed from the list."""
+        return not self.single and self.member is None
+
     def insert_messages(self, index: int, messages: tuple[Any, ...]) -> Insert | None:
         """The edit that adds whole messages at ``index``, or ``None`` where that is impossible."""
-        if self.single or self.member is not None:
-            return None
-        return Insert(self.pointer, index, messages)
+        return Insert(self.pointer, index, messages) if self.whole_messages else None
+
+    def delete_message(self, index: int) -> Delete | None:
+        """The edit that removes message ``index``, or ``None`` where that is impossible."""
+        return Delete((*self.pointer, index)) if self.whole_messages else None
 
 
-#: For one calling message: the dangling calls to answer, each with its synthetic text.
-AnswerGroup = tuple[int, Sequence[tuple[ToolCall, str]]]
-#: For each call of each group: the edits that answer it (empty: it cannot be answered).
-Answers = list[list[tuple[Edit, ...]]]
+#: For each defect, the edits that fix it (empty: this defect cannot be fixed here).
+Plan = list[tuple[Edit, ...]]
 
 
 class Dialect(ABC):
@@ -94,7 +107,7 @@ class Dialect(ABC):
     """Where its message lists are usually found, for ``toolpatch formats``."""
     provider_errors: ClassVar[Mapping[str, str]] = {}
     """Rule code → the error a provider answers such a history with (``{id}``, ``{index}``,
-    ``{name}`` are filled in)."""
+    ``{next}``, ``{name}`` are filled in)."""
 
     @abstractmethod
     def recognize(self, message: object) -> Recognition:
@@ -121,58 +134,122 @@ class Dialect(ABC):
         """Why this list, although made of this dialect's messages, must not be repaired."""
         return None
 
-    def provider_error(self, code: str, call: ToolCall, message_index: int) -> str | None:
-        """The provider's error for a finding, quoted in reports."""
-        template = self.provider_errors.get(code)
+    @abstractmethod
+    def misplaced(
+        self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
+    ) -> str | None:
+        """Why a result that answers its call is not where the format requires it (TP102), or
+        ``None`` when it is in place."""
+
+    def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+        """Defects of a message's own shape (TP106, TP107); none by default."""
+        return []
+
+    def provider_error(self, defect: Defect) -> str | None:
+        """The provider's error for a defect, quoted in reports."""
+        template = self.provider_errors.get(defect.code)
         if template is None:
             return None
-        values = {"{id}": call.id or "", "{name}": call.name or "unknown"}
-        values["{index}"] = str(message_index)
+        name = defect.call.name if defect.call is not None else None
+        values = {
+            "{id}": defect.ident or "",
+            "{name}": name or "unknown",
+            "{index}": str(defect.message_index),
+            "{next}": str(defect.message_index + 1),
+        }
         for placeholder, value in values.items():
             template = template.replace(placeholder, value)
         return template
 
     @abstractmethod
-    def answer(
+    def plan(
         self,
         messages: Sequence[Any],
         views: Sequence[MessageView],
         context: ListContext,
-        groups: Sequence[AnswerGroup],
-    ) -> Answers:
-        """Build the edits that answer dangling calls, one entry per call of each group.
+        defects: Sequence[Defect],
+    ) -> Plan:
+        """Plan the edits that fix ``defects`` together; one entry per defect."""
 
-        Several calls may share one edit (one new user turn for all of them): the same edit
-        object then appears under each. A call that cannot be answered gets no edit.
-        """
+
+def _member_deletion(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
+    """TP107: drop a key of a message (an empty ``tool_calls``)."""
+    return (Delete((*context.message_pointer(defect.message_index), *defect.path)),)
 
 
 class ResultMessageDialect(Dialect):
     """A dialect in which every tool result is a message of its own.
 
-    Synthetic results go right after the calling turn and its run of result messages, in call
-    order, which is also where providers require them.
+    Synthetic and moved results go right after the calling turn and its run of result messages,
+    in call order, which is also where providers require them.
     """
 
-    def answer(
+    def misplaced(
+        self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
+    ) -> str | None:
+        if answer.result.message_index in result_region(views, answer.call.message_index):
+            return None
+        return "another message comes between it and its call"
+
+    def plan(
         self,
         messages: Sequence[Any],
         views: Sequence[MessageView],
         context: ListContext,
-        groups: Sequence[AnswerGroup],
-    ) -> Answers:
+        defects: Sequence[Defect],
+    ) -> Plan:
         style = self.result_style(messages)
-        planned: Answers = []
-        for message_index, calls in groups:
-            at = insertion_point(views, message_index)
-            caller = messages[message_index]
-            answers: list[tuple[Edit, ...]] = []
-            for call, text in calls:
-                result = self.result_message(caller, call, text, style) if call.answerable else None
-                edit = context.insert_messages(at, (result,)) if result is not None else None
-                answers.append((edit,) if edit is not None else ())
-            planned.append(answers)
-        return planned
+        plan: Plan = []
+        for defect in defects:
+            edits: tuple[Edit, ...] = ()
+            if defect.code in ANSWERED:
+                edits = self._answer(messages, views, context, defect, style)
+            elif defect.code in DROPPED:
+                edits = self._remove(context, defect)
+            elif defect.code == "TP102":
+                edits = self._move(views, context, defect)
+            elif defect.code == "TP107":
+                edits = _member_deletion(context, defect)
+            plan.append(edits)
+        return plan
+
+    def _answer(
+        self,
+        messages: Sequence[Any],
+        views: Sequence[MessageView],
+        context: ListContext,
+        defect: Defect,
+        style: Mapping[str, Any],
+    ) -> tuple[Edit, ...]:
+        call, caller = defect.call, messages[defect.message_index]
+        assert call is not None and defect.text is not None
+        result = self.result_message(caller, call, defect.text, style) if call.answerable else None
+        if result is None:
+            return ()
+        edit = context.insert_messages(insertion_point(views, defect.message_index), (result,))
+        return (edit,) if edit is not None else ()
+
+    @staticmethod
+    def _remove(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
+        assert defect.result is not None
+        if defect.result.path:
+            if context.single:
+                return ()
+            pointer = (*context.message_pointer(defect.message_index), *defect.result.path)
+            return (Delete(pointer),)
+        edit = context.delete_message(defect.message_index)
+        return (edit,) if edit is not None else ()
+
+    def _move(
+        self, views: Sequence[MessageView], context: ListContext, defect: Defect
+    ) -> tuple[Edit, ...]:
+        assert defect.result is not None and defect.target is not None
+        if defect.result.path:  # one id of a multi-id result message: it cannot move alone
+            return ()
+        moved = Verbatim(context.message_pointer(defect.message_index))
+        insert = context.insert_messages(insertion_point(views, defect.target), (moved,))
+        delete = context.delete_message(defect.message_index)
+        return (delete, insert) if insert is not None and delete is not None else ()
 
     @abstractmethod
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
@@ -186,21 +263,35 @@ class ResultMessageDialect(Dialect):
         truthful result exists in this format)."""
 
 
+@dataclass
+class _Touched:
+    """What the plan does to one message's block list."""
+
+    incoming: list[tuple[int, int, Any]]
+    """Blocks to add: (call index, defect index, block)."""
+    removed: dict[int, list[int]]
+    """Block index → the defects that remove it."""
+    reorder: int | None = None
+    """The TP106 defect that asks for results first."""
+
+
 class BlockDialect(Dialect):
     """A dialect whose results are blocks inside the user turn after the call.
 
-    The synthetic blocks go into the next message when it can hold results, right after its
-    existing result blocks (so results stay first); otherwise a new user turn holding them is
+    Added and moved result blocks go into the next message when it is a turn that takes
+    results, right after its existing result blocks; otherwise a new user turn holding them is
     inserted right after the calling message. The calling message itself (with its thinking
     blocks and signatures) is never touched.
     """
 
     blocks_key: ClassVar[str]
     """The key of a message's block list (``content``, ``parts``)."""
+    results_first: ClassVar[bool] = False
+    """Whether the format requires result blocks before any other block (TP106)."""
 
     @abstractmethod
     def takes_results(self, message: Any) -> bool:
-        """Whether ``message`` is where results for the previous turn go."""
+        """Whether ``message`` is a turn that may hold results for the previous turn."""
 
     @abstractmethod
     def is_result_block(self, block: Any) -> bool:
@@ -217,7 +308,7 @@ class BlockDialect(Dialect):
         """One synthetic result block, in the caller's own spelling."""
 
     @abstractmethod
-    def new_turn(self, caller: Any, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    def new_turn(self, caller: Any, blocks: list[Any]) -> dict[str, Any]:
         """A new user turn holding ``blocks``."""
 
     def text_block(self, text: Any) -> dict[str, Any]:
@@ -225,41 +316,144 @@ class BlockDialect(Dialect):
         msg = f"{self.name} turns always hold block lists"
         raise NotImplementedError(msg)
 
-    def answer(
+    def misplaced(
+        self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
+    ) -> str | None:
+        if answer.result.inner:
+            return None
+        here, call = answer.result.message_index, answer.call.message_index
+        if here == call + 1 and self.takes_results(messages[here]):
+            return None
+        if here == call + 1:
+            return "it is not in a user turn"
+        return "it is not in the turn right after its call"
+
+    def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+        if not self.results_first:
+            return []
+        defects = []
+        for index, (message, view) in enumerate(zip(messages, views, strict=True)):
+            blocks = message.get(self.blocks_key) if message is not None else None
+            if view.role is Role.CALLER or not isinstance(blocks, list):
+                continue
+            flags = [self.is_result_block(b) for b in blocks]
+            if True in flags and False in flags[: len(flags) - flags[::-1].index(True)]:
+                defects.append(Defect("TP106", index, (self.blocks_key,)))
+        return defects
+
+    def plan(
         self,
         messages: Sequence[Any],
         views: Sequence[MessageView],
         context: ListContext,
-        groups: Sequence[AnswerGroup],
-    ) -> Answers:
+        defects: Sequence[Defect],
+    ) -> Plan:
         style = self.block_style(messages)
-        planned: Answers = []
-        for message_index, calls in groups:
-            caller = messages[message_index]
-            blocks = [self.result_block(caller, c, t, style) for c, t in calls if c.answerable]
-            edit = self._place(messages, context, message_index, blocks) if blocks else None
-            planned.append([(edit,) if edit and call.answerable else () for call, _ in calls])
-        return planned
+        touched: dict[int, _Touched] = {}
+        new_turns: dict[int, list[tuple[int, int, Any]]] = {}
+        plan: list[list[Edit]] = [[] for _ in defects]
 
-    def _place(
-        self,
-        messages: Sequence[Any],
-        context: ListContext,
-        message_index: int,
-        blocks: list[dict[str, Any]],
-    ) -> Edit | None:
-        following = message_index + 1
-        if following < len(messages) and self.takes_results(messages[following]):
-            pointer = (*context.message_pointer(following), self.blocks_key)
-            existing = messages[following][self.blocks_key]
-            if isinstance(existing, list):
-                flags = [self.is_result_block(block) for block in existing]
-                at = len(flags) - flags[::-1].index(True) if True in flags else 0
-                return Insert(pointer, at, tuple(blocks))
-            if not existing:  # an empty text block would be rejected; there is nothing to keep
-                return Replace(pointer, blocks)
-            return Replace(pointer, [*blocks, self.text_block(Verbatim(pointer))])
-        return context.insert_messages(following, (self.new_turn(messages[message_index], blocks),))
+        def at(index: int) -> _Touched:
+            return touched.setdefault(index, _Touched([], {}))
+
+        def add(defect_index: int, caller: int, call_index: int, block: Any) -> bool:
+            """Route a block to the turn after ``caller``; ``False`` when there is none to be
+            had (a new turn cannot be added to this list)."""
+            following = caller + 1
+            if following < len(messages) and self.takes_results(messages[following]):
+                at(following).incoming.append((call_index, defect_index, block))
+            elif context.whole_messages:
+                new_turns.setdefault(caller, []).append((call_index, defect_index, block))
+            else:
+                return False
+            return True
+
+        for k, defect in enumerate(defects):
+            if defect.code in ANSWERED:
+                call = defect.call
+                assert call is not None and defect.text is not None
+                if call.answerable:
+                    caller = messages[defect.message_index]
+                    block = self.result_block(caller, call, defect.text, style)
+                    add(k, defect.message_index, defect.call_index, block)
+            elif defect.code in DROPPED or defect.code == "TP102":
+                result = defect.result
+                assert result is not None
+                if len(result.path) != 2:  # not a block of a block list: cannot be edited
+                    continue
+                if defect.code == "TP102":
+                    assert defect.target is not None
+                    source = (*context.message_pointer(defect.message_index), *result.path)
+                    if not add(k, defect.target, defect.call_index, Verbatim(source)):
+                        continue  # never take a result out without putting it back
+                at(defect.message_index).removed.setdefault(int(result.path[1]), []).append(k)
+            elif defect.code == "TP106":
+                at(defect.message_index).reorder = k
+            elif defect.code == "TP107":
+                plan[k] += _member_deletion(context, defect)
+
+        for caller, blocks in new_turns.items():
+            blocks.sort(key=lambda item: item[0])
+            turn = self.new_turn(messages[caller], [block for _, _, block in blocks])
+            insertion = context.insert_messages(caller + 1, (turn,))
+            assert insertion is not None  # routed here only when whole messages can be added
+            for _, k, _ in blocks:
+                plan[k].append(insertion)
+        for index, change in touched.items():
+            for edit, owners in self._rewrite(messages, context, index, change):
+                for k in owners:
+                    plan[k].append(edit)
+        return [self._complete(defect, edits) for defect, edits in zip(defects, plan, strict=True)]
+
+    @staticmethod
+    def _complete(defect: Defect, edits: list[Edit]) -> tuple[Edit, ...]:
+        """The defect's edits, each once (a message rewrite may serve several parts of a fix)."""
+        unique: list[Edit] = []
+        for edit in edits:
+            if not any(edit is seen for seen in unique):
+                unique.append(edit)
+        return tuple(unique)
+
+    def _rewrite(
+        self, messages: Sequence[Any], context: ListContext, index: int, change: _Touched
+    ) -> list[tuple[Edit, list[int]]]:
+        """The edits that apply ``change`` to message ``index``, each with the defects it serves."""
+        pointer = (*context.message_pointer(index), self.blocks_key)
+        blocks = messages[index][self.blocks_key]
+        change.incoming.sort(key=lambda item: item[0])
+        incoming = [block for _, _, block in change.incoming]
+        adders = [k for _, k, _ in change.incoming]
+        removers = [k for owners in change.removed.values() for k in owners]
+        reorder = [change.reorder] if change.reorder is not None else []
+        everyone = adders + removers + reorder
+
+        if isinstance(blocks, str):  # only additions reach a plain-string turn
+            if not blocks:  # an empty text block would be rejected; there is nothing to keep
+                return [(Replace(pointer, incoming), adders)]
+            return [(Replace(pointer, [*incoming, self.text_block(Verbatim(pointer))]), adders)]
+
+        kept = [b for b in range(len(blocks)) if b not in change.removed]
+        if not kept:
+            if incoming:
+                return [(Replace(pointer, incoming), everyone)]
+            deletion = context.delete_message(index)
+            return [(deletion, everyone)] if deletion is not None else []
+        if change.reorder is not None:
+            results = [b for b in kept if self.is_result_block(blocks[b])]
+            others = [b for b in kept if not self.is_result_block(blocks[b])]
+            final = [
+                *(Verbatim((*pointer, b)) for b in results),
+                *incoming,
+                *(Verbatim((*pointer, b)) for b in others),
+            ]
+            return [(Replace(pointer, final), everyone)]
+        edits: list[tuple[Edit, list[int]]] = [
+            (Delete((*pointer, b)), owners) for b, owners in change.removed.items()
+        ]
+        if incoming:
+            last_result = max((b for b in kept if self.is_result_block(blocks[b])), default=-1)
+            edits.append((Insert(pointer, last_result + 1, tuple(incoming)), adders))
+        return edits
 
 
 def call_id(value: object, pointer: Pointer) -> str | None:

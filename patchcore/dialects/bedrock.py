@@ -10,10 +10,10 @@ message with the turn's other results, results first, or into a new user message
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "assistant", "system"})
 #: Members of the ``ContentBlock`` union (botocore's bedrock-runtime service model).
@@ -63,15 +63,24 @@ class Bedrock(BlockDialect):
         "`toolResult`, `reasoningContent`, ...)"
     )
     containers = "a list; `messages` of a Converse request; `output.message` of a response"
-    provider_errors = dict.fromkeys(
-        ("TP001", "TP002", "TP003"),
-        "Expected toolResult blocks at messages.{next}.content for the following Ids: {id}",
-    )
+    provider_errors: ClassVar[Mapping[str, str]] = {
+        **dict.fromkeys(
+            ("TP001", "TP002", "TP003"),
+            "Expected toolResult blocks at messages.{next}.content for the following Ids: {id}",
+        ),
+        "TP101": "The number of toolResult blocks at messages.{index}.content exceeds the number "
+        "of toolUse blocks of previous turn.",
+        "TP102": "Expected toolResult blocks at messages.N.content for the following Ids: {id} "
+        "(the result sits at messages.{index})",
+        "TP103": "The toolResult blocks at messages.{index}.content contain duplicate Ids: {id}",
+        "TP104": "The toolUse blocks at messages.{index}.content contain duplicate Ids: {id}",
+        "TP105": "messages.{index}.content: toolUse.toolUseId is required",
+        "TP106": "messages.{index}: Did not find 1 `tool_result` block(s) at the beginning of "
+        "this message. Messages following `tool_use` blocks must begin with a matching number "
+        "of `tool_result` blocks.",
+    }
     blocks_key = "content"
-
-    def provider_error(self, code: str, call: ToolCall, message_index: int) -> str | None:
-        error = super().provider_error(code, call, message_index)
-        return error.replace("{next}", str(message_index + 1)) if error else None
+    results_first = True
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or message.get("role") not in ROLES:
@@ -91,8 +100,8 @@ class Bedrock(BlockDialect):
         if not isinstance(content, list):
             return MessageView(Role.OTHER)
         calls: list[ToolCall] = []
-        results: list[str] = []
-        inner: list[str] = []
+        results: list[ToolResult] = []
+        inner: list[ToolResult] = []
         for k, block in enumerate(content):
             member = _member(block)
             if member == "toolUse":
@@ -109,7 +118,7 @@ class Bedrock(BlockDialect):
                 result = entry(block["toolResult"], (*pointer, "content", k, "toolResult"))
                 answered = call_id(result.get("toolUseId"), (*pointer, "content", k))
                 if answered:
-                    (inner if calls else results).append(answered)
+                    (inner if calls else results).append(ToolResult(answered, ("content", k)))
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = all(_member(b) == "toolResult" for b in content)

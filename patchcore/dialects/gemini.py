@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
     BlockDialect,
@@ -26,7 +26,7 @@ from patchcore.dialects.base import (
     entry,
     optional_name,
 )
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "model", "function"})
 CALL_KEYS = ("functionCall", "function_call")
@@ -53,11 +53,17 @@ class Gemini(BlockDialect):
         "(REST) or `function_call`/`function_response` (SDK dumps)"
     )
     containers = "`contents` of a request body; a list; ADK session files (`events[].content`)"
-    provider_errors = dict.fromkeys(
-        ("TP001", "TP002", "TP003"),
-        "Please ensure that the number of function response parts is equal to the number of "
-        "function call parts of the function call turn.",
-    )
+    provider_errors: ClassVar[Mapping[str, str]] = {
+        **dict.fromkeys(
+            ("TP001", "TP002", "TP003", "TP101", "TP103"),
+            "Please ensure that the number of function response parts is equal to the number of "
+            "function call parts of the function call turn.",
+        ),
+        "TP102": "Please ensure that function response turn comes immediately after a function "
+        "call turn.",
+        "TP104": "Please ensure that the number of function response parts is equal to the "
+        "number of function call parts of the function call turn.",
+    }
     blocks_key = "parts"
 
     def recognize(self, message: object) -> Recognition:
@@ -95,8 +101,8 @@ class Gemini(BlockDialect):
         if not isinstance(parts, list):
             return MessageView(Role.OTHER)
         calls: list[ToolCall] = []
-        early: list[tuple[str | None, str | None]] = []
-        late: list[tuple[str | None, str | None]] = []
+        early: list[tuple[str | None, str | None, int]] = []
+        late: list[tuple[str | None, str | None, int]] = []
         names: Counter[str] = Counter()
         for k, part in enumerate(parts):
             called = _payload(part, CALL_KEYS)
@@ -115,7 +121,7 @@ class Gemini(BlockDialect):
                 key, raw = responded
                 fields = entry(raw, (*pointer, "parts", k, key))
                 ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
-                (late if calls else early).append((ident, optional_name(fields.get("name"))))
+                (late if calls else early).append((ident, optional_name(fields.get("name")), k))
         results = _match(early, answering)
         if calls:
             inner = _match(late, calls)
@@ -146,17 +152,17 @@ class Gemini(BlockDialect):
 
 
 def _match(
-    responses: Sequence[tuple[str | None, str | None]], calls: Sequence[ToolCall]
-) -> tuple[str, ...]:
-    """Pairing keys of a turn's responses: each takes the key of the call it answers.
+    responses: Sequence[tuple[str | None, str | None, int]], calls: Sequence[ToolCall]
+) -> tuple[ToolResult, ...]:
+    """A turn's responses as results, each keyed like the call it answers.
 
     A response answers the call with its id when both have one; otherwise the first unanswered
     call with its name (where either side lacks an id). A response that answers none keeps its
     own id, or a key no call has: it is an orphan.
     """
     taken: set[int] = set()
-    keys = []
-    for ident, name in responses:
+    results = []
+    for ident, name, part in responses:
         match = next(
             (k for k, c in enumerate(calls) if k not in taken and ident and c.id == ident), None
         )
@@ -170,8 +176,9 @@ def _match(
                 None,
             )
         if match is None:
-            keys.append(ident or f"unanswered:{name or ''}")
+            key = ident or f"unanswered:{name or ''}"
         else:
             taken.add(match)
-            keys.append(calls[match].key or "")
-    return tuple(keys)
+            key = calls[match].key or ""
+        results.append(ToolResult(key, ("parts", part), keyed=key == ident))
+    return tuple(results)

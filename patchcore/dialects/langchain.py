@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from patchcore.defects import Defect
 from patchcore.dialects.base import (
     Recognition,
     ResultMessageDialect,
@@ -31,7 +32,8 @@ from patchcore.dialects.base import (
     list_field,
     optional_name,
 )
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.dialects.openai_chat import OPENAI_ERRORS
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).
 TYPES = frozenset(
@@ -204,11 +206,29 @@ class LangChain(ResultMessageDialect):
         "a list; `messages`, `values.messages` (LangGraph thread state), `inputs.messages` "
         "(LangSmith runs, a list of lists for chat-model runs); JSONL of either"
     )
-    provider_errors = dict.fromkeys(
-        ("TP001", "TP002", "TP003"),
-        "Found AIMessages with tool_calls that do not have a corresponding ToolMessage "
-        "(LangGraph INVALID_CHAT_HISTORY; the provider then rejects the call {id} too)",
-    )
+    provider_errors: ClassVar[Mapping[str, str]] = {
+        **{
+            code: f"OpenAI (via langchain-openai): {error}" for code, error in OPENAI_ERRORS.items()
+        },
+        **dict.fromkeys(
+            ("TP001", "TP002", "TP003"),
+            "Found AIMessages with tool_calls that do not have a corresponding ToolMessage "
+            "(LangGraph INVALID_CHAT_HISTORY; the provider then rejects the call {id} too)",
+        ),
+    }
+
+    def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+        """TP107: an empty ``additional_kwargs.tool_calls``, which older integrations forwarded."""
+        defects = []
+        for index, message in enumerate(messages):
+            unwrapped = unwrap(message)
+            if unwrapped is None or unwrapped[0] not in AI_TYPES:
+                continue
+            _, fields, prefix = unwrapped
+            extra = fields.get("additional_kwargs")
+            if isinstance(extra, dict) and extra.get("tool_calls") == []:
+                defects.append(Defect("TP107", index, (*prefix, "additional_kwargs", "tool_calls")))
+        return defects
 
     def recognize(self, message: object) -> Recognition:
         unwrapped = unwrap(message)
@@ -236,7 +256,7 @@ class LangChain(ResultMessageDialect):
             return MessageView(Role.CALLER, calls=tuple(calls))
         if kind in TOOL_TYPES:
             answered = call_id(fields.get("tool_call_id"), (*pointer, *prefix, "tool_call_id"))
-            return MessageView(Role.RESULTS, results=(answered,) if answered else ())
+            return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
         return MessageView(Role.OTHER)
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:

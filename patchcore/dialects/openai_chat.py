@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from patchcore.defects import Defect
 from patchcore.dialects.base import (
     Recognition,
     ResultMessageDialect,
@@ -28,7 +29,7 @@ from patchcore.dialects.base import (
     list_field,
     optional_name,
 )
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 _RESULT_KEYS = ("tool_call_id", "tool_call_ids", "id")
@@ -68,6 +69,25 @@ def arguments_malformed(arguments: object) -> bool:
     return False
 
 
+#: OpenAI's errors by rule (LangChain quotes them too: langchain-openai forwards its messages).
+OPENAI_ERRORS: Mapping[str, str] = {
+    **dict.fromkeys(
+        ("TP001", "TP002", "TP003", "TP102"),
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        "{id}",
+    ),
+    "TP101": "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+    "message with 'tool_calls'.",
+    **dict.fromkeys(
+        ("TP103", "TP104"), "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}'."
+    ),
+    "TP105": "Missing required parameter: 'messages[{index}].tool_calls[].id'.",
+    "TP107": "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with "
+    "minimum length 1, but got an empty array instead.",
+}
+
+
 def _content_part(part: object) -> bool:
     """Whether ``part`` can be a content part of a chat message.
 
@@ -96,12 +116,7 @@ class OpenAIChat(ResultMessageDialect):
         "`history` (SWE-agent), `[*].traj` (tau-bench), `simulations[*].messages` (tau2), "
         "`samples[*].messages` (inspect)"
     )
-    provider_errors = dict.fromkeys(
-        ("TP001", "TP002", "TP003"),
-        "An assistant message with 'tool_calls' must be followed by tool messages responding "
-        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-        "{id}",
-    )
+    provider_errors = OPENAI_ERRORS
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or message.get("role") not in ROLES:
@@ -149,16 +164,28 @@ class OpenAIChat(ResultMessageDialect):
         )
 
     @staticmethod
-    def _answered(message: Mapping[str, Any], pointer: Pointer) -> tuple[str, ...]:
+    def _answered(message: Mapping[str, Any], pointer: Pointer) -> tuple[ToolResult, ...]:
         if message.get("tool_call_id") is not None:
             answered = call_id(message["tool_call_id"], (*pointer, "tool_call_id"))
-            return (answered,) if answered else ()
+            return (ToolResult(answered),) if answered else ()
         if message.get("tool_call_ids") is not None:
             ids = list_field(message, "tool_call_ids", pointer)
-            normalised = (call_id(v, (*pointer, "tool_call_ids", k)) for k, v in enumerate(ids))
-            return tuple(v for v in normalised if v)
+            normalised = [call_id(v, (*pointer, "tool_call_ids", k)) for k, v in enumerate(ids)]
+            if len(normalised) == 1:  # the message is the result
+                return (ToolResult(normalised[0]),) if normalised[0] else ()
+            return tuple(ToolResult(v, ("tool_call_ids", k)) for k, v in enumerate(normalised) if v)
         answered = call_id(message.get("id"), (*pointer, "id"))
-        return (answered,) if answered else ()
+        return (ToolResult(answered),) if answered else ()
+
+    def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+        """TP107: an assistant message with ``tool_calls: []``."""
+        return [
+            Defect("TP107", index, ("tool_calls",))
+            for index, message in enumerate(messages)
+            if message is not None
+            and message.get("role") == "assistant"
+            and message.get("tool_calls") == []
+        ]
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         results = [m for m in messages if m.get("role") == "tool"]

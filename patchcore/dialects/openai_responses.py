@@ -17,7 +17,7 @@ Only calls whose format admits a truthful failure are answered:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
     ListContext,
@@ -27,7 +27,8 @@ from patchcore.dialects.base import (
     optional_name,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.engine import Answer
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 #: Client-executed call items: the output item type, and whether a truthful output exists.
 CALLS: Mapping[str, tuple[str, bool]] = {
@@ -103,9 +104,22 @@ class OpenAIResponses(ResultMessageDialect):
         "`output_text`"
     )
     containers = "a list; `input` of a request body; stored `output` lists; JSONL of items"
-    provider_errors = dict.fromkeys(
-        ("TP001", "TP002", "TP003"), "No tool output found for function call {id}."
-    )
+    provider_errors: ClassVar[Mapping[str, str]] = {
+        **dict.fromkeys(
+            ("TP001", "TP002", "TP003"), "No tool output found for function call {id}."
+        ),
+        "TP101": "No tool call found for function call output with call_id {id}.",
+        "TP103": "Duplicate item found with id {id}. Remove duplicate items from your input and "
+        "try again.",
+        "TP104": "Duplicate 'call_id': {id}",
+        "TP105": "Missing required parameter: 'input[{index}].call_id'.",
+    }
+
+    def misplaced(
+        self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
+    ) -> str | None:
+        """The Responses API accepts an output anywhere after its call."""
+        return None
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict):
@@ -150,7 +164,7 @@ class OpenAIResponses(ResultMessageDialect):
         if kind in OUTPUTS:
             key = _call_key(message, kind)
             answered = call_id(message.get(key), (*pointer, key))
-            return MessageView(Role.RESULTS, results=(answered,) if answered else ())
+            return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
         return MessageView(Role.OTHER)
 
     def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from patchcore.dialects.base import BlockDialect, Recognition, call_id, optional_name
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 KINDS = frozenset({"request", "response"})
 CALL_PARTS = {"tool-call": True, "builtin-tool-call": False}
@@ -79,8 +79,8 @@ class PydanticAI(BlockDialect):
 
     def view(self, message: Any, pointer: Pointer) -> MessageView:
         calls: list[ToolCall] = []
-        results: list[str] = []
-        inner: list[str] = []
+        results: list[ToolResult] = []
+        inner: list[ToolResult] = []
         parts = message.get("parts")
         for k, part in enumerate(parts if isinstance(parts, list) else ()):
             kind = _part_kind(part)
@@ -97,7 +97,7 @@ class PydanticAI(BlockDialect):
             elif _is_result(part):
                 answered = call_id(part.get("tool_call_id"), (*pointer, "parts", k))
                 if answered:
-                    (inner if calls else results).append(answered)
+                    (inner if calls else results).append(ToolResult(answered, ("parts", k)))
         if message.get("kind") == "response":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = bool(parts) and all(_is_result(p) for p in parts or ())

@@ -1,0 +1,53 @@
+"""A defect found in one message list, before it becomes a reported `Finding`.
+
+The engine and the dialect adapters produce defects; the adapter plans the edits that fix the
+selected ones (jointly, so that fixes touching the same message make one coherent change); the
+analysis turns each into a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchcore.model import Pointer, ToolCall, ToolResult
+
+#: Rules whose fix inserts a synthetic result for an unanswered call.
+ANSWERED = frozenset({"TP001", "TP002", "TP003"})
+#: Rules whose fix drops a result.
+DROPPED = frozenset({"TP101", "TP103"})
+
+
+@dataclass(frozen=True, slots=True)
+class Defect:
+    """One defect.
+
+    Attributes:
+        code: Rule code.
+        message_index: The message it is in.
+        path: Where inside that message (the call, the result, or ``()`` for the message).
+        call: The call concerned (the unanswered one; for TP102 the call the result answers).
+        call_index: That call's index among its message's calls.
+        result: The result concerned (TP101, TP102, TP103).
+        target: For TP102, the index of the calling message the result belongs after.
+        text: For TP001-TP003, the synthetic result's text.
+        reason: Why it is a defect, where the rule needs saying more (TP102).
+    """
+
+    code: str
+    message_index: int
+    path: Pointer = ()
+    call: ToolCall | None = None
+    call_index: int = 0
+    result: ToolResult | None = None
+    target: int | None = None
+    text: str | None = None
+    reason: str | None = None
+
+    @property
+    def ident(self) -> str | None:
+        """The id the defect is about (the call's id, or the result's key)."""
+        if self.call is not None and self.call.id is not None:
+            return self.call.id
+        if self.result is not None and self.result.keyed:
+            return self.result.key
+        return None
