@@ -199,6 +199,28 @@ def test_reused_ids_pair_with_the_nearest_open_call() -> None:
     pytest.fail("the corpus file should hold a reused id")
 
 
+@pytest.mark.parametrize(
+    "relative",
+    ["openai-chat/taubench-gpt-4o-airline.json", "tau2/tau2-whissle-airline-run1-pr448.json"],
+)
+def test_reused_ids_are_legal_under_every_rule(relative: str) -> None:
+    """Ids reused after their earlier call was answered (hundreds in these files) are no finding
+    of any rule: not TP104, not TP103, not TP101."""
+    report = patchcore.check_document(read(relative), select=["ALL"])
+    assert report.findings == ()
+
+
+def test_strict_rules_explain_the_orphans_fixture() -> None:
+    """SOURCES.md: eleven tool messages and no assistant message issuing them."""
+    relative = "inspect-ai/inspect-log-tool-call-error-orphans.json"
+    report = patchcore.check_document(read(relative), select=["TP1"])
+    assert [f.code for f in report.findings] == ["TP101"] * 11
+    assert [f.call_id for f in report.findings] == [f"bash_{n}" for n in range(1, 12)]
+    repaired = patchcore.fix_document(read(relative), select=["TP1"], unsafe_fixes=True)
+    assert repaired.output is not None
+    assert patchcore.check_document(repaired.output, select=["ALL"]).findings == ()
+
+
 def test_outputs_only_replay_holds_no_history() -> None:
     """The negative control records model outputs only: nothing to misjudge, nothing found."""
     relative = "langchain/deerflow-replay-outputs-only-messages-to-dict.json"
