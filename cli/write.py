@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -16,10 +17,14 @@ def write_atomically(path: Path, data: bytes) -> None:
     on one file system), are flushed and fsynced, get the original file's permission bits, and
     then replace the target in one ``os.replace`` (a new file gets the umask's usual mode). A
     symlink is followed: its target is rewritten and the link stays a link. On any error, or an
-    interrupt, the temporary file is removed and the original is left as it was.
+    interrupt, the temporary file is removed and the original is left as it was. A file whose
+    permission bits allow no one to write it is not replaced.
     """
     target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _default_mode()
+    if target.exists() and not mode & 0o222:
+        # A rename would replace it regardless (and root may write anything): honour the bits.
+        raise PermissionError(errno.EACCES, "the file is read-only", str(path))
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

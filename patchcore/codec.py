@@ -122,6 +122,11 @@ def decode(data: bytes, *, filename: str | None = None) -> Decoded:
     if data.startswith(_UTF16_BOMS):
         msg = "UTF-16 is not supported: convert the file to UTF-8"
         raise DecodeError(msg, line=1, column=1)
+    nul = data.find(b"\x00")
+    if nul >= 0:  # JSON text never holds a raw NUL; UTF-16/32 without a BOM is full of them
+        line, column = line_and_column(data, nul)
+        msg = "NUL byte: not UTF-8 JSON text (UTF-16 or UTF-32 without a byte-order mark?)"
+        raise DecodeError(msg, line=line, column=column)
     bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
     body = data[len(bom) :]
     if not body.strip():

@@ -21,7 +21,7 @@ from patchcore.apply import apply_edits
 from patchcore.codec import Decoded, Framing, Record, decode, parse
 from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
-from patchcore.errors import NoHistoryError, SelfCheckError
+from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
 from patchcore.jsonspan import array_span, line_and_column, value_end, value_start
 from patchcore.locate import MessageList, classify, find_message_lists
 from patchcore.model import (
@@ -176,17 +176,32 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
     """
     decoded = decode(data, filename=filename)
     if decoded.framing is Framing.JSONL:
-        as_messages = classify([r.value for r in decoded.records], dialects_for(options))
-        if as_messages is not None:
-            listed = MessageList(
-                ListContext(()),
-                [r.value for r in decoded.records],
-                as_messages.dialect,
-                as_messages.note,
-                as_messages.warning,
-            )
-            return _run_message_lines(decoded, listed, options=options, fix=fix)
+        values = [r.value for r in decoded.records]
+        try:
+            as_messages = classify(values, dialects_for(options))
+            if as_messages is not None:
+                listed = MessageList(
+                    ListContext(()),
+                    values,
+                    as_messages.dialect,
+                    as_messages.note,
+                    as_messages.warning,
+                )
+                return _run_message_lines(decoded, listed, options=options, fix=fix)
+        except ShapeError as error:  # the path starts with the message's index: its line
+            record = decoded.records[int(error.path[0])]
+            raise _located(error, record, error.path[1:]) from None
     return _run_records(decoded, options=options, fix=fix)
+
+
+def _located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:
+    """``error`` with the line and column of the value it is about."""
+    try:
+        offset = value_start(record.raw, path)
+    except KeyError:
+        offset = 0
+    line, column = line_and_column(record.raw, offset)
+    return ShapeError(error.reason, path=error.path, line=line + record.line - 1, column=column)
 
 
 def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
@@ -196,9 +211,12 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
     new_lines = list(decoded.lines)
     jsonl = decoded.framing is Framing.JSONL
     for record in decoded.records:
-        found = find_message_lists(record.value, dialects=dialects_for(options))
+        try:
+            found = find_message_lists(record.value, dialects=dialects_for(options))
+            record_findings = check_lists(found, options, fixing=fix)
+        except ShapeError as error:
+            raise _located(error, record, error.path) from None
         lists += _summaries(found, record.line if jsonl else None)
-        record_findings = check_lists(found, options, fixing=fix)
         if not record_findings:
             continue
         record_findings = _locate(record_findings, record.raw, record.line)
@@ -210,11 +228,20 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
             new_lines[record.index] = new_raw
             fixed += to_fix
     if not lists:
-        msg = "no message history found (no list of chat messages in a known format)"
-        raise NoHistoryError(msg, line=1, column=1)
+        raise _no_history(decoded)
     output = decoded.join(new_lines) if fixed else None
     framing = decoded.framing.value
     return Report(framing, tuple(lists), tuple(findings), output, tuple(fixed))
+
+
+def _no_history(decoded: Decoded) -> NoHistoryError:
+    """Say why nothing was found: a bare scalar, or no list that reads as messages."""
+    record = decoded.records[0]
+    if decoded.framing is Framing.JSON and not isinstance(record.value, (dict, list)):
+        msg = f"the document is {json_kind(record.value)}, not a message history"
+        return NoHistoryError(msg, line=record.line, column=1)
+    msg = "no message history found (no list of chat messages in a known format)"
+    return NoHistoryError(msg, line=1, column=1)
 
 
 def _self_check(new_raw: bytes, record: Record, options: Options) -> None:

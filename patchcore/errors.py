@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 
+def json_kind(value: object) -> str:
+    """How JSON calls a parsed value's type, with its article ("an object", "a number")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = {dict: "an object", list: "a list", str: "a string"}
+    return next((kind for cls, kind in kinds.items() if isinstance(value, cls)), "a number")
+
+
 class PatchcoreError(ValueError):
     """Base class: the input could not be evaluated.
 
@@ -45,7 +55,24 @@ class NoHistoryError(PatchcoreError):
 
 
 class ShapeError(PatchcoreError):
-    """A message list has a value of the wrong shape where the dialect requires a known one."""
+    """A message list has a value of the wrong shape where the dialect requires a known one.
+
+    Attributes:
+        path: Where the value is, as pointer parts relative to its record (the document layer
+            turns it into a line and column).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        path: tuple[str | int, ...] = (),
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.path = path
+        pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+        super().__init__(reason, line=line, column=column, pointer=pointer or None)
 
 
 class UnknownRuleError(PatchcoreError):

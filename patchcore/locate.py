@@ -23,6 +23,7 @@ from typing import Any
 
 from patchcore.dialects import Dialect, Recognition
 from patchcore.dialects.base import ListContext
+from patchcore.errors import ShapeError, json_kind
 from patchcore.model import Pointer
 
 #: Keys under which an empty list still counts as an (empty) history (so does a bare ``[]``).
@@ -89,25 +90,36 @@ def _preferred(covering: list[tuple[Dialect, bool]]) -> Dialect:
     return generic[0] if generic else covering[0][0]
 
 
-def classify(messages: Sequence[Any], dialects: Sequence[Dialect]) -> Classified | None:
+def classify(
+    messages: Sequence[Any], dialects: Sequence[Dialect], pointer: Pointer = ()
+) -> Classified | None:
     """Decide whether ``messages`` is a message list and in which dialect.
 
     Every element must be recognised by some adapter. The list's dialect is the first adapter
     (in detection order) that recognises *every* element, preferring one that sees a marker of
     its own (tool calls, results, an envelope) over one that is merely compatible. When no
     adapter covers all elements, the list mixes dialects and is reported, not repaired.
+
+    Raises:
+        ShapeError: The list holds tool calls or results, and some other element has a
+            message's ``role`` (or LangChain envelope) but a shape no dialect reads: a broken
+            history, which is an error rather than a list to pass over.
     """
-    if not messages or not all(isinstance(m, dict) for m in messages):
+    if not messages:
         return None
     covering: list[tuple[Dialect, bool]] = []
     seen = [False] * len(messages)
+    distinct = False
     for dialect in dialects:
         marks = [dialect.recognize(m) for m in messages]
         for k, mark in enumerate(marks):
             seen[k] = seen[k] or mark is not Recognition.NO
+        distinct = distinct or Recognition.DISTINCT in marks
         if Recognition.NO not in marks:
             covering.append((dialect, Recognition.DISTINCT in marks))
     if not all(seen):
+        if distinct:
+            _reject_broken(messages, seen, pointer)
         return None
     if not covering:
         names = sorted(
@@ -116,6 +128,40 @@ def classify(messages: Sequence[Any], dialects: Sequence[Dialect]) -> Classified
         return Classified(None, f"mixes dialects ({', '.join(names)}); not checked", True)
     chosen = _preferred(covering)
     return Classified(chosen, chosen.refusal(messages))
+
+
+#: Keys and values that make a dict a message whatever else it holds.
+_MESSAGE_ROLES = frozenset(
+    {"user", "assistant", "system", "developer", "tool", "function", "model"}
+)
+
+
+def _message_like(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    return value.get("role") in _MESSAGE_ROLES or value.get("lc") == 1
+
+
+def _why(message: Any) -> str:
+    """What keeps a message-like value from being read."""
+    for key in ("content", "tool_calls", "parts"):
+        value = message.get(key)
+        if key in message and not isinstance(value, (str, list)) and value is not None:
+            return f"its {key!r} is {json_kind(value)}"
+        if isinstance(value, list) and not all(isinstance(v, (dict, str)) for v in value):
+            odd = next(v for v in value if not isinstance(v, (dict, str)))
+            return f"its {key!r} holds {json_kind(odd)}"
+    return f"no dialect reads its keys ({', '.join(sorted(map(str, message)))})"
+
+
+def _reject_broken(messages: Sequence[Any], seen: list[bool], pointer: Pointer) -> None:
+    """Raise for the first message-like element no dialect reads, if there is one."""
+    for index, (message, readable) in enumerate(zip(messages, seen, strict=True)):
+        if not readable and _message_like(message):
+            role = message.get("role")
+            what = f"message {index} (role {role!r})" if role else f"message {index}"
+            msg = f"{what} has a shape no dialect reads: {_why(message)}"
+            raise ShapeError(msg, path=(*pointer, index))
 
 
 def _listed(context: ListContext, messages: list[Any], kind: Classified) -> MessageList:
@@ -192,7 +238,7 @@ def _locate_list(
     node: list[Any], pointer: Pointer, dialects: Sequence[Dialect]
 ) -> MessageList | None:
     """The message list ``node`` is, directly or through wrappers, if it is one."""
-    kind = classify(node, dialects)
+    kind = classify(node, dialects, pointer)
     if kind is not None:
         return _listed(ListContext(pointer), node, kind)
     if not node and (not pointer or pointer[-1] in HISTORY_KEYS):

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from patchcore.defects import ANSWERED, DROPPED, Defect
 from patchcore.engine import Answer, insertion_point, result_region
-from patchcore.errors import ShapeError
+from patchcore.errors import ShapeError, json_kind
 from patchcore.model import (
     Delete,
     Edit,
@@ -36,7 +36,6 @@ from patchcore.model import (
     Role,
     ToolCall,
     Verbatim,
-    format_pointer,
 )
 
 
@@ -470,8 +469,8 @@ def call_id(value: object, pointer: Pointer) -> str | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    msg = f"tool call id must be a string, not {type(value).__name__}"
-    raise ShapeError(msg, pointer=format_pointer(pointer))
+    msg = f"a tool call id must be a string, not {json_kind(value)}"
+    raise ShapeError(msg, path=pointer)
 
 
 def list_field(container: Mapping[str, Any], key: str, pointer: Pointer) -> list[Any]:
@@ -484,8 +483,8 @@ def list_field(container: Mapping[str, Any], key: str, pointer: Pointer) -> list
     if value is None:
         return []
     if not isinstance(value, list):
-        msg = f"{key!r} must be a list, not {type(value).__name__}"
-        raise ShapeError(msg, pointer=format_pointer((*pointer, key)))
+        msg = f"{key!r} must be a list, not {json_kind(value)}"
+        raise ShapeError(msg, path=(*pointer, key))
     return value
 
 
@@ -496,8 +495,8 @@ def entry(value: object, pointer: Pointer) -> Mapping[str, Any]:
         ShapeError: The entry is not a JSON object.
     """
     if not isinstance(value, dict):
-        msg = f"a tool call must be an object, not {type(value).__name__}"
-        raise ShapeError(msg, pointer=format_pointer(pointer))
+        msg = f"a tool call must be an object, not {json_kind(value)}"
+        raise ShapeError(msg, path=pointer)
     return value
 
 

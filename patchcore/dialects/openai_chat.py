@@ -122,7 +122,10 @@ class OpenAIChat(ResultMessageDialect):
         if not isinstance(message, dict) or message.get("role") not in ROLES:
             return Recognition.NO
         content = message.get("content")
-        if isinstance(content, list) and not all(_content_part(p) for p in content):
+        if isinstance(content, list):
+            if not all(_content_part(p) for p in content):
+                return Recognition.NO
+        elif content is not None and not isinstance(content, str):
             return Recognition.NO
         if message.get("tool_calls") or message.get("role") == "tool":
             return Recognition.DISTINCT
