@@ -13,6 +13,8 @@ from patchcore.engine import Pairing, pair
 from patchcore.model import Applicability, Finding, Fix, MessageView
 from patchcore.rules import DEFAULT_TEXTS, RULES, RuleSelection, render_text
 
+_QUICK_RULES = frozenset({"TP001", "TP002", "TP003"})
+
 
 @dataclass(frozen=True, slots=True)
 class Options:
@@ -33,6 +35,12 @@ class Options:
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
         return self.texts.get(code) or DEFAULT_TEXTS[code]
+
+    @property
+    def quick(self) -> bool:
+        """Whether a clean record may be proven clean without a full parse (`patchcore.quick`
+        proves the TP0xx rules only, for lists of any dialect)."""
+        return self.dialect is None and self.selection.codes <= _QUICK_RULES
 
     def applies(self, fix: Fix | None) -> bool:
         """Whether ``fix`` runs under these options."""
@@ -62,10 +70,11 @@ def _describe(defect: Defect) -> str:
         if defect.call is not None and not defect.call.answerable:
             text += "; a result of this kind cannot be truthfully made up"
         return text
+    result = f"tool result for id {ident}" if ident else f"tool result for {_tool(defect)} (no id)"
     return {
-        "TP101": f"tool result for id {ident} answers no earlier call",
-        "TP102": f"tool result for id {ident} is out of place: {defect.reason}",
-        "TP103": f"second tool result for id {ident}: its call is already answered",
+        "TP101": f"{result} answers no earlier call",
+        "TP102": f"{result} is out of place: {defect.reason}",
+        "TP103": f"second {result}: its call is already answered",
         "TP104": f"{what} reuses the id of an earlier call that is still unanswered",
         "TP105": f"{what} has no id, so no result can answer it",
         "TP106": "the message has other blocks before its tool results",

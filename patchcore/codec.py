@@ -35,19 +35,25 @@ class Framing(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One JSON value and the bytes it came from.
+    """The bytes of one JSON value, parsed on demand (most records of a corpus never need it).
 
     Attributes:
-        value: The parsed value (read-only: never re-serialised).
         raw: Its bytes (the whole document, or one line without its line terminator).
         line: 1-based line where it starts.
         index: For JSON Lines, the index of its physical line; 0 for a document.
     """
 
-    value: Any
     raw: bytes
     line: int
-    index: int
+    index: int = 0
+
+    def parse(self) -> Any:
+        """The parsed value (read-only: never re-serialised).
+
+        Raises:
+            DecodeError: The bytes are not UTF-8 JSON, located in the file.
+        """
+        return parse(self.raw, first_line=self.line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +65,7 @@ class Decoded:
         framing: JSON document or JSON Lines.
         lines: For JSON Lines, every physical line split on ``\\n`` (a ``\\r`` stays on its line);
             for a document, the body as a single element.
-        records: The parsed records, in order (blank lines hold none).
+        records: The records, in order (blank lines hold none).
     """
 
     bom: bytes
@@ -109,15 +115,14 @@ def _parses_alone(raw: bytes) -> bool:
 
 
 def decode(data: bytes, *, filename: str | None = None) -> Decoded:
-    """Split ``data`` into records.
+    """Split ``data`` into records (parsed later, by whoever needs their value).
 
     Framing: a ``.jsonl``/``.ndjson`` name means JSON Lines. Otherwise the input is JSON Lines
     when its first non-blank line is a complete JSON value and more non-blank lines follow, and
     one JSON document if not (a pretty-printed document's first line never parses alone).
 
     Raises:
-        DecodeError: Empty input, an unsupported encoding, invalid UTF-8 or invalid JSON
-            (for JSON Lines, the first bad line; the whole input is then rejected).
+        DecodeError: Empty input, an unsupported encoding, or NUL bytes.
     """
     if data.startswith(_UTF16_BOMS):
         msg = "UTF-16 is not supported: convert the file to UTF-8"
@@ -140,13 +145,9 @@ def decode(data: bytes, *, filename: str | None = None) -> Decoded:
     first = next(non_blank)
     if next(non_blank, None) is not None and _parses_alone(lines[first]):
         return _decode_lines(bom, lines)
-    return Decoded(bom, Framing.JSON, [body], [Record(parse(body), body, 1, 0)])
+    return Decoded(bom, Framing.JSON, [body], [Record(body, 1, 0)])
 
 
 def _decode_lines(bom: bytes, lines: list[bytes]) -> Decoded:
-    records = [
-        Record(parse(line, first_line=k + 1), line, k + 1, k)
-        for k, line in enumerate(lines)
-        if line.strip()
-    ]
+    records = [Record(line, k + 1, k) for k, line in enumerate(lines) if line.strip()]
     return Decoded(bom, Framing.JSONL, lines, records)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from patchcore.analyze import Options, check_list
 from patchcore.apply import apply_edits
@@ -22,7 +21,7 @@ from patchcore.codec import Decoded, Framing, Record, decode, parse
 from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
-from patchcore.jsonspan import array_span, line_and_column, value_end, value_start
+from patchcore.jsonspan import Spans, line_and_column
 from patchcore.locate import MessageList, classify, find_message_lists
 from patchcore.model import (
     Delete,
@@ -30,11 +29,10 @@ from patchcore.model import (
     Finding,
     Insert,
     Pointer,
-    Replace,
-    Verbatim,
     format_pointer,
 )
-from patchcore.splice import element_style, splice
+from patchcore.quick import clean
+from patchcore.splice import element_style, rebased, splice
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,19 +132,10 @@ def check_lists(found: Sequence[MessageList], options: Options, *, fixing: bool)
 
 def _locate(findings: list[Finding], raw: bytes, first_line: int) -> list[Finding]:
     """Give each finding the line and column of its calling message in ``raw``."""
-    elements: dict[Pointer, tuple[tuple[int, int], ...]] = {}
+    spans = Spans(raw)
     located = []
     for finding in findings:
-        path = finding.message_path
-        list_pointer = finding.list_pointer
-        if path[: len(list_pointer) + 1] == (*list_pointer, finding.message_index):
-            if list_pointer not in elements:
-                elements[list_pointer] = array_span(raw, value_start(raw, list_pointer)).elements
-            element = elements[list_pointer][finding.message_index][0]
-            offset = value_start(raw, path[len(list_pointer) + 1 :], base=element)
-        else:  # a single-message document
-            offset = value_start(raw, path)
-        line, column = line_and_column(raw, offset)
+        line, column = line_and_column(raw, spans.span(finding.message_path)[0])
         located.append(replace(finding, line=line + first_line - 1, column=column))
     return located
 
@@ -169,39 +158,93 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
     """Check (and with ``fix``, repair) one input.
 
     Raises:
-        DecodeError: The input is not readable JSON / JSON Lines.
+        DecodeError: The input is not readable JSON / JSON Lines (the first bad record).
         NoHistoryError: It holds no message list.
         ShapeError: A message has a tool-related field of the wrong shape.
         SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
     """
     decoded = decode(data, filename=filename)
     if decoded.framing is Framing.JSONL:
-        values = [r.value for r in decoded.records]
-        try:
-            as_messages = classify(values, dialects_for(options))
-            if as_messages is not None:
-                listed = MessageList(
-                    ListContext(()),
-                    values,
-                    as_messages.dialect,
-                    as_messages.note,
-                    as_messages.warning,
-                )
-                return _run_message_lines(decoded, listed, options=options, fix=fix)
-        except ShapeError as error:  # the path starts with the message's index: its line
-            record = decoded.records[int(error.path[0])]
-            raise _located(error, record, error.path[1:]) from None
+        lines_mode = _message_lines(decoded, options)
+        if lines_mode is not None:
+            return _run_message_lines(decoded, lines_mode, options=options, fix=fix)
     return _run_records(decoded, options=options, fix=fix)
+
+
+def _message_lines(decoded: Decoded, options: Options) -> MessageList | None:
+    """The whole file as one conversation, when its lines are messages (the first line tells
+    whether to look: only then is every line parsed up front)."""
+    first = decoded.records[0]
+    if classify([first.parse()], dialects_for(options)) is None:
+        return None
+    values = [record.parse() for record in decoded.records]
+    try:
+        kind = classify(values, dialects_for(options))
+    except ShapeError as error:  # the path starts with the message's index: its line
+        raise _located(error, decoded.records[int(error.path[0])], error.path[1:]) from None
+    if kind is None:
+        return None
+    return MessageList(ListContext(()), values, kind.dialect, kind.note, kind.warning)
 
 
 def _located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:
     """``error`` with the line and column of the value it is about."""
     try:
-        offset = value_start(record.raw, path)
+        offset = Spans(record.raw).span(path)[0]
     except KeyError:
         offset = 0
     line, column = line_and_column(record.raw, offset)
     return ShapeError(error.reason, path=error.path, line=line + record.line - 1, column=column)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordResult:
+    """What one record yields.
+
+    Attributes:
+        lists: The message lists found in it.
+        findings: Its selected findings, located in the file.
+        output: Its repaired bytes (with ``fix``), or ``None`` when unchanged.
+        fixed: The findings the repair resolved.
+    """
+
+    lists: tuple[ListReport, ...]
+    findings: tuple[Finding, ...] = ()
+    output: bytes | None = None
+    fixed: tuple[Finding, ...] = ()
+
+
+def process_record(
+    record: Record, *, options: Options, fix: bool, jsonl: bool = True
+) -> RecordResult:
+    """Check (and with ``fix``, repair) one record: a JSON document, or one line of JSON Lines
+    that holds a conversation. The unit a parallel or distributed run maps over.
+
+    Raises:
+        DecodeError, ShapeError, SelfCheckError: as `run`.
+    """
+    line = record.line if jsonl else None
+    if options.quick:
+        proven = clean(record.raw)
+        if proven is not None:
+            return RecordResult(
+                (ListReport(proven.pointer, line, proven.dialect, proven.messages, None),)
+            )
+    try:
+        found = find_message_lists(record.parse(), dialects=dialects_for(options))
+        findings = check_lists(found, options, fixing=fix)
+    except ShapeError as error:
+        raise _located(error, record, error.path) from None
+    lists = tuple(_summaries(found, line))
+    if not findings:
+        return RecordResult(lists)
+    located = tuple(_locate(findings, record.raw, record.line))
+    to_fix = tuple(_applied(located, options)) if fix else ()
+    if not to_fix:
+        return RecordResult(lists, located)
+    new_raw = splice(record.raw, unique_edits(to_fix))
+    _self_check(new_raw, record, options)
+    return RecordResult(lists, located, new_raw, to_fix)
 
 
 def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
@@ -211,22 +254,12 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
     new_lines = list(decoded.lines)
     jsonl = decoded.framing is Framing.JSONL
     for record in decoded.records:
-        try:
-            found = find_message_lists(record.value, dialects=dialects_for(options))
-            record_findings = check_lists(found, options, fixing=fix)
-        except ShapeError as error:
-            raise _located(error, record, error.path) from None
-        lists += _summaries(found, record.line if jsonl else None)
-        if not record_findings:
-            continue
-        record_findings = _locate(record_findings, record.raw, record.line)
-        findings += record_findings
-        to_fix = _applied(record_findings, options)
-        if fix and to_fix:
-            new_raw = splice(record.raw, unique_edits(to_fix))
-            _self_check(new_raw, record, options)
-            new_lines[record.index] = new_raw
-            fixed += to_fix
+        result = process_record(record, options=options, fix=fix, jsonl=jsonl)
+        lists += result.lists
+        findings += result.findings
+        if result.output is not None:
+            new_lines[record.index] = result.output
+            fixed += result.fixed
     if not lists:
         raise _no_history(decoded)
     output = decoded.join(new_lines) if fixed else None
@@ -237,8 +270,9 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
 def _no_history(decoded: Decoded) -> NoHistoryError:
     """Say why nothing was found: a bare scalar, or no list that reads as messages."""
     record = decoded.records[0]
-    if decoded.framing is Framing.JSON and not isinstance(record.value, (dict, list)):
-        msg = f"the document is {json_kind(record.value)}, not a message history"
+    value = record.parse() if decoded.framing is Framing.JSON else None
+    if decoded.framing is Framing.JSON and not isinstance(value, (dict, list)):
+        msg = f"the document is {json_kind(value)}, not a message history"
         return NoHistoryError(msg, line=record.line, column=1)
     msg = "no message history found (no list of chat messages in a known format)"
     return NoHistoryError(msg, line=1, column=1)
@@ -246,6 +280,8 @@ def _no_history(decoded: Decoded) -> NoHistoryError:
 
 def _self_check(new_raw: bytes, record: Record, options: Options) -> None:
     """Black's stability check: the repaired record must parse and have nothing left to fix."""
+    if options.quick and clean(new_raw) is not None:
+        return
     value = parse(new_raw, first_line=record.line)
     found = find_message_lists(value, dialects=dialects_for(options))
     if _applied(check_lists(found, options, fixing=True), options):
@@ -297,9 +333,7 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
     lines: list[bytes | None] = list(decoded.lines)
 
     def raw(pointer: Pointer) -> bytes:
-        record = records[int(pointer[0])]
-        start = value_start(record.raw, pointer[1:])
-        return record.raw[start : value_end(record.raw, start)]
+        return Spans(records[int(pointer[0])].raw).raw(pointer[1:])
 
     inside: dict[int, list[Edit]] = {}
     after_line: dict[int, list[bytes]] = {}
@@ -315,10 +349,10 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
         elif isinstance(edit, Delete) and len(edit.pointer) == 1:
             lines[records[int(edit.pointer[0])].index] = None
         else:
-            inside.setdefault(_message_of(edit), []).append(_rebased(edit))
+            inside.setdefault(_message_of(edit), []).append(rebased(edit, 1))
     for message_index, message_edits in inside.items():
         record = records[message_index]
-        lines[record.index] = splice(record.raw, message_edits)
+        lines[record.index] = splice(record.raw, message_edits, raw=raw, ensure_ascii=ensure_ascii)
 
     out: list[bytes] = [line + eol for line in after_line.get(-1, [])]
     last = len(lines) - 1
@@ -333,6 +367,12 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
         else:
             out.append(line)
             out += [n + eol for n in new]
+    if decoded.lines[-1] and lines[-1] is None:
+        # The file had no final newline and its last line went: the new last line loses its
+        # terminator too (a CRLF's CR included), so the file still ends without one.
+        while len(out) > 1 and not out[-1].strip():
+            out.pop()
+        out[-1] = out[-1].removesuffix(b"\r")
     return out
 
 
@@ -342,25 +382,6 @@ def _message_of(edit: Edit) -> int:
     first = place[0]
     assert isinstance(first, int)
     return first
-
-
-def _rebased(edit: Edit) -> Edit:
-    """The edit with pointers relative to its own line."""
-    if isinstance(edit, Insert):
-        return Insert(edit.array[1:], edit.index, tuple(_rebase_value(v) for v in edit.values))
-    if isinstance(edit, Delete):
-        return Delete(edit.pointer[1:])
-    return Replace(edit.pointer[1:], _rebase_value(edit.value))
-
-
-def _rebase_value(value: Any) -> Any:
-    if isinstance(value, Verbatim):
-        return Verbatim(value.pointer[1:])
-    if isinstance(value, list):
-        return [_rebase_value(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _rebase_value(v) for k, v in value.items()}
-    return value
 
 
 def _self_check_lines(listed: MessageList, edits: Sequence[Edit], options: Options) -> None:

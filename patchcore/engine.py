@@ -119,7 +119,7 @@ def pair(views: Sequence[MessageView]) -> Pairing:
                 keyless.append(ref)
                 continue
             stack = open_calls.setdefault(key, [])
-            if stack:
+            if stack and key == call.id:  # a name-and-position key (Gemini) repeats by design
                 reused.append(ref)
             stack.append(ref)
             seen_keys.add(key)

@@ -1,11 +1,14 @@
-"""Byte spans of JSON values, found by scanning the original text.
+"""Byte spans of JSON values, found in the original text.
 
-orjson and the standard library give values, not positions. To splice new elements into a file
-without re-serialising anything else, we need the byte span of a given array and of each of its
-elements. This scanner walks the raw bytes along a JSON pointer, skipping every value that is not
-on the way with C-speed regular expressions (strings are jumped over whole, containers by bracket
-counting), so its cost is proportional to the bytes before the target, not to the number of
-characters in it.
+Parsers give values, not positions. To splice new elements into a file without re-serialising
+anything else, we need the byte span of a given array and of each of its elements. `Spans`
+finds them along a JSON pointer, one container at a time, and remembers what it found:
+
+* msgspec splits a container into its members (``dict[str, Raw]``, ``list[Raw]``) at C speed,
+  skipping everything inside them; each raw member is then matched to its exact place by a
+  short forward walk over the separators, which also verifies the split;
+* where msgspec cannot help (``NaN`` and other non-standard tokens, duplicated keys), a pure
+  Python scanner walks the bytes instead, jumping over strings whole and counting brackets.
 
 The input must already have parsed as JSON; the scanner does not validate.
 """
@@ -16,12 +19,19 @@ import json
 import re
 from dataclasses import dataclass
 
+import msgspec
+
 from patchcore.model import Pointer
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _STRUCTURAL = re.compile(rb'["\[\]{}]')
 _SCALAR = re.compile(rb'[^\s\[\]{},:"]+')
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
+_RAW_MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_RAW_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
+
+#: A ``(start, end)`` byte span.
+Span = tuple[int, int]
 
 
 def skip_whitespace(buf: bytes, pos: int) -> int:
@@ -32,7 +42,7 @@ def skip_whitespace(buf: bytes, pos: int) -> int:
 
 
 def value_end(buf: bytes, pos: int) -> int:
-    """End offset of the JSON value that starts at ``pos``."""
+    """End offset of the JSON value that starts at ``pos`` (the pure Python scanner)."""
     first = buf[pos : pos + 1]
     if first == b'"':
         match = _STRING.match(buf, pos)
@@ -69,43 +79,30 @@ class Member:
     end: int
 
 
-def members(buf: bytes, pos: int) -> list[Member]:
-    """The members of the object starting at ``pos``, in order."""
+def _key(token: bytes) -> str:
+    return json.loads(token) if b"\\" in token else token[1:-1].decode("utf-8")
+
+
+def _scan_members(buf: bytes, pos: int) -> list[Member]:
+    """The members of the object starting at ``pos``, in order (duplicates included)."""
     found: list[Member] = []
     cursor = skip_whitespace(buf, pos + 1)
     if buf[cursor : cursor + 1] == b"}":
         return found
     while True:
         key_end = value_end(buf, cursor)
-        token = buf[cursor:key_end]
-        key = json.loads(token) if b"\\" in token else token[1:-1].decode("utf-8")
         colon = skip_whitespace(buf, key_end)
         start = skip_whitespace(buf, colon + 1)
         end = value_end(buf, start)
-        found.append(Member(key, cursor, start, end))
+        found.append(Member(_key(buf[cursor:key_end]), cursor, start, end))
         cursor = skip_whitespace(buf, end)
         if buf[cursor : cursor + 1] != b",":
             return found
         cursor = skip_whitespace(buf, cursor + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class ArraySpan:
-    """Where an array and its elements are in the buffer.
-
-    Attributes:
-        start: Offset of ``[``.
-        end: Offset just after ``]``.
-        elements: ``(start, end)`` of each element.
-    """
-
-    start: int
-    end: int
-    elements: tuple[tuple[int, int], ...]
-
-
-def array_span(buf: bytes, pos: int) -> ArraySpan:
-    """Spans of the array starting at ``pos`` and of its elements."""
+def _scan_elements(buf: bytes, pos: int) -> list[Span]:
+    """The element spans of the array starting at ``pos``."""
     elements = []
     cursor = skip_whitespace(buf, pos + 1)
     if buf[cursor : cursor + 1] != b"]":
@@ -116,33 +113,128 @@ def array_span(buf: bytes, pos: int) -> ArraySpan:
             if buf[cursor : cursor + 1] != b",":
                 break
             cursor = skip_whitespace(buf, cursor + 1)
-    return ArraySpan(pos, cursor + 1, tuple(elements))
+    return elements
 
 
-def value_start(buf: bytes, pointer: Pointer, *, base: int | None = None) -> int:
-    """Offset where the value at ``pointer`` starts.
+def _place(buf: bytes, raw: msgspec.Raw, pos: int) -> int | None:
+    """End of ``raw`` if it stands at ``pos`` in ``buf``, else ``None``."""
+    end = pos + len(raw)
+    return end if buf.find(raw, pos, end) == pos else None
 
-    Follows the last occurrence of a duplicated key, as the parsers do.
 
-    Raises:
-        KeyError: The pointer does not lead to a value.
-    """
-    pos = skip_whitespace(buf, 0) if base is None else base
-    for part in pointer:
-        opener = buf[pos : pos + 1]
+def _split_members(buf: bytes, start: int, end: int) -> list[Member] | None:
+    """The object's members via msgspec, each placed and checked; ``None`` if that fails."""
+    try:
+        decoded = _RAW_MEMBERS.decode(memoryview(buf)[start:end])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    found: list[Member] = []
+    cursor = skip_whitespace(buf, start + 1)
+    for key, raw in decoded.items():
+        if found:
+            if buf[cursor : cursor + 1] != b",":
+                return None  # a duplicated key folded the dict: let the scanner decide
+            cursor = skip_whitespace(buf, cursor + 1)
+        token = _STRING.match(buf, cursor)
+        if token is None or _key(token.group()) != key:
+            return None
+        colon = skip_whitespace(buf, token.end())
+        if buf[colon : colon + 1] != b":":
+            return None
+        value = skip_whitespace(buf, colon + 1)
+        value_stop = _place(buf, raw, value)
+        if value_stop is None:
+            return None
+        found.append(Member(key, cursor, value, value_stop))
+        cursor = skip_whitespace(buf, value_stop)
+    return found if buf[cursor : cursor + 1] == b"}" else None
+
+
+def _split_elements(buf: bytes, start: int, end: int) -> list[Span] | None:
+    """The array's element spans via msgspec, each placed and checked; ``None`` if that fails."""
+    try:
+        decoded = _RAW_ELEMENTS.decode(memoryview(buf)[start:end])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    found: list[Span] = []
+    cursor = skip_whitespace(buf, start + 1)
+    for raw in decoded:
+        if found:
+            if buf[cursor : cursor + 1] != b",":
+                return None
+            cursor = skip_whitespace(buf, cursor + 1)
+        stop = _place(buf, raw, cursor)
+        if stop is None:
+            return None
+        found.append((cursor, stop))
+        cursor = skip_whitespace(buf, stop)
+    return found if buf[cursor : cursor + 1] == b"]" else None
+
+
+class Spans:
+    """The spans of values in one JSON text, found along pointers and remembered."""
+
+    def __init__(self, buf: bytes) -> None:
+        self.buf = buf
+        start = skip_whitespace(buf, 0)
+        end = len(buf.rstrip(b" \t\r\n"))
+        self._spans: dict[Pointer, Span] = {(): (start, end)}
+        self._members: dict[Pointer, list[Member]] = {}
+        self._elements: dict[Pointer, list[Span]] = {}
+
+    def span(self, pointer: Pointer) -> Span:
+        """``(start, end)`` of the value at ``pointer``.
+
+        Follows the last occurrence of a duplicated key, as the parsers do.
+
+        Raises:
+            KeyError: The pointer does not lead to a value.
+        """
+        found = self._spans.get(pointer)
+        if found is not None:
+            return found
+        if not pointer:
+            raise KeyError(pointer)
+        parent, part = pointer[:-1], pointer[-1]
+        start, _ = self.span(parent)
+        opener = self.buf[start : start + 1]
         if opener == b"{" and isinstance(part, str):
-            starts = [m.value_start for m in members(buf, pos) if m.key == part]
-            if not starts:
+            matches = [m for m in self.members(parent) if m.key == part]
+            if not matches:
                 raise KeyError(part)
-            pos = starts[-1]
+            found = (matches[-1].value_start, matches[-1].end)
         elif opener == b"[" and isinstance(part, int):
-            elements = array_span(buf, pos).elements
+            elements = self.elements(parent)
             if not 0 <= part < len(elements):
                 raise KeyError(part)
-            pos = elements[part][0]
+            found = elements[part]
         else:
             raise KeyError(part)
-    return pos
+        self._spans[pointer] = found
+        return found
+
+    def raw(self, pointer: Pointer) -> bytes:
+        """The bytes of the value at ``pointer``."""
+        start, end = self.span(pointer)
+        return self.buf[start:end]
+
+    def members(self, pointer: Pointer) -> list[Member]:
+        """The members of the object at ``pointer``, in order."""
+        if pointer not in self._members:
+            start, end = self.span(pointer)
+            found = _split_members(self.buf, start, end)
+            self._members[pointer] = found if found is not None else _scan_members(self.buf, start)
+        return self._members[pointer]
+
+    def elements(self, pointer: Pointer) -> list[Span]:
+        """The element spans of the array at ``pointer``."""
+        if pointer not in self._elements:
+            start, end = self.span(pointer)
+            found = _split_elements(self.buf, start, end)
+            self._elements[pointer] = (
+                found if found is not None else _scan_elements(self.buf, start)
+            )
+        return self._elements[pointer]
 
 
 def line_and_column(buf: bytes, offset: int) -> tuple[int, int]:

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from patchcore.jsonspan import ArraySpan, array_span, members, value_end, value_start
-from patchcore.model import Delete, Edit, Insert, Pointer, Verbatim
+from patchcore.jsonspan import Span, Spans
+from patchcore.model import Delete, Edit, Insert, Pointer, Replace, Verbatim
 
 #: Gives the original bytes of the value at a pointer (for `Verbatim` parts of new values).
 Raw = Callable[[Pointer], bytes]
@@ -126,13 +126,14 @@ def element_style(buf: bytes, start: int, end: int, *, ensure_ascii: bool) -> St
     )
 
 
-def _separator(buf: bytes, span: ArraySpan, index: int, style: Style) -> bytes:
+def _separator(
+    buf: bytes, opener: int, elements: Sequence[Span], index: int, style: Style
+) -> bytes:
     """The bytes between two elements, copied from the array (or made up for one element)."""
-    elements = span.elements
     if len(elements) >= 2:
         left = min(max(index - 1, 0), len(elements) - 2)
         return buf[elements[left][1] : elements[left + 1][0]]
-    lead = buf[span.start + 1 : elements[0][0]]
+    lead = buf[opener + 1 : elements[0][0]]
     if b"\n" in lead:
         return b"," + lead
     return style.item_separator.encode("ascii")
@@ -140,21 +141,22 @@ def _separator(buf: bytes, span: ArraySpan, index: int, style: Style) -> bytes:
 
 def _insertion(
     buf: bytes,
-    span: ArraySpan,
+    opener: int,
+    elements: Sequence[Span],
     index: int,
     values: Sequence[Any],
     *,
     ensure_ascii: bool,
     raw: Raw,
 ) -> tuple[int, bytes]:
-    """Where and what to insert so that ``values`` become elements ``index, index+1, ...``."""
-    elements = span.elements
+    """Where and what to insert so that ``values`` become elements ``index, index+1, ...`` of
+    the array whose ``[`` is at ``opener``."""
     if not elements:
         style = Style(": ", ", ", None, "", "\n", ensure_ascii)
-        return span.start + 1, b", ".join(style.render(v, raw) for v in values)
+        return opener + 1, b", ".join(style.render(v, raw) for v in values)
     reference = elements[index - 1] if index > 0 else elements[0]
     style = element_style(buf, *reference, ensure_ascii=ensure_ascii)
-    separator = _separator(buf, span, index, style)
+    separator = _separator(buf, opener, elements, index, style)
     body = separator.join(style.render(v, raw) for v in values)
     if index < len(elements):
         return elements[index][0], body + separator
@@ -168,12 +170,15 @@ def _line_margin(buf: bytes, position: int) -> str:
     return line[: len(line) - len(line.lstrip(b" \t"))].decode("ascii")
 
 
-def _deletions(spans: Sequence[tuple[int, int]], doomed: set[int]) -> list[tuple[int, int]]:
-    """Byte ranges that remove the ``doomed`` items of a list of item spans, with separators.
+def _deletions(container: Span, spans: Sequence[Span], doomed: set[int]) -> list[tuple[int, int]]:
+    """Byte ranges that remove the ``doomed`` items of a container, with their separators.
 
     Each run of removed items goes with the separator after it, or, for a run that ends the
-    list, with the separator before it; so the remaining items stay well separated.
+    list, with the separator before it; so the remaining items stay well separated. A container
+    that loses every item becomes ``{}`` or ``[]``.
     """
+    if spans and doomed >= set(range(len(spans))):
+        return [(container[0] + 1, container[1] - 1)]
     ranges = []
     index = 0
     while index < len(spans):
@@ -194,56 +199,101 @@ def _deletions(spans: Sequence[tuple[int, int]], doomed: set[int]) -> list[tuple
     return ranges
 
 
-def splice(buf: bytes, edits: Sequence[Edit]) -> bytes:
+def rebased(edit: Edit, depth: int) -> Edit:
+    """``edit`` with its own pointer made relative to the value ``depth`` parts down (the
+    pointers of `Verbatim` parts stay as they are: they name places in the original)."""
+    if isinstance(edit, Insert):
+        return Insert(edit.array[depth:], edit.index, edit.values)
+    if isinstance(edit, Delete):
+        return Delete(edit.pointer[depth:])
+    return Replace(edit.pointer[depth:], edit.value)
+
+
+def _place(edit: Edit) -> Pointer:
+    """The value an edit changes inside of (or replaces)."""
+    return edit.array if isinstance(edit, Insert) else edit.pointer
+
+
+def splice(
+    buf: bytes, edits: Sequence[Edit], *, raw: Raw | None = None, ensure_ascii: bool | None = None
+) -> bytes:
     """Return ``buf`` with ``edits`` applied; nothing outside the edited places changes.
 
     Edit pointers and indexes refer to the original ``buf``, so edits in nested arrays and in
     their parents can be combined freely (a replaced or deleted value must not also hold an
-    edit, and an array must not lose every element while it gains new ones).
+    edit). `Verbatim` parts of new values are read through ``raw`` (by default from ``buf``
+    itself; a caller splicing a piece of a larger text passes the larger text's reader).
+
+    An array that both loses and gains elements is rebuilt from its elements (each spliced on
+    its own first, if edits reach inside it), joined with the array's own separator.
     """
-    ensure_ascii = buf.isascii()
-
-    def raw(pointer: Pointer) -> bytes:
-        start = value_start(buf, pointer)
-        return buf[start : value_end(buf, start)]
-
-    grouped: dict[tuple[Pointer, int], list[Any]] = {}
+    spans = Spans(buf)
+    read = raw or spans.raw
+    ascii_only = buf.isascii() if ensure_ascii is None else ensure_ascii
+    inserts: dict[Pointer, dict[int, list[Any]]] = {}
     doomed: dict[Pointer, set[Any]] = {}
-    # (start, rank, end, text): at one position, insertions go before deletions.
-    patches: list[tuple[int, int, int, bytes]] = []
     for edit in edits:
         if isinstance(edit, Insert):
-            grouped.setdefault((edit.array, edit.index), []).extend(edit.values)
+            inserts.setdefault(edit.array, {}).setdefault(edit.index, []).extend(edit.values)
         elif isinstance(edit, Delete):
             doomed.setdefault(edit.pointer[:-1], set()).add(edit.pointer[-1])
-        else:
-            start = value_start(buf, edit.pointer)
-            parent = value_start(buf, edit.pointer[:-1])
-            style = element_style(buf, parent, value_end(buf, parent), ensure_ascii=ensure_ascii)
+    rebuilt = {pointer for pointer in inserts if pointer in doomed}
+
+    def owner(edit: Edit) -> tuple[Pointer, int] | None:
+        """The outermost element of a rebuilt array that ``edit`` reaches inside, if any (an
+        edit of the rebuilt array itself, such as dropping one of its elements, is not inside
+        that element)."""
+        place = _place(edit)
+        for depth in range(len(place)):
+            element = place[depth]
+            inside = isinstance(edit, Insert) or len(place) > depth + 1
+            if inside and place[:depth] in rebuilt and isinstance(element, int):
+                return place[:depth], element
+        return None
+
+    nested: dict[tuple[Pointer, int], list[Edit]] = {}
+    patches: list[tuple[int, int, int, bytes]] = []  # (start, rank, end, text)
+    for edit in edits:
+        found = owner(edit)
+        if found is not None:
+            nested.setdefault(found, []).append(rebased(edit, len(found[0]) + 1))
+        elif isinstance(edit, Replace):
+            start, end = spans.span(edit.pointer)
+            parent = spans.span(edit.pointer[:-1])
+            style = element_style(buf, *parent, ensure_ascii=ascii_only)
             style = replace(style, margin=_line_margin(buf, start))
-            text = style.render(edit.value, raw)
-            patches.append((start, 1, value_end(buf, start), text))
-    spans: dict[Pointer, ArraySpan] = {}
-    for (pointer, index), values in grouped.items():
-        if pointer not in spans:
-            spans[pointer] = array_span(buf, value_start(buf, pointer))
-        position, text = _insertion(
-            buf, spans[pointer], index, values, ensure_ascii=ensure_ascii, raw=raw
-        )
-        patches.append((position, 0, position, text))
+            patches.append((start, 1, end, style.render(edit.value, read)))
+
+    for pointer, by_index in inserts.items():
+        if pointer in rebuilt or owner(Insert(pointer, 0, ())) is not None:
+            continue
+        opener, elements = spans.span(pointer)[0], spans.elements(pointer)
+        for index, values in by_index.items():
+            position, text = _insertion(
+                buf, opener, elements, index, values, ensure_ascii=ascii_only, raw=read
+            )
+            patches.append((position, 0, position, text))
     for pointer, keys in doomed.items():
-        start = value_start(buf, pointer)
+        if pointer in rebuilt or owner(Delete((*pointer, 0))) is not None:
+            continue
+        start, end = spans.span(pointer)
         if buf[start : start + 1] == b"{":
-            found = members(buf, start)
-            items = [(m.start, m.end) for m in found]
-            chosen = {k for k, m in enumerate(found) if m.key in keys}
+            found_members = spans.members(pointer)
+            items = [(m.start, m.end) for m in found_members]
+            chosen = {k for k, m in enumerate(found_members) if m.key in keys}
         else:
-            items = list(array_span(buf, start).elements)
+            items = spans.elements(pointer)
             chosen = set(keys)
-            assert not (
-                chosen >= set(range(len(items))) and any(p == pointer for p, _ in grouped)
-            ), "an array cannot lose every element and gain new ones in one splice"
-        patches += [(a, 1, b, b"") for a, b in _deletions(items, chosen)]
+        patches += [(a, 1, b, b"") for a, b in _deletions((start, end), items, chosen)]
+    for pointer in rebuilt:
+        if owner(Delete((*pointer, 0))) is not None:
+            continue
+        patches.append(
+            _rebuild(
+                buf, spans, pointer, inserts[pointer], doomed[pointer], nested, read, ascii_only
+            )
+        )
+
     patches.sort()
     out = []
     cursor = 0
@@ -253,3 +303,36 @@ def splice(buf: bytes, edits: Sequence[Edit]) -> bytes:
         cursor = max(cursor, end)
     out.append(buf[cursor:])
     return b"".join(out)
+
+
+def _rebuild(
+    buf: bytes,
+    spans: Spans,
+    pointer: Pointer,
+    inserts: dict[int, list[Any]],
+    doomed: set[Any],
+    nested: dict[tuple[Pointer, int], list[Edit]],
+    read: Raw,
+    ascii_only: bool,
+) -> tuple[int, int, int, bytes]:
+    """The patch that rewrites the inside of an array losing and gaining elements."""
+    opener, closer = spans.span(pointer)
+    elements = spans.elements(pointer)
+    kept = [k for k in range(len(elements)) if k not in doomed]
+    reference = elements[kept[0]] if kept else elements[0]
+    style = element_style(buf, *reference, ensure_ascii=ascii_only)
+    separator = _separator(buf, opener, elements, 1, style)
+    texts: list[bytes] = []
+    for index in range(len(elements) + 1):
+        texts += [style.render(value, read) for value in inserts.get(index, ())]
+        if index in kept:
+            start, end = elements[index]
+            inner = nested.get((pointer, index))
+            piece = buf[start:end]
+            texts.append(
+                splice(piece, inner, raw=read, ensure_ascii=ascii_only) if inner else piece
+            )
+    first, last = elements[0][0], elements[-1][1]
+    if not texts:
+        return (opener + 1, 1, closer - 1, b"")
+    return (first, 1, last, separator.join(texts))

@@ -52,6 +52,19 @@ class Case:
         warning: Text that ``check`` must print as a ``warning:`` on stderr (a list that mixes
             dialects is reported, not repaired); ``None``: no warning at all.
         about: One line for samples/README.md.
+        select: Rule selectors passed as ``--select`` to every ``check`` and ``fix`` of the
+            case (e.g. ``("ALL",)`` for the provider-strict TP1xx rules); empty: the defaults.
+            ``expected`` is then what ``fix`` with these selectors writes: safe fixes only, so
+            TP1xx findings stay and nothing is deleted or moved.
+        fixability: For each finding, in order, what ``check`` says ``fix`` can do about it:
+            ``"safe"`` (``fix``), ``"unsafe"`` (only ``fix --unsafe-fixes``: it deletes or
+            moves content) or ``"none"``. Empty: ``"none"`` for the ``unfixed`` findings,
+            ``"safe"`` for the others.
+        unsafe: The repaired records after ``fix --unsafe-fixes`` with the same selectors,
+            written to ``x.unsafe.json``; ``None``: the same as without ``--unsafe-fixes``.
+        cured: Findings without a fix of their own that the fixes of the others make go away
+            (an id reused while its earlier call was open, once that call gets its synthetic
+            result): ``check`` no longer reports them in the repaired file.
     """
 
     path: str
@@ -62,6 +75,22 @@ class Case:
     findings: Sequence[tuple[str, str | None]] = field(default_factory=tuple)
     unfixed: Sequence[tuple[str, str | None]] = field(default_factory=tuple)
     warning: str | None = None
+    select: Sequence[str] = ()
+    fixability: Sequence[str] = ()
+    unsafe: Sequence[Any] | None = None
+    cured: Sequence[tuple[str, str | None]] = ()
+
+    @property
+    def fixes(self) -> list[str]:
+        """``safe`` / ``unsafe`` / ``none`` for each finding, in order."""
+        if self.fixability:
+            return list(self.fixability)
+        return ["none" if f in self.unfixed else "safe" for f in self.findings]
+
+    @property
+    def selectors(self) -> list[str]:
+        """The case's selectors as command-line arguments."""
+        return [arg for selector in self.select for arg in ("--select", selector)]
 
 
 def inserted(values: Sequence[Any], inserts: Sequence[tuple[int, Any]]) -> list[Any]:
@@ -1615,16 +1644,12 @@ def gemini_cases() -> list[Case]:
         ]
     }
     with_ids_fixed = json.loads(json.dumps(with_ids))
-    with_ids_fixed["contents"].insert(
-        2,
-        {
-            "role": "user",
-            "parts": [
-                gemini_response(TP001, "book_table", book_id),
-                gemini_response(TP001, "get_weather", weather_id),
-            ],
-        },
-    )
+    # The user's own turn takes the responses, first (a separate response turn before it has
+    # been rejected: google/adk-python PR #6914).
+    with_ids_fixed["contents"][2]["parts"][:0] = [
+        gemini_response(TP001, "book_table", book_id),
+        gemini_response(TP001, "get_weather", weather_id),
+    ]
 
     signature = "CpwFAdHtim9kQ2x3Y1ZzT0JmRk5tU2hHa1p6bWdQbE9ZcGJ4dVFWd2Zl"
     signed = {
@@ -1712,7 +1737,7 @@ def gemini_cases() -> list[Case]:
             "gemini/ids-user-text.json",
             [with_ids],
             json_doc(None, separators=(",", ":")),
-            "calls with ids, the next turn is user text: a new response turn carrying the ids",
+            "calls with ids, the next turn is user text: the responses (with ids) go first in it",
             [with_ids_fixed],
             [("TP001", book_id), ("TP001", weather_id)],
         ),
@@ -1948,6 +1973,1258 @@ def mixed_cases() -> list[Case]:
     ]
 
 
+# -- Provider-strict rules (samples/strict/) ---------------------------------------------
+#
+# Each case is checked and fixed with --select ALL. `expected` is the output of `fix` (safe
+# fixes only: synthetic results inserted, every TP1xx defect left as it was), `unsafe` the output
+# of `fix --unsafe-fixes` (orphans and duplicates dropped, misplaced results moved, results put
+# first, empty tool_calls dropped), both stated by hand. Findings are listed in the order
+# `check` reports them: by message, and within a message its calls, then its results.
+
+Fixability = tuple[str, str | None, str]
+
+
+def strict(
+    path: str,
+    records: Sequence[Any],
+    dump: Dump,
+    about: str,
+    findings: Sequence[Fixability],
+    *,
+    expected: Sequence[Any] | None = None,
+    unsafe: Sequence[Any] | None = None,
+    cured: Sequence[tuple[str, str | None]] = (),
+) -> Case:
+    """A case under ``--select ALL``: ``findings`` are ``(code, call id, fixability)``."""
+    return Case(
+        f"strict/{path}",
+        records,
+        dump,
+        about,
+        expected,
+        [(code, call_id) for code, call_id, _ in findings],
+        unfixed=[(code, call_id) for code, call_id, fix in findings if fix == "none"],
+        select=("ALL",),
+        fixability=[fix for _, _, fix in findings],
+        unsafe=unsafe,
+        cured=cured,
+    )
+
+
+def picked(values: Sequence[Any], *indexes: int) -> list[Any]:
+    """The elements of ``values`` at ``indexes``, in that order (a hand-written reordering)."""
+    return [values[index] for index in indexes]
+
+
+def strict_openai_cases() -> list[Case]:
+    def assistant(*calls: dict[str, Any]) -> dict[str, Any]:
+        return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+    # TP101: the front of the history was trimmed, the tool message lost its call.
+    trimmed = [
+        {"role": "system", "content": "You are a calendar assistant."},
+        tool_result("call_Tr1mmed0ld", "Meeting 'Budget review' cancelled."),
+        {"role": "assistant", "content": "Done - the budget review is cancelled."},
+        {"role": "user", "content": "Thanks. What is left today?"},
+        assistant(function_call("call_Ls7Ev", "list_events", '{"day":"today"}')),
+        tool_result("call_Ls7Ev", "[]"),
+        {"role": "assistant", "content": "Nothing else today."},
+    ]
+
+    # TP102: the user spoke between the call and its result.
+    late = [
+        {"role": "user", "content": "Weather in Oslo?"},
+        assistant(function_call("call_Wx0slo", "get_weather", '{"city":"Oslo"}')),
+        {"role": "user", "content": "In Celsius, please."},
+        tool_result("call_Wx0slo", "-3C, light snow"),
+        {"role": "assistant", "content": "It is -3C with light snow in Oslo."},
+    ]
+
+    # TP103: a retried tool run appended its result twice.
+    twice = [
+        {"role": "user", "content": "What time is it in Tokyo?"},
+        assistant(function_call("call_Tk9m", "get_time", '{"tz":"Asia/Tokyo"}')),
+        tool_result("call_Tk9m", "18:42"),
+        tool_result("call_Tk9m", "18:42"),
+        {"role": "assistant", "content": "It is 18:42 in Tokyo."},
+    ]
+
+    # TP104 in one message: an OpenAI-compatible server numbered both parallel calls alike.
+    same = [
+        {"role": "user", "content": "Weather in Paris and Rome?"},
+        assistant(
+            function_call("call_0", "get_weather", '{"city":"Paris"}'),
+            function_call("call_0", "get_weather", '{"city":"Rome"}'),
+        ),
+        tool_result("call_0", "18C, sunny"),
+        tool_result("call_0", "24C, clear"),
+        {"role": "assistant", "content": "Paris 18C, Rome 24C."},
+    ]
+
+    # TP104 across turns: call_0 reused while the first call_0 was still open. The result answers
+    # the nearest open call (the second); the first dangles (TP001) and its synthetic result
+    # closes it, after which the reuse is a legal one and check is clean.
+    reopened = [
+        {"role": "user", "content": "Look up order A1."},
+        assistant(function_call("call_0", "get_order", '{"order":"A1"}')),
+        {"role": "user", "content": "Actually, B2 instead."},
+        assistant(function_call("call_0", "get_order", '{"order":"B2"}')),
+        tool_result("call_0", '{"status": "shipped"}'),
+        {"role": "assistant", "content": "B2 has shipped."},
+    ]
+    reopened_fixed = inserted(reopened, [(1, openai_result(TP001, "get_order", "call_0"))])
+
+    # TP105: a proxy dropped the ids.
+    keyless = [
+        {"role": "user", "content": "Convert 10 EUR to USD and JPY."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": None,
+                    "type": "function",
+                    "function": {"name": "convert", "arguments": '{"to":"USD"}'},
+                },
+                {
+                    "id": "",
+                    "type": "function",
+                    "function": {"name": "convert", "arguments": '{"to":"JPY"}'},
+                },
+            ],
+        },
+        {"role": "user", "content": "Hello?"},
+    ]
+
+    # TP107: an SDK model_dump() with an empty tool_calls list in the middle of its keys.
+    empty = [
+        {"role": "user", "content": "Weather in Lima?"},
+        assistant(function_call("call_Lm4", "get_weather", '{"city":"Lima"}')),
+        tool_result("call_Lm4", "19C, overcast"),
+        {
+            "content": "It is 19C and overcast in Lima.",
+            "refusal": None,
+            "role": "assistant",
+            "tool_calls": [],
+            "audio": None,
+        },
+        {"role": "user", "content": "Thanks!"},
+    ]
+    empty_unsafe = json.loads(json.dumps(empty))
+    del empty_unsafe[3]["tool_calls"]
+
+    # tau-bench: the API handed out an id already used earlier in the trajectory, after the
+    # earlier call was answered. Legal, and not a finding.
+    def traj_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+        return {
+            "content": None,
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "function": {"arguments": arguments, "name": name},
+                    "id": call_id,
+                    "type": "function",
+                }
+            ],
+        }
+
+    def traj_result(call_id: str, name: str, content: str) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
+
+    reused, other = "call_HGn16KZh9oNCruxsMJ4gYXan", "call_oIHazX6yQrB8hUwl4cRilFKj"
+    tau = [
+        {
+            "task_id": 0,
+            "reward": 1.0,
+            "info": {"source": "user"},
+            "traj": [
+                {"role": "system", "content": "# Airline Agent Policy"},
+                {"role": "user", "content": "I want to fly from New York to Seattle on May 20."},
+                traj_call(other, "get_user_details", '{"user_id":"mia_li_3668"}'),
+                traj_result(other, "get_user_details", '{"name": "Mia Li"}'),
+                traj_call(reused, "search_direct_flight", '{"origin":"JFK","destination":"SEA"}'),
+                traj_result(reused, "search_direct_flight", "[]"),
+                traj_call(reused, "search_onestop_flight", '{"origin":"JFK","destination":"SEA"}'),
+                traj_result(reused, "search_onestop_flight", '[["HAT057", "HAT039"]]'),
+                traj_call(other, "calculate", '{"expression":"152 + 103"}'),
+                traj_result(other, "calculate", "255.0"),
+                {"content": "The one-stop fare is $255.", "role": "assistant"},
+            ],
+            "trial": 0,
+        }
+    ]
+
+    # One history with every kind of defect: an orphan, a misplaced result, a duplicate, an
+    # empty tool_calls and a dangling call, each in its own turn.
+    weather, madrid, booking = "call_Rm1wX", "call_Md2wX", "call_Bk3tB"
+    combined = [
+        {"role": "system", "content": "You are a travel assistant."},
+        tool_result("call_Ol0dTr1m", "Hotel booked."),
+        {"role": "user", "content": "Weather in Rome?"},
+        assistant(function_call(weather, "get_weather", '{"city":"Rome"}')),
+        {"role": "user", "content": "And then Madrid."},
+        tool_result(weather, "22C, sunny"),
+        assistant(function_call(madrid, "get_weather", '{"city":"Madrid"}')),
+        tool_result(madrid, "25C, clear"),
+        tool_result(madrid, "25C, clear"),
+        {"role": "assistant", "content": "Rome 22C, Madrid 25C.", "tool_calls": []},
+        {"role": "user", "content": "Book a table in Madrid at 8."},
+        assistant(function_call(booking, "book_table", '{"city":"Madrid","time":"20:00"}')),
+        {"role": "user", "content": "Cancel that, we eat at the hotel."},
+    ]
+    combined_fixed = inserted(combined, [(11, openai_result(TP001, "book_table", booking))])
+    answered_turn = {"role": "assistant", "content": "Rome 22C, Madrid 25C."}
+    combined_unsafe = [
+        *picked(combined, 0, 2, 3, 5, 4, 6, 7),
+        answered_turn,
+        *picked(combined, 10, 11),
+        openai_result(TP001, "book_table", booking),
+        combined[12],
+    ]
+
+    # A misplaced result moved back beside a sibling's synthetic result: the turn's results
+    # end up in call order (DESIGN.md, Placement).
+    paris_weather, paris_time = "call_Pw1", "call_Pt2"
+    siblings = [
+        {"role": "user", "content": "Weather and local time in Paris?"},
+        assistant(
+            function_call(paris_weather, "get_weather", '{"city":"Paris"}'),
+            function_call(paris_time, "get_time", '{"tz":"Europe/Paris"}'),
+        ),
+        {"role": "user", "content": "Quick, please."},
+        tool_result(paris_weather, "18C, sunny"),
+        {"role": "assistant", "content": "18C and sunny."},
+    ]
+    siblings_fixed = inserted(siblings, [(1, openai_result(TP001, "get_time", paris_time))])
+    siblings_unsafe = [
+        *picked(siblings, 0, 1, 3),
+        openai_result(TP001, "get_time", paris_time),
+        *picked(siblings, 2, 4),
+    ]
+
+    return [
+        strict(
+            "openai-chat/tp101-orphan.json",
+            [trimmed],
+            json_doc(2),
+            "a tool message whose call was trimmed away (TP101): dropped with --unsafe-fixes",
+            [("TP101", "call_Tr1mmed0ld", "unsafe")],
+            unsafe=[[trimmed[0], *trimmed[2:]]],
+        ),
+        strict(
+            "openai-chat/tp102-misplaced.json",
+            [late],
+            json_doc(4),
+            "a user message between the call and its tool message (TP102): the tool message is "
+            "moved right after the call",
+            [("TP102", "call_Wx0slo", "unsafe")],
+            unsafe=[picked(late, 0, 1, 3, 2, 4)],
+        ),
+        strict(
+            "openai-chat/tp103-duplicate.json",
+            [twice],
+            json_doc("\t"),
+            "the same tool message twice (TP103): the second one is dropped (tabs)",
+            [("TP103", "call_Tk9m", "unsafe")],
+            unsafe=[picked(twice, 0, 1, 2, 4)],
+        ),
+        strict(
+            "openai-chat/tp104-same-message.json",
+            [same],
+            json_doc(None, separators=(",", ":")),
+            "one assistant message holds call_0 twice (TP104): reported, never fixed (compact)",
+            [("TP104", "call_0", "none")],
+        ),
+        strict(
+            "openai-chat/tp104-reused-while-open.json",
+            [reopened],
+            json_doc(2),
+            "call_0 reused while the first call_0 is open (TP104, not fixable); the first one "
+            "dangles (TP001): its synthetic result makes the reuse legal",
+            [("TP001", "call_0", "safe"), ("TP104", "call_0", "none")],
+            expected=[reopened_fixed],
+            cured=[("TP104", "call_0")],
+        ),
+        strict(
+            "openai-chat/tp105-missing-id.json",
+            [keyless],
+            json_doc(2),
+            "calls with a null and an empty id (TP105): no id is invented, no result inserted",
+            [("TP105", None, "none"), ("TP105", None, "none")],
+        ),
+        strict(
+            "openai-chat/tp107-empty-tool-calls.json",
+            [empty],
+            json_doc(2),
+            "model_dump() with tool_calls: [] between other keys (TP107): the key is dropped",
+            [("TP107", None, "unsafe")],
+            unsafe=[empty_unsafe],
+        ),
+        strict(
+            "openai-chat/tau-bench-reused-after-answer.json",
+            tau,
+            json_doc(2),
+            "tau-bench trajectory reusing ids after their calls were answered: clean under "
+            "--select ALL",
+            [],
+        ),
+        strict(
+            "openai-chat/combined.json",
+            [{"model": "gpt-4o", "messages": combined}],
+            json_doc(2),
+            "orphan, misplaced, duplicate, empty tool_calls and a dangling call in one request",
+            [
+                ("TP101", "call_Ol0dTr1m", "unsafe"),
+                ("TP102", weather, "unsafe"),
+                ("TP103", madrid, "unsafe"),
+                ("TP107", None, "unsafe"),
+                ("TP001", booking, "safe"),
+            ],
+            expected=[{"model": "gpt-4o", "messages": combined_fixed}],
+            unsafe=[{"model": "gpt-4o", "messages": combined_unsafe}],
+        ),
+        strict(
+            "openai-chat/moved-beside-synthetic.json",
+            [siblings],
+            json_doc(4),
+            "a misplaced result moved back to a turn whose other call dangles: the turn's "
+            "results in call order",
+            [("TP001", paris_time, "safe"), ("TP102", paris_weather, "unsafe")],
+            expected=[siblings_fixed],
+            unsafe=[siblings_unsafe],
+        ),
+    ]
+
+
+def strict_langchain_cases() -> list[Case]:
+    # TP101: a trimmed LangGraph state that starts with a ToolMessage.
+    trimmed = [
+        ToolMessage("3 files changed.", tool_call_id="call_Gi7Cm", id="t-0"),
+        AIMessage("Committed: 3 files changed.", id="run-1"),
+        HumanMessage("Push it.", id="h-1"),
+    ]
+
+    # TP102 (model_dump with nulls): the user interrupted before the result was appended.
+    late = [
+        HumanMessage("Search the docs for 'retry'.", id="h-1"),
+        AIMessage("", id="run-1", tool_calls=[tool_call("search_docs", "call_Sd1", query="retry")]),
+        HumanMessage("Only the Python docs.", id="h-2"),
+        ToolMessage("3 hits in python/retry.md", tool_call_id="call_Sd1", id="t-1"),
+        AIMessage("Found three hits in python/retry.md.", id="run-2"),
+    ]
+
+    # TP103 (dumpd envelopes): a ToolMessage appended twice by a replayed node.
+    twice = [
+        HumanMessage("Read README.md", id="h-1"),
+        AIMessage(
+            "", id="run-1", tool_calls=[tool_call("read_file", "call_Rf1", path="README.md")]
+        ),
+        ToolMessage("# toolpatch", tool_call_id="call_Rf1", id="t-1"),
+        ToolMessage("# toolpatch", tool_call_id="call_Rf1", id="t-1"),
+        AIMessage("The README starts with '# toolpatch'.", id="run-2"),
+    ]
+
+    # TP104: one AIMessage with two calls of one id.
+    same = [
+        HumanMessage("Price of MSFT and NVDA?", id="h-1"),
+        AIMessage(
+            "",
+            id="run-1",
+            tool_calls=[
+                tool_call("get_price", "call_px", symbol="MSFT"),
+                tool_call("get_price", "call_px", symbol="NVDA"),
+            ],
+        ),
+        ToolMessage("415.10", tool_call_id="call_px", id="t-1"),
+        ToolMessage("131.20", tool_call_id="call_px", id="t-2"),
+        AIMessage("MSFT 415.10, NVDA 131.20.", id="run-2"),
+    ]
+
+    # TP105: a call without an id.
+    keyless = [
+        HumanMessage("List the open issues.", id="h-1"),
+        AIMessage(
+            "",
+            id="run-1",
+            tool_calls=[{"name": "list_issues", "args": {}, "id": None, "type": "tool_call"}],
+        ),
+        HumanMessage("Hello?", id="h-2"),
+    ]
+
+    # TP107: an old integration kept an empty additional_kwargs.tool_calls.
+    empty = [
+        HumanMessage("Hi!", id="h-1"),
+        AIMessage("Hello! How can I help?", id="run-1", additional_kwargs={"tool_calls": []}),
+        HumanMessage("Nothing, thanks.", id="h-2"),
+    ]
+    empty_unsafe = [empty[0], AIMessage("Hello! How can I help?", id="run-1"), empty[2]]
+
+    weather, madrid, clock = "call_Rm1", "call_Md2", "call_Tm3"
+    combined = [
+        SystemMessage("You are a travel assistant.", id="sys-1"),
+        ToolMessage("Hotel booked.", tool_call_id="call_Old0", id="t-0"),
+        HumanMessage("Weather in Rome?", id="h-1"),
+        AIMessage("", id="run-1", tool_calls=[tool_call("get_weather", weather, city="Rome")]),
+        HumanMessage("And then Madrid.", id="h-2"),
+        ToolMessage("22C, sunny", tool_call_id=weather, id="t-1"),
+        AIMessage("", id="run-2", tool_calls=[tool_call("get_weather", madrid, city="Madrid")]),
+        ToolMessage("25C, clear", tool_call_id=madrid, id="t-2"),
+        ToolMessage("25C, clear", tool_call_id=madrid, id="t-3"),
+        AIMessage("", id="run-3", tool_calls=[tool_call("get_time", clock, tz="Europe/Madrid")]),
+        HumanMessage("Never mind the time.", id="h-3"),
+    ]
+    clock_fix = (9, synthetic(TP001, "get_time", clock))
+    combined_unsafe = [
+        *picked(combined, 0, 2, 3, 5, 4, 6, 7, 9),
+        clock_fix[1],
+        combined[10],
+    ]
+
+    return [
+        strict(
+            "langchain/tp101-orphan.json",
+            [messages_to_dict(trimmed)],
+            json_doc(2),
+            "a trimmed state starting with a ToolMessage (TP101): dropped with --unsafe-fixes",
+            [("TP101", "call_Gi7Cm", "unsafe")],
+            unsafe=[messages_to_dict(trimmed[1:])],
+        ),
+        strict(
+            "langchain/tp102-misplaced.json",
+            [model_dump(late)],
+            json_doc(2),
+            "model_dump: a HumanMessage between the AIMessage and its ToolMessage (TP102)",
+            [("TP102", "call_Sd1", "unsafe")],
+            unsafe=[model_dump(picked(late, 0, 1, 3, 2, 4))],
+        ),
+        strict(
+            "langchain/tp103-duplicate.json",
+            [[dumpd(m) for m in twice]],
+            json_doc(4),
+            "dumpd envelopes, the same ToolMessage twice (TP103): the second is dropped",
+            [("TP103", "call_Rf1", "unsafe")],
+            unsafe=[[dumpd(m) for m in picked(twice, 0, 1, 2, 4)]],
+        ),
+        strict(
+            "langchain/tp104-same-message.json",
+            [messages_to_dict(same)],
+            json_doc(None),
+            "one AIMessage holds call_px twice (TP104): reported, never fixed (one line)",
+            [("TP104", "call_px", "none")],
+        ),
+        strict(
+            "langchain/tp105-missing-id.json",
+            [messages_to_dict(keyless)],
+            json_doc(2),
+            "a tool call with id null (TP105): skipped by TP001, reported, not fixable",
+            [("TP105", None, "none")],
+        ),
+        strict(
+            "langchain/tp107-empty-additional-kwargs.json",
+            [messages_to_dict(empty)],
+            json_doc("\t"),
+            "additional_kwargs.tool_calls: [] (TP107): the empty key is dropped (tabs)",
+            [("TP107", None, "unsafe")],
+            unsafe=[messages_to_dict(empty_unsafe)],
+        ),
+        strict(
+            "langchain/combined.json",
+            [messages_to_dict(combined)],
+            json_doc(2),
+            "orphan, misplaced and duplicate ToolMessages and a dangling call in one history",
+            [
+                ("TP101", "call_Old0", "unsafe"),
+                ("TP102", weather, "unsafe"),
+                ("TP103", madrid, "unsafe"),
+                ("TP001", clock, "safe"),
+            ],
+            expected=[messages_to_dict(inserted(combined, [clock_fix]))],
+            unsafe=[messages_to_dict(combined_unsafe)],
+        ),
+    ]
+
+
+def strict_anthropic_cases() -> list[Case]:
+    def result(call_id: str, content: str) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": call_id, "content": content}
+
+    def say(words: str) -> dict[str, Any]:
+        return {"type": "text", "text": words}
+
+    weather_id = "toolu_01Wx7Kq2Lm9Np4Qr6St8Uv3Y"
+
+    # TP101: the tool_use was compacted away, its tool_result stayed beside the user's text.
+    orphan = [
+        {"role": "user", "content": "Summarise what we did so far."},
+        {"role": "assistant", "content": "We looked up the weather and booked a table."},
+        {
+            "role": "user",
+            "content": [
+                result("toolu_01Cmp4ct3dAwAyXyZ0123456", "Table booked for 20:00."),
+                say("Great, and now the train times?"),
+            ],
+        },
+    ]
+    orphan_unsafe = json.loads(json.dumps(orphan))
+    del orphan_unsafe[2]["content"][0]
+
+    # TP102: the result is not in the very next user turn (a plain string sits there).
+    late = [
+        {"role": "user", "content": "Weather in Lisbon?"},
+        {
+            "role": "assistant",
+            "content": [
+                say("Checking Lisbon."),
+                tool_use(weather_id, "get_weather", city="Lisbon"),
+            ],
+        },
+        {"role": "user", "content": "In Celsius, please."},
+        {"role": "assistant", "content": "Sure."},
+        {"role": "user", "content": [result(weather_id, "21C, clear"), say("Here it is.")]},
+    ]
+    late_unsafe = json.loads(json.dumps(late))
+    late_unsafe[2]["content"] = [result(weather_id, "21C, clear"), say("In Celsius, please.")]
+    late_unsafe[4]["content"] = [say("Here it is.")]
+
+    # TP102: the results of one turn split over two user messages.
+    flights_id = "toolu_01Fl9Hs2Kd5Jw8Mq3Rt6Vb1N"
+    split = [
+        {"role": "user", "content": "Weather in Lisbon and flights from Berlin on Friday?"},
+        {
+            "role": "assistant",
+            "content": [
+                tool_use(weather_id, "get_weather", city="Lisbon"),
+                tool_use(
+                    flights_id, "search_flights", origin="BER", destination="LIS", date="2026-12-04"
+                ),
+            ],
+        },
+        {"role": "user", "content": [result(weather_id, "21C, clear")]},
+        {"role": "user", "content": [result(flights_id, "TP 537 at 08:05"), say("Thanks!")]},
+    ]
+    split_unsafe = json.loads(json.dumps(split))
+    split_unsafe[2]["content"].append(result(flights_id, "TP 537 at 08:05"))
+    split_unsafe[3]["content"] = [say("Thanks!")]
+
+    # TP103: the client sent the same tool_result twice.
+    twice = [
+        {"role": "user", "content": "Weather in Lisbon?"},
+        {"role": "assistant", "content": [tool_use(weather_id, "get_weather", city="Lisbon")]},
+        {
+            "role": "user",
+            "content": [result(weather_id, "21C, clear"), result(weather_id, "21C, clear")],
+        },
+        {"role": "assistant", "content": "21C and clear in Lisbon."},
+    ]
+    twice_unsafe = json.loads(json.dumps(twice))
+    del twice_unsafe[2]["content"][1]
+
+    # TP104: two tool_use blocks of one id (a proxy translating from another provider).
+    same = [
+        {"role": "user", "content": "Weather in Lisbon and Porto?"},
+        {
+            "role": "assistant",
+            "content": [
+                tool_use("toolu_get_weather_0", "get_weather", city="Lisbon"),
+                tool_use("toolu_get_weather_0", "get_weather", city="Porto"),
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                result("toolu_get_weather_0", "21C, clear"),
+                result("toolu_get_weather_0", "17C, rain"),
+            ],
+        },
+        {"role": "assistant", "content": "Lisbon 21C, Porto 17C."},
+    ]
+
+    # TP105: a tool_use with an empty id.
+    keyless = [
+        {"role": "user", "content": "Weather in Faro?"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "", "name": "get_weather", "input": {}}],
+        },
+        {"role": "user", "content": "Still there?"},
+    ]
+
+    # TP106: the user's text comes before the tool_result.
+    text_first = {
+        "model": "claude-sonnet-4-5-20250929",
+        "max_tokens": 1024,
+        "messages": [
+            {"role": "user", "content": "Weather in Lisbon?"},
+            {"role": "assistant", "content": [tool_use(weather_id, "get_weather", city="Lisbon")]},
+            {
+                "role": "user",
+                "content": [say("Here is the tool output:"), result(weather_id, "21C, clear")],
+            },
+            {"role": "assistant", "content": "21C and clear."},
+        ],
+    }
+    text_first_unsafe = json.loads(json.dumps(text_first))
+    text_first_unsafe["messages"][2]["content"].reverse()
+
+    # One request with an orphan, a misplaced result, a duplicate and a dangling call.
+    hotel_id, calendar_id = "toolu_01Ht4Lm7Np0Qr3St6Uv9Wx2Y", "toolu_01Cl5Mn8Pq1Rs4Tu7Vw0Xy3Z"
+    combined_messages = [
+        {"role": "user", "content": "Plan my Friday in Lisbon."},
+        {
+            "role": "assistant",
+            "content": [
+                say("Checking the weather and flights."),
+                tool_use(weather_id, "get_weather", city="Lisbon"),
+                tool_use(
+                    flights_id, "search_flights", origin="BER", destination="LIS", date="2026-12-04"
+                ),
+            ],
+        },
+        {
+            "role": "user",
+            "content": [result(weather_id, "21C, clear"), say("Morning flights only.")],
+        },
+        {"role": "assistant", "content": [tool_use(hotel_id, "search_hotels", city="Lisbon")]},
+        {
+            "role": "user",
+            "content": [
+                result(flights_id, "TP 537 at 08:05"),
+                result(hotel_id, "Hotel Avenida, 140 EUR"),
+                result(hotel_id, "Hotel Avenida, 140 EUR"),
+                result("toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S", "Reminder set."),
+            ],
+        },
+        {"role": "assistant", "content": [tool_use(calendar_id, "get_calendar", day="Friday")]},
+        {"role": "user", "content": "Forget the calendar."},
+    ]
+    calendar_result = anthropic_result(TP001, "get_calendar", calendar_id)
+    combined_fixed = json.loads(json.dumps(combined_messages))
+    combined_fixed[6]["content"] = [calendar_result, say("Forget the calendar.")]
+    combined_unsafe = json.loads(json.dumps(combined_fixed))
+    combined_unsafe[2]["content"] = [
+        result(weather_id, "21C, clear"),
+        result(flights_id, "TP 537 at 08:05"),
+        say("Morning flights only."),
+    ]
+    combined_unsafe[4]["content"] = [result(hotel_id, "Hotel Avenida, 140 EUR")]
+
+    def request(messages: list[Any]) -> dict[str, Any]:
+        return {
+            "model": "claude-sonnet-4-5-20250929",
+            "max_tokens": 4096,
+            "tools": ANTHROPIC_TOOLS,
+            "messages": messages,
+        }
+
+    return [
+        strict(
+            "anthropic/tp101-orphan.json",
+            [orphan],
+            json_doc(2),
+            "a tool_result whose tool_use was compacted away (TP101): the block is dropped, the "
+            "user's text stays",
+            [("TP101", "toolu_01Cmp4ct3dAwAyXyZ0123456", "unsafe")],
+            unsafe=[orphan_unsafe],
+        ),
+        strict(
+            "anthropic/tp102-not-next-turn.json",
+            [late],
+            json_doc(4),
+            "the tool_result two turns late (TP102): moved into the user turn right after the "
+            "call, whose string becomes a text block after it",
+            [("TP102", weather_id, "unsafe")],
+            unsafe=[late_unsafe],
+        ),
+        strict(
+            "anthropic/tp102-split-turns.json",
+            [split],
+            json_doc("\t"),
+            "the results of one turn split over two user messages (TP102): joined in the first",
+            [("TP102", flights_id, "unsafe")],
+            unsafe=[split_unsafe],
+        ),
+        strict(
+            "anthropic/tp103-duplicate.json",
+            [twice],
+            json_doc(None, separators=(",", ":")),
+            "one tool_use answered twice (TP103): the second tool_result dropped (compact)",
+            [("TP103", weather_id, "unsafe")],
+            unsafe=[twice_unsafe],
+        ),
+        strict(
+            "anthropic/tp104-same-message.json",
+            [same],
+            json_doc(2),
+            "two tool_use blocks with one id (TP104): reported, never fixed",
+            [("TP104", "toolu_get_weather_0", "none")],
+        ),
+        strict(
+            "anthropic/tp105-missing-id.json",
+            [keyless],
+            json_doc(2),
+            'a tool_use with id "" (TP105): reported, no result is made up',
+            [("TP105", None, "none")],
+        ),
+        strict(
+            "anthropic/tp106-text-first.json",
+            [text_first],
+            json_doc(4),
+            "text before the tool_result in the user message (TP106): the result moved first",
+            [("TP106", None, "unsafe")],
+            unsafe=[text_first_unsafe],
+        ),
+        strict(
+            "anthropic/combined.json",
+            [request(combined_messages)],
+            json_doc("\t"),
+            "orphan, misplaced result, duplicate and a dangling call in one request (tabs)",
+            [
+                ("TP102", flights_id, "unsafe"),
+                ("TP103", hotel_id, "unsafe"),
+                ("TP101", "toolu_01Zz9Yy8Xx7Ww6Vv5Uu4Tt3S", "unsafe"),
+                ("TP001", calendar_id, "safe"),
+            ],
+            expected=[request(combined_fixed)],
+            unsafe=[request(combined_unsafe)],
+        ),
+    ]
+
+
+def strict_bedrock_cases() -> list[Case]:
+    def result(call_id: str, words: str) -> dict[str, Any]:
+        return {"toolResult": {"toolUseId": call_id, "content": [{"text": words}]}}
+
+    weather_id, flights_id = "tooluse_Wx1aB2cD3eF4gH5iJ6kL7m", "tooluse_Fl8nO9pQ0rS1tU2vW3xY4z"
+    ask = {"role": "user", "content": [{"text": "Weather in Seattle, and flights to SFO?"}]}
+    both = {
+        "role": "assistant",
+        "content": [
+            bedrock_use(weather_id, "get_weather", city="Seattle"),
+            bedrock_use(
+                flights_id, "search_flights", origin="SEA", destination="SFO", date="2026-12-05"
+            ),
+        ],
+    }
+    one = {"role": "assistant", "content": [bedrock_use(weather_id, "get_weather", city="Seattle")]}
+    done = {"role": "assistant", "content": [{"text": "8C and rain; two morning flights."}]}
+
+    orphan = [
+        ask,
+        one,
+        {
+            "role": "user",
+            "content": [result(weather_id, "8C, rain"), result("tooluse_0rPh4nXx", "stale")],
+        },
+        done,
+    ]
+    orphan_unsafe = [ask, one, {"role": "user", "content": [result(weather_id, "8C, rain")]}, done]
+
+    split = [
+        ask,
+        both,
+        {"role": "user", "content": [result(weather_id, "8C, rain")]},
+        {"role": "user", "content": [result(flights_id, "AS 330, DL 2870")]},
+        done,
+    ]
+    split_unsafe = [
+        ask,
+        both,
+        {
+            "role": "user",
+            "content": [result(weather_id, "8C, rain"), result(flights_id, "AS 330, DL 2870")],
+        },
+        done,
+    ]
+
+    twice = [
+        ask,
+        one,
+        {"role": "user", "content": [result(weather_id, "8C, rain"), result(weather_id, "8C")]},
+        done,
+    ]
+    twice_unsafe = [ask, one, {"role": "user", "content": [result(weather_id, "8C, rain")]}, done]
+
+    same_id = "tooluse_get_weather_0"
+    same = [
+        ask,
+        {
+            "role": "assistant",
+            "content": [
+                bedrock_use(same_id, "get_weather", city="Seattle"),
+                bedrock_use(same_id, "get_weather", city="Portland"),
+            ],
+        },
+        {"role": "user", "content": [result(same_id, "8C, rain"), result(same_id, "10C, rain")]},
+        done,
+    ]
+
+    keyless = [
+        ask,
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "", "name": "get_weather"}}]},
+        {"role": "user", "content": [{"text": "Anyone there?"}]},
+    ]
+
+    text_first = [
+        ask,
+        one,
+        {"role": "user", "content": [{"text": "Result below."}, result(weather_id, "8C, rain")]},
+        done,
+    ]
+    text_first_unsafe = [
+        ask,
+        one,
+        {"role": "user", "content": [result(weather_id, "8C, rain"), {"text": "Result below."}]},
+        done,
+    ]
+
+    hotel_id, calendar_id = "tooluse_Ht5aB6cD7eF8gH9iJ0kL1m", "tooluse_Cl2nO3pQ4rS5tU6vW7xY8z"
+    combined = [
+        ask,
+        both,
+        {"role": "user", "content": [{"text": "Morning flights only."}, result(weather_id, "8C")]},
+        {"role": "assistant", "content": [bedrock_use(hotel_id, "search_hotels", city="SFO")]},
+        {
+            "role": "user",
+            "content": [
+                result(flights_id, "AS 330"),
+                result(hotel_id, "Hotel Zephyr"),
+                result(hotel_id, "Hotel Zephyr"),
+                result("tooluse_0rPh4nXx", "stale"),
+            ],
+        },
+        {"role": "assistant", "content": [bedrock_use(calendar_id, "get_calendar", day="Fri")]},
+        {"role": "user", "content": [{"text": "Skip the calendar."}]},
+    ]
+    calendar_result = bedrock_result(TP001, "get_calendar", calendar_id)
+    skip = {"text": "Skip the calendar."}
+    combined_fixed = [*combined[:6], {"role": "user", "content": [calendar_result, skip]}]
+    combined_unsafe = [
+        ask,
+        both,
+        {
+            "role": "user",
+            "content": [
+                result(weather_id, "8C"),
+                result(flights_id, "AS 330"),
+                {"text": "Morning flights only."},
+            ],
+        },
+        combined[3],
+        {"role": "user", "content": [result(hotel_id, "Hotel Zephyr")]},
+        combined[5],
+        {"role": "user", "content": [calendar_result, skip]},
+    ]
+
+    def converse(messages: list[Any]) -> dict[str, Any]:
+        return {
+            "modelId": "us.anthropic.claude-sonnet-4-20250514-v1:0",
+            "messages": messages,
+            "toolConfig": BEDROCK_TOOLS,
+        }
+
+    return [
+        strict(
+            "bedrock/tp101-orphan.json",
+            [orphan],
+            json_doc(2),
+            "a toolResult for no toolUse (TP101): the block is dropped",
+            [("TP101", "tooluse_0rPh4nXx", "unsafe")],
+            unsafe=[orphan_unsafe],
+        ),
+        strict(
+            "bedrock/tp102-split-turns.json",
+            [split],
+            json_doc(4),
+            "the toolResults of one turn in two user messages (TP102): joined, the emptied "
+            "message removed",
+            [("TP102", flights_id, "unsafe")],
+            unsafe=[split_unsafe],
+        ),
+        strict(
+            "bedrock/tp103-duplicate.json",
+            [twice],
+            json_doc(None),
+            "two toolResults for one toolUse (TP103): the second dropped (one line)",
+            [("TP103", weather_id, "unsafe")],
+            unsafe=[twice_unsafe],
+        ),
+        strict(
+            "bedrock/tp104-same-message.json",
+            [same],
+            json_doc(2),
+            "two toolUse blocks with one toolUseId (TP104): reported, never fixed",
+            [("TP104", same_id, "none")],
+        ),
+        strict(
+            "bedrock/tp105-missing-id.json",
+            [keyless],
+            json_doc("\t"),
+            'a toolUse with toolUseId "" (TP105): reported, no result made up (tabs)',
+            [("TP105", None, "none")],
+        ),
+        strict(
+            "bedrock/tp106-text-first.json",
+            [text_first],
+            json_doc(2),
+            "text before the toolResult (TP106): the toolResult moved first",
+            [("TP106", None, "unsafe")],
+            unsafe=[text_first_unsafe],
+        ),
+        strict(
+            "bedrock/combined.json",
+            [converse(combined)],
+            json_doc(2),
+            "text before a toolResult, a toolResult a turn late, a duplicate, an orphan and a "
+            "dangling toolUse in one Converse request",
+            [
+                ("TP106", None, "unsafe"),
+                ("TP102", flights_id, "unsafe"),
+                ("TP103", hotel_id, "unsafe"),
+                ("TP101", "tooluse_0rPh4nXx", "unsafe"),
+                ("TP001", calendar_id, "safe"),
+            ],
+            expected=[converse(combined_fixed)],
+            unsafe=[converse(combined_unsafe)],
+        ),
+    ]
+
+
+def strict_gemini_cases() -> list[Case]:
+    def answer(name: str, call_id: str | None, output: Any) -> dict[str, Any]:
+        response: dict[str, Any] = {} if call_id is None else {"id": call_id}
+        return {"functionResponse": {**response, "name": name, "response": {"output": output}}}
+
+    ask = {"role": "user", "parts": [{"text": "Weather in Oslo?"}]}
+    weather_id = "fc_1a2b3c4d5e6f"
+    call = {"role": "model", "parts": [gemini_call("get_weather", weather_id, city="Oslo")]}
+    done = {"role": "model", "parts": [{"text": "-3C and snowing in Oslo."}]}
+
+    orphan = [
+        ask,
+        call,
+        {
+            "role": "user",
+            "parts": [
+                answer("get_weather", weather_id, "-3C, snow"),
+                answer("get_time", "fc_0rph4n000000", "09:12"),
+            ],
+        },
+        done,
+    ]
+    orphan_unsafe = [
+        ask,
+        call,
+        {"role": "user", "parts": [answer("get_weather", weather_id, "-3C, snow")]},
+        done,
+    ]
+
+    # Id-less calls (REST, Gemini 2.x): the response two turns late pairs by name.
+    idless_call = {"role": "model", "parts": [gemini_call("get_weather", city="Oslo")]}
+    late = [
+        ask,
+        idless_call,
+        {"role": "user", "parts": [{"text": "In Celsius, please."}]},
+        {"role": "user", "parts": [answer("get_weather", None, "-3C, snow")]},
+        done,
+    ]
+    # Moved into the user turn right after the call, before its text; the emptied turn goes.
+    late_unsafe = [
+        ask,
+        idless_call,
+        {"role": "user", "parts": [answer("get_weather", None, "-3C, snow"), *late[2]["parts"]]},
+        done,
+    ]
+
+    twice = [
+        ask,
+        call,
+        {
+            "role": "user",
+            "parts": [
+                answer("get_weather", weather_id, "-3C, snow"),
+                answer("get_weather", weather_id, "-3C, snow"),
+            ],
+        },
+        done,
+    ]
+    twice_unsafe = orphan_unsafe
+
+    same_id = "fc_get_weather_0"
+    same = [
+        {"role": "user", "parts": [{"text": "Weather in Oslo and Bergen?"}]},
+        {
+            "role": "model",
+            "parts": [
+                gemini_call("get_weather", same_id, city="Oslo"),
+                gemini_call("get_weather", same_id, city="Bergen"),
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                answer("get_weather", same_id, "-3C, snow"),
+                answer("get_weather", same_id, "4C, rain"),
+            ],
+        },
+        {"role": "model", "parts": [{"text": "Oslo -3C, Bergen 4C."}]},
+    ]
+
+    # Gemini calls need no id: answered id-less calls are no TP105.
+    idless = [
+        {"role": "user", "parts": [{"text": "Weather and time in Oslo?"}]},
+        {
+            "role": "model",
+            "parts": [
+                gemini_call("get_weather", city="Oslo"),
+                gemini_call("get_time", timezone="Europe/Oslo"),
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                answer("get_weather", None, "-3C, snow"),
+                answer("get_time", None, "09:12"),
+            ],
+        },
+        {"role": "model", "parts": [{"text": "-3C and snowing; it is 09:12."}]},
+    ]
+
+    booking_id, time_id, calendar_id = "fc_b00k1ng0001", "fc_t1me000002", "fc_ca1end4r03"
+    combined = [
+        {"role": "user", "parts": [{"text": "Book dinner at 20:00 and tell me the weather."}]},
+        {
+            "role": "model",
+            "parts": [
+                gemini_call("book_table", booking_id, time="20:00"),
+                gemini_call("get_weather", weather_id, city="Oslo"),
+            ],
+        },
+        {"role": "user", "parts": [answer("get_weather", weather_id, "-3C, snow")]},
+        {"role": "model", "parts": [gemini_call("get_time", time_id, timezone="Europe/Oslo")]},
+        {
+            "role": "user",
+            "parts": [
+                answer("book_table", booking_id, "Table for 2 at 20:00"),
+                answer("get_time", time_id, "17:40"),
+                answer("get_time", time_id, "17:40"),
+                answer("get_stock", "fc_0rph4n000000", "131.20"),
+            ],
+        },
+        {"role": "model", "parts": [gemini_call("get_calendar", calendar_id, day="today")]},
+        {"role": "user", "parts": [{"text": "Forget the calendar."}]},
+    ]
+    # The user's own turn takes the synthetic response, first.
+    calendar_turn = {
+        "role": "user",
+        "parts": [gemini_response(TP001, "get_calendar", calendar_id), *combined[6]["parts"]],
+    }
+    combined_fixed = [*combined[:6], calendar_turn]
+    combined_unsafe = [
+        combined[0],
+        combined[1],
+        {
+            "role": "user",
+            "parts": [
+                answer("get_weather", weather_id, "-3C, snow"),
+                answer("book_table", booking_id, "Table for 2 at 20:00"),
+            ],
+        },
+        combined[3],
+        {"role": "user", "parts": [answer("get_time", time_id, "17:40")]},
+        combined[5],
+        calendar_turn,
+    ]
+
+    def body(contents: list[Any]) -> dict[str, Any]:
+        return {"contents": contents, "tools": GEMINI_TOOLS}
+
+    return [
+        strict(
+            "gemini/tp101-orphan.json",
+            [body(orphan)],
+            json_doc(2),
+            "a functionResponse no call of the call turn asked for (TP101): the part dropped",
+            [("TP101", "fc_0rph4n000000", "unsafe")],
+            unsafe=[body(orphan_unsafe)],
+        ),
+        strict(
+            "gemini/tp102-not-next-turn.json",
+            [body(late)],
+            json_doc(4),
+            "id-less call; its response comes after a user text turn (TP102): moved into that "
+            "turn, before its text",
+            [("TP102", None, "unsafe")],
+            unsafe=[body(late_unsafe)],
+        ),
+        strict(
+            "gemini/tp103-duplicate.json",
+            [body(twice)],
+            json_doc(None, separators=(",", ":")),
+            "one call answered twice (TP103): the second response dropped (compact)",
+            [("TP103", weather_id, "unsafe")],
+            unsafe=[body(twice_unsafe)],
+        ),
+        strict(
+            "gemini/tp104-same-message.json",
+            [same],
+            json_doc(2),
+            "two functionCall parts with one id (TP104): reported, never fixed",
+            [("TP104", same_id, "none")],
+        ),
+        strict(
+            "gemini/idless-not-tp105.json",
+            [body(idless)],
+            json_doc(2),
+            "id-less calls answered by name: Gemini needs no id, so no TP105",
+            [],
+        ),
+        strict(
+            "gemini/combined.json",
+            [body(combined)],
+            json_doc("\t"),
+            "a response a turn late, a duplicate, an orphan and a dangling call in one request "
+            "(tabs)",
+            [
+                ("TP102", booking_id, "unsafe"),
+                ("TP103", time_id, "unsafe"),
+                ("TP101", "fc_0rph4n000000", "unsafe"),
+                ("TP001", calendar_id, "safe"),
+            ],
+            expected=[body(combined_fixed)],
+            unsafe=[body(combined_unsafe)],
+        ),
+    ]
+
+
+def strict_responses_cases() -> list[Case]:
+    weather_call, time_call = "call_Wr5Hn8Jk2Lm4Np6Q", "call_Tm7Pq9Rs1Tu3Vw5X"
+
+    def output(call_id: str, words: str) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": call_id, "output": words}
+
+    ask = {"role": "user", "content": "Weather in Osaka?"}
+    call = responses_call("fc_68f0a1b2c3d48190a1", weather_call, "get_weather", '{"city":"Osaka"}')
+    answer = {"role": "assistant", "content": "11C and light rain."}
+
+    orphan = [
+        output("call_Pr3v10usResp0nse", "stale"),
+        ask,
+        call,
+        output(weather_call, "11C, light rain"),
+        answer,
+    ]
+    late = [
+        ask,
+        call,
+        {"role": "user", "content": "In Celsius, please."},
+        output(weather_call, "11C, light rain"),
+        answer,
+    ]
+    twice = [
+        ask,
+        call,
+        output(weather_call, "11C, light rain"),
+        output(weather_call, "11C, light rain"),
+        answer,
+    ]
+    reuse = [
+        {"role": "user", "content": "Weather in Osaka?"},
+        responses_call("fc_68f0a1b2c3d48190b2", "call_0", "get_weather", '{"city":"Osaka"}'),
+        {"role": "user", "content": "And Kyoto."},
+        responses_call("fc_68f0a1b2c3d48190c3", "call_0", "get_weather", '{"city":"Kyoto"}'),
+        output("call_0", "12C, cloudy"),
+        output("call_0", "11C, light rain"),
+        {"role": "assistant", "content": "Osaka 11C, Kyoto 12C."},
+    ]
+    keyless = [
+        ask,
+        {"type": "function_call", "call_id": "", "name": "get_weather", "arguments": "{}"},
+        {"role": "user", "content": "Hello?"},
+    ]
+
+    items = [
+        output("call_Pr3v10usResp0nse", "stale"),
+        {"role": "user", "content": "Weather and local time in Osaka?"},
+        reasoning("rs_68f0a1b2c3d48190d4", "gAAAAABo8KGyd2VhdGhlciBhbmQgdGltZQ=="),
+        call,
+        responses_call("fc_68f0a1b2c3d48190e5", time_call, "get_time", '{"tz":"Asia/Tokyo"}'),
+        output(weather_call, "11C, light rain"),
+        output(weather_call, "11C, light rain"),
+        {"role": "user", "content": "Skip the time."},
+    ]
+    time_output = responses_output(TP001, "get_time", time_call)
+    items_fixed = inserted(items, [(6, time_output)])
+    items_unsafe = [*picked(items, 1, 2, 3, 4, 5), time_output, items[7]]
+
+    return [
+        strict(
+            "openai-responses/tp101-orphan.json",
+            [orphan],
+            json_doc(2),
+            "an output whose call lives in a previous response (TP101): dropped",
+            [("TP101", "call_Pr3v10usResp0nse", "unsafe")],
+            unsafe=[orphan[1:]],
+        ),
+        strict(
+            "openai-responses/no-tp102.json",
+            [late],
+            json_doc(2),
+            "an output after a user message: the Responses API accepts outputs anywhere after "
+            "their call, so no TP102",
+            [],
+        ),
+        strict(
+            "openai-responses/tp103-duplicate.json",
+            [twice],
+            json_doc("\t"),
+            "two outputs for one call (TP103): the second dropped (tabs)",
+            [("TP103", weather_call, "unsafe")],
+            unsafe=[picked(twice, 0, 1, 2, 4)],
+        ),
+        strict(
+            "openai-responses/tp104-reused-while-open.json",
+            [reuse],
+            json_doc(4),
+            "call_0 reused while the first call_0 is open, both answered later (TP104): "
+            "reported, never fixed",
+            [("TP104", "call_0", "none")],
+        ),
+        strict(
+            "openai-responses/tp105-missing-id.json",
+            [keyless],
+            json_doc(None),
+            'a function_call with call_id "" (TP105): reported (one line)',
+            [("TP105", None, "none")],
+        ),
+        strict(
+            "openai-responses/combined.jsonl",
+            items,
+            jsonl(),
+            "JSONL, one item per line: an orphan output, a duplicate and a dangling call; "
+            "dropped lines disappear, the synthetic output is a new line",
+            [
+                ("TP101", "call_Pr3v10usResp0nse", "unsafe"),
+                ("TP001", time_call, "safe"),
+                ("TP103", weather_call, "unsafe"),
+            ],
+            expected=items_fixed,
+            unsafe=items_unsafe,
+        ),
+    ]
+
+
+def strict_cases() -> list[Case]:
+    """The provider-strict samples (issue 4): one per rule and dialect, and combined ones."""
+    return (
+        strict_openai_cases()
+        + strict_langchain_cases()
+        + strict_anthropic_cases()
+        + strict_bedrock_cases()
+        + strict_gemini_cases()
+        + strict_responses_cases()
+    )
+
+
 def all_cases() -> list[Case]:
     """Every sample, in a stable order."""
     return (
@@ -1958,6 +3235,7 @@ def all_cases() -> list[Case]:
         + gemini_cases()
         + bedrock_cases()
         + mixed_cases()
+        + strict_cases()
     )
 
 
@@ -1967,10 +3245,24 @@ def fixed_path(path: str) -> str:
     return f"{stem}.fixed{dot}{suffix}"
 
 
-def reported_finding(case: Case, finding: tuple[str, str | None]) -> str:
+def unsafe_path(path: str) -> str:
+    """``a/b.json`` → ``a/b.unsafe.json``."""
+    stem, dot, suffix = path.rpartition(".")
+    return f"{stem}.unsafe{dot}{suffix}"
+
+
+#: How samples/README.md marks a finding of a case that states its fixability (ruff's marks).
+FIX_MARKS = {"safe": " [*]", "unsafe": " [~]", "none": " (not fixable)"}
+
+
+def reported_finding(case: Case, finding: tuple[str, str | None], fix: str | None = None) -> str:
     """One finding as samples/README.md lists it."""
     code, call_id = finding
     shown = f"{code} `{call_id}`" if call_id is not None else f"{code} (no id)"
+    if code in ("TP106", "TP107"):  # about a message's shape: no call, no id
+        shown = code
+    if fix is not None:
+        return shown + FIX_MARKS[fix]
     return f"{shown} (not fixable)" if finding in case.unfixed else shown
 
 
@@ -1986,6 +3278,11 @@ def expected_files() -> dict[str, bytes]:
         "computed by toolpatch); `tests/test_samples.py` keeps files and definitions in step",
         "and runs every pair through the CLI.",
         "",
+        "`strict/` holds the provider-strict cases (TP1xx rules), checked and fixed with",
+        "`--select ALL`: `x.fixed.json` is what `fix` writes (safe fixes only: the TP1xx",
+        "defects stay), `x.unsafe.json` what `fix --unsafe-fixes` writes. Their findings carry",
+        "`check`'s marks: `[*]` fixable, `[~]` fixable with `--unsafe-fixes`.",
+        "",
         "| file | what it shows | `toolpatch check` reports |",
         "|---|---|---|",
     ]
@@ -1993,7 +3290,13 @@ def expected_files() -> dict[str, bytes]:
         files[case.path] = case.dump(case.records)
         if case.expected is not None:
             files[fixed_path(case.path)] = case.dump(case.expected)
-        reported = ", ".join(reported_finding(case, finding) for finding in case.findings)
+        if case.unsafe is not None:
+            files[unsafe_path(case.path)] = case.dump(case.unsafe)
+        marks: Sequence[str | None] = case.fixability or [None] * len(case.findings)
+        reported = ", ".join(
+            reported_finding(case, finding, fix)
+            for finding, fix in zip(case.findings, marks, strict=True)
+        )
         if case.warning:
             reported = ", ".join(filter(None, (reported, f"warning: {case.warning}")))
         reported = reported or "-"

@@ -3,10 +3,16 @@
 The samples and their expected repairs are defined (by hand, with langchain-core writing the
 LangChain shapes) in ``tests/sample_cases.py``; this file first pins that ``samples/`` holds
 exactly what those definitions say, then runs each pair through ``python -m cli``.
+
+The provider-strict samples (``samples/strict/``) are run with their selectors (``--select
+ALL``): ``check`` must mark each finding fixable, unsafe-fixable or not fixable; ``fix`` must
+write ``x.fixed.json`` (safe fixes only) and ``fix --unsafe-fixes`` ``x.unsafe.json``, which
+must pass the independent provider validator (``tests/provider_rules.py``) and be stable.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -17,11 +23,17 @@ from pathlib import Path
 import pytest
 
 import patchcore
+from patchcore.dialects import DIALECTS
+from patchcore.locate import find_message_lists
 from tests.conftest import ROOT, SAMPLES
-from tests.sample_cases import Case, all_cases, expected_files, fixed_path
+from tests.helpers import canonical
+from tests.provider_rules import validate
+from tests.sample_cases import Case, all_cases, expected_files, fixed_path, unsafe_path
 
 CASES = all_cases()
 FILES = expected_files()
+STRICT = [case for case in CASES if case.select]
+FIXABILITY = ("safe", "unsafe", "none")
 
 
 def toolpatch(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -51,13 +63,30 @@ def test_samples_hold_no_stray_file() -> None:
     assert on_disk == set(FILES)
 
 
-def fix_exit(case: Case) -> int:
-    """``fix`` exits 1 when findings without a fix remain, else 0."""
-    return 1 if case.unfixed else 0
+def fix_exit(case: Case, *, unsafe: bool = False) -> int:
+    """``fix`` exits 1 when findings it did not fix remain, else 0: without
+    ``--unsafe-fixes`` the unsafe-fixable ones remain too."""
+    left = ("none",) if unsafe else ("unsafe", "none")
+    return 1 if any(fix in left for fix in case.fixes) else 0
 
 
 def found(findings: Sequence[patchcore.Finding]) -> list[tuple[str, str | None]]:
     return [(f.code, f.call_id) for f in findings]
+
+
+def fixability(finding: patchcore.Finding) -> str:
+    return "none" if finding.fix is None else finding.fix.applicability.value
+
+
+def left_after(case: Case, *, unsafe: bool) -> list[tuple[str, str | None]]:
+    """The findings ``check`` still reports after ``fix`` (with or without ``--unsafe-fixes``)."""
+    left = ("none",) if unsafe else ("unsafe", "none")
+    cured = {tuple(finding) for finding in case.cured}
+    return [
+        (code, call_id)
+        for (code, call_id), fix in zip(case.findings, case.fixes, strict=True)
+        if fix in left and (code, call_id) not in cured
+    ]
 
 
 def test_unfixed_findings_are_findings_and_have_no_repair() -> None:
@@ -65,23 +94,49 @@ def test_unfixed_findings_are_findings_and_have_no_repair() -> None:
         assert set(case.unfixed) <= set(case.findings), case.path
         if case.unfixed and set(case.unfixed) == set(case.findings):
             assert case.expected is None, f"{case.path}: nothing is fixable, nothing changes"
+            assert case.unsafe is None, f"{case.path}: nothing is fixable, nothing changes"
         if case.warning:
             assert not case.findings, f"{case.path}: a mixed list is reported, not checked"
+        assert set(case.cured) <= set(case.unfixed), case.path
+
+
+@pytest.mark.parametrize("case", STRICT, ids=lambda c: c.path)
+def test_strict_case_states_every_fix(case: Case) -> None:
+    """A provider-strict case says what each finding's fix is, and gives the outputs of both
+    kinds of fix exactly when they change something."""
+    assert case.path.startswith("strict/"), case.path
+    assert len(case.fixability) == len(case.findings), case.path
+    assert set(case.fixability) <= set(FIXABILITY), case.path
+    fixes = case.fixes
+    assert [f for f, fix in zip(case.findings, fixes, strict=True) if fix == "none"] == list(
+        case.unfixed
+    )
+    assert (case.expected is not None) == ("safe" in fixes), case.path
+    assert (case.unsafe is not None) == ("unsafe" in fixes), case.path
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
 def test_check_reports_the_expected_findings(case: Case) -> None:
-    result = toolpatch("check", f"samples/{case.path}")
+    result = toolpatch("check", *case.selectors, f"samples/{case.path}")
     assert result.returncode == (1 if case.findings else 0), explain(result)
     assert result.stdout == b"", "check writes nothing to stdout"
-    report = patchcore.check_document((SAMPLES / case.path).read_bytes(), filename=case.path)
+    report = patchcore.check_document(
+        (SAMPLES / case.path).read_bytes(), filename=case.path, select=case.select or None
+    )
     assert found(report.findings) == [tuple(f) for f in case.findings]
     unfixable = [f for f in report.findings if f.fix is None]
     assert found(unfixable) == [tuple(f) for f in case.unfixed]
+    assert [fixability(f) for f in report.findings] == case.fixes
     stderr = result.stderr.decode()
-    for code, call_id in case.findings:
+    for (code, call_id), fix in zip(case.findings, case.fixes, strict=True):
         assert code in stderr
-        assert (call_id if call_id is not None else "no id") in stderr
+        if call_id is not None:
+            assert call_id in stderr
+        elif code not in ("TP106", "TP107"):  # about a message's shape, not a call or result
+            assert "no id" in stderr, explain(result)
+        marked = {"safe": f"{code} [*] ", "unsafe": f"{code} [~] ", "none": f"{code} "}[fix]
+        assert marked in stderr, explain(result)
+    assert "id None" not in stderr, explain(result)
     if case.warning is None:
         assert "warning:" not in stderr, explain(result)
     else:
@@ -90,24 +145,134 @@ def test_check_reports_the_expected_findings(case: Case) -> None:
         assert any(listed.warning for listed in report.lists)
 
 
+def safe_output(case: Case) -> bytes:
+    """What ``fix`` (with the case's selectors) writes."""
+    if case.expected is not None:
+        return (SAMPLES / fixed_path(case.path)).read_bytes()
+    return (SAMPLES / case.path).read_bytes()
+
+
+def unsafe_output(case: Case) -> bytes:
+    """What ``fix --unsafe-fixes`` (with the case's selectors) writes."""
+    if case.unsafe is not None:
+        return (SAMPLES / unsafe_path(case.path)).read_bytes()
+    return safe_output(case)
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
 def test_fix_to_stdout_gives_the_expected_repair(case: Case) -> None:
     original = (SAMPLES / case.path).read_bytes()
-    result = toolpatch("fix", "--stdin-filename", case.path, "-", stdin=original)
+    result = toolpatch("fix", *case.selectors, "--stdin-filename", case.path, "-", stdin=original)
     assert result.returncode == fix_exit(case), explain(result)
-    expected = (SAMPLES / fixed_path(case.path)).read_bytes() if case.expected else original
-    assert result.stdout == expected
+    assert result.stdout == safe_output(case)
+
+
+@pytest.mark.parametrize("case", STRICT, ids=lambda c: c.path)
+def test_unsafe_fix_to_stdout_gives_the_expected_repair(case: Case) -> None:
+    original = (SAMPLES / case.path).read_bytes()
+    result = toolpatch(
+        "fix", *case.selectors, "--unsafe-fixes", "--stdin-filename", case.path, "-", stdin=original
+    )
+    assert result.returncode == fix_exit(case, unsafe=True), explain(result)
+    assert result.stdout == unsafe_output(case)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.expected], ids=lambda c: c.path)
 def test_repaired_sample_is_clean_and_stable(case: Case) -> None:
     repaired = SAMPLES / fixed_path(case.path)
-    check = toolpatch("check", str(repaired.relative_to(ROOT)))
-    assert check.returncode == (1 if case.unfixed else 0), explain(check)
-    report = patchcore.check_document(repaired.read_bytes(), filename=repaired.name)
-    assert found(report.findings) == [tuple(f) for f in case.unfixed]
-    again = patchcore.fix_document(repaired.read_bytes(), filename=repaired.name)
+    left = left_after(case, unsafe=False)
+    check = toolpatch("check", *case.selectors, str(repaired.relative_to(ROOT)))
+    assert check.returncode == (1 if left else 0), explain(check)
+    select = case.select or None
+    report = patchcore.check_document(repaired.read_bytes(), filename=repaired.name, select=select)
+    assert found(report.findings) == left
+    again = patchcore.fix_document(repaired.read_bytes(), filename=repaired.name, select=select)
     assert again.output is None, "fixing a repaired file must change nothing"
+
+
+def message_lists(path: Path) -> list[tuple[str, list[object]]]:
+    """``(dialect, messages)`` of each history in a sample (JSON Lines: the non-blank lines'
+    values as one list, so that one message per line is one history)."""
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix == ".jsonl":
+        value: object = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        value = json.loads(text)
+    return [
+        (listed.dialect.name, [m for m in listed.messages if m is not None])
+        for listed in find_message_lists(value, dialects=DIALECTS)
+        if listed.dialect is not None and listed.note is None
+    ]
+
+
+@pytest.mark.parametrize("case", [c for c in STRICT if c.unsafe], ids=lambda c: c.path)
+def test_unsafe_repair_passes_the_provider_and_is_stable(case: Case) -> None:
+    """After ``fix --unsafe-fixes --select ALL`` a history passes every rule of its provider
+    (issue 4), unless a finding without a fix (TP104, TP105) is left; fixing again changes
+    nothing, and ``check`` reports exactly the findings that have no fix."""
+    repaired = SAMPLES / unsafe_path(case.path)
+    histories = message_lists(repaired)
+    assert histories, f"{repaired.name}: no message list found"
+    # The validator is not blind to the defects (LangGraph's own check looks at unanswered
+    # calls only, so the LangChain inputs are not held to this).
+    broken = [
+        violation
+        for dialect, messages in message_lists(SAMPLES / case.path)
+        for violation in validate(dialect, messages)
+    ]
+    assert broken or histories[0][0] == "langchain", f"{case.path} breaks no provider rule"
+    if "none" not in case.fixes:
+        for dialect, messages in histories:
+            violations = validate(dialect, messages)
+            assert not violations, f"{repaired.name} ({dialect}):\n" + "\n".join(
+                map(str, violations)
+            )
+    left = left_after(case, unsafe=True)
+    data = repaired.read_bytes()
+    again = toolpatch(
+        "fix",
+        "--select",
+        "ALL",
+        "--unsafe-fixes",
+        "--stdin-filename",
+        repaired.name,
+        "-",
+        stdin=data,
+    )
+    assert again.returncode == (1 if left else 0), explain(again)
+    assert again.stdout == data, "fixing an unsafe-fixed file again must change nothing"
+    check = toolpatch("check", "--select", "ALL", str(repaired.relative_to(ROOT)))
+    assert check.returncode == (1 if left else 0), explain(check)
+    report = patchcore.check_document(data, filename=repaired.name, select=["ALL"])
+    assert found(report.findings) == left
+
+
+def only_inserted(old: object, new: object) -> bool:
+    """Whether ``new`` is ``old`` with elements inserted into its lists (at any depth) and
+    nothing deleted, moved or changed; an Anthropic string content may become a block list
+    that keeps the string in a text block (DESIGN.md, the plain-string reply)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return list(old) == list(new) and all(only_inserted(old[k], new[k]) for k in old)
+    if isinstance(old, list) and isinstance(new, list):
+        remaining = iter(new)
+        return all(any(only_inserted(value, candidate) for candidate in remaining) for value in old)
+    if isinstance(old, str) and isinstance(new, list):
+        return {"type": "text", "text": old} in new
+    return canonical(old) == canonical(new)
+
+
+@pytest.mark.parametrize("case", [c for c in STRICT if c.expected], ids=lambda c: c.path)
+def test_safe_fix_only_inserts(case: Case) -> None:
+    """``fix`` without ``--unsafe-fixes`` deletes and moves nothing: its output is the input
+    with results inserted, and the TP1xx findings are all still there."""
+    before = message_lists(SAMPLES / case.path)
+    after = message_lists(SAMPLES / fixed_path(case.path))
+    assert [d for d, _ in before] == [d for d, _ in after]
+    for (_, old), (_, new) in zip(before, after, strict=True):
+        assert only_inserted(old, new), f"{case.path}: fix changed more than insertions"
+    report = patchcore.check_document(safe_output(case), filename=case.path, select=case.select)
+    strict_left = [f for f in found(report.findings) if not f[0].startswith("TP0")]
+    assert strict_left == [f for f in left_after(case, unsafe=False) if not f[0].startswith("TP0")]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
@@ -116,7 +281,7 @@ def test_fix_in_place(case: Case, tmp_path: Path) -> None:
     shutil.copyfile(SAMPLES / case.path, target)
     os.chmod(target, 0o640)
     os.utime(target, (1_000_000_000, 1_000_000_000))
-    result = toolpatch("fix", str(target))
+    result = toolpatch("fix", *case.selectors, str(target))
     assert result.returncode == fix_exit(case), explain(result)
     assert result.stdout == b""
     if case.expected:
@@ -128,19 +293,44 @@ def test_fix_in_place(case: Case, tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == [target.name], "no temporary file left"
 
 
+def default_unfixed(case: Case) -> list[tuple[str, str | None]]:
+    """The findings without a fix under the default selection (the TP0xx rules)."""
+    return [(code, call_id) for code, call_id in case.unfixed if code.startswith("TP0")]
+
+
 def test_whole_samples_directory_in_one_run(tmp_path: Path) -> None:
-    """The README's first command: check then fix the whole directory."""
+    """The README's first command: check then fix the whole directory (default rules: the
+    strict samples get their safe fixes, which only the TP0xx rules have)."""
     shutil.copytree(SAMPLES, tmp_path / "samples")
-    unfixable = any(case.unfixed for case in CASES)
+    unfixable = any(default_unfixed(case) for case in CASES)
     check = toolpatch("check", str(tmp_path / "samples"))
     assert check.returncode == 1, explain(check)
     fix = toolpatch("fix", str(tmp_path / "samples"))
     assert fix.returncode == (1 if unfixable else 0), explain(fix)
     recheck = toolpatch("check", str(tmp_path / "samples"))
     assert recheck.returncode == (1 if unfixable else 0), explain(recheck)
-    remaining = sum(len(case.unfixed) for case in CASES)
+    remaining = sum(len(default_unfixed(case)) for case in CASES)
     assert recheck.stderr.decode().count(" TP0") == remaining, explain(recheck)
+    assert " TP1" not in recheck.stderr.decode(), "the TP1xx rules are opt-in"
     for case in CASES:
         if case.expected:
             repaired = (tmp_path / "samples" / case.path).read_bytes()
             assert repaired == (SAMPLES / fixed_path(case.path)).read_bytes(), case.path
+
+
+def test_strict_directory_with_unsafe_fixes_in_one_run(tmp_path: Path) -> None:
+    """``fix --select ALL --unsafe-fixes`` over samples/strict/ writes every ``x.unsafe.json``
+    (and leaves the inputs whose findings have no fix as they were); exit 1, since TP104 and
+    TP105 findings remain."""
+    shutil.copytree(SAMPLES / "strict", tmp_path / "strict")
+    inputs = {case.path: (tmp_path / case.path).read_bytes() for case in STRICT}
+    fix = toolpatch("fix", "--select", "ALL", "--unsafe-fixes", str(tmp_path / "strict"))
+    assert fix.returncode == (1 if any(c.unfixed for c in STRICT) else 0), explain(fix)
+    wrong = []
+    for case in STRICT:
+        written = (tmp_path / case.path).read_bytes()
+        if written != unsafe_output(case):
+            wrong.append(case.path)
+        if written == inputs[case.path]:
+            assert not case.unsafe and not case.expected, case.path
+    assert not wrong, f"not the expected x.unsafe.* output: {wrong}"

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from patchcore.apply import apply_edits
 from patchcore.codec import UTF8_BOM, Framing, decode
 from patchcore.errors import DecodeError
-from patchcore.jsonspan import array_span, line_and_column, value_end, value_start
+from patchcore.jsonspan import Spans, _scan_elements, _scan_members, line_and_column
 from patchcore.model import Insert, Pointer
 from patchcore.splice import splice
 
@@ -38,14 +38,12 @@ from patchcore.splice import splice
 
 def text_at(buf: bytes, pointer: Pointer) -> bytes:
     """The raw bytes of the value at ``pointer``."""
-    start = value_start(buf, pointer)
-    return buf[start : value_end(buf, start)]
+    return Spans(buf).raw(pointer)
 
 
 def elements(buf: bytes, pointer: Pointer) -> list[bytes]:
     """The raw bytes of each element of the array at ``pointer``."""
-    span = array_span(buf, value_start(buf, pointer))
-    return [buf[a:b] for a, b in span.elements]
+    return [buf[a:b] for a, b in Spans(buf).elements(pointer)]
 
 
 def inserted_bytes(old: bytes, new: bytes) -> bytes:
@@ -114,10 +112,29 @@ def test_value_start_on_nested_document(pointer: Pointer, expected: bytes) -> No
 
 def test_array_span_of_spaced_array() -> None:
     assert elements(NESTED, ("list",)) == [b"1", b"2", b'"three"', b'{"four": 4}']
-    span = array_span(NESTED, value_start(NESTED, ("list",)))
-    assert NESTED[span.start : span.end].startswith(b"[ 1 ,")
-    assert NESTED[span.end - 1 : span.end] == b"]"
+    start, end = Spans(NESTED).span(("list",))
+    assert NESTED[start:end].startswith(b"[ 1 ,")
+    assert NESTED[end - 1 : end] == b"]"
     assert elements(NESTED, ("empty",)) == []
+
+
+@pytest.mark.parametrize(
+    "pointer", [("a",), ("a", "b"), ("a", "b", 1), ("a", "b", 2), ("a", "b", 2, 1), ("list",)]
+)
+def test_fast_split_and_scanner_agree(pointer: Pointer) -> None:
+    """msgspec's split and the pure Python scanner (its fallback) find the same spans."""
+    spans = Spans(NESTED)
+    start, _ = spans.span(pointer)
+    if NESTED[start : start + 1] == b"[":
+        assert spans.elements(pointer) == _scan_elements(NESTED, start)
+    else:
+        assert spans.members(pointer) == _scan_members(NESTED, start)
+
+
+def test_duplicate_keys_fall_back_to_the_scanner_and_follow_the_last() -> None:
+    buf = b'{"m": [1], "x": 0, "m": [{"y": 2}, 3]}'
+    assert text_at(buf, ("m",)) == b'[{"y": 2}, 3]'
+    assert elements(buf, ("m",)) == [b'{"y": 2}', b"3"]
 
 
 def test_strings_with_quotes_and_brackets() -> None:
@@ -182,7 +199,7 @@ def test_big_integer_keys_are_stepped_over() -> None:
 )
 def test_value_start_raises_key_error_for_bad_pointers(pointer: Pointer) -> None:
     with pytest.raises(KeyError):
-        value_start(NESTED, pointer)
+        Spans(NESTED).span(pointer)
 
 
 @pytest.mark.parametrize(
@@ -317,7 +334,7 @@ def test_insert_at_end_of_list_only_adds_a_comma_to_the_previous_line(
     buf = dumps(DOC, indent=indent)
     new = splice(buf, [Insert(("messages",), 3, (TOOL_MESSAGE,))])
     old_lines, new_lines = _lines(buf), _lines(new)
-    last_element_end = array_span(buf, value_start(buf, ("messages",))).elements[-1][1]
+    last_element_end = Spans(buf).elements(("messages",))[-1][1]
     k = buf.count(b"\n", 0, last_element_end)
     previous = old_lines[k]
     margin = previous[: len(previous) - len(previous.lstrip())]
@@ -383,9 +400,9 @@ def test_nested_inserts_into_an_array_and_its_parent(style: str) -> None:
 )
 def test_small_arrays(buf: bytes, expected: bytes) -> None:
     pointer: Pointer = ("m",) if buf.startswith(b"{") else ()
-    span = array_span(buf, value_start(buf, pointer))
-    value: Any = {"a": 1} if not span.elements else len(span.elements) + 1
-    new = splice(buf, [Insert(pointer, len(span.elements), (value,))])
+    count = len(Spans(buf).elements(pointer))
+    value: Any = {"a": 1} if not count else count + 1
+    new = splice(buf, [Insert(pointer, count, (value,))])
     assert json.loads(new) == json.loads(expected)
     assert is_pure_insertion(buf, new)
 
@@ -528,7 +545,7 @@ def test_bom_is_kept() -> None:
     decoded = decode(UTF8_BOM + body)
     assert decoded.bom == UTF8_BOM
     assert decoded.framing is Framing.JSON
-    assert decoded.records[0].value == MESSAGE_LINES
+    assert decoded.records[0].parse() == MESSAGE_LINES
     assert decoded.join(decoded.lines) == UTF8_BOM + body
 
 
@@ -536,7 +553,7 @@ def test_bom_is_kept_for_json_lines() -> None:
     decoded = decode(UTF8_BOM + COMPACT_LINES)
     assert decoded.bom == UTF8_BOM
     assert decoded.framing is Framing.JSONL
-    assert [r.value for r in decoded.records] == MESSAGE_LINES
+    assert [r.parse() for r in decoded.records] == MESSAGE_LINES
     assert decoded.join(decoded.lines) == UTF8_BOM + COMPACT_LINES
 
 
@@ -590,7 +607,7 @@ def test_json_lines_records_keep_line_numbers_and_line_ends() -> None:
     data = b'{"a": 1}\r\n\r\n{"b": 2}\n\n\n{"c": 3}'
     decoded = decode(data)
     assert decoded.framing is Framing.JSONL
-    assert [(r.line, r.index, r.value) for r in decoded.records] == [
+    assert [(r.line, r.index, r.parse()) for r in decoded.records] == [
         (1, 0, {"a": 1}),
         (3, 2, {"b": 2}),
         (6, 5, {"c": 3}),
@@ -602,7 +619,7 @@ def test_json_lines_records_keep_line_numbers_and_line_ends() -> None:
 
 def test_document_keeps_exotic_values_readable() -> None:
     data = b'{"messages": [], "n": 123456789012345678901234567890, "x": NaN, "e": 1e2}'
-    value = decode(data).records[0].value
+    value = decode(data).records[0].parse()
     assert value["n"] == 123456789012345678901234567890
     assert value["x"] != value["x"]
 
@@ -638,7 +655,8 @@ def test_decode_errors_are_located(
     data: bytes, filename: str | None, line: int, column: int
 ) -> None:
     with pytest.raises(DecodeError) as caught:
-        decode(data, filename=filename)
+        for record in decode(data, filename=filename).records:  # records parse when read
+            record.parse()
     error = caught.value
     assert (error.line, error.column) == (line, column), error.located()
     assert error.located().startswith(f"{line}:{column}: ")

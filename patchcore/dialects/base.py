@@ -198,35 +198,40 @@ class ResultMessageDialect(Dialect):
         defects: Sequence[Defect],
     ) -> Plan:
         style = self.result_style(messages)
-        plan: Plan = []
-        for defect in defects:
-            edits: tuple[Edit, ...] = ()
+        plan: list[list[Edit]] = [[] for _ in defects]
+        # Insertion point -> ((calling message, call index), defect, new message), so that the
+        # results put at one place go in call order, as one edit.
+        adds: dict[int, list[tuple[tuple[int, int], int, Any]]] = {}
+        for k, defect in enumerate(defects):
             if defect.code in ANSWERED:
-                edits = self._answer(messages, views, context, defect, style)
+                call = defect.call
+                assert call is not None and defect.text is not None
+                caller = messages[defect.message_index]
+                result = self.result_message(caller, call, defect.text, style)
+                if call.answerable and result is not None:
+                    at = insertion_point(views, defect.message_index)
+                    adds.setdefault(at, []).append(
+                        ((defect.message_index, defect.call_index), k, result)
+                    )
             elif defect.code in DROPPED:
-                edits = self._remove(context, defect)
+                plan[k] += self._remove(context, defect)
             elif defect.code == "TP102":
-                edits = self._move(views, context, defect)
+                assert defect.result is not None and defect.target is not None
+                deletion = context.delete_message(defect.message_index)
+                if defect.result.path or deletion is None:
+                    continue  # one id of a multi-id result message cannot move alone
+                moved = Verbatim(context.message_pointer(defect.message_index))
+                at = insertion_point(views, defect.target)
+                adds.setdefault(at, []).append(((defect.target, defect.call_index), k, moved))
+                plan[k].append(deletion)
             elif defect.code == "TP107":
-                edits = _member_deletion(context, defect)
-            plan.append(edits)
-        return plan
-
-    def _answer(
-        self,
-        messages: Sequence[Any],
-        views: Sequence[MessageView],
-        context: ListContext,
-        defect: Defect,
-        style: Mapping[str, Any],
-    ) -> tuple[Edit, ...]:
-        call, caller = defect.call, messages[defect.message_index]
-        assert call is not None and defect.text is not None
-        result = self.result_message(caller, call, defect.text, style) if call.answerable else None
-        if result is None:
-            return ()
-        edit = context.insert_messages(insertion_point(views, defect.message_index), (result,))
-        return (edit,) if edit is not None else ()
+                plan[k] += _member_deletion(context, defect)
+        for at, items in adds.items():
+            items.sort(key=lambda item: item[0])
+            insertion = context.insert_messages(at, tuple(message for _, _, message in items))
+            for _, k, _ in items:
+                plan[k] = [*plan[k], insertion] if insertion is not None else []
+        return [tuple(edits) for edits in plan]
 
     @staticmethod
     def _remove(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
@@ -238,17 +243,6 @@ class ResultMessageDialect(Dialect):
             return (Delete(pointer),)
         edit = context.delete_message(defect.message_index)
         return (edit,) if edit is not None else ()
-
-    def _move(
-        self, views: Sequence[MessageView], context: ListContext, defect: Defect
-    ) -> tuple[Edit, ...]:
-        assert defect.result is not None and defect.target is not None
-        if defect.result.path:  # one id of a multi-id result message: it cannot move alone
-            return ()
-        moved = Verbatim(context.message_pointer(defect.message_index))
-        insert = context.insert_messages(insertion_point(views, defect.target), (moved,))
-        delete = context.delete_message(defect.message_index)
-        return (delete, insert) if insert is not None and delete is not None else ()
 
     @abstractmethod
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:

@@ -6,10 +6,10 @@
   by tool name and position within their turns (the first unanswered ``get_weather`` call of a
   turn with the first ``get_weather`` response of the answering turn).
 * A synthetic part is ``{"functionResponse": {"id"?, "name", "response": {"error": "<text>"}}}``
-  (the id only when the call has one), added to the response turn that follows the call turn,
-  or to a new ``user`` turn when the next turn holds no responses: the response turn then has as
-  many parts as the call turn has calls. Model turns, and their ``thoughtSignature`` parts, are
-  never touched.
+  (the id only when the call has one), added to the user turn that follows the call turn, after
+  its responses and before its text, or to a new ``user`` turn when the model speaks next: the
+  response turn then has as many parts as the call turn has calls. Model turns, and their
+  ``thoughtSignature`` parts, are never touched.
 """
 
 from __future__ import annotations
@@ -130,8 +130,12 @@ class Gemini(BlockDialect):
         return MessageView(Role.RESULTS if only_results else Role.OTHER, (), results)
 
     def takes_results(self, message: Any) -> bool:
-        parts = message.get("parts")
-        return isinstance(parts, list) and any(_payload(p, RESPONSE_KEYS) for p in parts)
+        """The next turn takes the responses when it is a user (or legacy function) turn: the
+        responses go first, before its text. A separate response turn followed by the user's
+        own turn has been rejected (google/adk-python PR #6914)."""
+        return message.get("role") in ("user", "function") and isinstance(
+            message.get("parts"), list
+        )
 
     def is_result_block(self, block: Any) -> bool:
         return _payload(block, RESPONSE_KEYS) is not None
