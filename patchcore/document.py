@@ -12,6 +12,7 @@ Two layouts need different handling:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -68,6 +69,8 @@ class Report:
         findings: Every selected finding of the input (before any fix).
         output: The repaired bytes when ``fix`` changed something, else ``None``.
         fixed: Findings whose fix was applied to ``output``.
+        remaining: Findings still there after the fix (all of them for a check), as located in
+            the input; a finding the other fixes made go away is not among them.
     """
 
     framing: str
@@ -75,17 +78,12 @@ class Report:
     findings: tuple[Finding, ...]
     output: bytes | None = None
     fixed: tuple[Finding, ...] = ()
+    remaining: tuple[Finding, ...] = ()
 
     @property
     def changed(self) -> bool:
         """Whether the fix produced new bytes."""
         return self.output is not None
-
-    @property
-    def remaining(self) -> tuple[Finding, ...]:
-        """Findings not resolved by the fix (all of them for a check)."""
-        done = {id(f) for f in self.fixed}
-        return tuple(f for f in self.findings if id(f) not in done)
 
 
 def dialects_for(options: Options) -> Sequence[Dialect]:
@@ -206,12 +204,14 @@ class RecordResult:
         findings: Its selected findings, located in the file.
         output: Its repaired bytes (with ``fix``), or ``None`` when unchanged.
         fixed: The findings the repair resolved.
+        remaining: The findings still there after the repair (all of them without one).
     """
 
     lists: tuple[ListReport, ...]
     findings: tuple[Finding, ...] = ()
     output: bytes | None = None
     fixed: tuple[Finding, ...] = ()
+    remaining: tuple[Finding, ...] = ()
 
 
 def process_record(
@@ -241,22 +241,24 @@ def process_record(
     located = tuple(_locate(findings, record.raw, record.line))
     to_fix = tuple(_applied(located, options)) if fix else ()
     if not to_fix:
-        return RecordResult(lists, located)
+        return RecordResult(lists, located, remaining=located)
     new_raw = splice(record.raw, unique_edits(to_fix))
-    _self_check(new_raw, record, options)
-    return RecordResult(lists, located, new_raw, to_fix)
+    after = _self_check(new_raw, record, options)
+    return RecordResult(lists, located, new_raw, to_fix, _still_there(located, to_fix, after))
 
 
 def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
     lists: list[ListReport] = []
     findings: list[Finding] = []
     fixed: list[Finding] = []
+    remaining: list[Finding] = []
     new_lines = list(decoded.lines)
     jsonl = decoded.framing is Framing.JSONL
     for record in decoded.records:
         result = process_record(record, options=options, fix=fix, jsonl=jsonl)
         lists += result.lists
         findings += result.findings
+        remaining += result.remaining
         if result.output is not None:
             new_lines[record.index] = result.output
             fixed += result.fixed
@@ -264,7 +266,23 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
         raise _no_history(decoded)
     output = decoded.join(new_lines) if fixed else None
     framing = decoded.framing.value
-    return Report(framing, tuple(lists), tuple(findings), output, tuple(fixed))
+    return Report(framing, tuple(lists), tuple(findings), output, tuple(fixed), tuple(remaining))
+
+
+def _still_there(
+    before: Sequence[Finding], fixed: Sequence[Finding], after: Sequence[Finding]
+) -> tuple[Finding, ...]:
+    """The findings not fixed that the re-check of the repaired data still reports (matched
+    on rule and id: positions move when results are added)."""
+    left = Counter((f.code, f.call_id) for f in after)
+    done = {id(f) for f in fixed}
+    kept = []
+    for finding in before:
+        key = (finding.code, finding.call_id)
+        if id(finding) not in done and left[key]:
+            left[key] -= 1
+            kept.append(finding)
+    return tuple(kept)
 
 
 def _no_history(decoded: Decoded) -> NoHistoryError:
@@ -278,15 +296,21 @@ def _no_history(decoded: Decoded) -> NoHistoryError:
     return NoHistoryError(msg, line=1, column=1)
 
 
-def _self_check(new_raw: bytes, record: Record, options: Options) -> None:
-    """Black's stability check: the repaired record must parse and have nothing left to fix."""
+def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Finding]:
+    """Black's stability check: the repaired record must parse and have nothing left to fix.
+
+    Returns:
+        The findings the repaired record still has (none of them fixable).
+    """
     if options.quick and clean(new_raw) is not None:
-        return
+        return []
     value = parse(new_raw, first_line=record.line)
     found = find_message_lists(value, dialects=dialects_for(options))
-    if _applied(check_lists(found, options, fixing=True), options):
+    after = check_lists(found, options, fixing=True)
+    if _applied(after, options):
         msg = "internal error: the repaired record still has fixable findings; nothing written"
         raise SelfCheckError(msg, line=record.line, column=1)
+    return after
 
 
 def _run_message_lines(
@@ -308,11 +332,13 @@ def _run_message_lines(
         ]
     to_fix = _applied(findings, options) if fix else []
     output = None
+    remaining = tuple(findings)
     if to_fix:
         edits = unique_edits(to_fix)
         output = decoded.join(_edit_lines(decoded, edits))
-        _self_check_lines(listed, edits, options)
-    return Report("jsonl-messages", (summary,), tuple(findings), output, tuple(to_fix))
+        remaining = _still_there(findings, to_fix, _self_check_lines(listed, edits, options))
+    summaries = (summary,)
+    return Report("jsonl-messages", summaries, tuple(findings), output, tuple(to_fix), remaining)
 
 
 def _indent(record: Record) -> int:
@@ -384,7 +410,9 @@ def _message_of(edit: Edit) -> int:
     return first
 
 
-def _self_check_lines(listed: MessageList, edits: Sequence[Edit], options: Options) -> None:
+def _self_check_lines(
+    listed: MessageList, edits: Sequence[Edit], options: Options
+) -> list[Finding]:
     assert listed.dialect is not None
     repaired = apply_edits(listed.messages, edits)
     context = listed.context
@@ -392,3 +420,4 @@ def _self_check_lines(listed: MessageList, edits: Sequence[Edit], options: Optio
     if _applied(recheck, options):
         msg = "internal error: the repaired history still has fixable findings; nothing written"
         raise SelfCheckError(msg, line=1, column=1)
+    return recheck

@@ -64,10 +64,9 @@ def test_samples_hold_no_stray_file() -> None:
 
 
 def fix_exit(case: Case, *, unsafe: bool = False) -> int:
-    """``fix`` exits 1 when findings it did not fix remain, else 0: without
-    ``--unsafe-fixes`` the unsafe-fixable ones remain too."""
-    left = ("none",) if unsafe else ("unsafe", "none")
-    return 1 if any(fix in left for fix in case.fixes) else 0
+    """``fix`` exits 1 when findings remain after it, else 0: without ``--unsafe-fixes`` the
+    unsafe-fixable ones remain too; a finding the other fixes cured does not."""
+    return 1 if left_after(case, unsafe=unsafe) else 0
 
 
 def found(findings: Sequence[patchcore.Finding]) -> list[tuple[str, str | None]]:
