@@ -2,8 +2,9 @@
 
 Parsing uses orjson for speed and falls back to the standard library for what orjson refuses
 but JSON writers produce (``NaN``/``Infinity`` from Python's ``json.dumps``, lone surrogate
-escapes). Parsed values are only *read*: output is spliced into the original bytes, so nothing
-orjson would alter (big integers, ``1e2``, escapes, key order) can be lost.
+escapes, integers past 64 bits). Parsed values are only *read*: output is spliced into the
+original bytes, so nothing orjson would alter (big integers, ``1e2``, escapes, key order) can be
+lost.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from patchcore.errors import DecodeError
 from patchcore.jsonspan import line_and_column
 
 UTF8_BOM = b"\xef\xbb\xbf"
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: Byte-order marks of the encodings JSON text may not use (RFC 8259 §8.1), longest first:
+#: the UTF-32 little-endian mark begins with the UTF-16 one.
+_FOREIGN_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
 #: File name endings that mean JSON Lines whatever the content looks like.
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 
@@ -96,13 +104,24 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
         msg = f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})"
         raise DecodeError(msg, line=line + first_line - 1, column=column) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         msg = f"invalid JSON: {exc.msg}"
         raise DecodeError(msg, line=exc.lineno + first_line - 1, column=exc.colno) from None
     except RecursionError:
         msg = "invalid JSON: nesting too deep"
         raise DecodeError(msg, line=first_line, column=1) from None
+
+
+def _parse_int(token: str) -> int | float:
+    """An integer token as `json.loads` reads it, except past Python's digit limit for ``int``
+    (4300 digits), which it refuses with ``ValueError``: such a number is read as a float. Values
+    are only read, and no pairing depends on a number, so the bytes written stay the original's.
+    """
+    try:
+        return int(token)
+    except ValueError:
+        return float(token)
 
 
 def _parses_alone(raw: bytes) -> bool:
@@ -124,9 +143,10 @@ def decode(data: bytes, *, filename: str | None = None) -> Decoded:
     Raises:
         DecodeError: Empty input, an unsupported encoding, or NUL bytes.
     """
-    if data.startswith(_UTF16_BOMS):
-        msg = "UTF-16 is not supported: convert the file to UTF-8"
-        raise DecodeError(msg, line=1, column=1)
+    for mark, encoding in _FOREIGN_BOMS:
+        if data.startswith(mark):
+            msg = f"{encoding} is not supported: convert the file to UTF-8"
+            raise DecodeError(msg, line=1, column=1)
     nul = data.find(b"\x00")
     if nul >= 0:  # JSON text never holds a raw NUL; UTF-16/32 without a BOM is full of them
         line, column = line_and_column(data, nul)

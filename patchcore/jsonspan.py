@@ -126,8 +126,8 @@ def _split_members(buf: bytes, start: int, end: int) -> list[Member] | None:
     """The object's members via msgspec, each placed and checked; ``None`` if that fails."""
     try:
         decoded = _RAW_MEMBERS.decode(memoryview(buf)[start:end])
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # the scanner decides (it does not recurse)
     found: list[Member] = []
     cursor = skip_whitespace(buf, start + 1)
     for key, raw in decoded.items():
@@ -154,8 +154,8 @@ def _split_elements(buf: bytes, start: int, end: int) -> list[Span] | None:
     """The array's element spans via msgspec, each placed and checked; ``None`` if that fails."""
     try:
         decoded = _RAW_ELEMENTS.decode(memoryview(buf)[start:end])
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # the scanner decides (it does not recurse)
     found: list[Span] = []
     cursor = skip_whitespace(buf, start + 1)
     for raw in decoded:
@@ -190,28 +190,36 @@ class Spans:
         Raises:
             KeyError: The pointer does not lead to a value.
         """
-        found = self._spans.get(pointer)
-        if found is not None:
-            return found
+        known_span = self._spans.get(pointer)
+        if known_span is not None:
+            return known_span
         if not pointer:
             raise KeyError(pointer)
-        parent, part = pointer[:-1], pointer[-1]
-        start, _ = self.span(parent)
+        # Walk down from the deepest ancestor already known (a loop: nesting is not bounded by
+        # Python's recursion limit, only by the parser's).
+        known = len(pointer) - 1
+        while pointer[:known] not in self._spans:
+            known -= 1
+        for depth in range(known + 1, len(pointer) + 1):
+            found = self._child(pointer[: depth - 1], pointer[depth - 1])
+            self._spans[pointer[:depth]] = found
+        return found
+
+    def _child(self, parent: Pointer, part: str | int) -> Span:
+        """The span of member or element ``part`` of the (known) value at ``parent``."""
+        start, _ = self._spans[parent]
         opener = self.buf[start : start + 1]
         if opener == b"{" and isinstance(part, str):
             matches = [m for m in self.members(parent) if m.key == part]
             if not matches:
                 raise KeyError(part)
-            found = (matches[-1].value_start, matches[-1].end)
-        elif opener == b"[" and isinstance(part, int):
+            return matches[-1].value_start, matches[-1].end
+        if opener == b"[" and isinstance(part, int):
             elements = self.elements(parent)
             if not 0 <= part < len(elements):
                 raise KeyError(part)
-            found = elements[part]
-        else:
-            raise KeyError(part)
-        self._spans[pointer] = found
-        return found
+            return elements[part]
+        raise KeyError(part)
 
     def raw(self, pointer: Pointer) -> bytes:
         """The bytes of the value at ``pointer``."""

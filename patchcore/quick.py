@@ -231,6 +231,13 @@ def _answered(message: _ChatMessage) -> list[str] | None:
 def clean(raw: bytes) -> Clean | None:
     """Prove that a record is clean under the TP0xx rules, or return ``None`` (don't know)."""
     try:
+        return _clean(raw)
+    except RecursionError:  # msgspec recurses per nesting level; the full path locates the error
+        return None
+
+
+def _clean(raw: bytes) -> Clean | None:
+    try:
         record = _RECORD.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
