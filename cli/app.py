@@ -353,11 +353,18 @@ def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
     raise KeyboardInterrupt
 
 
+#: What ``app()`` returns after a ``KeyboardInterrupt`` (Typer's ``Exit(130)``); toolpatch's
+#: own commands never return it, and DESIGN allows only 0, 1 and 2.
+_TYPER_INTERRUPTED = 130
+
+
 def main() -> None:
     """Console entry point: runs the app and maps every outcome to exit code 0, 1 or 2."""
     signal.signal(signal.SIGTERM, _terminate)
     try:
         code = app(prog_name="toolpatch", standalone_mode=False)
+        if code == _TYPER_INTERRUPTED:  # Typer turns Ctrl-C (and our SIGTERM) into this code
+            raise KeyboardInterrupt
     except typer.TyperException as exc:  # Typer's usage errors (Click's, vendored)
         show = getattr(exc, "show", None)
         if show is not None:

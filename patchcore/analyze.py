@@ -10,7 +10,7 @@ from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects import Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.engine import Pairing, pair
-from patchcore.model import Applicability, Finding, Fix, MessageView
+from patchcore.model import Applicability, Delete, Edit, Finding, Fix, Insert, MessageView
 from patchcore.rules import DEFAULT_TEXTS, RULES, RuleSelection, render_text
 
 _QUICK_RULES = frozenset({"TP001", "TP002", "TP003"})
@@ -140,6 +140,34 @@ def collect(
     return defects
 
 
+def _keeping_a_message(
+    edits: dict[int, tuple[Edit, ...]], context: ListContext, count: int
+) -> dict[int, tuple[Edit, ...]]:
+    """``edits``, less the message deletions if together they would leave the list empty.
+
+    A history of nothing but orphan or duplicate results has nothing to keep: deleting them all
+    would write an empty list (or an empty file) that no provider takes and no reader recognises
+    as a history. Those defects are left unfixed instead (reported without a fix).
+    """
+    if not context.whole_messages:
+        return edits
+    everything = [e for planned in edits.values() for e in planned]
+    deleted = {
+        e.pointer
+        for e in everything
+        if isinstance(e, Delete) and e.pointer[:-1] == context.pointer and e.pointer
+    }
+    added = sum(
+        len(e.values) for e in everything if isinstance(e, Insert) and e.array == context.pointer
+    )
+    if count - len(deleted) + added > 0:
+        return edits
+    return {
+        key: () if any(isinstance(e, Delete) and e.pointer in deleted for e in planned) else planned
+        for key, planned in edits.items()
+    }
+
+
 def check_list(
     messages: Sequence[Any],
     *,
@@ -171,8 +199,10 @@ def check_list(
         if RULES[d.code].fix is Applicability.SAFE
         or (RULES[d.code].fix is Applicability.UNSAFE and plan_unsafe)
     ]
-    edits = dict(
-        zip(map(id, planned), dialect.plan(messages, views, context, planned), strict=True)
+    edits = _keeping_a_message(
+        dict(zip(map(id, planned), dialect.plan(messages, views, context, planned), strict=True)),
+        context,
+        len(messages),
     )
 
     findings = []

@@ -178,11 +178,17 @@ def _message_lines(decoded: Decoded, options: Options) -> MessageList | None:
     values = [record.parse() for record in decoded.records]
     try:
         kind = classify(values, dialects_for(options))
-    except ShapeError as error:  # the path starts with the message's index: its line
-        raise _located(error, decoded.records[int(error.path[0])], error.path[1:]) from None
+    except ShapeError as error:
+        raise _located_on_its_line(error, decoded.records) from None
     if kind is None:
         return None
     return MessageList(ListContext(()), values, kind.dialect, kind.note, kind.warning)
+
+
+def _located_on_its_line(error: ShapeError, records: Sequence[Record]) -> ShapeError:
+    """``error`` about a message of a message-per-line file (its path starts with the message's
+    index), located on that message's line."""
+    return _located(error, records[int(error.path[0])], error.path[1:])
 
 
 def _located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:
@@ -320,15 +326,19 @@ def _run_message_lines(
     summary = _summaries([listed], records[0].line)[0]
     findings: list[Finding] = []
     if listed.dialect is not None and listed.note is None:
-        findings = [
-            replace(f, line=records[f.message_index].line, column=_indent(records[f.message_index]))
-            for f in check_list(
+        try:
+            checked = check_list(
                 listed.messages,
                 dialect=listed.dialect,
                 context=listed.context,
                 options=options,
                 plan_unsafe=options.unsafe_fixes or not fix,
             )
+        except ShapeError as error:
+            raise _located_on_its_line(error, records) from None
+        findings = [
+            replace(f, line=records[f.message_index].line, column=_indent(records[f.message_index]))
+            for f in checked
         ]
     to_fix = _applied(findings, options) if fix else []
     output = None

@@ -139,11 +139,17 @@ _MESSAGE_ROLES = frozenset(
 def _message_like(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
-    return value.get("role") in _MESSAGE_ROLES or value.get("lc") == 1
+    role = value.get("role")
+    if "role" in value and not isinstance(role, str):
+        return True  # a role of another type: a broken message, not some other object
+    return role in _MESSAGE_ROLES or value.get("lc") == 1
 
 
 def _why(message: Any) -> str:
     """What keeps a message-like value from being read."""
+    role = message.get("role")
+    if "role" in message and not isinstance(role, str):
+        return f"its 'role' is {json_kind(role)}"
     for key in ("content", "tool_calls", "parts"):
         value = message.get(key)
         if key in message and not isinstance(value, (str, list)) and value is not None:
@@ -159,7 +165,9 @@ def _reject_broken(messages: Sequence[Any], seen: list[bool], pointer: Pointer) 
     for index, (message, readable) in enumerate(zip(messages, seen, strict=True)):
         if not readable and _message_like(message):
             role = message.get("role")
-            what = f"message {index} (role {role!r})" if role else f"message {index}"
+            what = (
+                f"message {index} (role {role!r})" if isinstance(role, str) else f"message {index}"
+            )
             msg = f"{what} has a shape no dialect reads: {_why(message)}"
             raise ShapeError(msg, path=(*pointer, index))
 
@@ -231,7 +239,21 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
                 if isinstance(child, (list, dict)) and key not in SKIPPED_KEYS
             ]
         stack.extend(reversed(children))
+    if not found:
+        lone = _lone_message(value, dialects)
+        if lone is not None:
+            return [lone]
     return found
+
+
+def _lone_message(value: Any, dialects: Sequence[Dialect]) -> MessageList | None:
+    """A record that is one message without markers (a user or plain assistant turn), read as a
+    one-message history where the record holds no history at all: what is left of a
+    message-per-line file reduced to one line reads the same as before its last fix."""
+    kind = classify([value], dialects) if isinstance(value, dict) else None
+    if kind is None or kind.dialect is None:
+        return None
+    return _listed(ListContext((), single=True), [value], kind)
 
 
 def _locate_list(

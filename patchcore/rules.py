@@ -113,7 +113,8 @@ RULES: dict[str, Rule] = {
                 "Bedrock: The number of toolResult blocks at messages.N.content exceeds the "
                 "number of toolUse blocks of previous turn.\n"
                 "Fix (unsafe, deletes content): drop the result (and its message when nothing "
-                "else is left in it)."
+                "else is left in it). Not offered when the history holds nothing else: an empty "
+                "history is no better for a provider, and the results would be gone."
             ),
             fix=Applicability.UNSAFE,
             fix_description="drop the result",
@@ -155,7 +156,8 @@ RULES: dict[str, Rule] = {
                 "Anthropic: each tool_use must have a single result. Found multiple tool_result "
                 "blocks with id: ...\n"
                 "Bedrock: The toolResult blocks at messages.N.content contain duplicate Ids: ...\n"
-                "Fix (unsafe, deletes content): drop the later result."
+                "Fix (unsafe, deletes content): drop the later result (not offered when that "
+                "would empty the history)."
             ),
             fix=Applicability.UNSAFE,
             fix_description="drop the later result",
@@ -231,7 +233,7 @@ DEFAULT_TEXTS: Mapping[str, str] = {
     code: rule.text for code, rule in RULES.items() if rule.text is not None
 }
 
-_PLACEHOLDER = re.compile(r"\{(name|id)\}")
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def render_text(template: str, *, name: str | None, call_id: str | None) -> str:
@@ -243,8 +245,17 @@ def render_text(template: str, *, name: str | None, call_id: str | None) -> str:
     """
     if call_id is None:
         template = template.replace(" with id {id}", "")
-    values = {"name": name or "unknown", "id": call_id or "unknown"}
-    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+    return fill(template, {"name": name or "unknown", "id": call_id or "unknown"})
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """Replace each ``{key}`` of ``values`` in ``template`` in a single pass: a value that itself
+    reads ``{id}`` (a tool name is data) is never expanded again, and other braces stay as written.
+
+    >>> fill("{name} answered {id}", {"name": "{id}", "id": "call_1"})
+    '{id} answered call_1'
+    """
+    return _PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group(0)), template)
 
 
 def _expand(selectors: Iterable[str], *, option: str) -> set[str]:

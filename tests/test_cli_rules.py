@@ -454,3 +454,35 @@ def test_unknown_selector_is_a_usage_error(tmp_path: Path, option: str) -> None:
     result = run(["fix", option, "TP9", str(path)], expect=2)
     assert "TP9" in result.stderr, result.show()
     assert path.read_bytes() == original
+
+
+# --------------------------------------------------------------------------------------------
+# Unsafe fixes never empty a history
+
+
+@pytest.mark.parametrize("name", ["history.jsonl", "history.json"])
+def test_unsafe_fix_does_not_delete_the_whole_history(tmp_path: Path, name: str) -> None:
+    """A file that is nothing but an orphan result used to be written back empty (0 bytes),
+    which `check` then refused: deleting everything is not offered."""
+    path = tmp_path / name
+    original = b'{"role":"tool","tool_call_id":"call_1","content":"18C"}\n'
+    path.write_bytes(original)
+    fixed = run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=1)
+    assert path.read_bytes() == original
+    assert findings(fixed) == [("TP101", "")]
+    assert "not fixable" in summary(fixed)
+    assert findings(run(["check", "--select", "ALL", str(path)], expect=1)) == [("TP101", "")]
+
+
+def test_unsafe_fix_leaving_one_message_line_reads_back(tmp_path: Path) -> None:
+    """Two message lines in a `.json` file; deleting the orphan leaves one line, which no
+    longer frames as JSON Lines: it reads back as a one-message history, not as an error."""
+    path = tmp_path / "history.json"
+    path.write_bytes(
+        b'{"role":"tool","tool_call_id":"call_1","content":"18C"}\n{"role":"user","content":"x"}\n'
+    )
+    run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=0)
+    assert path.read_bytes() == b'{"role":"user","content":"x"}\n'
+    assert summary(run(["check", "--select", "ALL", str(path)], expect=0)) == (
+        "No findings in 1 file."
+    )

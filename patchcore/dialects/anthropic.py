@@ -23,6 +23,7 @@ from patchcore.dialects.base import (
     call_id,
     entry,
     optional_name,
+    tag,
 )
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
@@ -114,7 +115,7 @@ class Anthropic(BlockDialect):
         return super().provider_error(defect)
 
     def recognize(self, message: object) -> Recognition:
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
+        if not isinstance(message, dict) or tag(message, "role") not in ROLES:
             return Recognition.NO
         if "tool_calls" in message:
             return Recognition.NO

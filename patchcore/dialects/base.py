@@ -37,6 +37,7 @@ from patchcore.model import (
     ToolCall,
     Verbatim,
 )
+from patchcore.rules import fill
 
 
 class Recognition(enum.IntEnum):
@@ -151,14 +152,12 @@ class Dialect(ABC):
             return None
         name = defect.call.name if defect.call is not None else None
         values = {
-            "{id}": defect.ident or "",
-            "{name}": name or "unknown",
-            "{index}": str(defect.message_index),
-            "{next}": str(defect.message_index + 1),
+            "id": defect.ident or "",
+            "name": name or "unknown",
+            "index": str(defect.message_index),
+            "next": str(defect.message_index + 1),
         }
-        for placeholder, value in values.items():
-            template = template.replace(placeholder, value)
-        return template
+        return fill(template, values)
 
     @abstractmethod
     def plan(
@@ -497,3 +496,13 @@ def entry(value: object, pointer: Pointer) -> Mapping[str, Any]:
 def optional_name(value: object) -> str | None:
     """A tool name if it is a non-empty string, else ``None`` (reported as ``unknown``)."""
     return value if isinstance(value, str) and value else None
+
+
+def tag(value: object, key: str) -> str | None:
+    """A discriminator field (``role``, ``type``, ``kind``) if ``value`` is an object holding a
+    string there, else ``None``: a list or object in its place matches no known tag instead of
+    failing the set lookup that follows."""
+    if not isinstance(value, dict):
+        return None
+    found = value.get(key)
+    return found if isinstance(found, str) else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name
+from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name, tag
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "assistant", "system"})
@@ -83,7 +83,7 @@ class Bedrock(BlockDialect):
     results_first = True
 
     def recognize(self, message: object) -> Recognition:
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
+        if not isinstance(message, dict) or tag(message, "role") not in ROLES:
             return Recognition.NO
         content = message.get("content")
         if not isinstance(content, list) or not content:

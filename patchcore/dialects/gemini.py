@@ -25,6 +25,7 @@ from patchcore.dialects.base import (
     call_id,
     entry,
     optional_name,
+    tag,
 )
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
@@ -67,7 +68,7 @@ class Gemini(BlockDialect):
     blocks_key = "parts"
 
     def recognize(self, message: object) -> Recognition:
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
+        if not isinstance(message, dict) or tag(message, "role") not in ROLES:
             return Recognition.NO
         parts = message.get("parts")
         if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
@@ -84,18 +85,25 @@ class Gemini(BlockDialect):
         turn with calls before them), so that an id is only compared when both sides have one."""
         views: list[MessageView] = []
         answering: tuple[ToolCall, ...] = ()
+        taken: set[int] = set()
         for index, message in enumerate(messages):
             if message is None:
                 views.append(MessageView(Role.OTHER))
                 continue
-            view = self._view(message, context.message_pointer(index), answering=answering)
+            pointer = context.message_pointer(index)
+            view = self._view(message, pointer, answering=answering, taken=taken)
             views.append(view)
             if view.calls:
-                answering = view.calls
+                answering, taken = view.calls, set()
         return views
 
     def _view(
-        self, message: Any, pointer: Pointer, *, answering: Sequence[ToolCall]
+        self,
+        message: Any,
+        pointer: Pointer,
+        *,
+        answering: Sequence[ToolCall],
+        taken: set[int] | None = None,
     ) -> MessageView:
         parts = message.get("parts")
         if not isinstance(parts, list):
@@ -122,9 +130,9 @@ class Gemini(BlockDialect):
                 fields = entry(raw, (*pointer, "parts", k, key))
                 ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
                 (late if calls else early).append((ident, optional_name(fields.get("name")), k))
-        results = _match(early, answering)
+        results = _match(early, answering, set() if taken is None else taken)
         if calls:
-            inner = _match(late, calls)
+            inner = _match(late, calls, set())
             return MessageView(Role.CALLER, tuple(calls), results, inner)
         only_results = bool(parts) and all(_payload(p, RESPONSE_KEYS) for p in parts)
         return MessageView(Role.RESULTS if only_results else Role.OTHER, (), results)
@@ -144,7 +152,8 @@ class Gemini(BlockDialect):
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any]:
         response: dict[str, Any] = {} if call.id is None else {"id": call.id}
-        response["name"] = call.name or "unknown"
+        if call.name is not None:  # a nameless call gets a nameless response: it pairs by name
+            response["name"] = call.name
         response["response"] = {"error": text}
         snake = any(isinstance(p, dict) and "function_call" in p for p in caller.get("parts", ()))
         return {"function_response" if snake else "functionResponse": response}
@@ -156,33 +165,31 @@ class Gemini(BlockDialect):
 
 
 def _match(
-    responses: Sequence[tuple[str | None, str | None, int]], calls: Sequence[ToolCall]
+    responses: Sequence[tuple[str | None, str | None, int]],
+    calls: Sequence[ToolCall],
+    taken: set[int],
 ) -> tuple[ToolResult, ...]:
-    """A turn's responses as results, each keyed like the call it answers.
+    """Responses as results, each keyed like the call it answers.
 
-    A response answers the call with its id when both have one; otherwise the first unanswered
-    call with its name (where either side lacks an id). A response that answers none keeps its
-    own id, or a key no call has: it is an orphan.
+    A response answers the call with its id when both have one; otherwise the first call with
+    its name that no response has answered yet (where either side lacks an id): ``taken`` holds
+    the calls answered so far, across every turn that answers the same call turn, so a response
+    moved to a later turn answers the call its position leaves open. A response for a call that
+    is already answered keeps that call's key (a duplicate); one that answers none keeps its own
+    id, or a key no call has: it is an orphan.
     """
-    taken: set[int] = set()
     results = []
     for ident, name, part in responses:
-        match = next(
-            (k for k, c in enumerate(calls) if k not in taken and ident and c.id == ident), None
-        )
-        if match is None:
-            match = next(
-                (
-                    k
-                    for k, c in enumerate(calls)
-                    if k not in taken and c.name == name and not (ident and c.id)
-                ),
-                None,
-            )
-        if match is None:
-            key = ident or f"unanswered:{name or ''}"
-        else:
+        by_id = [k for k, c in enumerate(calls) if ident and c.id == ident]
+        by_name = [k for k, c in enumerate(calls) if c.name == name and not (ident and c.id)]
+        candidates = by_id + by_name
+        match = next((k for k in candidates if k not in taken), None)
+        if match is not None:
             taken.add(match)
             key = calls[match].key or ""
+        elif candidates:
+            key = calls[candidates[0]].key or ""  # its call is answered already: a duplicate
+        else:
+            key = ident or f"unanswered:{name or ''}"
         results.append(ToolResult(key, ("parts", part), keyed=key == ident))
     return tuple(results)

@@ -31,6 +31,7 @@ from patchcore.dialects.base import (
     entry,
     list_field,
     optional_name,
+    tag,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
@@ -83,7 +84,7 @@ def unwrap(message: object) -> tuple[str, Mapping[str, Any], Pointer] | None:
     """
     if not isinstance(message, dict):
         return None
-    kind = message.get("type")
+    kind = tag(message, "type")
     if kind == "constructor" and message.get("lc") == 1:
         ident, kwargs = message.get("id"), message.get("kwargs")
         if isinstance(ident, list) and ident and isinstance(kwargs, dict):

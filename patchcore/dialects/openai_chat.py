@@ -28,6 +28,7 @@ from patchcore.dialects.base import (
     entry,
     list_field,
     optional_name,
+    tag,
 )
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
@@ -119,7 +120,7 @@ class OpenAIChat(ResultMessageDialect):
     provider_errors = OPENAI_ERRORS
 
     def recognize(self, message: object) -> Recognition:
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
+        if not isinstance(message, dict) or tag(message, "role") not in ROLES:
             return Recognition.NO
         content = message.get("content")
         if isinstance(content, list):

@@ -25,6 +25,7 @@ from patchcore.dialects.base import (
     ResultMessageDialect,
     call_id,
     optional_name,
+    tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.engine import Answer
@@ -136,7 +137,7 @@ class OpenAIResponses(ResultMessageDialect):
         """A message item (``type: "message"``) or an EasyInputMessage (no type): content is a
         string or Responses content parts (``input_text``, ``output_text``, ...), which tell it
         apart from an Anthropic message (``text``, ``tool_use`` blocks)."""
-        if message.get("role") not in ROLES:
+        if tag(message, "role") not in ROLES:
             return Recognition.NO
         content = message.get("content")
         if isinstance(content, str):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from patchcore.dialects.base import BlockDialect, Recognition, call_id, optional_name
+from patchcore.dialects.base import BlockDialect, Recognition, call_id, optional_name, tag
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
@@ -70,7 +70,7 @@ class PydanticAI(BlockDialect):
     blocks_key = "parts"
 
     def recognize(self, message: object) -> Recognition:
-        if not isinstance(message, dict) or message.get("kind") not in KINDS:
+        if not isinstance(message, dict) or tag(message, "kind") not in KINDS:
             return Recognition.NO
         parts = message.get("parts")
         if isinstance(parts, list) and all(_part_kind(p) for p in parts):
