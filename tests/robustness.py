@@ -1,0 +1,195 @@
+"""Helpers shared by the robustness tests (hostile input, failure injection, security,
+corruption properties) and the atheris harness in ``tests/fuzz``.
+
+* a small history with exactly one dangling call (`dangling_history`), in OpenAI Chat shape;
+* `Snapshot`: a file's bytes, mode, inode and mtime, to prove a file was left alone;
+* `where`: an independent line/column computation for a byte offset;
+* `single_insertion`: split repaired bytes into "original bytes" + "one inserted chunk";
+* `assert_repair_invariants`: the invariants every run of ``fix_document`` must satisfy on any
+  bytes whatsoever (the property tests and the fuzz harness use the same function).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import patchcore
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+
+#: The DESIGN.md text of a TP001 synthetic result (written out, not imported from patchcore).
+TP001_TEXT = (
+    "Tool call {name} with id {id} was cancelled - another message came in before it could be "
+    "completed."
+)
+#: The errors fix_document may raise on bad input: each says where the input is wrong.
+LOCATED_ERRORS = (patchcore.DecodeError, patchcore.ShapeError, patchcore.NoHistoryError)
+
+
+def tp001(name: str, call_id: str) -> str:
+    """The default TP001 text for a call (one literal pass: a name holding ``{id}`` stays)."""
+    head, tail = TP001_TEXT.split("{id}")
+    return head.replace("{name}", name) + call_id + tail
+
+
+def dangling_history(call_id: str = "call_1", name: str = "get_weather") -> list[dict[str, Any]]:
+    """OpenAI Chat: user, an assistant call that nobody answers, then the user moves on."""
+    return [
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": '{"city": "Paris"}'},
+                }
+            ],
+        },
+        {"role": "user", "content": "Never mind."},
+    ]
+
+
+def sample_inputs() -> list[Path]:
+    """Every shipped sample input (the defective and the clean ones, not the expected repairs)."""
+    found = [
+        path
+        for path in sorted(SAMPLES.rglob("*"))
+        if path.suffix in (".json", ".jsonl") and ".fixed." not in path.name
+    ]
+    assert found, f"no sample inputs under {SAMPLES}"
+    return found
+
+
+def where(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of byte ``offset``, computed independently."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+    return line, column
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What must not change when a file is left alone."""
+
+    data: bytes
+    mode: int
+    inode: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> Snapshot:
+        """The file's current state (following symlinks)."""
+        stat = path.stat()
+        return cls(path.read_bytes(), stat.st_mode, stat.st_ino, stat.st_mtime_ns)
+
+    def assert_untouched(self, path: Path) -> None:
+        """Bytes, mode, inode and mtime are exactly as they were."""
+        now = Snapshot.of(path)
+        assert now.data == self.data, f"{path} was modified ({len(self.data)} -> {len(now.data)} B)"
+        assert now.mtime_ns == self.mtime_ns, f"{path}: mtime changed"
+        assert now.inode == self.inode, f"{path}: the file was replaced (new inode)"
+        assert now.mode == self.mode, f"{path}: mode {oct(self.mode)} -> {oct(now.mode)}"
+
+
+def listing(folder: Path) -> set[str]:
+    """Names in ``folder`` (hidden ones included: that is where temporary files hide)."""
+    return set(os.listdir(folder))
+
+
+def assert_no_leftovers(folder: Path, expected: Iterable[str]) -> None:
+    """The folder holds exactly ``expected``: no temporary file was left behind."""
+    extra = listing(folder) - set(expected)
+    assert not extra, f"left behind in {folder}: {sorted(extra)}"
+
+
+def single_insertion(original: bytes, output: bytes) -> tuple[int, bytes]:
+    """``(offset, chunk)`` such that ``output == original[:offset] + chunk + original[offset:]``.
+
+    Fails when ``output`` is not the original with one contiguous chunk inserted, i.e. when some
+    byte of the original was changed or lost.
+    """
+    assert len(output) > len(original), "nothing was inserted"
+    prefix = 0
+    limit = len(original)
+    while prefix < limit and original[prefix] == output[prefix]:
+        prefix += 1
+    suffix = len(original) - prefix
+    assert output.endswith(original[prefix:]), (
+        f"bytes of the input were changed or lost after offset {prefix}: "
+        f"{original[prefix : prefix + 80]!r} ... vs {output[prefix : prefix + 80]!r}"
+    )
+    return prefix, output[prefix : len(output) - suffix]
+
+
+def loads_any(data: bytes | str) -> Any:
+    """Parse JSON the way a lenient reader does: NaN, big integers and lone surrogates allowed."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return json.loads(text, parse_int=_integer)
+
+
+def _integer(text: str) -> int | str:
+    """An integer, or its text beyond Python's default conversion limit (4300 digits)."""
+    return int(text) if len(text) <= 4000 else text
+
+
+def is_subsequence(needle: bytes, haystack: bytes) -> bool:
+    """Whether every byte of ``needle`` occurs in ``haystack``, in order."""
+    position = 0
+    for byte in needle:
+        position = haystack.find(byte, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
+
+
+def fixable(findings: Iterable[patchcore.Finding], *, unsafe: bool) -> list[patchcore.Finding]:
+    """The findings a fix with these options would still apply."""
+    allowed = {patchcore.Applicability.SAFE}
+    if unsafe:
+        allowed.add(patchcore.Applicability.UNSAFE)
+    return [f for f in findings if f.fix is not None and f.fix.applicability in allowed]
+
+
+def assert_repair_invariants(
+    data: bytes, *, filename: str | None = None, options: Mapping[str, Any] | None = None
+) -> patchcore.Report | None:
+    """Run ``fix_document`` on arbitrary bytes; check what any outcome must satisfy.
+
+    * It raises only a located `DecodeError`, `ShapeError` or `NoHistoryError` (line and column
+      set, both >= 1); any other exception propagates and fails the caller.
+    * Or it returns a report whose output, if any, parses, has no finding left that the same
+      options would fix, and is a fixed point (fixing it again changes nothing).
+    * Without unsafe fixes a fix only adds: the input's bytes all survive, in order.
+
+    Returns the report, or ``None`` when the input was rejected.
+    """
+    opts = dict(options or {})
+    try:
+        report = patchcore.fix_document(data, filename=filename, **opts)
+    except LOCATED_ERRORS as error:
+        assert error.line is not None and error.line >= 1, f"no line: {error!r}"
+        assert error.column is not None and error.column >= 1, f"no column: {error!r}"
+        assert error.reason, f"no reason: {error!r}"
+        return None
+    if report.output is None:
+        return report
+    output = report.output
+    check_opts = {k: v for k, v in opts.items() if k in ("select", "ignore", "dialect")}
+    rechecked = patchcore.check_document(output, filename=filename, **check_opts)
+    left = fixable(rechecked.findings, unsafe=bool(opts.get("unsafe_fixes")))
+    assert not left, f"fixable findings left after fix: {[(f.code, f.message) for f in left]}"
+    again = patchcore.fix_document(output, filename=filename, **opts)
+    assert again.output is None, "fixing the output again changed it"
+    if not opts.get("unsafe_fixes"):
+        assert is_subsequence(data, output), "a safe fix lost or reordered bytes of the input"
+    return report
