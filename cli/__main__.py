@@ -2,4 +2,5 @@
 
 from cli.app import main
 
-main()
+if __name__ == "__main__":  # worker processes of --jobs import this module without running it
+    main()

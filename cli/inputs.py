@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+#: How much of an input is read at a time.
+CHUNK_BYTES = 2**20
 #: File endings picked up when walking a directory.
 HISTORY_SUFFIXES = (".json", ".jsonl", ".ndjson")
 #: Directories a walk never enters (besides hidden ones), as black does.
@@ -38,6 +42,15 @@ class Source:
         if self.path is None:
             return sys.stdin.buffer.read()
         return self.path.read_bytes()
+
+    def chunks(self) -> Iterator[bytes]:
+        """The input's bytes, a block at a time (raises ``OSError`` for an unreadable file).
+
+        The file is opened on the first ``next``, so an unreadable file fails there.
+        """
+        with self.path.open("rb") if self.path is not None else nullcontext(sys.stdin.buffer) as f:
+            while block := f.read(CHUNK_BYTES):
+                yield block
 
 
 class NoInputError(Exception):

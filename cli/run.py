@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import enum
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import patchcore
 from cli.inputs import Source
-from cli.write import write_atomically
+from cli.parallel import ProcessMapper
+from cli.sinks import Discard, Replace, Sink, Spool, WriteFailed
 from patchcore.analyze import Options
 from patchcore.diff import unified_diff
 from patchcore.document import Report, run
+from patchcore.stream import Mapper, Stream
 
 
 class Mode(enum.Enum):
@@ -60,54 +63,90 @@ def process(
     mode: Mode,
     output: Path | None,
     emit: Callable[[bytes], None],
+    pool: ProcessMapper | None = None,
 ) -> Outcome:
     """Evaluate one input and carry out ``mode``.
 
-    ``emit`` writes repaired bytes to stdout (for stdin, or ``-o -``); a diff is left in the
-    outcome for the caller to print.
+    The input is read as a stream (`patchcore.stream.Stream`): a large JSON Lines corpus is
+    processed batch by batch (spread over ``pool``'s workers, if given), and its output goes,
+    as it comes, to a temporary file that replaces the target only when the whole input
+    succeeded and something changed (or to a spool that ``emit`` copies to stdout at the end,
+    for stdin and ``-o -``).
+    A diff is left in the outcome for the caller to print.
     """
     outcome = Outcome(source)
-    try:
-        data = source.read()
-    except OSError as exc:
-        outcome.error = exc.strerror or str(exc)
-        return outcome
-    filename = source.name if source.path is not None or source.name != "-" else None
-    try:
-        report = run(data, filename=filename, options=options, fix=mode.fixes)
-    except patchcore.NoHistoryError as exc:
-        if source.explicit:
-            outcome.error = exc.located()
-        else:
-            outcome.skipped = exc.reason
-        return outcome
-    except patchcore.PatchcoreError as exc:
-        outcome.error = exc.located()
-        return outcome
-    outcome.report = report
-
-    if mode is Mode.FIX_DIFF and report.output is not None:
-        outcome.diff = unified_diff(data, report.output, name=source.name)
-    elif mode is Mode.FIX:
-        result = report.output if report.output is not None else data
-        if output is not None:
-            if str(output) == "-":
-                emit(result)
-            else:
-                _write(outcome, output, result)
-        elif source.is_stdin:
-            emit(result)
-        elif report.output is not None:
-            assert source.path is not None
-            _write(outcome, source.path, report.output)
+    if mode is Mode.FIX_DIFF:
+        return _diff(outcome, options)
+    stream = Stream(
+        source.chunks(),
+        filename=_framing_name(source),
+        options=options,
+        fix=mode.fixes,
+        mapper=_mapper(source, pool),
+    )
+    with _recorded_failure(outcome), _sink(source, mode, output) as sink:
+        for piece in stream:
+            sink.write(piece)
+        outcome.report = stream.report
+        if mode is Mode.FIX:
+            sink.finish(changed=bool(stream.report.fixed), emit=emit)
     return outcome
 
 
-def _write(outcome: Outcome, path: Path, data: bytes) -> None:
+@contextmanager
+def _recorded_failure(outcome: Outcome) -> Iterator[None]:
+    """Turn the ways an input can fail into the outcome's error (or skip) instead of raising."""
     try:
-        write_atomically(path, data)
-    except OSError as exc:
-        outcome.error = f"cannot write {path}: {exc.strerror or exc}"
+        yield
+    except patchcore.NoHistoryError as exc:
+        if outcome.source.explicit:
+            outcome.error = exc.located()
+        else:
+            outcome.skipped = exc.reason
+    except patchcore.PatchcoreError as exc:
+        outcome.error = exc.located()
+    except WriteFailed as exc:
+        outcome.error = str(exc)
+    except OSError as exc:  # reading the input
+        outcome.error = exc.strerror or str(exc)
+
+
+def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper:
+    """How batches are processed: in this process, or by the pool's workers (reading their
+    batches from the file when the input is a regular file)."""
+    if pool is None:
+        return map
+    if source.path is not None and source.path.is_file():
+        return pool.reading(source.path)
+    return pool
+
+
+def _framing_name(source: Source) -> str | None:
+    """The name whose extension may say JSON Lines (stdin has one only if it was given)."""
+    return source.name if source.path is not None or source.name != "-" else None
+
+
+def _diff(outcome: Outcome, options: Options) -> Outcome:
+    """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
+    source = outcome.source
+    with _recorded_failure(outcome):
+        data = source.read()
+        report = run(data, filename=_framing_name(source), options=options, fix=True)
+        outcome.report = report
+        if report.output is not None:
+            outcome.diff = unified_diff(data, report.output, name=source.name)
+    return outcome
+
+
+def _sink(source: Source, mode: Mode, output: Path | None) -> Sink:
+    if mode is not Mode.FIX:
+        return Discard()
+    if (output is None and source.is_stdin) or str(output) == "-":
+        return Spool()
+    if output is not None:
+        return Replace(output, always=True)
+    assert source.path is not None
+    return Replace(source.path, always=False)
 
 
 def emit_stdout(data: bytes) -> None:

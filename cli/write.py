@@ -11,33 +11,59 @@ from pathlib import Path
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Replace the contents of ``path`` with ``data``, all or nothing.
+    """Replace the contents of ``path`` with ``data``, all or nothing (see `AtomicFile`)."""
+    with AtomicFile(path) as handle:
+        handle.write(data)
+        handle.commit()
+
+
+class AtomicFile:
+    """New contents for ``path``, written piece by piece and put in place all at once.
 
     The bytes go to a temporary file in the target's own directory (so the final rename stays
-    on one file system), are flushed and fsynced, get the original file's permission bits, and
-    then replace the target in one ``os.replace`` (a new file gets the umask's usual mode). A
-    symlink is followed: its target is rewritten and the link stays a link. On any error, or an
-    interrupt, the temporary file is removed and the original is left as it was. A file whose
-    permission bits allow no one to write it is not replaced.
+    on one file system); `commit` flushes and fsyncs it, gives it the original file's
+    permission bits and replaces the target in one ``os.replace`` (a new file gets the umask's
+    usual mode). A symlink is followed: its target is rewritten and the link stays a link.
+    Leaving the ``with`` block without `commit` (an error, an interrupt, or nothing to change)
+    removes the temporary file and leaves the original as it was. A file whose permission bits
+    allow no one to write it is refused up front.
     """
-    target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _default_mode()
-    if target.exists() and not mode & 0o222:
-        # A rename would replace it regardless (and root may write anything): honour the bits.
-        raise PermissionError(errno.EACCES, "the file is read-only", str(path))
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    _fsync_directory(target.parent)
+
+    def __init__(self, path: Path) -> None:
+        self._target = Path(os.path.realpath(path))
+        exists = self._target.exists()
+        self._mode = stat.S_IMODE(self._target.stat().st_mode) if exists else _default_mode()
+        if exists and not self._mode & 0o222:
+            # A rename would replace it regardless (and root may write anything): honour the bits.
+            raise PermissionError(errno.EACCES, "the file is read-only", str(path))
+        fd, self._temporary = tempfile.mkstemp(
+            dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
+        )
+        self._handle = os.fdopen(fd, "wb")
+        self._committed = False
+
+    def write(self, data: bytes) -> None:
+        """Append ``data`` to the new contents."""
+        self._handle.write(data)
+
+    def commit(self) -> None:
+        """Make the new contents the file's, durably."""
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        os.chmod(self._temporary, self._mode)
+        os.replace(self._temporary, self._target)
+        self._committed = True
+        _fsync_directory(self._target.parent)
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self._committed:
+            self._handle.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._temporary)
 
 
 def _default_mode() -> int:

@@ -15,17 +15,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from patchcore.analyze import Options
 from patchcore.api import (
     Repair,
     check_data,
     check_document,
+    check_lines,
     check_messages,
     fix_data,
     fix_document,
+    fix_lines,
     fix_messages,
     make_options,
 )
-from patchcore.document import ListReport, Report
+from patchcore.document import ListReport, RecordsResult, Report
 from patchcore.errors import (
     DecodeError,
     NoHistoryError,
@@ -65,7 +68,9 @@ __all__ = [
     "Insert",
     "ListReport",
     "NoHistoryError",
+    "Options",
     "PatchcoreError",
+    "RecordsResult",
     "Repair",
     "Report",
     "Rule",
@@ -78,10 +83,12 @@ __all__ = [
     "check_base_messages",
     "check_data",
     "check_document",
+    "check_lines",
     "check_messages",
     "fix_base_messages",
     "fix_data",
     "fix_document",
+    "fix_lines",
     "fix_messages",
     "format_pointer",
     "make_options",

@@ -23,11 +23,19 @@ from patchcore.analyze import Options, check_list
 from patchcore.apply import apply_edits
 from patchcore.dialects import dialect_named
 from patchcore.dialects.base import ListContext
-from patchcore.document import Report, check_lists, dialects_for, run, unique_edits
+from patchcore.document import (
+    RecordsResult,
+    Report,
+    check_lists,
+    dialects_for,
+    run,
+    unique_edits,
+)
 from patchcore.errors import NoHistoryError, UnknownRuleError
 from patchcore.locate import classify, find_message_lists
 from patchcore.model import Finding
 from patchcore.rules import DEFAULT_TEXTS, RuleSelection
+from patchcore.stream import Batch, process_batch
 
 T = TypeVar("T")
 
@@ -147,6 +155,40 @@ def fix_document(
         select=select, ignore=ignore, texts=texts, dialect=dialect, unsafe_fixes=unsafe_fixes
     )
     return run(_as_bytes(data), filename=filename, options=options, fix=True)
+
+
+def check_lines(data: bytes, *, options: Options, first_line: int = 1) -> RecordsResult:
+    """Find defects in whole lines of a JSON Lines corpus that holds one conversation per line:
+    the unit a distributed engine maps over (a partition, a block cut at line breaks).
+
+    Build ``options`` once with `make_options`. Lines are numbered from ``first_line``; blank
+    lines are kept. A corpus with one *message* per line is one conversation across its lines
+    and must go to `check_document` whole (`patchcore.stream.independent_lines` tells which).
+
+    Raises:
+        DecodeError, ShapeError: as `check_document`, for the first line that has one.
+
+    Example:
+        >>> lines = b'{"messages": [{"role": "assistant", "tool_calls": [{"id": "c1", ' \\
+        ...     b'"type": "function", "function": {"name": "f", "arguments": "{}"}}]}]}\\n'
+        >>> [(f.code, f.line) for f in check_lines(lines, options=make_options()).findings]
+        [('TP002', 1)]
+    """
+    return process_batch(Batch(data, first_line), options=options, fix=False)
+
+
+def fix_lines(data: bytes, *, options: Options, first_line: int = 1) -> RecordsResult:
+    """Repair whole lines of a one-conversation-per-line JSON Lines corpus (see `check_lines`).
+
+    Returns:
+        ``output`` holds the lines with the repaired ones spliced in (every other byte as it
+        was), or is ``None`` when nothing needed fixing.
+
+    Raises:
+        DecodeError, ShapeError: as `check_document`.
+        SelfCheckError: A repaired line failed the stability check (a bug).
+    """
+    return process_batch(Batch(data, first_line), options=options, fix=True)
 
 
 def _data_findings(value: Any, options: Options, *, fixing: bool) -> list[Finding]:

@@ -147,11 +147,7 @@ def decode(data: bytes, *, filename: str | None = None) -> Decoded:
         if data.startswith(mark):
             msg = f"{encoding} is not supported: convert the file to UTF-8"
             raise DecodeError(msg, line=1, column=1)
-    nul = data.find(b"\x00")
-    if nul >= 0:  # JSON text never holds a raw NUL; UTF-16/32 without a BOM is full of them
-        line, column = line_and_column(data, nul)
-        msg = "NUL byte: not UTF-8 JSON text (UTF-16 or UTF-32 without a byte-order mark?)"
-        raise DecodeError(msg, line=line, column=column)
+    _refuse_nul(data, first_line=1)
     bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
     body = data[len(bom) :]
     if not body.strip():
@@ -168,6 +164,25 @@ def decode(data: bytes, *, filename: str | None = None) -> Decoded:
     return Decoded(bom, Framing.JSON, [body], [Record(body, 1, 0)])
 
 
-def _decode_lines(bom: bytes, lines: list[bytes]) -> Decoded:
-    records = [Record(line, k + 1, k) for k, line in enumerate(lines) if line.strip()]
+def decode_batch(data: bytes, *, first_line: int) -> Decoded:
+    """Split a run of whole JSON Lines lines, cut from a larger input at a line break, into
+    records numbered from ``first_line`` (a streamed corpus is read batch by batch).
+
+    Raises:
+        DecodeError: NUL bytes.
+    """
+    _refuse_nul(data, first_line=first_line)
+    return _decode_lines(b"", data.split(b"\n"), first_line=first_line)
+
+
+def _refuse_nul(data: bytes, *, first_line: int) -> None:
+    nul = data.find(b"\x00")
+    if nul >= 0:  # JSON text never holds a raw NUL; UTF-16/32 without a BOM is full of them
+        line, column = line_and_column(data, nul)
+        msg = "NUL byte: not UTF-8 JSON text (UTF-16 or UTF-32 without a byte-order mark?)"
+        raise DecodeError(msg, line=line + first_line - 1, column=column)
+
+
+def _decode_lines(bom: bytes, lines: list[bytes], *, first_line: int = 1) -> Decoded:
+    records = [Record(line, k + first_line, k) for k, line in enumerate(lines) if line.strip()]
     return Decoded(bom, Framing.JSONL, lines, records)

@@ -128,9 +128,9 @@ def check_lists(found: Sequence[MessageList], options: Options, *, fixing: bool)
     return findings
 
 
-def _locate(findings: list[Finding], raw: bytes, first_line: int) -> list[Finding]:
-    """Give each finding the line and column of its calling message in ``raw``."""
-    spans = Spans(raw)
+def _locate(findings: list[Finding], spans: Spans, first_line: int) -> list[Finding]:
+    """Give each finding the line and column of its calling message in ``spans.buf``."""
+    raw = spans.buf
     located = []
     for finding in findings:
         line, column = line_and_column(raw, spans.span(finding.message_path)[0])
@@ -244,16 +244,42 @@ def process_record(
     lists = tuple(_summaries(found, line))
     if not findings:
         return RecordResult(lists)
-    located = tuple(_locate(findings, record.raw, record.line))
+    spans = Spans(record.raw)
+    located = tuple(_locate(findings, spans, record.line))
     to_fix = tuple(_applied(located, options)) if fix else ()
     if not to_fix:
         return RecordResult(lists, located, remaining=located)
-    new_raw = splice(record.raw, unique_edits(to_fix))
+    new_raw = splice(record.raw, unique_edits(to_fix), spans=spans)
     after = _self_check(new_raw, record, options)
     return RecordResult(lists, located, new_raw, to_fix, _still_there(located, to_fix, after))
 
 
-def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
+@dataclass(frozen=True, slots=True)
+class RecordsResult:
+    """What a run of records yields (a whole input, or one batch of a streamed corpus).
+
+    Attributes:
+        lists: Every message list found, in order.
+        findings: Every selected finding, in order.
+        output: The physical lines joined again with the repaired records in place, when a fix
+            changed one; else ``None``.
+        fixed: Findings whose fix is in ``output``.
+        remaining: Findings still there after the fix (all of them for a check).
+    """
+
+    lists: tuple[ListReport, ...]
+    findings: tuple[Finding, ...]
+    output: bytes | None
+    fixed: tuple[Finding, ...]
+    remaining: tuple[Finding, ...]
+
+
+def process_records(decoded: Decoded, *, options: Options, fix: bool) -> RecordsResult:
+    """`process_record` over every record of ``decoded``, joined into one result.
+
+    Raises:
+        DecodeError, ShapeError, SelfCheckError: as `run`, for the first record that has one.
+    """
     lists: list[ListReport] = []
     findings: list[Finding] = []
     fixed: list[Finding] = []
@@ -268,11 +294,23 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
         if result.output is not None:
             new_lines[record.index] = result.output
             fixed += result.fixed
-    if not lists:
-        raise _no_history(decoded)
     output = decoded.join(new_lines) if fixed else None
-    framing = decoded.framing.value
-    return Report(framing, tuple(lists), tuple(findings), output, tuple(fixed), tuple(remaining))
+    return RecordsResult(tuple(lists), tuple(findings), output, tuple(fixed), tuple(remaining))
+
+
+def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
+    result = process_records(decoded, options=options, fix=fix)
+    if not result.lists:
+        document = decoded.records[0] if decoded.framing is Framing.JSON else None
+        raise no_history(document)
+    return Report(
+        decoded.framing.value,
+        result.lists,
+        result.findings,
+        result.output,
+        result.fixed,
+        result.remaining,
+    )
 
 
 def _still_there(
@@ -291,13 +329,13 @@ def _still_there(
     return tuple(kept)
 
 
-def _no_history(decoded: Decoded) -> NoHistoryError:
-    """Say why nothing was found: a bare scalar, or no list that reads as messages."""
-    record = decoded.records[0]
-    value = record.parse() if decoded.framing is Framing.JSON else None
-    if decoded.framing is Framing.JSON and not isinstance(value, (dict, list)):
+def no_history(document: Record | None) -> NoHistoryError:
+    """Say why nothing was found: a bare scalar (``document``: the record of a JSON document),
+    or no list that reads as messages."""
+    value = document.parse() if document is not None else None
+    if document is not None and not isinstance(value, (dict, list)):
         msg = f"the document is {json_kind(value)}, not a message history"
-        return NoHistoryError(msg, line=record.line, column=1)
+        return NoHistoryError(msg, line=document.line, column=1)
     msg = "no message history found (no list of chat messages in a known format)"
     return NoHistoryError(msg, line=1, column=1)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def json_kind(value: object) -> str:
     """How JSON calls a parsed value's type, with its article ("an object", "a number")."""
@@ -11,6 +13,15 @@ def json_kind(value: object) -> str:
         return "a boolean"
     kinds = {dict: "an object", list: "a list", str: "a string"}
     return next((kind for cls, kind in kinds.items() if isinstance(value, cls)), "a number")
+
+
+def _restored(
+    cls: type[PatchcoreError], args: tuple[Any, ...], state: dict[str, Any]
+) -> PatchcoreError:
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class PatchcoreError(ValueError):
@@ -36,6 +47,10 @@ class PatchcoreError(ValueError):
         self.column = column
         self.pointer = pointer
         super().__init__(self.located())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with the location (a parallel run raises it in a worker process)."""
+        return (_restored, (type(self), self.args, self.__dict__))
 
     def located(self) -> str:
         """The reason prefixed by ``line:column:`` (as far as known) and suffixed by the pointer."""

@@ -117,9 +117,17 @@ def _scan_elements(buf: bytes, pos: int) -> list[Span]:
 
 
 def _place(buf: bytes, raw: msgspec.Raw, pos: int) -> int | None:
-    """End of ``raw`` if it stands at ``pos`` in ``buf``, else ``None``."""
+    """End of ``raw`` if it stands at ``pos`` in ``buf``, else ``None``.
+
+    msgspec's raw values are the very bytes of their input, so a value that starts and ends
+    with the bytes found at its place is that value; comparing every byte would cost a search
+    through the whole value (a conversation is tens of kilobytes) for nothing.
+    """
     end = pos + len(raw)
-    return end if buf.find(raw, pos, end) == pos else None
+    view = memoryview(raw)
+    if end > len(buf) or not view:
+        return None
+    return end if buf[pos] == view[0] and buf[end - 1] == view[-1] else None
 
 
 def _split_members(buf: bytes, start: int, end: int) -> list[Member] | None:

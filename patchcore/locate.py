@@ -81,13 +81,10 @@ class Classified:
     warning: bool = False
 
 
-def _preferred(covering: list[tuple[Dialect, bool]]) -> Dialect:
-    """The first adapter with a marker of its own; failing that, the most generic one."""
-    for dialect, distinct in covering:
-        if distinct:
-            return dialect
-    generic = [d for d, _ in covering if d.name == "openai-chat"]
-    return generic[0] if generic else covering[0][0]
+def _most_generic(covering: list[Dialect]) -> Dialect:
+    """Of adapters that all read a list without a marker of their own, the most generic one."""
+    generic = [d for d in covering if d.name == "openai-chat"]
+    return generic[0] if generic else covering[0]
 
 
 def classify(
@@ -107,16 +104,20 @@ def classify(
     """
     if not messages:
         return None
-    covering: list[tuple[Dialect, bool]] = []
+    covering: list[Dialect] = []
     seen = [False] * len(messages)
     distinct = False
     for dialect in dialects:
         marks = [dialect.recognize(m) for m in messages]
+        if Recognition.NO not in marks and Recognition.DISTINCT in marks:
+            # The first adapter that reads every element and sees its own marker is the answer
+            # whatever the later ones say: the common case ends here.
+            return Classified(dialect, dialect.refusal(messages))
         for k, mark in enumerate(marks):
             seen[k] = seen[k] or mark is not Recognition.NO
         distinct = distinct or Recognition.DISTINCT in marks
         if Recognition.NO not in marks:
-            covering.append((dialect, Recognition.DISTINCT in marks))
+            covering.append(dialect)
     if not all(seen):
         if distinct:
             _reject_broken(messages, seen, pointer)
@@ -126,7 +127,7 @@ def classify(
             {d.name for d in dialects for m in messages if d.recognize(m) is not Recognition.NO}
         )
         return Classified(None, f"mixes dialects ({', '.join(names)}); not checked", True)
-    chosen = _preferred(covering)
+    chosen = _most_generic(covering)
     return Classified(chosen, chosen.refusal(messages))
 
 

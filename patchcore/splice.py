@@ -215,7 +215,12 @@ def _place(edit: Edit) -> Pointer:
 
 
 def splice(
-    buf: bytes, edits: Sequence[Edit], *, raw: Raw | None = None, ensure_ascii: bool | None = None
+    buf: bytes,
+    edits: Sequence[Edit],
+    *,
+    raw: Raw | None = None,
+    ensure_ascii: bool | None = None,
+    spans: Spans | None = None,
 ) -> bytes:
     """Return ``buf`` with ``edits`` applied; nothing outside the edited places changes.
 
@@ -226,8 +231,9 @@ def splice(
 
     An array that both loses and gains elements is rebuilt from its elements (each spliced on
     its own first, if edits reach inside it), joined with the array's own separator.
+    ``spans``: the caller's `Spans` of ``buf``, if it has one (the values found are reused).
     """
-    spans = Spans(buf)
+    spans = Spans(buf) if spans is None else spans
     read = raw or spans.raw
     ascii_only = buf.isascii() if ensure_ascii is None else ensure_ascii
     inserts: dict[Pointer, dict[int, list[Any]]] = {}

@@ -31,7 +31,6 @@ from patchcore.dialects.base import (
     entry,
     list_field,
     optional_name,
-    tag,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
@@ -76,29 +75,34 @@ TOOL_TYPES = frozenset({"tool", "ToolMessageChunk"})
 _CONTENT_CALL_ID = {"tool_use": "id", "function_call": "call_id", "tool_call": "id"}
 
 
+_DATA: Pointer = ("data",)
+_KWARGS: Pointer = ("kwargs",)
+
+
 def unwrap(message: object) -> tuple[str, Mapping[str, Any], Pointer] | None:
     """Return ``(type, fields, prefix)`` of a LangChain message in any shape, else ``None``.
 
     ``prefix`` is where ``fields`` sit inside the message (``("data",)``, ``("kwargs",)`` or
-    ``()``).
+    ``()``). Called for every message several times, so the common shapes are tested first.
     """
     if not isinstance(message, dict):
         return None
-    kind = tag(message, "type")
+    kind = message.get("type")
+    if not isinstance(kind, str):
+        return None
+    if kind in TYPES:
+        data = message.get("data")
+        if len(message) == 2 and isinstance(data, dict):
+            return kind, data, _DATA
+        if "content" in message and "role" not in message:
+            return kind, message, ()
+        return None
     if kind == "constructor" and message.get("lc") == 1:
         ident, kwargs = message.get("id"), message.get("kwargs")
         if isinstance(ident, list) and ident and isinstance(kwargs, dict):
             mapped = CLASS_TYPES.get(ident[-1]) if isinstance(ident[-1], str) else None
             if mapped is not None:
-                return mapped, kwargs, ("kwargs",)
-        return None
-    if kind not in TYPES:
-        return None
-    data = message.get("data")
-    if len(message) == 2 and isinstance(data, dict):
-        return kind, data, ("data",)
-    if "content" in message and "role" not in message:
-        return kind, message, ()
+                return mapped, kwargs, _KWARGS
     return None
 
 
@@ -222,6 +226,8 @@ class LangChain(ResultMessageDialect):
         """TP107: an empty ``additional_kwargs.tool_calls``, which older integrations forwarded."""
         defects = []
         for index, message in enumerate(messages):
+            if views[index].role is not Role.CALLER:
+                continue  # only AI messages are callers
             unwrapped = unwrap(message)
             if unwrapped is None or unwrapped[0] not in AI_TYPES:
                 continue

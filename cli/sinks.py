@@ -1,0 +1,131 @@
+"""Where ``fix`` puts repaired bytes while the input streams through.
+
+The output of a streamed input is produced piece by piece before anyone knows whether the
+whole input will succeed or whether anything changed. So nothing reaches its destination early:
+pieces go to a temporary file beside the target (replaced into place at the end, only if the
+input changed or an output file was asked for) or to a spool copied to stdout at the end. A
+failed write is remembered, not raised: the input is still read to its end, and the failure
+only matters (as `WriteFailed`) if the output was going to be used.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from cli.write import AtomicFile
+
+#: How much of a spooled stdout product stays in memory before it moves to a temporary file.
+SPOOL_MEMORY = 32 * 2**20
+
+
+class WriteFailed(Exception):
+    """The repaired output could not be written (the message names the target and why)."""
+
+
+class Sink:
+    """Takes output pieces; `finish` delivers them. Leaving the ``with`` block without
+    `finish` throws everything away."""
+
+    def write(self, piece: bytes) -> None:
+        """Take the next piece of output."""
+
+    def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
+        """Deliver the output (``changed``: it differs from the input).
+
+        Raises:
+            WriteFailed: The output could not be written.
+        """
+
+    def __enter__(self) -> Sink:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Release what the sink holds."""
+
+
+class Discard(Sink):
+    """``check`` and ``fix --check``: the output is not wanted."""
+
+
+class Spool(Sink):
+    """stdin, ``-o -``: the product goes to stdout in one go, once the input succeeded."""
+
+    def __init__(self) -> None:
+        self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
+        self._failure: OSError | None = None
+
+    def write(self, piece: bytes) -> None:
+        if self._failure is None:
+            try:
+                self._spool.write(piece)
+            except OSError as exc:
+                self._failure = exc
+
+    def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
+        if self._failure is not None:
+            reason = self._failure.strerror or self._failure
+            msg = f"cannot write the output (spooled to a temporary file): {reason}"
+            raise WriteFailed(msg)
+        self._spool.seek(0)
+        while block := self._spool.read(SPOOL_MEMORY):
+            emit(block)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._spool.close()
+
+
+class Replace(Sink):
+    """A file (the input itself, or ``-o FILE``), replaced atomically at the end: always for an
+    output file, only when something changed for the input (an unchanged file is never
+    rewritten, so its mtime stays)."""
+
+    def __init__(self, path: Path, *, always: bool) -> None:
+        self._path = path
+        self._always = always
+        self._file: AtomicFile | None = None
+        self._failure: OSError | None = None
+
+    def write(self, piece: bytes) -> None:
+        if self._failure is not None:
+            return
+        try:
+            if self._file is None:
+                self._file = AtomicFile(self._path)
+            self._file.write(piece)
+        except OSError as exc:
+            self._failure = exc
+
+    def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
+        if not (changed or self._always):
+            return
+        try:
+            if self._failure is not None:
+                raise self._failure
+            if self._file is None:  # an empty product: nothing was written yet
+                self._file = AtomicFile(self._path)
+            self._file.commit()
+        except OSError as exc:
+            msg = f"cannot write {self._path}: {exc.strerror or exc}"
+            raise WriteFailed(msg) from None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._file is not None:
+            self._file.__exit__(kind, error, traceback)

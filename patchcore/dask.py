@@ -1,0 +1,150 @@
+"""Repair a corpus on a Dask cluster: the same bytes as ``toolpatch fix``, spread over workers.
+
+Why Dask: it is plain Python (``pip install "toolpatch[dask]"``; PySpark needs a JVM, Ray a
+runtime of its own); ``dask.bytes.read_bytes`` reads any fsspec file system (local, S3, GCS,
+HDFS, ...) as raw blocks cut at line breaks, so every untouched byte is written back exactly;
+and the same task graph runs on a laptop (the local scheduler) and on a cluster
+(``dask.distributed``).
+
+A file whose lines are conversations is cut into blocks and each block is repaired on its own by
+`patchcore.fix_lines`; any other file (a JSON document, one message per line, an agent session
+log) is one conversation and is repaired whole by `patchcore.fix_document`. Either way the
+output is the bytes ``toolpatch fix`` writes (a file with nothing to fix is copied as it is).
+
+Example (local scheduler; with ``dask.distributed.Client(...)`` the same code runs on a
+cluster)::
+
+    import dask
+    import patchcore
+    from patchcore.dask import fix_files
+
+    tasks = fix_files("s3://corpus/2026-*/*.jsonl", "s3://corpus-fixed/", blocksize="64MiB")
+    reports = dask.compute(*tasks)
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import fsspec
+from dask import delayed
+from dask.bytes import read_bytes
+from dask.delayed import Delayed
+
+from patchcore.analyze import Options
+from patchcore.api import fix_lines, make_options
+from patchcore.codec import UTF8_BOM
+from patchcore.document import run
+from patchcore.stream import independent_lines
+
+#: How much of each file is read up front to tell its layout.
+HEAD_BYTES = 2**20
+
+
+@dataclass(frozen=True, slots=True)
+class FileRepair:
+    """What the repair of one file did.
+
+    Attributes:
+        source: The input's path.
+        target: Where the output was written.
+        fixed: How many findings were fixed.
+        remaining: How many findings are left (not fixable, or unsafe without ``unsafe_fixes``).
+        blocks: How many blocks it was cut into (1: repaired whole).
+    """
+
+    source: str
+    target: str
+    fixed: int
+    remaining: int
+    blocks: int
+
+
+@dataclass(frozen=True, slots=True)
+class _BlockRepair:
+    output: bytes
+    fixed: int
+    remaining: int
+
+
+def fix_files(
+    urlpath: str | Sequence[str],
+    output_dir: str,
+    *,
+    options: Options | None = None,
+    blocksize: int | str = "64MiB",
+    storage_options: Mapping[str, Any] | None = None,
+) -> list[Delayed]:
+    """One delayed task per input file; computing it writes the repaired file to
+    ``output_dir`` under the same base name and returns its `FileRepair`.
+
+    Args:
+        urlpath: Input files: a path, a glob or a list of them, on any fsspec file system.
+        output_dir: Directory the outputs go to (created if needed; same file system rules).
+        options: From `patchcore.make_options` (default: the TP0xx rules, safe fixes).
+        blocksize: About how much of a conversation-per-line file each task repairs.
+        storage_options: Passed to fsspec (credentials, endpoints).
+    """
+    chosen = options if options is not None else make_options()
+    storage = dict(storage_options or {})
+    fs, _, paths = fsspec.get_fs_token_paths(urlpath, storage_options=storage)
+    out_fs, _, (out_root,) = fsspec.get_fs_token_paths(output_dir, storage_options=storage)
+    out_fs.makedirs(out_root, exist_ok=True)
+    tasks = []
+    for path in sorted(paths):
+        target = posixpath.join(out_root, posixpath.basename(path))
+        with fs.open(path, "rb") as handle:
+            head = handle.read(HEAD_BYTES)
+        if independent_lines(head, options=chosen):
+            _, blocks = read_bytes(
+                fs.unstrip_protocol(path),
+                delimiter=b"\n",
+                blocksize=blocksize,
+                storage_options=storage,
+            )
+            repaired = [
+                delayed(_fix_block)(block, chosen, first=k == 0)
+                for k, block in enumerate(blocks[0])
+            ]
+            tasks.append(delayed(_write_blocks)(out_fs, target, path, repaired))
+        else:
+            tasks.append(delayed(_fix_whole)(fs, path, out_fs, target, chosen))
+    return tasks
+
+
+def _fix_block(block: bytes, options: Options, *, first: bool) -> _BlockRepair:
+    """Repair one block (whole lines, the last one with its line break); the file's byte-order
+    mark, which only the first block can start with, is kept aside as ``toolpatch`` does."""
+    bom = UTF8_BOM if first and block.startswith(UTF8_BOM) else b""
+    result = fix_lines(block[len(bom) :], options=options)
+    output = block if result.output is None else bom + result.output
+    return _BlockRepair(output, len(result.fixed), len(result.remaining))
+
+
+def _write_blocks(
+    fs: fsspec.AbstractFileSystem, target: str, source: str, blocks: list[_BlockRepair]
+) -> FileRepair:
+    with fs.open(target, "wb") as handle:
+        for block in blocks:
+            handle.write(block.output)
+    fixed = sum(b.fixed for b in blocks)
+    remaining = sum(b.remaining for b in blocks)
+    return FileRepair(source, target, fixed, remaining, len(blocks))
+
+
+def _fix_whole(
+    fs: fsspec.AbstractFileSystem,
+    source: str,
+    out_fs: fsspec.AbstractFileSystem,
+    target: str,
+    options: Options,
+) -> FileRepair:
+    with fs.open(source, "rb") as handle:
+        data = handle.read()
+    report = run(data, filename=source, options=options, fix=True)
+    with out_fs.open(target, "wb") as handle:
+        handle.write(data if report.output is None else report.output)
+    return FileRepair(source, target, len(report.fixed), len(report.remaining), 1)
