@@ -9,7 +9,9 @@ and the same task graph runs on a laptop (the local scheduler) and on a cluster
 A file whose lines are conversations is cut into blocks and each block is repaired on its own by
 `patchcore.fix_lines`; any other file (a JSON document, one message per line, an agent session
 log) is one conversation and is repaired whole by `patchcore.fix_document`. Either way the
-output is the bytes ``toolpatch fix`` writes (a file with nothing to fix is copied as it is).
+output is the bytes ``toolpatch fix`` writes (a file with nothing to fix, or no history at all,
+is copied as it is). An unreadable file fails its task with the located `PatchcoreError`
+(lines counted from the start of its block).
 
 Example (local scheduler; with ``dask.distributed.Client(...)`` the same code runs on a
 cluster)::
@@ -38,6 +40,7 @@ from patchcore.analyze import Options
 from patchcore.api import fix_lines, make_options
 from patchcore.codec import UTF8_BOM
 from patchcore.document import run
+from patchcore.errors import NoHistoryError
 from patchcore.stream import independent_lines
 
 #: How much of each file is read up front to tell its layout.
@@ -54,6 +57,7 @@ class FileRepair:
         fixed: How many findings were fixed.
         remaining: How many findings are left (not fixable, or unsafe without ``unsafe_fixes``).
         blocks: How many blocks it was cut into (1: repaired whole).
+        note: Why a whole file was copied unchanged (it holds no message history).
     """
 
     source: str
@@ -61,6 +65,7 @@ class FileRepair:
     fixed: int
     remaining: int
     blocks: int
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +149,12 @@ def _fix_whole(
 ) -> FileRepair:
     with fs.open(source, "rb") as handle:
         data = handle.read()
-    report = run(data, filename=source, options=options, fix=True)
+    try:
+        report = run(data, filename=source, options=options, fix=True)
+    except NoHistoryError as error:  # nothing to repair: the copy is the input
+        with out_fs.open(target, "wb") as handle:
+            handle.write(data)
+        return FileRepair(source, target, 0, 0, 1, error.reason)
     with out_fs.open(target, "wb") as handle:
         handle.write(data if report.output is None else report.output)
     return FileRepair(source, target, len(report.fixed), len(report.remaining), 1)

@@ -154,7 +154,7 @@ def _unsure_content(content: msgspec.Raw) -> bool:
         parts = _PARTS.decode(content)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return True
-    return any(p.type in _CALL_BLOCKS or p.type.endswith("_tool_result") for p in parts)
+    return any(p.type in _CALL_BLOCKS or p.type.endswith("tool_result") for p in parts)
 
 
 def _langchain(raw: msgspec.Raw) -> int | None:

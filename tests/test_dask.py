@@ -1,0 +1,108 @@
+"""`patchcore.dask` on Dask's local schedulers writes exactly what ``toolpatch fix`` writes.
+
+Inputs: every shipped sample (documents, conversations per line, messages per line, agent
+session logs), the shared corpus where it is present, and a generated corpus cut into many
+blocks. The reference is the CLI run in place on a copy of the same files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dask
+import pytest
+
+import patchcore
+from benchmarks.corpus import lines as corpus_lines
+from patchcore.dask import FileRepair, fix_files
+from tests.conftest import CORPUS, SAMPLES
+from tests.helpers import run as toolpatch
+
+
+def inputs_from(folder: Path, into: Path) -> list[Path]:
+    """Copy the sample inputs (not the expected outputs) of ``folder`` flat into ``into``."""
+    into.mkdir(parents=True)
+    copied = []
+    for path in sorted(folder.rglob("*")):
+        if path.suffix in (".json", ".jsonl") and ".fixed." not in path.name:
+            target = into / f"{path.parent.name}--{path.name}"
+            shutil.copyfile(path, target)
+            copied.append(target)
+    return copied
+
+
+def cli_fixed(files: list[Path], folder: Path) -> dict[str, bytes]:
+    """What ``toolpatch fix`` leaves in each file (run on copies in ``folder``)."""
+    folder.mkdir()
+    for path in files:
+        shutil.copyfile(path, folder / path.name)
+    toolpatch(["fix", str(folder)])
+    return {path.name: path.read_bytes() for path in folder.iterdir()}
+
+
+def dask_fixed(pattern: str, output: Path, scheduler: str, **kw: object) -> list[FileRepair]:
+    tasks = fix_files(pattern, str(output), **kw)  # type: ignore[arg-type]
+    return list(dask.compute(*tasks, scheduler=scheduler))
+
+
+def readable(files: list[Path]) -> list[Path]:
+    """The files the CLI repairs without an error (an error leaves a file alone; the Dask
+    task raises instead, which `test_a_broken_file_fails_its_task` pins)."""
+    good = []
+    for path in files:
+        try:
+            patchcore.check_document(path.read_bytes(), filename=path.name)
+        except patchcore.NoHistoryError:
+            good.append(path)  # copied unchanged by both
+        except patchcore.PatchcoreError:
+            continue
+        else:
+            good.append(path)
+    return good
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "processes"])
+def test_samples_match_the_cli(tmp_path: Path, scheduler: str) -> None:
+    files = readable(inputs_from(SAMPLES, tmp_path / "in"))
+    for path in set((tmp_path / "in").iterdir()) - set(files):
+        path.unlink()
+    expected = cli_fixed(files, tmp_path / "cli")
+    repairs = dask_fixed(str(tmp_path / "in" / "*"), tmp_path / "out", scheduler)
+    assert len(repairs) == len(files)
+    for name, data in expected.items():
+        assert (tmp_path / "out" / name).read_bytes() == data, name
+    assert sum(r.fixed for r in repairs) > 0
+
+
+def test_a_corpus_cut_into_blocks_matches_the_cli(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for dialect in ("langchain", "openai-chat"):
+        data = b"".join(corpus_lines(dialect=dialect, conversations=60, seed=5))
+        (folder / f"{dialect}.jsonl").write_bytes(b"\xef\xbb\xbf" + data[:-1])  # BOM, no EOL
+    files = sorted(folder.iterdir())
+    expected = cli_fixed(files, tmp_path / "cli")
+    repairs = dask_fixed(str(folder / "*.jsonl"), tmp_path / "out", "sync", blocksize=50_000)
+    assert all(r.blocks > 10 for r in repairs)
+    for name, data in expected.items():
+        assert (tmp_path / "out" / name).read_bytes() == data, name
+
+
+def test_the_shared_corpus_matches_the_cli(tmp_path: Path, corpus: Path) -> None:
+    files = readable(inputs_from(CORPUS, tmp_path / "in"))
+    for path in set((tmp_path / "in").iterdir()) - set(files):
+        path.unlink()
+    expected = cli_fixed(files, tmp_path / "cli")
+    dask_fixed(str(tmp_path / "in" / "*"), tmp_path / "out", "sync", blocksize=4096)
+    for name, data in expected.items():
+        assert (tmp_path / "out" / name).read_bytes() == data, name
+
+
+def test_a_broken_file_fails_its_task(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = b"".join(corpus_lines(dialect="langchain", conversations=10, seed=2))
+    (folder / "broken.jsonl").write_bytes(data[:-20] + b"\n" + data)
+    with pytest.raises(patchcore.DecodeError):
+        dask_fixed(str(folder / "*.jsonl"), tmp_path / "out", "sync", blocksize=20_000)
