@@ -14,6 +14,8 @@ from patchcore.model import Applicability, Delete, Edit, Finding, Fix, Insert, M
 from patchcore.rules import DEFAULT_TEXTS, RULES, RuleSelection, render_text
 
 _QUICK_RULES = frozenset({"TP001", "TP002", "TP003"})
+#: The rules a dialect's `Dialect.shape_defects` reports.
+SHAPE_RULES = frozenset({"TP106", "TP107"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +53,15 @@ class Options:
         )
 
 
+def _tool_name(defect: Defect) -> str | None:
+    """The tool's name, from the call, or from a result that answers none (Gemini)."""
+    if defect.call is not None:
+        return defect.call.name
+    return defect.result.name if defect.result is not None else None
+
+
 def _tool(defect: Defect) -> str:
-    name = defect.call.name if defect.call is not None else None
+    name = _tool_name(defect)
     return f"'{name}'" if name else "of unknown tool"
 
 
@@ -70,7 +79,11 @@ def _describe(defect: Defect) -> str:
         if defect.call is not None and not defect.call.answerable:
             text += "; a result of this kind cannot be truthfully made up"
         return text
-    result = f"tool result for id {ident}" if ident else f"tool result for {_tool(defect)} (no id)"
+    name = _tool_name(defect)
+    if ident:
+        result = f"tool result for id {ident}"
+    else:
+        result = f"tool result for '{name}' (no id)" if name else "tool result (no id, no name)"
     return {
         "TP101": f"{result} answers no earlier call",
         "TP102": f"{result} is out of place: {defect.reason}",
@@ -89,7 +102,9 @@ def collect(
     dialect: Dialect,
     options: Options,
 ) -> list[Defect]:
-    """Every defect of the list, in message order."""
+    """Every defect of the list that ``options`` selects, in message order (the placement and
+    shape checks of the strict rules are not run when none of their rules is selected)."""
+    selected = options.selection.codes
     defects: list[Defect] = []
     for dangling in pairing.dangling:
         call = dangling.call
@@ -106,7 +121,7 @@ def collect(
         )
     for code, refs in (("TP101", pairing.orphans), ("TP103", pairing.duplicates)):
         defects += [Defect(code, r.message_index, r.result.path, result=r.result) for r in refs]
-    for answer in pairing.answers:
+    for answer in pairing.answers if "TP102" in selected else ():
         reason = dialect.misplaced(messages, views, answer)
         if reason is not None:
             defects.append(
@@ -123,7 +138,8 @@ def collect(
             )
     for code, calls in (("TP104", pairing.reused), ("TP105", pairing.keyless)):
         defects += [Defect(code, c.message_index, c.call.path, c.call, c.call_index) for c in calls]
-    defects += dialect.shape_defects(messages, views)
+    if not selected.isdisjoint(SHAPE_RULES):
+        defects += dialect.shape_defects(messages, views)
     # Message order; within a message, calls in call order, then its results in their order.
     results = {
         (index, id(result)): rank

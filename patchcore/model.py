@@ -75,11 +75,14 @@ class ToolResult:
         path: What to remove from its message to drop this result: ``()`` when the result is
             the whole message (a tool message), the block's path when it is one block of many.
         keyed: The key is the id written in the file (not a Gemini name-and-position key).
+        name: The tool name the result gives, where it has one and no id (Gemini): what a
+            report calls a result that answers no call.
     """
 
     key: str
     path: Pointer = ()
     keyed: bool = True
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,3 +75,31 @@ def test_a_second_response_for_an_answered_call_is_a_duplicate() -> None:
         ("user", [response("get_weather", "11C"), response("get_weather", "12C")]),
     )
     assert codes(data, select=["ALL"]) == [("TP103", ("contents", 1))]
+
+
+def test_an_extra_response_never_answers_another_turns_call() -> None:
+    """Found by the strict-rule properties: positional keys (name and position) were shared by
+    every call turn, so a second response to the last turn's only call paired with the first
+    turn's open call of that name, and the fix's output re-read as still dangling."""
+    data = history(
+        ("user", [response("get_weather", "stale"), {"text": "hi"}]),
+        ("model", [call("get_weather", n=1), call("get_weather", n=2)]),
+        ("model", [{"text": "thinking"}]),
+        ("user", [{"text": "and?"}]),
+        ("model", [call("get_weather", n=3)]),
+        ("user", [response("get_weather", "11C"), response("get_weather", "12C")]),
+    )
+    assert codes(data, select=["ALL"]) == [
+        ("TP101", ("contents", 0)),
+        ("TP001", ("contents", 1)),
+        ("TP001", ("contents", 1)),
+        ("TP103", ("contents", 5)),
+    ]
+    messages = [f.message for f in patchcore.check_document(data, select=["ALL"]).findings]
+    assert messages[0] == "tool result for 'get_weather' (no id) answers no earlier call"
+    repaired = patchcore.fix_document(data, select=["ALL"])
+    assert repaired.output is not None
+    assert codes(repaired.output, select=["ALL"]) == [
+        ("TP101", ("contents", 0)),
+        ("TP103", ("contents", 6)),
+    ]

@@ -27,7 +27,7 @@ from patchcore.dialects.base import (
     optional_name,
     tag,
 )
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
 
 ROLES = frozenset({"user", "model", "function"})
 CALL_KEYS = ("functionCall", "function_call")
@@ -120,7 +120,9 @@ class Gemini(BlockDialect):
                 fields = entry(raw, (*pointer, "parts", k, key))
                 ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
                 name = optional_name(fields.get("name"))
-                positional = f"{name or ''}#{names[name or '']}"
+                # Unique to this turn: a response to another turn's call of the same name and
+                # position must never pair with this one.
+                positional = f"{format_pointer(pointer)}:{name or ''}#{names[name or '']}"
                 names[name or ""] += 1
                 calls.append(
                     ToolCall(id=ident, name=name, path=("parts", k), key=ident or positional)
@@ -191,5 +193,5 @@ def _match(
             key = calls[candidates[0]].key or ""  # its call is answered already: a duplicate
         else:
             key = ident or f"unanswered:{name or ''}"
-        results.append(ToolResult(key, ("parts", part), keyed=key == ident))
+        results.append(ToolResult(key, ("parts", part), keyed=key == ident, name=name))
     return tuple(results)
