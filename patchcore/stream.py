@@ -34,6 +34,7 @@ from patchcore.document import (
 from patchcore.errors import DecodeError
 from patchcore.locate import classify
 from patchcore.model import Finding
+from patchcore.sessions import session_format
 
 #: Inputs up to this size are read whole (where streaming would gain nothing).
 WHOLE_LIMIT = 8 * 2**20
@@ -57,6 +58,10 @@ class Batch:
     offset: int = 0
 
 
+#: Told, after each batch (or once, for an input read whole), how many more bytes of the input
+#: are done and how many message lists and findings they held.
+Progress = Callable[[int, int, int], None]
+
 #: Maps a function over batches lazily and in order, like the built-in ``map`` (the default)
 #: or a process pool's ordered map.
 Mapper = Callable[[Callable[[Batch], RecordsResult], Iterable[Batch]], Iterable[RecordsResult]]
@@ -76,7 +81,8 @@ def process_batch(batch: Batch, *, options: Options, fix: bool) -> RecordsResult
 def independent_lines(head: bytes | bytearray, *, options: Options) -> bool:
     """Whether an input that starts with ``head`` (at least its first non-blank line and the
     start of the next) is JSON Lines whose lines can be checked and repaired each on its own:
-    records that hold conversations, not the messages of one conversation. It decides as
+    records that hold conversations, not the messages of one conversation or the events of an
+    agent session. It decides as
     `patchcore.document.run` decides for the whole input, so either way gives the same bytes.
     """
     start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
@@ -87,6 +93,8 @@ def independent_lines(head: bytes | bytearray, *, options: Options) -> bool:
         value = parse(bytes(head[start : end if end >= 0 else len(head)]))
     except DecodeError:
         return False  # a document (its first line is not a value), or a broken input
+    if session_format(value, options) is not None:
+        return False  # an agent session log: its conversations run across its lines
     return classify([value], dialects_for(options)) is None
 
 
@@ -96,7 +104,8 @@ class Stream:
 
     Every chunk is consumed once; at most ``whole_limit`` bytes plus the batches in flight are
     held at a time when the input is streamed. ``mapper`` runs `process_batch` over the batches
-    (a process pool's ordered map spreads them over cores).
+    (a process pool's ordered map spreads them over cores); ``progress`` hears of each batch
+    done.
     """
 
     def __init__(
@@ -107,6 +116,7 @@ class Stream:
         options: Options,
         fix: bool,
         mapper: Mapper = map,
+        progress: Progress | None = None,
         whole_limit: int = WHOLE_LIMIT,
         batch_bytes: int = BATCH_BYTES,
     ) -> None:
@@ -115,6 +125,7 @@ class Stream:
         self._options = options
         self._fix = fix
         self._mapper = mapper
+        self._progress = progress
         self._whole_limit = whole_limit
         self._batch_bytes = batch_bytes
         self._report: Report | None = None
@@ -150,6 +161,8 @@ class Stream:
 
     def _whole(self, data: bytes) -> Iterator[bytes]:
         self._report = run(data, filename=self._filename, options=self._options, fix=self._fix)
+        if self._progress is not None:
+            self._progress(len(data), len(self._report.lists), len(self._report.findings))
         if self._fix:
             yield data if self._report.output is None else self._report.output
 
@@ -177,9 +190,12 @@ class Stream:
         for result in self._mapper(work, batches()):
             data = in_flight.popleft()
             totals.add(result)
+            if self._progress is not None:
+                done = len(separator) + len(data)
+                self._progress(done, len(result.lists), len(result.findings))
             if self._fix:
                 yield separator + (data if result.output is None else result.output)
-                separator = b"\n"
+            separator = b"\n"
         if not totals.lists:
             raise no_history(None)
         self._report = totals.report()

@@ -13,6 +13,7 @@ toolpatch's byte splicing reproduces them exactly.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -3225,6 +3226,360 @@ def strict_cases() -> list[Case]:
     )
 
 
+# -- Agent session logs (issue 8) ---------------------------------------------------------
+# Claude Code sessions and Codex rollouts, written compactly with raw UTF-8 as both tools write
+# them. Each repair is stated in full: the new Claude Code line copies the session keys and the
+# timestamp of the assistant line it follows, hangs off that line (whose children now hang off
+# it), and its uuid is the UUIDv5 of "<sessionId>/<first call id>" in the namespace below (part
+# of the contract: the same input always gets the same line). A Codex output line carries the
+# timestamp of its call's line.
+
+SESSION_NAMESPACE = uuid.UUID("d29615cb-3faa-4cdb-b1da-085978a7e22a")
+SESSION_ID = "7c1e4b52-0d3a-4f7e-9a61-2b8f0c9d4e13"
+CLAUDE_SESSION = {
+    "isSidechain": False,
+    "userType": "external",
+    "cwd": "/home/ana/shop",
+    "sessionId": SESSION_ID,
+    "version": "2.1.38",
+    "gitBranch": "main",
+    "slug": "brisk-orange-otter",
+}
+compact_jsonl = jsonl(separators=(",", ":"), ensure_ascii=False)
+
+
+def line_uuid(number: int) -> str:
+    """A line's uuid, readable in the samples."""
+    return f"6b0e4a1c-2d3f-4a5b-8c6d-{number:012x}"
+
+
+def at(second: int) -> str:
+    return f"2026-02-10T21:12:{second:02d}.000Z"
+
+
+def cc_assistant(
+    number: int, parent: int, message_id: str, block: dict[str, Any], *, sidechain: bool = False
+) -> dict[str, Any]:
+    """One assistant line: one content block of the API message ``message_id``."""
+    return {
+        "parentUuid": line_uuid(parent),
+        **CLAUDE_SESSION,
+        "isSidechain": sidechain,
+        "message": {
+            "model": "claude-opus-4-6",
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 3, "output_tokens": 12},
+        },
+        "requestId": "req_" + message_id.removeprefix("msg_"),
+        "type": "assistant",
+        "uuid": line_uuid(number),
+        "timestamp": at(number),
+    }
+
+
+def cc_user(
+    number: int, parent: int | None, content: Any, *, sidechain: bool = False, **extra: Any
+) -> dict[str, Any]:
+    """One user line (a prompt, or tool results with their ``extra`` keys)."""
+    return {
+        "parentUuid": None if parent is None else line_uuid(parent),
+        **CLAUDE_SESSION,
+        "isSidechain": sidechain,
+        "type": "user",
+        "message": {"role": "user", "content": content},
+        "uuid": line_uuid(number),
+        "timestamp": at(number),
+        **extra,
+    }
+
+
+def cc_result(
+    number: int, parent: int, call_id: str, output: str, *, source: int, sidechain: bool = False
+) -> dict[str, Any]:
+    """A tool result line as Claude Code writes it (hanging off the line of its call)."""
+    block = {"tool_use_id": call_id, "type": "tool_result", "content": output, "is_error": False}
+    return cc_user(
+        number,
+        parent,
+        [block],
+        sidechain=sidechain,
+        toolUseResult={"stdout": output, "stderr": "", "interrupted": False},
+        sourceToolAssistantUUID=line_uuid(source),
+    )
+
+
+def cc_progress(number: int, parent: int, call_id: str) -> dict[str, Any]:
+    """A hook progress event of a running tool."""
+    return {
+        "parentUuid": line_uuid(parent),
+        **CLAUDE_SESSION,
+        "type": "progress",
+        "data": {"type": "hook_progress", "hookEvent": "PreToolUse", "hookName": "PreToolUse:Bash"},
+        "toolUseID": call_id,
+        "parentToolUseID": call_id,
+        "uuid": line_uuid(number),
+        "timestamp": at(number),
+    }
+
+
+def cc_repair(after: dict[str, Any], *results: tuple[str, str, str]) -> dict[str, Any]:
+    """The line a correct repair adds after the assistant line ``after``: one error
+    ``tool_result`` per ``(template, name, call id)``."""
+    blocks = [anthropic_result(template, name, call_id) for template, name, call_id in results]
+    first_call = results[0][2]
+    return {
+        "parentUuid": after["uuid"],
+        **CLAUDE_SESSION,
+        "isSidechain": after["isSidechain"],
+        "type": "user",
+        "message": {"role": "user", "content": blocks},
+        "uuid": str(uuid.uuid5(SESSION_NAMESPACE, f"{SESSION_ID}/{first_call}")),
+        "timestamp": after["timestamp"],
+    }
+
+
+def repointed(line: dict[str, Any], parent: dict[str, Any]) -> dict[str, Any]:
+    """``line`` hanging off ``parent`` instead (only ``parentUuid`` changes)."""
+    return {**line, "parentUuid": parent["uuid"]}
+
+
+def claude_code_cases() -> list[Case]:
+    snapshot = {
+        "type": "file-history-snapshot",
+        "messageId": line_uuid(1),
+        "snapshot": {"messageId": line_uuid(1), "trackedFileBackups": {}, "timestamp": at(1)},
+        "isSnapshotUpdate": False,
+    }
+    parallel = [
+        snapshot,
+        cc_user(1, None, "Wetter in Lissabon und Porto, und wie spät ist es in Lissabon?"),
+        cc_assistant(2, 1, "msg_01Par", {"type": "thinking", "thinking": "", "signature": "EqQB"}),
+        cc_assistant(3, 2, "msg_01Par", {"type": "text", "text": "Ich schaue nach."}),
+        cc_assistant(4, 3, "msg_01Par", tool_use("toolu_01WxLis", "get_weather", city="Lisbon")),
+        cc_progress(5, 4, "toolu_01WxLis"),
+        cc_assistant(6, 5, "msg_01Par", tool_use("toolu_01WxPor", "get_weather", city="Porto")),
+        cc_assistant(7, 6, "msg_01Par", tool_use("toolu_01TmLis", "get_time", tz="Europe/Lisbon")),
+        cc_result(8, 4, "toolu_01WxLis", "21°C, sonnig", source=4),
+        cc_result(9, 7, "toolu_01TmLis", "22:12", source=7),
+        cc_assistant(10, 9, "msg_01Ans", {"type": "text", "text": "Lissabon: 21°C, 22:12 Uhr."}),
+    ]
+    parallel_fix = cc_repair(parallel[7], (TP001, "get_weather", "toolu_01WxPor"))
+    parallel_fixed = inserted(
+        [*parallel[:9], repointed(parallel[9], parallel_fix), *parallel[10:]],
+        [(7, parallel_fix)],
+    )
+
+    interrupt = [
+        cc_user(1, None, "Run the test suite, then commit."),
+        cc_assistant(2, 1, "msg_01Run", {"type": "text", "text": "Running the tests first."}),
+        cc_assistant(
+            3, 2, "msg_01Run", tool_use("toolu_01PyTst", "Bash", command="pytest -x", timeout=600)
+        ),
+        cc_progress(4, 3, "toolu_01PyTst"),
+        cc_user(5, 4, [{"type": "text", "text": "[Request interrupted by user]"}]),
+        cc_user(6, 5, "Skip the tests, just commit."),
+        cc_assistant(
+            7, 6, "msg_01Cmt", tool_use("toolu_01GitCm", "Bash", command="git commit -am wip")
+        ),
+        cc_result(8, 7, "toolu_01GitCm", "[main 4f2a9c1] wip", source=7),
+        cc_assistant(9, 8, "msg_01Don", {"type": "text", "text": "Committed as 4f2a9c1."}),
+    ]
+    interrupt_fix = cc_repair(interrupt[2], (TP001, "Bash", "toolu_01PyTst"))
+    interrupt_fixed = inserted(
+        [*interrupt[:3], repointed(interrupt[3], interrupt_fix), *interrupt[4:]],
+        [(2, interrupt_fix)],
+    )
+
+    side = {"sidechain": True}
+    sidechain = [
+        cc_user(1, None, "Find the TODO comments and summarise them."),
+        cc_assistant(2, 1, "msg_01Mai", {"type": "text", "text": "I'll ask an agent."}),
+        cc_assistant(
+            3, 2, "msg_01Mai", tool_use("toolu_01Task", "Task", prompt="List TODOs in src/")
+        ),
+        cc_user(11, None, "List TODOs in src/", **side),
+        cc_assistant(12, 11, "msg_01Sd1", tool_use("toolu_01Grep", "Grep", pattern="TODO"), **side),
+        cc_result(13, 12, "toolu_01Grep", "src/cart.py:12\nsrc/tax.py:40", source=12, **side),
+        cc_assistant(
+            14, 13, "msg_01Sd2", tool_use("toolu_01Read", "Read", file_path="src/cart.py"), **side
+        ),
+        cc_result(4, 3, "toolu_01Task", "Agent stopped before it finished.", source=3),
+        cc_assistant(5, 4, "msg_01Sum", {"type": "text", "text": "Two TODOs, in cart and tax."}),
+    ]
+    sidechain_fix = cc_repair(sidechain[6], (TP002, "Read", "toolu_01Read"))
+    return [
+        Case(
+            "claude-code/parallel-split.jsonl",
+            parallel,
+            compact_jsonl,
+            "Claude Code session: one response's three parallel tool_use blocks on three lines "
+            "(a hook's progress line among them); one result missing, the model answered anyway",
+            parallel_fixed,
+            [("TP001", "toolu_01WxPor")],
+        ),
+        Case(
+            "claude-code/interrupt.jsonl",
+            interrupt,
+            compact_jsonl,
+            "Claude Code session killed while a Bash call ran: the interrupt and the next prompt "
+            "came without a tool_result (the new line is chained in before the progress line)",
+            interrupt_fixed,
+            [("TP001", "toolu_01PyTst")],
+        ),
+        Case(
+            "claude-code/sidechain.jsonl",
+            sidechain,
+            compact_jsonl,
+            "Claude Code session with a subagent kept inline (isSidechain): its last call has no "
+            "result; the main thread, interleaved with it, is complete",
+            inserted(sidechain, [(6, sidechain_fix)]),
+            [("TP002", "toolu_01Read")],
+        ),
+    ]
+
+
+def rollout(second: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """One Codex rollout line."""
+    return {"timestamp": f"2026-05-12T10:00:{second:02d}.000Z", "type": kind, "payload": payload}
+
+
+def codex_item(second: int, payload: dict[str, Any]) -> dict[str, Any]:
+    return rollout(second, "response_item", payload)
+
+
+def codex_event(second: int, payload: dict[str, Any]) -> dict[str, Any]:
+    return rollout(second, "event_msg", payload)
+
+
+def codex_user(second: int, prompt: str) -> list[dict[str, Any]]:
+    """A user prompt: its event, and the message item the model sees."""
+    return [
+        codex_event(second, {"type": "user_message", "message": prompt, "images": []}),
+        codex_item(
+            second,
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": prompt}],
+            },
+        ),
+    ]
+
+
+def exec_call(call_id: str, command: str) -> dict[str, Any]:
+    arguments = json.dumps({"cmd": command, "workdir": "/home/ana/shop"})
+    return {
+        "type": "function_call",
+        "name": "exec_command",
+        "arguments": arguments,
+        "call_id": call_id,
+    }
+
+
+def codex_output(second: int, template: str, name: str, call_id: str, kind: str) -> dict[str, Any]:
+    """The output line a correct repair adds (the call line's timestamp)."""
+    return codex_item(second, responses_output(template, name, call_id, kind))
+
+
+def codex_cases() -> list[Case]:
+    meta = rollout(
+        0,
+        "session_meta",
+        {
+            "id": "019e1695-0522-7c83-8b39-0dd379793f80",
+            "timestamp": "2026-05-12T09:59:58.000Z",
+            "cwd": "/home/ana/shop",
+            "originator": "codex_cli_rs",
+            "cli_version": "0.128.0",
+            "model_provider": "openai",
+        },
+    )
+    context = rollout(1, "turn_context", {"turn_id": "turn-1", "cwd": "/home/ana/shop"})
+    aborted = [
+        meta,
+        codex_event(1, {"type": "task_started", "turn_id": "turn-1"}),
+        context,
+        *codex_user(2, "Find the TODOs and show me git status."),
+        codex_item(3, {"type": "reasoning", "summary": [], "encrypted_content": "gAAAAABo0x"}),
+        codex_item(4, exec_call("call_7Hq2TodoRg", "rg -n TODO src")),
+        codex_item(5, exec_call("call_8Kp3GitSt", "git status --short")),
+        codex_item(
+            6,
+            {
+                "type": "function_call_output",
+                "call_id": "call_7Hq2TodoRg",
+                "output": "src/cart.py:12: # TODO: tax",
+            },
+        ),
+        codex_event(6, {"type": "exec_command_end", "call_id": "call_7Hq2TodoRg", "exit_code": 0}),
+        codex_event(7, {"type": "turn_aborted", "turn_id": "turn-1", "reason": "interrupted"}),
+        *codex_user(9, "Never mind git, just fix the TODO."),
+    ]
+    aborted_fix = codex_output(5, TP001, "exec_command", "call_8Kp3GitSt", "function_call_output")
+    patch = "*** Begin Patch\n*** Update File: VERSION\n-1.3.0\n+1.4.0\n*** End Patch"
+    shell = {
+        "type": "local_shell_call",
+        "id": "lsh_68c2a1",
+        "call_id": "call_9Zt4GitTag",
+        "status": "in_progress",
+        "action": {"type": "exec", "command": ["git", "tag", "v1.4.0"], "timeout_ms": 10000},
+    }
+    custom = [
+        meta,
+        context,
+        *codex_user(2, "Bump the version to 1.4.0 and tag it."),
+        codex_item(
+            3,
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_5Rw1Patch",
+                "name": "apply_patch",
+                "input": patch,
+            },
+        ),
+        codex_event(4, {"type": "turn_aborted", "turn_id": "turn-1", "reason": "interrupted"}),
+        *codex_user(5, "Only tag it, leave VERSION alone."),
+        codex_item(6, shell),
+    ]
+    custom_fixes = [
+        (
+            4,
+            codex_output(3, TP001, "apply_patch", "call_5Rw1Patch", "custom_tool_call_output"),
+        ),
+        (
+            8,
+            codex_output(6, TP002, "local_shell_call", "call_9Zt4GitTag", "function_call_output"),
+        ),
+    ]
+    return [
+        Case(
+            "codex/aborted-turn.jsonl",
+            aborted,
+            compact_jsonl,
+            "Codex rollout: a turn aborted between two parallel exec_command calls, one output "
+            "recorded; the next prompt followed (event lines kept as they are)",
+            inserted(aborted, [(8, aborted_fix)]),
+            [("TP001", "call_8Kp3GitSt")],
+        ),
+        Case(
+            "codex/patch-and-shell.jsonl",
+            custom,
+            compact_jsonl,
+            "Codex rollout: an apply_patch custom_tool_call cut off by a new prompt, and a "
+            "local_shell_call still running at the end (answered with a function_call_output, "
+            "as Codex does)",
+            inserted(custom, custom_fixes),
+            [("TP001", "call_5Rw1Patch"), ("TP002", "call_9Zt4GitTag")],
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     """Every sample, in a stable order."""
     return (
@@ -3236,6 +3591,8 @@ def all_cases() -> list[Case]:
         + bedrock_cases()
         + mixed_cases()
         + strict_cases()
+        + claude_code_cases()
+        + codex_cases()
     )
 
 

@@ -1,0 +1,181 @@
+"""Codex CLI rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``): one record a line.
+
+Each line is ``{"timestamp", "type", "payload"}``. The conversation is the ``payload`` of the
+``response_item`` lines, in file order: Responses API items, paired as the OpenAI Responses
+dialect pairs them (on ``call_id``). ``session_meta``, ``turn_context``, ``event_msg`` and
+``compacted`` lines are events: kept as they are, never paired. Codex rebuilds a resumed
+session's history from the ``response_item`` lines alone (codex-rs
+``reconstruct_history_from_rollout``), so a call closed only by an ``event_msg`` (an
+``*_end`` event) has no output when the session resumes.
+
+Repair: a new ``response_item`` line per missing output, where the dialect puts the output (after
+the call's model turn and its existing outputs), carrying the call line's ``timestamp``. Codex
+answers a ``local_shell_call`` with a ``function_call_output`` (codex-rs ``normalize.rs`` does
+the same for the outputs it finds missing), so unlike a plain Responses list, all three kinds of
+call Codex runs get one. Strict fixes (dropping an orphan output line) are line edits too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from patchcore.analyze import Options, check_list
+from patchcore.dialects.base import ListContext, tag
+from patchcore.dialects.openai_responses import OpenAIResponses
+from patchcore.document import ListReport
+from patchcore.errors import ShapeError, json_kind
+from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
+from patchcore.sessions.layout import (
+    Analysis,
+    SessionFormat,
+    SessionLine,
+    odd_line,
+    place,
+    relocated,
+    unread,
+)
+
+LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+SHELL_CALL = "local_shell_call"
+
+
+class CodexItems(OpenAIResponses):
+    """The Responses items of a rollout, where a local shell call is answered like a function."""
+
+    def view(self, message: Any, pointer: Pointer) -> MessageView:
+        view = super().view(message, pointer)
+        if tag(message, "type") != SHELL_CALL:
+            return view
+        return replace(view, calls=tuple(replace(c, answerable=True) for c in view.calls))
+
+    def result_message(
+        self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        if tag(caller, "type") == SHELL_CALL:
+            return {"type": "function_call_output", "call_id": call.id, "output": text}
+        return super().result_message(caller, call, text, style)
+
+
+CODEX_ITEMS = CodexItems()
+
+
+class Codex(SessionFormat):
+    """Codex CLI rollout JSONL."""
+
+    name = "codex"
+    title = "Codex rollout"
+    recognised_by = (
+        "JSON Lines of `{timestamp, type, payload}` with `type` session_meta / response_item / "
+        "event_msg / turn_context / compacted; Responses items in the `response_item` payloads"
+    )
+    containers = "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`"
+    framing = "codex-rollout"
+    dialect = CODEX_ITEMS
+
+    def recognises(self, value: dict[str, Any]) -> bool:
+        return tag(value, "type") in LINE_TYPES
+
+    def analyse(self, lines: Sequence[SessionLine], options: Options, *, fixing: bool) -> Analysis:
+        notes: list[ListReport] = []
+        items: list[SessionLine] = []
+        for line in lines:
+            odd = odd_line(line)
+            kind = tag(line.value, "type")
+            if odd is not None:
+                notes.append(odd)
+            elif kind == "response_item" and isinstance(line.value.get("payload"), dict):
+                items.append(line)
+            elif kind == "response_item":
+                payload = json_kind(line.value.get("payload"))
+                notes.append(unread(line, f"a response_item whose payload is {payload}"))
+            elif kind not in LINE_TYPES:
+                what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
+                notes.append(unread(line, what))
+        payloads = [line.value["payload"] for line in items]
+        try:
+            found = check_list(
+                payloads,
+                dialect=CODEX_ITEMS,
+                context=ListContext(()),
+                options=options,
+                plan_unsafe=options.unsafe_fixes or not fixing,
+            )
+        except ShapeError as error:
+            line = items[int(error.path[0])]
+            raise relocated(error, line.record, ("payload", *error.path[1:])) from None
+        first = items[0].record.line if items else 1
+        listed = ListReport("", first, CODEX_ITEMS.name, len(payloads), None)
+        edits = _LineEdits(items, next(line for line in lines if isinstance(line.value, dict)))
+        findings = []
+        for finding in found:
+            line = items[finding.message_index]
+            row, column = place(line.record, ("payload", *finding.call_path))
+            findings.append(
+                replace(
+                    finding,
+                    message_path=("payload",),
+                    line=row,
+                    column=column,
+                    fix=edits.fix(finding.fix),
+                )
+            )
+        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
+        return Analysis(tuple(reports), tuple(findings))
+
+
+class _LineEdits:
+    """Turns edits of the item list into edits of the file's lines (each edit once, so that the
+    fixes sharing an edit still share it).
+
+    The file's first JSON object is never removed: it is what makes the file read as a rollout
+    (a damaged one may begin with an orphan output), and the repaired file must read as one too.
+    """
+
+    def __init__(self, items: Sequence[SessionLine], first: SessionLine) -> None:
+        self.items = items
+        self.first = first.position
+        self.done: dict[int, Edit] = {}
+
+    def fix(self, fix: Fix | None) -> Fix | None:
+        if fix is None:
+            return None
+        edits = tuple(self._edit(edit) for edit in fix.edits)
+        if Delete((self.first,)) in edits:
+            return None
+        return replace(fix, edits=edits)
+
+    def _edit(self, edit: Edit) -> Edit:
+        if id(edit) not in self.done:
+            self.done[id(edit)] = self._translated(edit)
+        return self.done[id(edit)]
+
+    def _translated(self, edit: Edit) -> Edit:
+        """Responses results are whole items: their fixes add items beside the calls (new
+        lines) and drop whole items (lines)."""
+        if isinstance(edit, Insert):
+            assert not edit.array
+            after = self.items[edit.index - 1]
+            lines = tuple(self._line(value, edit.index) for value in edit.values)
+            return Insert((), after.position + 1, lines)
+        assert isinstance(edit, Delete) and len(edit.pointer) == 1
+        return Delete((self.items[int(edit.pointer[0])].position,))
+
+    def _line(self, item: Any, index: int) -> dict[str, Any]:
+        """A new ``response_item`` line for an item inserted at ``index``, with the timestamp
+        of the line of the call it answers (the nearest earlier item with its ``call_id``)."""
+        answered = item.get("call_id") if isinstance(item, dict) else None
+        caller = next(
+            (
+                line
+                for line in reversed(self.items[:index])
+                if line.value["payload"].get("call_id") == answered
+            ),
+            self.items[index - 1],
+        )
+        line: dict[str, Any] = {}
+        if "timestamp" in caller.value:
+            line["timestamp"] = caller.value["timestamp"]
+        line.update(type="response_item", payload=item)
+        return line

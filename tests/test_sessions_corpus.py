@@ -1,0 +1,190 @@
+"""The agent sessions of ../shared/corpus (claude-code/, codex/), read in place: no crash, the
+verdicts of SOURCES.md, and the one real capture taken while a tool ran, repaired so that it
+resumes.
+
+Where toolpatch and SOURCES.md could be read to disagree, the test says who is right and why.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import patchcore
+from tests.conftest import CORPUS
+from tests.provider_rules import anthropic
+
+pytestmark = pytest.mark.usefixtures("corpus")
+
+SESSIONS = sorted(
+    [*CORPUS.glob("claude-code/*.jsonl"), *CORPUS.glob("codex/*.jsonl")] if CORPUS.is_dir() else []
+)
+#: SOURCES.md verdict "clean" (or "already repaired", "no tools"): nothing to report, under
+#: every rule.
+CLEAN = [
+    "claude-code/cct-sample-session.jsonl",
+    "claude-code/claude-code-log-representative.jsonl",
+    "claude-code/claude-reliability-coverage-test-fix.jsonl",
+    "claude-code/claude-reliability-python-to-rust-port.jsonl",
+    "claude-code/codemie-incremental-turn-2.jsonl",
+    "claude-code/codemie-session-196820da.jsonl",
+    "claude-code/spotter-ae4a77f8-long-session.jsonl",
+    "claude-code/spotter-ae4a77f8-sidechain-agent.jsonl",
+    "claude-code/spotter-fa812bfe-acompact.jsonl",
+    "claude-code/spotter-short-rejected-parallel.jsonl",
+    "claude-code/spotter-subagent-session.jsonl",
+    "claude-code/spotter-tool-heavy-interrupted.jsonl",
+    "codex/codemie-rollout-019e1625.jsonl",
+    "codex/codemie-rollout-019e1695.jsonl",
+]
+TRUNCATED = "claude-code/codemie-incremental-turn-1-truncated.jsonl"
+LATER = "claude-code/codemie-incremental-turn-2.jsonl"
+OPEN_CALL = "toolu_bdrk_01NNGBKLENmr7j3TfUKZW7rz"
+
+
+def read(relative: str) -> bytes:
+    return (CORPUS / relative).read_bytes()
+
+
+def found(report: patchcore.Report) -> list[tuple[str, str | None]]:
+    return [(f.code, f.call_id) for f in report.findings]
+
+
+def records(data: bytes) -> list[Any]:
+    return [json.loads(line) for line in data.split(b"\n") if line.strip()]
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(CORPUS)))
+def test_every_session_is_read_as_a_session(path: Path) -> None:
+    report = patchcore.fix_document(path.read_bytes(), filename=path.name, select=["ALL"])
+    expected = "codex-rollout" if path.parent.name == "codex" else "claude-code-session"
+    assert report.framing == expected
+    assert [r for r in report.lists if not r.warning], "its conversation is found"
+
+
+@pytest.mark.parametrize("relative", CLEAN)
+def test_clean_sessions_report_nothing(relative: str) -> None:
+    """One conversation (the sidechain and compaction files: their agent's), nothing to report
+    under any rule: parallel results on lines of their own, calls of one response written
+    between results of its first calls, subagent traffic in progress lines and Claude Code's own
+    rejection results are all read as Claude Code sends them."""
+    report = patchcore.fix_document(read(relative), filename=relative, select=["ALL"])
+    assert report.findings == ()
+    assert report.output is None
+    assert [r.warning for r in report.lists] == [False]
+    assert report.lists[0].messages > 1
+
+
+def test_the_capture_taken_while_a_tool_ran_reports_its_one_open_call() -> None:
+    report = patchcore.check_document(read(TRUNCATED), filename=TRUNCATED)
+    assert found(report) == [("TP002", OPEN_CALL)]
+    assert report.findings[0].line == 25
+
+
+def test_its_repair_resumes() -> None:
+    """After the fix the parentUuid chain is intact (every parent is in the file, one chain from
+    the last line back to the root through every message line) and the main thread, as Claude
+    Code sends it, passes the Anthropic rules."""
+    data = read(TRUNCATED)
+    output = patchcore.fix_document(data, filename=TRUNCATED).output
+    assert output is not None
+    assert output.startswith(data), "the lines before are untouched; one line is added"
+    lines = records(output)
+    by_uuid = {line["uuid"]: line for line in lines if "uuid" in line}
+    assert len(by_uuid) == len([line for line in lines if "uuid" in line]), "uuids are unique"
+    assert all(line.get("parentUuid") in (None, *by_uuid) for line in lines)
+    chain, node = [], lines[-1]
+    while node is not None:
+        chain.append(node["uuid"])
+        node = by_uuid.get(node["parentUuid"]) if node["parentUuid"] else None
+    messages = [line for line in lines if line.get("type") in ("user", "assistant")]
+    assert [m["uuid"] for m in messages] == chain[::-1]
+    assert anthropic(api_messages(messages)) == []
+    assert anthropic(api_messages(messages[:-1])), "the validator sees the original's defect"
+    again = patchcore.fix_document(output, filename=TRUNCATED, select=["ALL"])
+    assert again.findings == ()
+    assert again.output is None
+
+
+def test_its_repair_stands_where_the_real_result_came_later() -> None:
+    """turn-2.jsonl is the same session after the tool finished: its real result line hangs off
+    the same line, in the same session, as the line toolpatch adds to turn-1."""
+    output = patchcore.fix_document(read(TRUNCATED), filename=TRUNCATED).output
+    assert output is not None
+    added = records(output)[-1]
+    real = records(read(LATER))[len(records(output)) - 1]
+    assert real["message"]["content"][0]["tool_use_id"] == OPEN_CALL
+    same = ("parentUuid", "isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
+    assert {k: added[k] for k in same} == {k: real[k] for k in same}
+    assert added["type"] == real["type"] == "user"
+    assert added["message"]["content"][0]["is_error"] is True
+
+
+def api_messages(lines: list[Any]) -> list[dict[str, Any]]:
+    """Main-thread user/assistant lines as API messages (consecutive lines of one role merged:
+    the capture has no parallel calls, so this is what Claude Code sends)."""
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        content = line["message"]["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if out and out[-1]["role"] == line["type"]:
+            out[-1]["content"] += blocks
+        else:
+            out.append({"role": line["type"], "content": list(blocks)})
+    return out
+
+
+def test_edge_cases_file_behaves_as_sources_describes() -> None:
+    """SOURCES.md: "dangling tool_use, result under misspelled key, non-object lines"; dangling
+    tool_edge_002 and toolu_todowrite_002. Both are found: the result for tool_edge_002 sits
+    under `contenst`, so Claude Code would not send it either. Every odd line is reported and
+    kept; the fix adds two lines and touches no other."""
+    relative = "claude-code/claude-code-log-edge-cases.jsonl"
+    data = read(relative)
+    report = patchcore.fix_document(data, filename=relative)
+    assert found(report) == [("TP001", "tool_edge_002"), ("TP002", "toolu_todowrite_002")]
+    warnings = {r.line: r.note for r in report.lists if r.warning}
+    assert sorted(warnings) == [10, 11, 13, 14, 15, 16, 18]
+    assert "no 'content'" in (warnings[10] or "")
+    assert report.output is not None
+    before, after = data.split(b"\n"), report.output.split(b"\n")
+    assert [line for line in after if line in before] == before
+    assert len(after) == len(before) + 2
+
+
+def test_spawn_and_wait_calls_closed_only_by_events_are_open() -> None:
+    """SOURCES.md counts call_spawn1 and call_wait1 as dangling and calls the file "calls closed
+    only by event_msg". toolpatch reports both as pending (TP002), and that is right for a resume:
+    Codex rebuilds the history from response_item lines only (codex-rs
+    `reconstruct_history_from_rollout` skips event_msg), so both calls reach the model without
+    an output."""
+    relative = "codex/codemie-turn-spawn-skill-dangling.jsonl"
+    report = patchcore.fix_document(read(relative), filename=relative)
+    assert found(report) == [("TP002", "call_spawn1"), ("TP002", "call_wait1")]
+    assert report.output is not None
+    added = [line for line in records(report.output) if line not in records(read(relative))]
+    assert [(a["payload"]["call_id"], a["timestamp"]) for a in added] == [
+        ("call_spawn1", "2026-05-12T10:00:03.000Z"),
+        ("call_wait1", "2026-05-12T10:00:10.000Z"),
+    ]
+
+
+def test_a_torn_rollout_line_is_reported_and_kept() -> None:
+    """SOURCES.md: "invalid JSON line". The line is reported (a warning with its line number);
+    the rest of the rollout, which holds no call, is clean."""
+    relative = "codex/claude-code-log-malformed-rollout.jsonl"
+    report = patchcore.fix_document(read(relative), filename=relative)
+    assert [(r.line, r.warning) for r in report.lists] == [(1, False), (3, True)]
+    assert report.findings == ()
+    assert report.output is None
+
+
+def test_the_agent_sdk_stream_is_no_session_log() -> None:
+    """The Claude Agent SDK stream capture (a JSON array of messages without roles) is not a
+    session log and is no format toolpatch reads: it is a located error, not a crash."""
+    relative = "claude-code/vercel-ai-claude-agent-sdk-subagent-stream.json"
+    with pytest.raises(patchcore.NoHistoryError):
+        patchcore.check_document(read(relative), filename=relative)

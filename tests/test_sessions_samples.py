@@ -1,0 +1,85 @@
+"""The repaired session samples pass their provider's rules, conversation by conversation.
+
+A session's conversations run across its event lines, so they are rebuilt here the way the
+issue describes Claude Code and Codex rebuilding them (not with toolpatch's reader): Claude Code
+keeps the user and assistant lines of each thread (main, or sidechain) in file order, lines of
+one response (``message.id``) making one assistant message and consecutive user lines one user
+message; Codex keeps the ``response_item`` payloads.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.provider_rules import anthropic, responses
+from tests.sample_cases import SAMPLES
+
+FIXED = sorted(
+    p.relative_to(SAMPLES).as_posix()
+    for folder in ("claude-code", "codex")
+    for p in (SAMPLES / folder).glob("*.fixed.jsonl")
+)
+
+
+def records(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def claude_threads(lines: list[Any]) -> list[list[dict[str, Any]]]:
+    """Each thread's API messages (the samples keep at most one sidechain inline)."""
+    threads: dict[bool, list[dict[str, Any]]] = {}
+    last_id: dict[bool, object] = {}
+    for line in lines:
+        if line.get("type") not in ("user", "assistant"):
+            continue
+        side = bool(line.get("isSidechain"))
+        out = threads.setdefault(side, [])
+        message = line["message"]
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        role = line["type"]
+        joins = role == "user" or message.get("id") == last_id.get(side)
+        if out and out[-1]["role"] == role and joins:
+            out[-1]["content"] += blocks
+        else:
+            out.append({"role": role, "content": list(blocks)})
+        last_id[side] = message.get("id") if role == "assistant" else None
+    return list(threads.values())
+
+
+def conversations(path: Path) -> list[tuple[str, list[Any]]]:
+    lines = records(path)
+    if path.parent.name == "codex":
+        items = [line["payload"] for line in lines if line["type"] == "response_item"]
+        return [("responses", [as_codex_runs_it(item) for item in items])]
+    return [("anthropic", thread) for thread in claude_threads(lines)]
+
+
+def as_codex_runs_it(item: dict[str, Any]) -> dict[str, Any]:
+    """Codex answers a ``local_shell_call`` with a ``function_call_output`` (peers.md §4, codex-rs
+    ``normalize.rs``): for the Responses rules it is a function call."""
+    return {**item, "type": "function_call"} if item["type"] == "local_shell_call" else item
+
+
+VALIDATORS = {"anthropic": anthropic, "responses": responses}
+
+
+def test_every_session_folder_has_repaired_samples() -> None:
+    assert {Path(p).parts[0] for p in FIXED} == {"claude-code", "codex"}
+
+
+@pytest.mark.parametrize("relative", FIXED)
+def test_repaired_session_passes_the_provider_rules(relative: str) -> None:
+    for provider, messages in conversations(SAMPLES / relative):
+        assert VALIDATORS[provider](messages) == [], f"{relative} ({provider})"
+
+
+@pytest.mark.parametrize("relative", FIXED)
+def test_its_input_breaks_them(relative: str) -> None:
+    source = SAMPLES / relative.replace(".fixed.", ".", 1)
+    broken = [v for kind, msgs in conversations(source) for v in VALIDATORS[kind](msgs)]
+    assert broken, f"{source.name} breaks no provider rule"
