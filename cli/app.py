@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import stat
 import sys
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, NoReturn, Optional
+from typing import IO, Annotated, NoReturn, Optional
 
 import typer
 
 import patchcore
-from cli.console import ColorMode, Printer, stderr_printer, wants_color
+from cli import config as configuration
+from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
+from cli.diff_view import print_diff
 from cli.exit_codes import ExitCode
-from cli.inputs import NoInputError, resolve
-from cli.report import Summary, render_outcome, render_summary
+from cli.inputs import NoInputError, Source, resolve
+from cli.parallel import ProcessMapper, available_cores
+from cli.progress import Progress, progress_wanted
+from cli.report import Summary, error_pieces, render_outcome, render_summary
+from cli.reporters import REPORTERS, OutputFormat, Reporter
 from cli.run import Mode, emit_stdout, process
-from patchcore.analyze import Options
-from patchcore.dialects import DIALECTS
+from cli.settings import RuleSettings
+from cli.summary_table import render_tables
+from patchcore.dialects import DIALECTS, Dialect
+from patchcore.sessions import SESSION_FORMATS, SessionFormat
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 clean or everything fixed; 1 findings remain (or --check/--diff would "
@@ -77,6 +87,17 @@ VerboseOpt = Annotated[
         help="Also print clean and skipped files, the message lists found and fixed findings.",
     ),
 ]
+JobsOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option(
+        "-j",
+        "--jobs",
+        min=1,
+        help="Worker processes for large JSON Lines corpora (streamed in batches). Default: "
+        "every core; small inputs never start workers.",
+        show_default=False,
+    ),
+]
 StdinFilenameOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
@@ -89,6 +110,39 @@ ColorOpt = Annotated[
     ColorMode,
     typer.Option("--color", help="Colour messages and diffs: auto (terminal only), always, never."),
 ]
+ConfigOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--config",
+        help="A configuration file (toolpatch.toml, or a pyproject.toml with a tool.toolpatch "
+        "table) to use instead of the one found, or a TOML 'KEY = VALUE' override "
+        "(repeatable).",
+        show_default=False,
+    ),
+]
+IsolatedOpt = Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")]
+ExitZeroOpt = Annotated[
+    bool,
+    typer.Option("--exit-zero", help="Exit 0 even when findings remain (errors still exit 2)."),
+]
+UnsafeFixesOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option(
+        "--unsafe-fixes/--no-unsafe-fixes",
+        help="Also apply the fixes that delete or move existing content (the TP1xx rules: "
+        "orphan and duplicate results dropped, misplaced ones moved); `show` marks them. "
+        "Default: off, or the configured unsafe-fixes.",
+        show_default=False,
+    ),
+]
+SkipNoHistoryOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-no-history",
+        help="Skip named files that hold no message history instead of failing, as files found "
+        "in a directory are (for pre-commit, which passes every staged .json file).",
+    ),
+]
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -98,77 +152,169 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [part for value in values for part in value.split(",") if part.strip()]
 
 
-def _options(
+def _rule_settings(
+    config: configuration.Config,
     select: list[str] | None,
     ignore: list[str] | None,
     dialect: str | None,
     *,
-    unsafe_fixes: bool = False,
-) -> Options:
+    unsafe_fixes: bool | None = None,
+) -> RuleSettings:
+    """Command line over configuration; bad command-line values are usage errors."""
+    rules = RuleSettings.merge(
+        config,
+        select=_split(select),
+        ignore=_split(ignore),
+        dialect=dialect,
+        unsafe_fixes=unsafe_fixes,
+    )
     try:
-        return patchcore.make_options(
-            select=_split(select), ignore=_split(ignore), dialect=dialect, unsafe_fixes=unsafe_fixes
-        )
+        rules.options_for()
     except patchcore.UnknownDialectError as exc:
         raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
     except patchcore.UnknownRuleError as exc:
         raise typer.BadParameter(exc.reason, param_hint="--select/--ignore") from None
+    return rules
+
+
+def _configuration(
+    configs: list[str] | None,
+    *,
+    isolated: bool,
+    paths: list[str] | None,
+    stdin_filename: str | None,
+) -> configuration.Config:
+    """The run's configuration; one that cannot be used ends the run with exit code 2."""
+    try:
+        return configuration.resolve(
+            configs or [], isolated=isolated, paths=paths or [], stdin_filename=stdin_filename
+        )
+    except configuration.ConfigError as exc:
+        sys.stderr.write(f"toolpatch: error: {exc}\n")
+        raise typer.Exit(ExitCode.ERROR) from None
+
+
+def _sources(paths: list[str] | None, *, stdin_filename: str | None, skip: bool) -> list[Source]:
+    """The inputs; with ``skip``, named files without a history are skipped, not errors."""
+    try:
+        sources = resolve(paths or [], stdin_filename=stdin_filename)
+    except NoInputError:
+        msg = "no input: give a PATH, or pipe data to stdin (- reads it explicitly)"
+        raise typer.BadParameter(msg, param_hint="PATH") from None
+    return [replace(source, explicit=False) for source in sources] if skip else sources
+
+
+def _size(source: Source) -> int | None:
+    """The input's size in bytes, when it is a regular file (not stdin, a pipe, a device)."""
+    try:
+        status = source.path.stat() if source.path is not None else None
+    except OSError:
+        return None
+    return status.st_size if status is not None and stat.S_ISREG(status.st_mode) else None
+
+
+def _report_streams(
+    stack: ExitStack, output_format: OutputFormat, output: Path | None
+) -> tuple[Reporter | None, Printer | None]:
+    """Where a check's report goes: a machine reporter (stdout or ``-o FILE``, binary), or for
+    the text format a plain printer when ``-o`` is given."""
+    to_file = output if output is not None and str(output) != "-" else None
+    if output_format is OutputFormat.TEXT:
+        if output is None:
+            return None, None
+        text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
+        return None, Printer(text, styled=False)
+    binary: IO[bytes] = (
+        sys.stdout.buffer if to_file is None else stack.enter_context(to_file.open("wb"))
+    )
+    return REPORTERS[output_format](binary), None
 
 
 def _run(
     mode: Mode,
     paths: list[str] | None,
     *,
-    options: Options,
+    rules: RuleSettings,
+    config: configuration.Config,
     output: Path | None,
     verbosity: int,
     stdin_filename: str | None,
     color: ColorMode,
+    skip_no_history: bool,
+    output_format: OutputFormat = OutputFormat.TEXT,
+    exit_zero: bool = False,
+    exit_non_zero_on_fix: bool = False,
+    jobs: int | None = None,
 ) -> int:
     printer = stderr_printer(color)
-    try:
-        sources = resolve(paths or [], stdin_filename=stdin_filename)
-    except NoInputError:
-        msg = "no input: give a PATH, or pipe data to stdin (- reads it explicitly)"
-        raise typer.BadParameter(msg, param_hint="PATH") from None
+    sources = _sources(paths, stdin_filename=stdin_filename, skip=skip_no_history)
     if mode is Mode.FIX and output is not None and len(sources) != 1:
         msg = f"needs exactly one input, got {len(sources)}"
         raise typer.BadParameter(msg, param_hint="--output")
+    if verbosity > 1 and config.path is not None:
+        printer.text(f"Using configuration {config.path}")
 
     diff_printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    stdout_product = mode is Mode.FIX_DIFF or (
+        mode is Mode.FIX and (str(output) == "-" or any(s.is_stdin for s in sources))
+    )
     outcomes = []
     with ExitStack() as stack:
-        report_to = None
-        if mode is Mode.CHECK and output is not None:
-            stream = sys.stdout if str(output) == "-" else stack.enter_context(output.open("w"))
-            report_to = Printer(stream, styled=False)
+        try:
+            # ``-o`` is the report of a check, but the repaired data of a fix (`process`).
+            reporter, report_to = (
+                _report_streams(stack, output_format, output)
+                if mode is Mode.CHECK
+                else (None, None)
+            )
+        except OSError as exc:
+            printer.line(error_pieces(str(output), f"cannot write the report: {exc.strerror}"))
+            return int(ExitCode.ERROR)
+        sizes = [_size(source) for source in sources]
+        show_bar = progress_wanted(
+            printer,
+            verbosity=verbosity,
+            machine_report=reporter is not None,
+            stdout_terminal_product=stdout_product and is_terminal(sys.stdout),
+        )
+        total = None if None in sizes else sum(size or 0 for size in sizes)
+        progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
+        workers = jobs if jobs is not None else available_cores()
+        pool = ProcessMapper(workers) if workers > 1 else None
+        if pool is not None:
+            stack.callback(pool.close)  # after an error or Ctrl-C too
         for source in sources:
             outcome = process(
                 source,
-                options=options,
+                options=rules.options_for(source.name),
                 mode=mode,
                 output=output if mode is Mode.FIX else None,
                 emit=emit_stdout,
+                pool=pool,
+                progress=lambda done, lists, findings: progress.advance(
+                    bytes_read=done, records=lists, findings=findings
+                ),
             )
             if outcome.diff is not None:
-                _print_diff(diff_printer, outcome.diff)
-            render_outcome(outcome, mode, printer, verbosity=verbosity, report_to=report_to)
+                print_diff(diff_printer, outcome.diff)
+            render_outcome(
+                outcome,
+                mode,
+                printer,
+                verbosity=verbosity,
+                report_to=report_to,
+                show_findings=reporter is None,
+            )
+            if reporter is not None:
+                reporter.add(outcome)
             outcomes.append(outcome)
+        if reporter is not None:
+            reporter.finish()
     summary = Summary(mode, outcomes)
+    if reporter is None:
+        render_tables(summary, printer, verbosity=verbosity)
     render_summary(summary, printer, verbosity=verbosity)
-    return int(summary.exit_code())
-
-
-_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
-
-
-def _print_diff(printer: Printer, diff: str) -> None:
-    if not printer.styled:
-        printer.raw(diff)
-        return
-    for line in diff.splitlines():
-        style = next((s for prefix, s in _DIFF_STYLES if line.startswith(prefix)), "")
-        printer.line(((line, style),))
+    return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))
 
 
 def _version(value: bool) -> None:
@@ -195,26 +341,54 @@ def check(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     dialect: DialectOpt = None,
-    output: Annotated[
-        Optional[Path],  # noqa: UP045
+    output_format: Annotated[
+        Optional[OutputFormat],  # noqa: UP045
         typer.Option(
-            "-o", "--output", help="Write the findings to FILE (- for stdout) instead of stderr."
+            "--output-format",
+            envvar="TOOLPATCH_OUTPUT_FORMAT",
+            help="How to report findings: text (for people, on stderr), json, jsonl, github "
+            "(workflow annotations) or sarif, on stdout or -o FILE. Default: text, or the "
+            "configured output-format.",
+            show_default=False,
         ),
     ] = None,
+    output_file: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "-o",
+            "--output-file",
+            "--output",
+            help="Write the report to FILE (- for stdout) instead of stdout (machine formats) or "
+            "stderr (text).",
+            show_default=False,
+        ),
+    ] = None,
+    exit_zero: ExitZeroOpt = False,
+    config: ConfigOpt = None,
+    isolated: IsolatedOpt = False,
+    skip_no_history: SkipNoHistoryOpt = False,
+    jobs: JobsOpt = None,
     quiet: QuietOpt = 0,
     verbose: VerboseOpt = 0,
     stdin_filename: StdinFilenameOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing."""
+    found = _configuration(config, isolated=isolated, paths=paths, stdin_filename=stdin_filename)
+    chosen = output_format or OutputFormat(found.output_format or OutputFormat.TEXT.value)
     return _run(
         Mode.CHECK,
         paths,
-        options=_options(select, ignore, dialect),
-        output=output,
+        rules=_rule_settings(found, select, ignore, dialect),
+        config=found,
+        output=output_file,
         verbosity=1 + verbose - quiet,
         stdin_filename=stdin_filename,
         color=color,
+        skip_no_history=skip_no_history,
+        output_format=chosen,
+        exit_zero=exit_zero,
+        jobs=jobs,
     )
 
 
@@ -238,15 +412,20 @@ def fix(
     ] = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
-    unsafe_fixes: Annotated[
+    unsafe_fixes: UnsafeFixesOpt = None,
+    dialect: DialectOpt = None,
+    exit_zero: ExitZeroOpt = False,
+    exit_non_zero_on_fix: Annotated[
         bool,
         typer.Option(
-            "--unsafe-fixes",
-            help="Also apply fixes that delete or move existing content (the TP1xx rules: "
-            "orphan and duplicate results dropped, misplaced ones moved).",
+            "--exit-non-zero-on-fix",
+            help="Exit 1 when anything was fixed, even if nothing remains (errors still exit 2).",
         ),
     ] = False,
-    dialect: DialectOpt = None,
+    config: ConfigOpt = None,
+    isolated: IsolatedOpt = False,
+    skip_no_history: SkipNoHistoryOpt = False,
+    jobs: JobsOpt = None,
     quiet: QuietOpt = 0,
     verbose: VerboseOpt = 0,
     stdin_filename: StdinFilenameOpt = None,
@@ -257,16 +436,71 @@ def fix(
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
+    found = _configuration(config, isolated=isolated, paths=paths, stdin_filename=stdin_filename)
     mode = Mode.FIX_DIFF if diff else Mode.FIX_CHECK if check else Mode.FIX
     return _run(
         mode,
         paths,
-        options=_options(select, ignore, dialect, unsafe_fixes=unsafe_fixes),
+        rules=_rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes),
+        config=found,
         output=output,
         verbosity=1 + verbose - quiet,
         stdin_filename=stdin_filename,
         color=color,
+        skip_no_history=skip_no_history,
+        exit_zero=exit_zero,
+        exit_non_zero_on_fix=exit_non_zero_on_fix,
+        jobs=jobs,
     )
+
+
+@app.command()
+def show(
+    path: Annotated[
+        str, typer.Argument(help="A history file, or - for stdin.", show_default=False)
+    ],
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    dialect: DialectOpt = None,
+    unsafe_fixes: UnsafeFixesOpt = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Show every message's text whole, not cut short.")
+    ] = False,
+    config: ConfigOpt = None,
+    isolated: IsolatedOpt = False,
+    stdin_filename: StdinFilenameOpt = None,
+    color: ColorOpt = ColorMode.AUTO,
+) -> int:
+    """Show a history as panels: defects marked, the fixes shown in place, nothing written.
+
+    One panel per message (its text, tool calls and results); the synthetic results that `fix`
+    would insert appear where it would put them. Exit 0 once shown, 2 when the file cannot be
+    read.
+    """
+    from cli.show import conversations, render
+
+    found = _configuration(config, isolated=isolated, paths=[path], stdin_filename=stdin_filename)
+    rules = _rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes)
+    sources = _sources([path], stdin_filename=stdin_filename, skip=False)
+    if len(sources) != 1 or os.path.isdir(path):
+        msg = "show takes one file (or - for stdin), not a directory"
+        raise typer.BadParameter(msg, param_hint="PATH")
+    (source,) = sources
+    printer = stderr_printer(color)
+    named = source.name if source.path is not None or source.name != "-" else None
+    try:
+        found_lists = conversations(
+            source.read(), name=named, options=rules.options_for(source.name)
+        )
+    except OSError as exc:
+        printer.line(error_pieces(source.name, exc.strerror or str(exc)))
+        return int(ExitCode.ERROR)
+    except patchcore.PatchcoreError as exc:
+        printer.line(error_pieces(source.name, exc.located()))
+        return int(ExitCode.ERROR)
+    out = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    render(found_lists, out, name=source.name, full=full)
+    return int(ExitCode.OK)
 
 
 _PLACEHOLDERS = (("{index}", "N"), ("{next}", "N+1"), ("{id}", "<id>"), ("{name}", "<name>"))
@@ -335,7 +569,8 @@ def rule(
 def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
-    for dialect in DIALECTS:
+    listed: list[Dialect | SessionFormat] = [*DIALECTS, *SESSION_FORMATS]
+    for dialect in listed:
         printer.line(((dialect.name, "bold cyan"), (f"  {dialect.title}", "bold")))
         printer.text(f"  recognised by: {dialect.recognised_by}")
         printer.text(f"  found in: {dialect.containers}")
@@ -343,7 +578,8 @@ def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     printer.text(
         "Detection is per message list: the first dialect (in the order above) that reads every "
         "message and sees a marker of its own wins; --dialect NAME forces one. Lists are found "
-        "anywhere in a document; JSON Lines hold one conversation or one message per line."
+        "anywhere in a document; JSON Lines hold one conversation or one message per line, or "
+        "are an agent session log (the last two above), read as a whole."
     )
     return int(ExitCode.OK)
 

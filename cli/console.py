@@ -1,7 +1,7 @@
 """Styled or plain text on a stream, decided once from ``--color``, NO_COLOR, FORCE_COLOR, TTY.
 
-Rich is imported only when styling is on, so a run in CI or a pre-commit hook (no terminal)
-never pays for it.
+Rich is imported only when something needs it (styling, a table, a panel), so a run in CI or a
+pre-commit hook (no terminal, no table) never pays for it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,12 @@ class ColorMode(str, enum.Enum):
     NEVER = "never"
 
 
+def is_terminal(stream: IO[str]) -> bool:
+    """Whether ``stream`` is an interactive terminal (``TERM=dumb`` is not one)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
 def wants_color(mode: ColorMode, stream: IO[str]) -> bool:
     """``--color`` first, then NO_COLOR (disables), FORCE_COLOR (enables), then the terminal."""
     if mode is ColorMode.ALWAYS:
@@ -32,30 +38,37 @@ def wants_color(mode: ColorMode, stream: IO[str]) -> bool:
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+    return is_terminal(stream)
 
 
 class Printer:
-    """Writes lines to one stream, styled with Rich or as plain text."""
+    """Writes lines and Rich renderables to one stream, styled or as plain text.
 
-    def __init__(self, stream: IO[str], *, styled: bool) -> None:
-        self.stream = stream
+    ``stream=None`` means "stderr as it is when writing": a progress display that redirects
+    stderr while it is shown then receives the messages and keeps them above its bar.
+    """
+
+    def __init__(self, stream: IO[str] | None, *, styled: bool) -> None:
+        self._stream = stream
         self.styled = styled
         self._rich: Any = None
+
+    @property
+    def stream(self) -> IO[str]:
+        """Where the text goes now."""
+        return self._stream if self._stream is not None else sys.stderr
 
     def line(self, pieces: Pieces) -> None:
         """Write one line made of styled pieces."""
         if not self.styled:
-            self.stream.write("".join(text for text, _ in pieces) + "\n")
-            self.stream.flush()
+            self.raw("".join(text for text, _ in pieces) + "\n")
             return
         from rich.text import Text
 
         text = Text()
         for piece, style in pieces:
             text.append(piece, style=style or None)
-        self._console().print(text, soft_wrap=True)
+        self.console().print(text, soft_wrap=True)
 
     def text(self, text: str) -> None:
         """Write a plain line."""
@@ -63,17 +76,33 @@ class Printer:
 
     def raw(self, data: str) -> None:
         """Write text as it is (already formatted, no styling)."""
-        self.stream.write(data)
-        self.stream.flush()
+        stream = self.stream
+        stream.write(data)
+        stream.flush()
 
-    def _console(self) -> Any:
+    def render(self, renderable: object) -> None:
+        """Write a Rich renderable (a table, a panel), in colour only when styled."""
+        self.console().print(renderable)
+
+    def console(self) -> Any:
+        """The Rich console for this stream (made on first use)."""
         if self._rich is None:
             from rich.console import Console
 
-            self._rich = Console(file=self.stream, force_terminal=True, highlight=False)
+            # Colour was decided once, by `wants_color` (``--color always`` beats NO_COLOR), so
+            # Rich is told, not left to decide again; whether the stream is a terminal (cursor
+            # control for a progress bar) is still Rich's to detect when there is no colour.
+            self._rich = Console(
+                file=self._stream,
+                stderr=self._stream is None,
+                force_terminal=True if self.styled else None,
+                no_color=not self.styled,
+                color_system="auto" if self.styled else None,
+                highlight=False,
+            )
         return self._rich
 
 
 def stderr_printer(mode: ColorMode) -> Printer:
-    """The printer for messages (stderr)."""
-    return Printer(sys.stderr, styled=wants_color(mode, sys.stderr))
+    """The printer for messages (stderr, looked up at each write)."""
+    return Printer(None, styled=wants_color(mode, sys.stderr))

@@ -7,18 +7,20 @@ few at a time (a bounded window), so a corpus of any size holds only the batches
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from patchcore.document import RecordsResult
 from patchcore.stream import Batch, Mapper
+
+if TYPE_CHECKING:  # imported when a pool starts: most runs never need one
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -93,10 +95,16 @@ class ProcessMapper:
 
     def _start(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # Linux: fork, so workers start at once with everything already imported (the pool
-            # forks all its workers before it starts a thread of its own). Elsewhere the
-            # platform's default (spawn: fork is unsafe on macOS).
-            method = "fork" if sys.platform == "linux" else None
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            # Linux: fork, so workers start at once with everything already imported (the
+            # pool forks all its workers before it starts a thread of its own), unless a thread
+            # runs already (a progress display): then forkserver, as forking a process with
+            # threads can deadlock the child. Elsewhere the platform's default (spawn).
+            method = None
+            if sys.platform == "linux":
+                method = "fork" if threading.active_count() == 1 else "forkserver"
             self._pool = ProcessPoolExecutor(
                 self.jobs,
                 mp_context=multiprocessing.get_context(method),

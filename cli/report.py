@@ -85,10 +85,18 @@ class Summary:
     def _remaining(self) -> list[Finding]:
         return [f for o in self.evaluated if o.report is not None for f in o.report.remaining]
 
-    def exit_code(self) -> ExitCode:
-        """Errors win over findings; ``fix`` is clean when nothing remains to be fixed."""
+    def exit_code(self, *, exit_zero: bool = False, exit_non_zero_on_fix: bool = False) -> ExitCode:
+        """Errors win over findings; ``fix`` is clean when nothing remains to be fixed.
+
+        ``exit_zero`` turns findings into 0 (errors stay 2); ``exit_non_zero_on_fix`` makes a
+        ``fix`` that changed something exit 1 (ruff's modifiers; ``exit_zero`` wins).
+        """
         if self.errors:
             return ExitCode.ERROR
+        if exit_zero:
+            return ExitCode.OK
+        if exit_non_zero_on_fix and self.mode is Mode.FIX and self._changed():
+            return ExitCode.FINDINGS
         if self.mode is Mode.CHECK:
             findings = any(o.report and o.report.findings for o in self.evaluated)
             return ExitCode.FINDINGS if findings else ExitCode.OK
@@ -151,10 +159,12 @@ def render_outcome(
     *,
     verbosity: int,
     report_to: Printer | None = None,
+    show_findings: bool = True,
 ) -> None:
     """Print what happened to one input: errors always, findings unless quiet.
 
-    ``report_to`` receives the finding lines of a check instead of ``printer`` (``-o FILE``).
+    ``report_to`` receives the finding lines of a check instead of ``printer`` (``-o FILE``);
+    without ``show_findings`` they are left out (a machine-readable report carries them).
     """
     name = outcome.source.name
     if outcome.error is not None:
@@ -186,7 +196,7 @@ def render_outcome(
             printer.text(f"{name}: clean")
         return
     if mode is Mode.CHECK:
-        for finding in report.findings:
+        for finding in report.findings if show_findings else ():
             print_finding(report_to or printer, name, finding, mark_fixable=True)
         return
     if report.fixed:

@@ -17,6 +17,7 @@ from patchcore.analyze import Options
 from patchcore.diff import unified_diff
 from patchcore.document import Report, run
 from patchcore.stream import Mapper, Stream
+from patchcore.stream import Progress as StreamProgress
 
 
 class Mode(enum.Enum):
@@ -64,6 +65,7 @@ def process(
     output: Path | None,
     emit: Callable[[bytes], None],
     pool: ProcessMapper | None = None,
+    progress: StreamProgress | None = None,
 ) -> Outcome:
     """Evaluate one input and carry out ``mode``.
 
@@ -71,18 +73,19 @@ def process(
     processed batch by batch (spread over ``pool``'s workers, if given), and its output goes,
     as it comes, to a temporary file that replaces the target only when the whole input
     succeeded and something changed (or to a spool that ``emit`` copies to stdout at the end,
-    for stdin and ``-o -``).
-    A diff is left in the outcome for the caller to print.
+    for stdin and ``-o -``). ``progress`` hears of each batch done. A diff is left in the
+    outcome for the caller to print.
     """
     outcome = Outcome(source)
     if mode is Mode.FIX_DIFF:
-        return _diff(outcome, options)
+        return _diff(outcome, options, progress)
     stream = Stream(
         source.chunks(),
         filename=_framing_name(source),
         options=options,
         fix=mode.fixes,
         mapper=_mapper(source, pool),
+        progress=progress,
     )
     with _recorded_failure(outcome), _sink(source, mode, output) as sink:
         for piece in stream:
@@ -126,13 +129,15 @@ def _framing_name(source: Source) -> str | None:
     return source.name if source.path is not None or source.name != "-" else None
 
 
-def _diff(outcome: Outcome, options: Options) -> Outcome:
+def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -> Outcome:
     """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
     source = outcome.source
     with _recorded_failure(outcome):
         data = source.read()
         report = run(data, filename=_framing_name(source), options=options, fix=True)
         outcome.report = report
+        if progress is not None:
+            progress(len(data), len(report.lists), len(report.findings))
         if report.output is not None:
             outcome.diff = unified_diff(data, report.output, name=source.name)
     return outcome

@@ -1,0 +1,290 @@
+"""Project configuration: ``[tool.toolpatch]`` in ``pyproject.toml``, or a ``toolpatch.toml``.
+
+Found as ruff finds its own: walking up from the common parent of the inputs (the current
+directory for stdin), the nearest folder with a ``toolpatch.toml`` (top-level keys) or a
+``pyproject.toml`` that has a ``[tool.toolpatch]`` table wins; in one folder ``toolpatch.toml``
+wins. ``--config PATH`` names the file instead, ``--config 'KEY = VALUE'`` overrides one key,
+``--isolated`` ignores every file. The TOML parser is imported only when there is something to
+parse, and a ``pyproject.toml`` that never mentions toolpatch is not parsed at all, so a run
+without configuration costs nothing.
+
+Every value is checked here, where the file and key can still be named; unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import patchcore
+from cli.reporters import OutputFormat
+
+#: The configuration file of toolpatch's own, and the shared one.
+TOOLPATCH_TOML = "toolpatch.toml"
+PYPROJECT_TOML = "pyproject.toml"
+
+#: The ``output-format`` values (the ``check --output-format`` choices).
+OUTPUT_FORMATS = tuple(choice.value for choice in OutputFormat)
+
+
+class ConfigError(Exception):
+    """A configuration file or override that cannot be used (the message names file and key)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings a configuration gives; ``None`` where it says nothing.
+
+    Attributes:
+        path: The file it was read from, or ``None`` (no file, or ``--isolated``).
+        select: Rule selectors to apply.
+        ignore: Rule selectors to leave out.
+        per_file_ignores: Glob pattern → rule selectors left out for matching files.
+        texts: Rule code → template of its synthetic result.
+        dialect: Dialect forced on every list.
+        unsafe_fixes: Whether ``fix`` applies unsafe fixes.
+        output_format: The default ``check --output-format``.
+    """
+
+    path: Path | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    texts: Mapping[str, str] = field(default_factory=dict)
+    dialect: str | None = None
+    unsafe_fixes: bool | None = None
+    output_format: str | None = None
+
+    @property
+    def root(self) -> Path:
+        """The folder ``per-file-ignores`` patterns are relative to (the current one without a
+        file)."""
+        return self.path.parent if self.path is not None else Path.cwd()
+
+
+def _codes(key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        msg = f'{key}: expected a list of rule codes, e.g. ["TP001", "TP1"]'
+        raise ConfigError(msg)
+    try:
+        patchcore.RuleSelection.build(ignore=value)
+    except patchcore.UnknownRuleError as exc:
+        msg = f"{key}: {exc.reason.removeprefix('ignore: ')}"
+        raise ConfigError(msg) from None
+    return tuple(value)
+
+
+def _table(key: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        msg = f"{key}: expected a table"
+        raise ConfigError(msg)
+    return value
+
+
+def _per_file_ignores(key: str, value: Any) -> dict[str, tuple[str, ...]]:
+    return {
+        pattern: _codes(f"{key}.{pattern!r}", codes)
+        for pattern, codes in _table(key, value).items()
+    }
+
+
+def _texts(key: str, value: Any) -> dict[str, str]:
+    texts = _table(key, value)
+    if not all(isinstance(v, str) for v in texts.values()):
+        msg = f"{key}: expected a string template per rule code"
+        raise ConfigError(msg)
+    try:
+        patchcore.make_options(texts=texts)
+    except patchcore.UnknownRuleError as exc:
+        raise ConfigError(exc.reason) from None
+    return texts
+
+
+def _dialect(key: str, value: Any) -> str:
+    if not isinstance(value, str):
+        msg = f"{key}: expected a dialect name (see `toolpatch formats`)"
+        raise ConfigError(msg)
+    try:
+        patchcore.make_options(dialect=value)
+    except patchcore.UnknownDialectError as exc:
+        msg = f"{key}: {exc.reason}"
+        raise ConfigError(msg) from None
+    return value
+
+
+def _flag(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        msg = f"{key}: expected true or false"
+        raise ConfigError(msg)
+    return value
+
+
+def _output_format(key: str, value: Any) -> str:
+    if value not in OUTPUT_FORMATS:
+        msg = f"{key}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"
+        raise ConfigError(msg)
+    assert isinstance(value, str)
+    return value
+
+
+#: Each key: the `Config` field it sets and the check that turns the TOML value into it.
+_KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
+    "select": ("select", _codes),
+    "ignore": ("ignore", _codes),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "texts": ("texts", _texts),
+    "dialect": ("dialect", _dialect),
+    "unsafe-fixes": ("unsafe_fixes", _flag),
+    "output-format": ("output_format", _output_format),
+}
+
+
+def _apply(config: Config, table: Mapping[str, Any]) -> Config:
+    """``config`` with the keys of ``table`` set, each checked."""
+    changes = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            msg = f"unknown key {key!r} (known: {', '.join(_KEYS)})"
+            raise ConfigError(msg)
+        name, check = _KEYS[key]
+        changes[name] = check(key, value)
+    return replace(config, **changes)
+
+
+def _parse_toml(text: str) -> dict[str, Any]:
+    """TOML text → a table (``tomllib`` on 3.11+, ``tomli`` before), imported on demand."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
+def _section(path: Path) -> dict[str, Any] | None:
+    """The toolpatch table of a configuration file, or ``None`` for a ``pyproject.toml`` that
+    has none."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        msg = f"{path}: cannot read: {exc.strerror or exc}"
+        raise ConfigError(msg) from None
+    if path.name == PYPROJECT_TOML and b"toolpatch" not in data:
+        return None
+    try:
+        document = _parse_toml(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
+        msg = f"{path}: invalid TOML: {exc}"
+        raise ConfigError(msg) from None
+    if path.name != PYPROJECT_TOML:
+        return document
+    tool = document.get("tool")
+    section = tool.get("toolpatch") if isinstance(tool, dict) else None
+    if section is not None and not isinstance(section, dict):
+        msg = f"{path}: [tool.toolpatch] must be a table"
+        raise ConfigError(msg)
+    return section
+
+
+def _read(path: Path, table: Mapping[str, Any]) -> Config:
+    where = "[tool.toolpatch] " if path.name == PYPROJECT_TOML else ""
+    try:
+        return _apply(Config(path=path), table)
+    except ConfigError as exc:
+        msg = f"{path}: {where}{exc}"
+        raise ConfigError(msg) from None
+
+
+def discover(start: Path) -> Config:
+    """The configuration nearest to ``start`` (a folder), walking up; empty when there is none.
+
+    Raises:
+        ConfigError: The file found is not valid TOML or has a bad or unknown key.
+    """
+    for folder in (start, *start.parents):
+        for name in (TOOLPATCH_TOML, PYPROJECT_TOML):
+            candidate = folder / name
+            if candidate.is_file():
+                section = _section(candidate)
+                if section is not None:
+                    return _read(candidate, section)
+    return Config()
+
+
+def load(path: Path) -> Config:
+    """The configuration in the file ``--config`` names (a ``pyproject.toml`` without a
+    ``[tool.toolpatch]`` table gives none).
+
+    Raises:
+        ConfigError: The file is missing, is not valid TOML or has a bad or unknown key.
+    """
+    if not path.is_file():
+        msg = f"{path}: no such configuration file"
+        raise ConfigError(msg)
+    return _read(path, _section(path) or {})
+
+
+def override(config: Config, assignment: str) -> Config:
+    """``config`` with a ``--config 'KEY = VALUE'`` override applied.
+
+    Raises:
+        ConfigError: Not a TOML assignment, or a bad or unknown key.
+    """
+    try:
+        table = _parse_toml(assignment)
+    except ValueError as exc:
+        msg = f"--config {assignment!r}: not a file, nor a TOML 'KEY = VALUE' override: {exc}"
+        raise ConfigError(msg) from None
+    try:
+        return _apply(config, table)
+    except ConfigError as exc:
+        msg = f"--config {assignment!r}: {exc}"
+        raise ConfigError(msg) from None
+
+
+def search_start(paths: Sequence[str], *, stdin_filename: str | None) -> Path:
+    """Where discovery starts: the common parent of the inputs (``-`` stands for the stdin
+    filename, if given), else the current directory."""
+    folders = []
+    for given in paths or ["-"]:
+        name = stdin_filename if given == "-" else given
+        if name is None:
+            continue
+        absolute = Path(os.path.abspath(name))
+        folders.append(str(absolute if absolute.is_dir() else absolute.parent))
+    if not folders:
+        return Path.cwd()
+    return Path(os.path.commonpath(folders))
+
+
+def resolve(
+    configs: Sequence[str], *, isolated: bool, paths: Sequence[str], stdin_filename: str | None
+) -> Config:
+    """The configuration for a run: ``--config`` values, ``--isolated``, or discovery.
+
+    A ``--config`` value that is an existing file (or ends in ``.toml``) names the file; any
+    other is a ``KEY = VALUE`` override, applied in order on top of the file.
+
+    Raises:
+        ConfigError: Two files named, a file named with ``--isolated``, or a bad file or key.
+    """
+    files = [c for c in configs if os.path.isfile(c) or c.endswith(".toml") or "=" not in c]
+    overrides = [c for c in configs if c not in files]
+    if len(files) > 1:
+        msg = f"--config: one configuration file at most, got {', '.join(files)}"
+        raise ConfigError(msg)
+    if files and isolated:
+        msg = "--config FILE cannot be used with --isolated"
+        raise ConfigError(msg)
+    if files:
+        config = load(Path(files[0]))
+    elif isolated:
+        config = Config()
+    else:
+        config = discover(search_start(paths, stdin_filename=stdin_filename))
+    for assignment in overrides:
+        config = override(config, assignment)
+    return config

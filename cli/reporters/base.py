@@ -1,0 +1,58 @@
+"""What every machine-readable report shares: the reporter interface and the error entries.
+
+An input that cannot be read is part of the report too (an error entry, a SARIF tool execution
+notification), so a consumer of the report alone sees that the run failed, not just exit code 2.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import IO
+
+from cli.run import Outcome
+
+_LOCATED = re.compile(r"(?P<line>\d+):(?P<column>\d+): (?P<reason>.*)", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class InputError:
+    """An input that could not be evaluated (or written), located as far as known."""
+
+    file: str
+    line: int | None
+    column: int | None
+    message: str
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> InputError | None:
+        """The error of ``outcome``, if it has one (its text may start with ``line:col: ``)."""
+        if outcome.error is None:
+            return None
+        located = _LOCATED.fullmatch(outcome.error)
+        if located is None:
+            return cls(outcome.source.name, None, None, outcome.error)
+        line, column = int(located["line"]), int(located["column"])
+        return cls(outcome.source.name, line, column, located["reason"])
+
+
+class Reporter(ABC):
+    """Writes one report over a run's outcomes to a binary stream."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+
+    @abstractmethod
+    def add(self, outcome: Outcome) -> None:
+        """Take one input's outcome (formats that stream write it now)."""
+
+    def finish(self) -> None:
+        """Write what is left once every input was added (whole-document formats override it;
+        the streaming ones have written everything already)."""
+        self.stream.flush()
+
+    def write(self, text: str) -> None:
+        """Write ``text`` as UTF-8 and flush, so a follower of the report sees each part."""
+        self.stream.write(text.encode("utf-8"))
+        self.stream.flush()

@@ -1,0 +1,62 @@
+"""``--output-format github``: GitHub Actions workflow commands, one annotation per finding.
+
+``::error title=toolpatch (TP001),file=F,line=L,col=C::F:L:C: TP001 message`` (ruff's layout);
+the provider error follows on a second line of the annotation. Escaping follows the Actions
+toolkit: in the message ``%``, CR and LF are percent-encoded; in property values ``:`` and ``,``
+are too, since they separate the properties.
+"""
+
+from __future__ import annotations
+
+from cli.reporters.base import InputError, Reporter
+from cli.run import Outcome
+from patchcore.model import Finding
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message, escaped."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value, escaped."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(title: str, file: str, line: int | None, column: int | None, message: str) -> str:
+    """One ``::error`` command line (``line`` and ``col`` only where known)."""
+    properties = [("title", title), ("file", file)]
+    if line is not None:
+        properties.append(("line", str(line)))
+        if column is not None:
+            properties.append(("col", str(column)))
+    spec = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+    return f"::error {spec}::{escape_data(message)}\n"
+
+
+def finding_annotation(file: str, finding: Finding) -> str:
+    """The annotation of one finding."""
+    line, column = finding.line or 1, finding.column or 1
+    message = f"{file}:{line}:{column}: {finding.code} {finding.message}"
+    if finding.provider_error:
+        message += f"\nprovider error: {finding.provider_error}"
+    return annotation(f"toolpatch ({finding.code})", file, line, column, message)
+
+
+def error_annotation(error: InputError) -> str:
+    """The annotation of an input that could not be evaluated."""
+    where = ":".join(str(p) for p in (error.file, error.line, error.column) if p is not None)
+    message = f"{where}: error: {error.message}"
+    return annotation("toolpatch (error)", error.file, error.line, error.column, message)
+
+
+class GithubReporter(Reporter):
+    """Annotations written as each input is done."""
+
+    def add(self, outcome: Outcome) -> None:
+        error = InputError.of(outcome)
+        if error is not None:
+            self.write(error_annotation(error))
+        elif outcome.report is not None:
+            name = outcome.source.name
+            self.write("".join(finding_annotation(name, f) for f in outcome.report.findings))

@@ -1,0 +1,46 @@
+"""``--output-format json`` (one array) and ``jsonl`` (one object per line, as it comes).
+
+Both hold the same objects (`cli.reporters.records`): every finding, and an error entry for
+every input that could not be evaluated, in input order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+from cli.reporters.base import InputError, Reporter
+from cli.reporters.records import error_record, finding_record
+from cli.run import Outcome
+
+
+def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:
+    """The report objects of one input: its error, or its findings."""
+    error = InputError.of(outcome)
+    if error is not None:
+        return [error_record(error)]
+    if outcome.report is None:
+        return []
+    return [finding_record(outcome.source.name, f) for f in outcome.report.findings]
+
+
+class JsonReporter(Reporter):
+    """One JSON array, written when the run is over."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__(stream)
+        self.records: list[dict[str, Any]] = []
+
+    def add(self, outcome: Outcome) -> None:
+        self.records += outcome_records(outcome)
+
+    def finish(self) -> None:
+        self.write(json.dumps(self.records, indent=2, ensure_ascii=False) + "\n")
+
+
+class JsonLinesReporter(Reporter):
+    """One JSON object per line, written as each input is done."""
+
+    def add(self, outcome: Outcome) -> None:
+        for record in outcome_records(outcome):
+            self.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,0 +1,132 @@
+"""``--output-format sarif``: a SARIF 2.1.0 log for code-scanning services.
+
+One run: the tool with a rule entry per toolpatch rule (results point at them by id and index),
+one result per finding located by file, line and column plus the JSON pointer as a logical
+location, and one invocation whose tool execution notifications are the inputs that could not
+be evaluated (``executionSuccessful`` is false when there is any). toolpatch's own details
+(dialect, call id, tool name, the fix and its edits) ride in the results' property bags, in the
+JSON report's words. Columns count Unicode code points, as toolpatch's do.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+from urllib.parse import quote
+
+import patchcore
+from cli.reporters.base import InputError, Reporter
+from cli.reporters.records import fix_record
+from cli.run import Outcome
+from patchcore.model import Finding, format_pointer
+
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_VERSION = "2.1.0"
+_RULE_INDEX = {code: index for index, code in enumerate(patchcore.RULES)}
+
+
+def artifact_uri(file: str) -> str:
+    """A file name as a relative URI reference: ``/`` separators, other characters escaped
+    where a URI needs it (``:`` too, which would otherwise read as a scheme)."""
+    return quote(file.replace("\\", "/"), safe="/@!$&'()*+,;=-._~")
+
+
+def physical_location(file: str, line: int | None, column: int | None) -> dict[str, Any]:
+    """Where in which file, as far as known."""
+    location: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file)}}
+    if line is not None:
+        region = {"startLine": line}
+        if column is not None:
+            region["startColumn"] = column
+        location["region"] = region
+    return {"physicalLocation": location}
+
+
+def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
+    """A rule's ``reportingDescriptor``."""
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.explanation},
+        "help": {"text": rule.explanation},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"fix": rule.fix.value if rule.fix else "none"},
+    }
+
+
+def result(file: str, finding: Finding) -> dict[str, Any]:
+    """One finding as a SARIF ``result``."""
+    location = physical_location(file, finding.line or 1, finding.column or 1)
+    location["logicalLocations"] = [
+        {"fullyQualifiedName": format_pointer(finding.pointer) or "/", "kind": "value"}
+    ]
+    text = finding.message
+    if finding.provider_error:
+        text += f"\nprovider error: {finding.provider_error}"
+    return {
+        "ruleId": finding.code,
+        "ruleIndex": _RULE_INDEX[finding.code],
+        "level": "error",
+        "message": {"text": text},
+        "locations": [location],
+        "properties": {
+            "name": finding.rule,
+            "dialect": finding.dialect,
+            "callId": finding.call_id,
+            "toolName": finding.tool_name,
+            "pointer": format_pointer(finding.pointer),
+            "fix": fix_record(finding.fix),
+        },
+    }
+
+
+def notification(error: InputError) -> dict[str, Any]:
+    """An input that could not be evaluated, as a tool execution notification."""
+    return {
+        "level": "error",
+        "message": {"text": error.message},
+        "locations": [physical_location(error.file, error.line, error.column)],
+    }
+
+
+class SarifReporter(Reporter):
+    """One SARIF log, written when the run is over."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__(stream)
+        self.results: list[dict[str, Any]] = []
+        self.notifications: list[dict[str, Any]] = []
+
+    def add(self, outcome: Outcome) -> None:
+        error = InputError.of(outcome)
+        if error is not None:
+            self.notifications.append(notification(error))
+        elif outcome.report is not None:
+            name = outcome.source.name
+            self.results += [result(name, f) for f in outcome.report.findings]
+
+    def log(self) -> dict[str, Any]:
+        """The whole SARIF log."""
+        driver = {
+            "name": "toolpatch",
+            "version": patchcore.__version__,
+            "semanticVersion": patchcore.__version__,
+            "rules": [rule_descriptor(rule) for rule in patchcore.RULES.values()],
+        }
+        invocation = {
+            "executionSuccessful": not self.notifications,
+            "toolExecutionNotifications": self.notifications,
+        }
+        run = {
+            "tool": {"driver": driver},
+            "invocations": [invocation],
+            "columnKind": "unicodeCodePoints",
+            "results": self.results,
+        }
+        return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+    def finish(self) -> None:
+        self.write(json.dumps(self.log(), indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,89 @@
+"""The rule options of a run: command line over configuration, then per-file ignores.
+
+Precedence follows ruff: a ``--select`` on the command line replaces the configured ``select``
+(and drops the configured ``ignore`` with it); a ``--ignore`` adds to the configured one;
+``--dialect`` and ``--[no-]unsafe-fixes`` replace theirs. ``per-file-ignores`` then leave more
+rules out for the files whose path (relative to the configuration's folder) or file name
+matches a pattern (``fnmatch`` globs: ``*`` also crosses ``/``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import patchcore
+from cli.config import Config
+from patchcore.analyze import Options
+
+
+@dataclass
+class RuleSettings:
+    """What to check and fix, before per-file ignores; makes each file's `Options`.
+
+    Raises (from `options_for`):
+        UnknownRuleError, UnknownDialectError: A command-line value is not valid (the
+            configuration's values were checked when it was read).
+    """
+
+    select: Sequence[str] | None
+    ignore: Sequence[str]
+    texts: Mapping[str, str]
+    dialect: str | None
+    unsafe_fixes: bool
+    per_file_ignores: Mapping[str, tuple[str, ...]]
+    root: Path
+    _made: dict[tuple[str, ...], Options] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def merge(
+        cls,
+        config: Config,
+        *,
+        select: Sequence[str] | None,
+        ignore: Sequence[str] | None,
+        dialect: str | None,
+        unsafe_fixes: bool | None,
+    ) -> RuleSettings:
+        """Command-line values (``None``: not given) over ``config``'s."""
+        kept_ignore = [] if select is not None else list(config.ignore or ())
+        return cls(
+            select=select if select is not None else config.select,
+            ignore=[*kept_ignore, *(ignore or ())],
+            texts=config.texts,
+            dialect=dialect if dialect is not None else config.dialect,
+            unsafe_fixes=unsafe_fixes if unsafe_fixes is not None else bool(config.unsafe_fixes),
+            per_file_ignores=config.per_file_ignores,
+            root=config.root,
+        )
+
+    def ignored_for(self, name: str) -> tuple[str, ...]:
+        """The rule selectors ``per-file-ignores`` leave out for the input called ``name``."""
+        absolute = Path(os.path.abspath(name))
+        try:
+            relative = absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            relative = absolute.as_posix()
+        codes: list[str] = []
+        for pattern, ignored in self.per_file_ignores.items():
+            if fnmatchcase(relative, pattern) or (
+                "/" not in pattern and fnmatchcase(absolute.name, pattern)
+            ):
+                codes += ignored
+        return tuple(codes)
+
+    def options_for(self, name: str | None = None) -> Options:
+        """The options for the input called ``name`` (``None``: before per-file ignores)."""
+        extra = self.ignored_for(name) if name is not None else ()
+        if extra not in self._made:
+            self._made[extra] = patchcore.make_options(
+                select=self.select,
+                ignore=[*self.ignore, *extra],
+                texts=self.texts,
+                dialect=self.dialect,
+                unsafe_fixes=self.unsafe_fixes,
+            )
+        return self._made[extra]

@@ -1,0 +1,90 @@
+"""The tables that close a text run with findings: counts by rule and by file (Rich, stderr).
+
+They are for people scanning a run over many files; the one-line summary stays the last line
+(scripts and tests read it), and a single file's findings are already on screen above.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import patchcore
+from cli.console import Printer, is_terminal
+from cli.report import Summary
+from cli.run import Mode
+from patchcore.document import Report
+from patchcore.model import Finding
+
+#: A column: its heading and which findings of a report it counts.
+Column = tuple[str, Callable[[Report], Sequence[Finding]]]
+
+
+def columns(mode: Mode) -> list[Column]:
+    """What a run of ``mode`` counts: findings for a check; fixed and left for a fix."""
+    if mode is Mode.CHECK:
+        return [("findings", lambda report: report.findings)]
+    fixed = "fixed" if mode is Mode.FIX else "would fix"
+    return [(fixed, lambda report: report.fixed), ("left", lambda report: report.remaining)]
+
+
+def _table(title: str, labels: Sequence[str], counts: Sequence[str], rows: list[list[str]]) -> Any:
+    """A table whose ``labels`` columns are text and whose ``counts`` columns are numbers."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", title_style="bold")
+    for head in labels:
+        table.add_column(head)
+    for head in counts:
+        table.add_column(head, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def by_rule(summary: Summary) -> Any:
+    """Counts per rule code."""
+    counted = columns(summary.mode)
+    counts = [Counter[str]() for _ in counted]
+    for outcome in summary.evaluated:
+        assert outcome.report is not None
+        for counter, (_, pick) in zip(counts, counted, strict=True):
+            counter.update(f.code for f in pick(outcome.report))
+    codes = sorted(set().union(*counts))
+    rows = [
+        [code, patchcore.RULES[code].name, *(str(counter[code]) for counter in counts)]
+        for code in codes
+    ]
+    return _table("By rule", ["rule", "name"], [head for head, _ in counted], rows)
+
+
+def by_file(summary: Summary) -> Any:
+    """Counts per input that has any."""
+    counted = columns(summary.mode)
+    rows = []
+    for outcome in summary.evaluated:
+        assert outcome.report is not None
+        numbers = [len(pick(outcome.report)) for _, pick in counted]
+        if any(numbers):
+            rows.append([outcome.source.name, *(str(n) for n in numbers)])
+    return _table("By file", ["file"], [head for head, _ in counted], rows)
+
+
+def wanted(summary: Summary, *, verbosity: int, watched: bool) -> bool:
+    """Tables close a run that has findings: with ``-v``, or over more than one file when it is
+    ``watched`` (stderr is a terminal, or colour was asked for); logs and pipes that grep the
+    finding lines get no box drawing unless they ask with ``-v``."""
+    if verbosity < 1:
+        return False
+    reports = [o.report for o in summary.evaluated if o.report is not None]
+    has_findings = any(pick(r) for r in reports for _, pick in columns(summary.mode))
+    return has_findings and (verbosity > 1 or (len(summary.outcomes) > 1 and watched))
+
+
+def render_tables(summary: Summary, printer: Printer, *, verbosity: int) -> None:
+    """Print both tables when `wanted`."""
+    watched = printer.styled or is_terminal(printer.stream)
+    if wanted(summary, verbosity=verbosity, watched=watched):
+        printer.render(by_rule(summary))
+        printer.render(by_file(summary))

@@ -1,0 +1,123 @@
+"""``.pre-commit-hooks.yaml``: each hook's ``entry`` run as pre-commit runs it, on a copy of
+``samples/`` (check-jsonschema tests its hook file the same way).
+
+pre-commit itself is not run (it would build an environment from the network); what it does is
+reproduced: the files a commit stages are filtered by the hook's ``files`` pattern, and the
+``entry`` (with the installed ``toolpatch`` console script) gets them as arguments. Pinned: the
+check hook reports every sample that has findings; the fix hook writes every expected repair
+and leaves the other files alone; a staged ``package.json`` (no history) fails neither hook.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT, SAMPLES
+from tests.helpers import Result, console_script, run
+from tests.sample_cases import all_cases, fixed_path
+
+HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
+#: The samples checked with the default rules (the strict ones need --select ALL).
+DEFAULT_CASES = [
+    case for case in all_cases() if not case.select and (SAMPLES / case.path).is_file()
+]
+
+
+def hooks() -> dict[str, dict[str, Any]]:
+    loaded = yaml.safe_load(HOOKS_FILE.read_text(encoding="utf-8"))
+    return {hook["id"]: hook for hook in loaded}
+
+
+def staged(folder: Path, hook: dict[str, Any]) -> list[str]:
+    """What pre-commit passes the hook: the files matching its ``files`` pattern."""
+    pattern = re.compile(hook["files"])
+    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    return [name for name in names if pattern.search(name)]
+
+
+def run_hook(hook: dict[str, Any], folder: Path, files: list[str]) -> Result:
+    """The hook's entry and args, with the real console script, on ``files``."""
+    program, *entry = shlex.split(hook["entry"])
+    assert program == "toolpatch"
+    return run([*entry, *hook.get("args", []), *files], cwd=folder, command=[console_script()])
+
+
+@pytest.fixture
+def samples(tmp_path: Path) -> Path:
+    copy = tmp_path / "samples"
+    shutil.copytree(SAMPLES, copy)
+    return copy
+
+
+def test_hook_file_defines_the_check_and_fix_hooks() -> None:
+    found = hooks()
+    assert set(found) == {"toolpatch-check", "toolpatch-fix"}
+    for hook in found.values():
+        assert hook["language"] == "python"
+        assert hook["name"] and hook["description"]
+        pattern = re.compile(hook["files"])
+        for name in ("a.json", "dir/b.jsonl", "c.ndjson"):
+            assert pattern.search(name), name
+        for name in ("README.md", "a.json.bak", "notes.txt", "x.jsonc"):
+            assert not pattern.search(name), name
+    assert shlex.split(found["toolpatch-check"]["entry"])[:2] == ["toolpatch", "check"]
+    assert shlex.split(found["toolpatch-fix"]["entry"])[:2] == ["toolpatch", "fix"]
+
+
+def test_check_hook_reports_every_sample_with_findings(samples: Path) -> None:
+    hook = hooks()["toolpatch-check"]
+    files = staged(samples, hook)
+    assert "README.md" not in files and files
+    result = run_hook(hook, samples, files)
+    assert result.code == 1, result.show()
+    located = re.compile(r"^(?P<file>\S+):\d+:\d+: ")
+    named = {m["file"] for m in map(located.match, result.stderr_lines) if m}
+    with_findings = {case.path for case in DEFAULT_CASES if case.findings}
+    assert with_findings <= named, sorted(with_findings - named)
+    clean = {case.path for case in DEFAULT_CASES if not case.findings}
+    assert not clean & named, sorted(clean & named)
+
+
+def test_fix_hook_writes_the_expected_repairs(samples: Path) -> None:
+    hook = hooks()["toolpatch-fix"]
+    before = {p: p.read_bytes() for p in samples.rglob("*") if p.is_file()}
+    result = run_hook(hook, samples, staged(samples, hook))
+    assert result.code in (0, 1), result.show()
+    assert not [line for line in result.stderr_lines if ": error: " in line], result.show()
+    for case in DEFAULT_CASES:
+        path = samples / case.path
+        if case.expected is None:
+            assert path.read_bytes() == before[path], f"{case.path} must be left alone"
+        else:
+            expected = (SAMPLES / fixed_path(case.path)).read_bytes()
+            assert path.read_bytes() == expected, f"{case.path} was not repaired as expected"
+    assert (samples / "README.md").read_bytes() == before[samples / "README.md"]
+    left = run_hook(hooks()["toolpatch-check"], samples, staged(samples, hook))
+    assert " [*] " not in left.stderr, "nothing fixable is left" + left.show()
+
+
+def test_hooks_skip_json_files_without_a_history(samples: Path) -> None:
+    (samples / "package.json").write_text('{"name": "app", "version": "1.0.0"}\n')
+    case = next(c for c in DEFAULT_CASES if c.expected is not None)
+    files = ["package.json", case.path]
+    checked = run_hook(hooks()["toolpatch-check"], samples, files)
+    assert checked.code == 1 and "package.json" not in checked.stderr, checked.show()
+    fixed = run_hook(hooks()["toolpatch-fix"], samples, files)
+    assert fixed.code in (0, 1), fixed.show()
+    assert (samples / "package.json").read_text() == '{"name": "app", "version": "1.0.0"}\n'
+    assert (samples / case.path).read_bytes() == (SAMPLES / fixed_path(case.path)).read_bytes()
+
+
+def test_hooks_still_fail_on_broken_histories(samples: Path) -> None:
+    (samples / "broken.jsonl").write_text('{"role": "user", "content": "hi"}\n{"role": \n')
+    for hook in hooks().values():
+        result = run_hook(hook, samples, ["broken.jsonl"])
+        assert result.code == 2, result.show()
+        assert "broken.jsonl:2:" in result.stderr
