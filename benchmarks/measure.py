@@ -1,0 +1,36 @@
+"""Run one command and print its wall time, peak RSS and exit code as JSON.
+
+The benchmark runner starts every case through this small process: on Linux a child's peak RSS
+counts what it inherited at fork, so measuring from the runner itself (which has held a corpus
+in memory) would report the runner's size for every case.
+
+``python -m benchmarks.measure CMD [ARG ...]``
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def main() -> None:
+    started = time.perf_counter()
+    process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "peak_kb": usage.ru_maxrss,
+                "exit": os.waitstatus_to_exitcode(status),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

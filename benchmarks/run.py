@@ -1,0 +1,227 @@
+"""Time toolpatch against its baselines, interleaved in one run, and print the table.
+
+``python -m benchmarks.run`` generates the bench corpora (``benchmarks.corpus``: 5,000
+conversations per dialect, LangChain and OpenAI Chat), then runs every case ``--repeat`` times,
+round-robin (so a machine that slows down mid-run slows every case alike), each case a process
+of its own: ``toolpatch fix`` and ``check`` with ``--jobs 1`` and ``--jobs 2``, the bare orjson
+pass, and deepagents' middleware when it is installed. It prints medians, ratios against the
+bare pass, and each case's peak RSS (its largest process), then the targets with their verdicts.
+Start-up (``toolpatch check`` of a small clean file against ``python -c "import typer"``) and,
+with ``--memory-gb``, the peak RSS of a fix of a corpus of that size are measured the same way.
+
+Ratios, not seconds, are what is compared: they hold across machines. ``--conversations 50
+--repeat 1`` is the smoke run CI does to prove the runner works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.corpus import write
+
+TOOLPATCH = [sys.executable, "-m", "cli"]
+BASELINES = [sys.executable, "-m", "benchmarks.baselines"]
+MEASURE = [sys.executable, "-m", "benchmarks.measure"]
+SMALL_CLEAN = b'{"messages": [{"role": "user", "content": "hi"}]}\n'
+
+
+@dataclass
+class Case:
+    """One command, timed as many times as the run repeats."""
+
+    name: str
+    argv: Callable[[Path], list[str]]
+    """The command for a scratch folder (where it may write its output)."""
+    ok: tuple[int, ...] = (0,)
+    seconds: list[float] = field(default_factory=list)
+    peak_kb: int = 0
+
+    def run(self, scratch: Path) -> None:
+        command = self.argv(scratch)
+        measured = subprocess.run([*MEASURE, *command], capture_output=True, check=True, text=True)
+        result = json.loads(measured.stdout)
+        if result["exit"] not in self.ok:
+            msg = f"{self.name}: exit {result['exit']} ({' '.join(command)})"
+            raise SystemExit(msg)
+        self.seconds.append(result["seconds"])
+        self.peak_kb = max(self.peak_kb, result["peak_kb"])
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def has_deepagents() -> bool:
+    try:
+        import deepagents  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def corpus_cases(corpus: Path, dialect: str, *, deepagents: bool) -> list[Case]:
+    """The cases over one corpus (deepagents reads LangChain only)."""
+
+    def toolpatch(*args: str) -> Callable[[Path], list[str]]:
+        return lambda scratch: [*TOOLPATCH, *args]
+
+    cases = [
+        Case(f"{dialect}: bare orjson", lambda s: [*BASELINES, "bare", str(corpus), str(s / "b")]),
+        Case(
+            f"{dialect}: fix --jobs 1",
+            lambda s: [*TOOLPATCH, "fix", "-j1", "-o", str(s / "f1"), str(corpus)],
+        ),
+        Case(
+            f"{dialect}: fix --jobs 2",
+            lambda s: [*TOOLPATCH, "fix", "-j2", "-o", str(s / "f2"), str(corpus)],
+        ),
+        Case(f"{dialect}: check --jobs 1", toolpatch("check", "-j1", str(corpus)), ok=(0, 1)),
+        Case(f"{dialect}: check --jobs 2", toolpatch("check", "-j2", str(corpus)), ok=(0, 1)),
+    ]
+    if deepagents and dialect == "langchain":
+        cases.append(
+            Case(
+                f"{dialect}: deepagents",
+                lambda s: [*BASELINES, "deepagents", str(corpus), str(s / "d")],
+            )
+        )
+    return cases
+
+
+def startup_cases(small: Path) -> list[Case]:
+    return [
+        Case("start-up: import typer", lambda s: [sys.executable, "-c", "import typer"]),
+        Case("start-up: toolpatch check", lambda s: [*TOOLPATCH, "check", str(small)]),
+    ]
+
+
+def interleave(cases: Sequence[Case], repeat: int, scratch: Path) -> None:
+    for _ in range(repeat):
+        for case in cases:
+            case.run(scratch)
+
+
+def ratio(cases: dict[str, Case], top: str, bottom: str) -> float | None:
+    if top not in cases or bottom not in cases:
+        return None
+    return cases[top].median / cases[bottom].median
+
+
+def table(cases: Sequence[Case]) -> list[str]:
+    rows = ["| case | median (s) | vs bare | peak RSS (MB) |", "|---|---:|---:|---:|"]
+    for case in cases:
+        dialect = case.name.split(":")[0]
+        bare = next((c for c in cases if c.name == f"{dialect}: bare orjson"), None)
+        times_bare = f"{case.median / bare.median:.2f}" if bare else ""
+        rows.append(
+            f"| {case.name} | {case.median:.3f} | {times_bare} | {case.peak_kb / 1024:.0f} |"
+        )
+    return rows
+
+
+#: Issue 6's targets: (label, case over, case under, bound, whether the ratio is an upper bound).
+#: ``{d}`` stands for each corpus dialect.
+TARGETS = (
+    ("{d}: fix / bare", "{d}: fix --jobs 2", "{d}: bare orjson", 1.0, True),
+    ("{d}: check / bare", "{d}: check --jobs 2", "{d}: bare orjson", 0.7, True),
+    ("{d}: fix jobs 1 / jobs 2", "{d}: fix --jobs 1", "{d}: fix --jobs 2", 1.6, False),
+    ("{d}: deepagents / fix", "{d}: deepagents", "{d}: fix --jobs 2", 10.0, False),
+)
+STARTUP = (
+    "start-up: toolpatch check / import typer",
+    "start-up: toolpatch check",
+    "start-up: import typer",
+    1.5,
+    True,
+)
+
+
+def verdicts(cases: dict[str, Case], dialects: Sequence[str]) -> list[str]:
+    """Each target with its measured ratio (targets whose cases did not run are left out)."""
+    targets = [
+        tuple(part.format(d=d) if isinstance(part, str) else part for part in target)
+        for d in dialects
+        for target in TARGETS
+    ]
+    lines = []
+    for label, top, bottom, bound, at_most in [*targets, STARTUP]:
+        value = ratio(cases, str(top), str(bottom))
+        if value is None:
+            continue
+        ok = value <= bound if at_most else value >= bound
+        sign = "≤" if at_most else "≥"
+        lines.append(f"- {label}: {value:.2f} (target {sign} {bound}) {'PASS' if ok else 'MISS'}")
+    memory = next((c for n, c in cases.items() if n.startswith("memory:")), None)
+    if memory is not None:
+        lines.append(
+            f"- {memory.name}: peak RSS {memory.peak_kb / 1024:.0f} MB (target ≤ 150) "
+            f"{'PASS' if memory.peak_kb <= 150 * 1024 else 'MISS'}"
+        )
+    return lines
+
+
+def memory_case(corpus: Path, gigabytes: float, scratch: Path) -> Case:
+    """A corpus of about ``gigabytes`` (the bench corpus repeated), fixed in one process."""
+    big = scratch / "memory.jsonl"
+    with big.open("wb") as out:
+        while out.tell() < gigabytes * 1e9:
+            with corpus.open("rb") as part:
+                shutil.copyfileobj(part, out)
+    return Case(
+        f"memory: fix of {big.stat().st_size / 1e9:.1f} GB",
+        lambda s: [*TOOLPATCH, "fix", "-o", str(s / "m"), str(big)],
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conversations", type=int, default=5000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--memory-gb", type=float, default=0.0, help="also fix a corpus this big")
+    parser.add_argument("--dialects", default="langchain,openai-chat")
+    parser.add_argument("--keep", type=Path, help="folder to keep the corpora in (reused)")
+    args = parser.parse_args(argv)
+    dialects = args.dialects.split(",")
+    with tempfile.TemporaryDirectory(prefix="toolpatch-bench-") as tmp:
+        scratch = Path(tmp)
+        folder = args.keep or scratch
+        folder.mkdir(parents=True, exist_ok=True)
+        cases: list[Case] = []
+        for dialect in dialects:
+            corpus = folder / f"{dialect}-{args.conversations}.jsonl"
+            if not corpus.exists():
+                write(corpus, dialect=dialect, conversations=args.conversations)
+            cases += corpus_cases(corpus, dialect, deepagents=has_deepagents())
+        small = scratch / "small.json"
+        small.write_bytes(SMALL_CLEAN)
+        startup = startup_cases(small)
+        interleave(cases, args.repeat, scratch)
+        interleave(startup, max(args.repeat, 5) * 2, scratch)
+        cases += startup
+        if args.memory_gb:
+            memory = memory_case(
+                folder / f"{dialects[0]}-{args.conversations}.jsonl", args.memory_gb, scratch
+            )
+            interleave([memory], 1, scratch)
+            cases.append(memory)
+        print(
+            f"{args.conversations} conversations per corpus, {args.repeat} runs each, "
+            f"{os.cpu_count()} cores, Python {sys.version.split()[0]}\n"
+        )
+        print("\n".join(table(cases)))
+        print()
+        print("\n".join(verdicts({c.name: c for c in cases}, dialects)))
+
+
+if __name__ == "__main__":
+    main()

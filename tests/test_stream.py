@@ -1,0 +1,211 @@
+"""Streaming, ``--jobs`` and the per-line API give exactly what a whole-input run gives.
+
+`patchcore.stream.Stream` is exercised with tiny limits (a few hundred bytes read whole, batches
+of a few hundred bytes) so that every sample and generated corpus is cut into many batches at
+arbitrary chunk boundaries; its output bytes, findings (with lines and columns) and message
+lists must equal `patchcore.document.run` on the whole input. The CLI is then run on a corpus
+over the real streaming threshold with ``--jobs 1`` and ``--jobs 2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import patchcore
+from benchmarks.corpus import lines as corpus_lines
+from patchcore.analyze import Options
+from patchcore.document import Report, run
+from patchcore.stream import WHOLE_LIMIT, Stream, independent_lines
+from tests.conftest import SAMPLES
+from tests.helpers import run as toolpatch
+
+#: Every shipped sample that is JSON Lines (conversations per line, or messages per line).
+LINE_SAMPLES = sorted(p for p in SAMPLES.rglob("*.jsonl") if ".fixed." not in p.name)
+
+
+def corpus(conversations: int, *, dialect: str = "langchain", seed: int = 7) -> bytes:
+    return b"".join(corpus_lines(dialect=dialect, conversations=conversations, seed=seed))
+
+
+def chunked(data: bytes, size: int) -> Iterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+def streamed(data: bytes, options: Options, *, fix: bool, chunk: int, batch: int) -> Stream:
+    stream = Stream(
+        chunked(data, chunk),
+        filename="input.jsonl",
+        options=options,
+        fix=fix,
+        whole_limit=300,
+        batch_bytes=batch,
+    )
+    stream.output = b"".join(stream)  # type: ignore[attr-defined]
+    return stream
+
+
+def located(report: Report) -> list[tuple[Any, ...]]:
+    return [(f.code, f.line, f.column, f.call_id, f.message) for f in report.findings]
+
+
+def assert_same(data: bytes, options: Options, *, fix: bool, chunk: int, batch: int) -> None:
+    whole = run(data, filename="input.jsonl", options=options, fix=fix)
+    stream = streamed(data, options, fix=fix, chunk=chunk, batch=batch)
+    report = stream.report
+    assert located(report) == located(whole)
+    assert report.lists == whole.lists
+    assert [f.code for f in report.fixed] == [f.code for f in whole.fixed]
+    assert [f.code for f in report.remaining] == [f.code for f in whole.remaining]
+    if fix:
+        expected = data if whole.output is None else whole.output
+        assert stream.output == expected  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
+@pytest.mark.parametrize("dialect", ["langchain", "openai-chat"])
+def test_a_streamed_corpus_equals_the_whole_run(dialect: str, fix: bool) -> None:
+    data = corpus(40, dialect=dialect)
+    stream = streamed(data, patchcore.make_options(), fix=fix, chunk=977, batch=5000)
+    assert stream.streamed
+    assert_same(data, patchcore.make_options(), fix=fix, chunk=977, batch=5000)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    chunk=st.integers(min_value=1, max_value=4096),
+    batch=st.integers(min_value=1, max_value=20000),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+    blank_lines=st.lists(st.integers(min_value=0, max_value=11), max_size=4),
+    final_newline=st.booleans(),
+)
+def test_any_cut_gives_the_same_bytes(
+    chunk: int, batch: int, crlf: bool, bom: bool, blank_lines: list[int], final_newline: bool
+) -> None:
+    """Chunk and batch sizes, CRLF line ends, a byte-order mark, blank lines and a missing
+    final newline: the streamed output is byte-for-byte the whole run's."""
+    lines = corpus(12, dialect="openai-chat", seed=3).splitlines()
+    for index in sorted(blank_lines, reverse=True):
+        lines.insert(index, b"")
+    end = b"\r\n" if crlf else b"\n"
+    data = (b"\xef\xbb\xbf" if bom else b"") + end.join(lines) + (end if final_newline else b"")
+    assert_same(data, patchcore.make_options(), fix=True, chunk=chunk, batch=batch)
+
+
+@pytest.mark.parametrize("path", LINE_SAMPLES, ids=lambda p: str(p.relative_to(SAMPLES)))
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_samples_stream_like_the_whole_run(path: Path, unsafe: bool) -> None:
+    """Samples of every JSON Lines layout: those whose lines are one conversation (messages,
+    session logs) are read whole by the stream, the others batch by batch; same bytes."""
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=unsafe)
+    data = path.read_bytes()
+    assert_same(data, options, fix=True, chunk=64, batch=200)
+
+
+def test_one_message_per_line_is_never_cut() -> None:
+    message = b'{"role": "user", "content": "%d"}'
+    data = b"\n".join(message % n for n in range(100)) + b"\n"
+    options = patchcore.make_options()
+    assert not independent_lines(data, options=options)
+    stream = streamed(data, options, fix=False, chunk=50, batch=100)
+    assert not stream.streamed
+
+
+def test_a_broken_line_deep_in_a_stream_is_located() -> None:
+    lines = corpus(30).splitlines()
+    lines[23] = lines[23][:-40]
+    data = b"\n".join(lines) + b"\n"
+    with pytest.raises(patchcore.DecodeError) as whole:
+        run(data, filename="input.jsonl", options=patchcore.make_options(), fix=True)
+    with pytest.raises(patchcore.DecodeError) as streamed_error:
+        streamed(data, patchcore.make_options(), fix=True, chunk=1000, batch=3000)
+    assert streamed_error.value.line == whole.value.line == 24
+    assert streamed_error.value.located() == whole.value.located()
+
+
+def test_a_stream_without_any_history_says_so() -> None:
+    data = b'{"a": 1}\n' * 200
+    with pytest.raises(patchcore.NoHistoryError):
+        streamed(data, patchcore.make_options(), fix=False, chunk=100, batch=500)
+
+
+def test_fix_lines_is_the_per_line_unit() -> None:
+    data = corpus(20)
+    options = patchcore.make_options()
+    result = patchcore.fix_lines(data, options=options, first_line=101)
+    whole = run(data, filename="x.jsonl", options=options, fix=True)
+    assert result.output == whole.output
+    assert [f.line - 100 for f in result.findings if f.line] == [f.line for f in whole.findings]
+    assert patchcore.check_lines(data, options=options).findings == whole.findings
+
+
+# --------------------------------------------------------------------------------------------
+# Through the CLI, over the real threshold
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "corpus.jsonl"
+    conversations = 0
+    with path.open("wb") as out:
+        for line in corpus_lines(dialect="openai-chat", conversations=600, seed=11):
+            out.write(line)
+            conversations += 1
+    assert path.stat().st_size > 1.5 * WHOLE_LIMIT
+    return path
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_fix_of_a_large_corpus_matches_the_library(
+    big_corpus: Path, tmp_path: Path, jobs: str
+) -> None:
+    expected = patchcore.fix_document(big_corpus.read_bytes(), filename=big_corpus.name)
+    assert expected.output is not None
+    copy = tmp_path / "corpus.jsonl"
+    copy.write_bytes(big_corpus.read_bytes())
+    result = toolpatch(["fix", "--jobs", jobs, str(copy)], expect=0)
+    assert copy.read_bytes() == expected.output
+    assert f"Fixed {len(expected.fixed)} findings in 1 file." in result.stderr
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_check_of_a_large_corpus_reports_every_finding_in_order(
+    big_corpus: Path, jobs: str
+) -> None:
+    expected = patchcore.check_document(big_corpus.read_bytes(), filename=big_corpus.name)
+    result = toolpatch(["check", "--jobs", jobs, str(big_corpus)], expect=1)
+    lines = [line for line in result.stderr_lines if ": TP0" in line]
+    assert [line.split(": ")[0] for line in lines] == [
+        f"{big_corpus}:{f.line}:{f.column}" for f in expected.findings
+    ]
+
+
+def test_cli_filter_of_a_large_corpus_through_stdin(big_corpus: Path) -> None:
+    expected = patchcore.fix_document(big_corpus.read_bytes(), filename=big_corpus.name)
+    result = toolpatch(
+        ["fix", "--jobs", "2", "--stdin-filename", "corpus.jsonl", "-"],
+        input=big_corpus.read_bytes(),
+        expect=0,
+    )
+    assert result.stdout == expected.output
+
+
+def test_cli_broken_large_corpus_is_left_untouched(big_corpus: Path, tmp_path: Path) -> None:
+    lines = big_corpus.read_bytes().split(b"\n")
+    lines[500] = lines[500][:-3]
+    broken = tmp_path / "corpus.jsonl"
+    broken.write_bytes(b"\n".join(lines))
+    before = broken.stat()
+    result = toolpatch(["fix", "--jobs", "2", str(broken)], expect=2)
+    assert f"{broken}:501:" in result.stderr
+    assert broken.stat().st_mtime_ns == before.st_mtime_ns
+    assert broken.read_bytes() == b"\n".join(lines)
+    assert not list(tmp_path.glob(".*.tmp"))
