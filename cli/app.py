@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import IO, Annotated, NoReturn, Optional
+from typing import IO, TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
 
@@ -20,15 +20,17 @@ from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_c
 from cli.diff_view import print_diff
 from cli.exit_codes import ExitCode
 from cli.inputs import NoInputError, Source, resolve
+from cli.output_format import OutputFormat
 from cli.parallel import ProcessMapper, available_cores
 from cli.progress import Progress, progress_wanted
 from cli.report import Summary, error_pieces, render_outcome, render_summary
-from cli.reporters import REPORTERS, OutputFormat, Reporter
 from cli.run import Mode, emit_stdout, process
 from cli.settings import RuleSettings
 from cli.summary_table import render_tables
 from patchcore.dialects import DIALECTS, Dialect
-from patchcore.sessions import SESSION_FORMATS, SessionFormat
+
+if TYPE_CHECKING:
+    from cli.reporters import Reporter
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 clean or everything fixed; 1 findings remain (or --check/--diff would "
@@ -224,6 +226,8 @@ def _report_streams(
             return None, None
         text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
         return None, Printer(text, styled=False)
+    from cli.reporters import REPORTERS  # machine formats only: the text report needs none
+
     binary: IO[bytes] = (
         sys.stdout.buffer if to_file is None else stack.enter_context(to_file.open("wb"))
     )
@@ -569,6 +573,8 @@ def rule(
 def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    from patchcore.sessions import SESSION_FORMATS, SessionFormat
+
     listed: list[Dialect | SessionFormat] = [*DIALECTS, *SESSION_FORMATS]
     for dialect in listed:
         printer.line(((dialect.name, "bold cyan"), (f"  {dialect.title}", "bold")))

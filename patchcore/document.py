@@ -162,12 +162,14 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
         SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
     """
     decoded = decode(data, filename=filename)
-    from patchcore.sessions import read_session  # here: the session layouts build on this module
-
-    session = read_session(decoded, options=options, fix=fix)
-    if session is not None:
-        return session
     if decoded.framing is Framing.JSONL:
+        # Imported here: the session layouts build on this module (and only JSON Lines can be
+        # a session log, so a JSON document never loads them).
+        from patchcore.sessions import read_session
+
+        session = read_session(decoded, options=options, fix=fix)
+        if session is not None:
+            return session
         lines_mode = _message_lines(decoded, options)
         if lines_mode is not None:
             return _run_message_lines(decoded, lines_mode, options=options, fix=fix)

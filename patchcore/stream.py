@@ -34,7 +34,6 @@ from patchcore.document import (
 from patchcore.errors import DecodeError
 from patchcore.locate import classify
 from patchcore.model import Finding
-from patchcore.sessions import session_format
 
 #: Inputs up to this size are read whole (where streaming would gain nothing).
 WHOLE_LIMIT = 8 * 2**20
@@ -93,6 +92,8 @@ def independent_lines(head: bytes | bytearray, *, options: Options) -> bool:
         value = parse(bytes(head[start : end if end >= 0 else len(head)]))
     except DecodeError:
         return False  # a document (its first line is not a value), or a broken input
+    from patchcore.sessions import session_format  # sessions build on document (a cycle)
+
     if session_format(value, options) is not None:
         return False  # an agent session log: its conversations run across its lines
     return classify([value], dialects_for(options)) is None

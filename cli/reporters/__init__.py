@@ -7,23 +7,11 @@ Each format is a `Reporter` that receives every input's outcome and writes bytes
 
 from __future__ import annotations
 
-import enum
-
+from cli.output_format import OutputFormat
 from cli.reporters.base import Reporter
 from cli.reporters.github import GithubReporter
 from cli.reporters.json_format import JsonLinesReporter, JsonReporter
 from cli.reporters.sarif import SarifReporter
-
-
-class OutputFormat(str, enum.Enum):
-    """The ``--output-format`` choices."""
-
-    TEXT = "text"
-    JSON = "json"
-    JSONL = "jsonl"
-    GITHUB = "github"
-    SARIF = "sarif"
-
 
 #: The reporter class of every machine format (check-jsonschema's ``REPORTER_BY_NAME``).
 REPORTERS: dict[OutputFormat, type[Reporter]] = {
