@@ -22,7 +22,7 @@ from patchcore.codec import Decoded, Framing, Record, decode, parse
 from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
-from patchcore.jsonspan import Spans, line_and_column
+from patchcore.jsonspan import Spans, line_and_column, skip_whitespace
 from patchcore.locate import MessageList, classify, find_message_lists
 from patchcore.model import (
     Delete,
@@ -63,8 +63,9 @@ class Report:
     """The outcome for one input.
 
     Attributes:
-        framing: ``"json"``, ``"jsonl"`` (histories inside lines) or ``"jsonl-messages"`` (one
-            message per line).
+        framing: ``"json"``, ``"jsonl"`` (histories inside lines), ``"jsonl-messages"`` (one
+            message per line), or an agent session's layout (``"claude-code-session"``,
+            ``"claude-agent-sdk-stream"``, ``"codex-rollout"``: `patchcore.sessions`).
         lists: Every message list found.
         findings: Every selected finding of the input (before any fix).
         output: The repaired bytes when ``fix`` changed something, else ``None``.
@@ -162,18 +163,24 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
         SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
     """
     decoded = decode(data, filename=filename)
-    if decoded.framing is Framing.JSONL:
-        # Imported here: the session layouts build on this module (and only JSON Lines can be
-        # a session log, so a JSON document never loads them).
+    if decoded.framing is Framing.JSONL or _is_array(decoded.records[0].raw):
+        # Imported here: the session layouts build on this module (and only JSON Lines or an
+        # array can be a session log, so other JSON documents never load them).
         from patchcore.sessions import read_session
 
         session = read_session(decoded, options=options, fix=fix)
         if session is not None:
             return session
+    if decoded.framing is Framing.JSONL:
         lines_mode = _message_lines(decoded, options)
         if lines_mode is not None:
             return _run_message_lines(decoded, lines_mode, options=options, fix=fix)
     return _run_records(decoded, options=options, fix=fix)
+
+
+def _is_array(raw: bytes) -> bool:
+    """Whether a JSON document is an array (it may be an agent session's entries)."""
+    return raw.startswith(b"[", skip_whitespace(raw, 0))
 
 
 def _message_lines(decoded: Decoded, options: Options) -> MessageList | None:

@@ -3257,6 +3257,23 @@ def at(second: int) -> str:
     return f"2026-02-10T21:12:{second:02d}.000Z"
 
 
+def one_block_message(
+    model: str, message_id: str, block: dict[str, Any], usage: dict[str, int]
+) -> dict[str, Any]:
+    """An API response as Claude Code writes it: each content block on an entry of its own, in
+    a copy of the response's message."""
+    return {
+        "model": model,
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "content": [block],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
 def cc_assistant(
     number: int, parent: int, message_id: str, block: dict[str, Any], *, sidechain: bool = False
 ) -> dict[str, Any]:
@@ -3265,16 +3282,9 @@ def cc_assistant(
         "parentUuid": line_uuid(parent),
         **CLAUDE_SESSION,
         "isSidechain": sidechain,
-        "message": {
-            "model": "claude-opus-4-6",
-            "id": message_id,
-            "type": "message",
-            "role": "assistant",
-            "content": [block],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 3, "output_tokens": 12},
-        },
+        "message": one_block_message(
+            "claude-opus-4-6", message_id, block, {"input_tokens": 3, "output_tokens": 12}
+        ),
         "requestId": "req_" + message_id.removeprefix("msg_"),
         "type": "assistant",
         "uuid": line_uuid(number),
@@ -3443,6 +3453,260 @@ def claude_code_cases() -> list[Case]:
     ]
 
 
+# Claude Agent SDK message streams, in both framings: JSON Lines as `claude -p --output-format
+# stream-json` prints them (compact, raw UTF-8, the API message with its role, `session_id` and
+# `uuid` on every entry), and a JSON array as the SDK's messages are kept whole (pretty-printed,
+# the entry's `type` as the role, no ids), like corpus/claude-code's vercel/ai fixture. The new
+# entry answering a turn goes right after the turn's last assistant entry, in its conversation
+# (`parent_tool_use_id`), with the keys of the call's entry in that entry's order; its uuid (only
+# where entries carry one) is the UUIDv5 of "<session_id>/<first call id>" in SESSION_NAMESPACE.
+
+SDK_SESSION = "3f9d6c2a-71b4-4e0a-9c85-5a2e1d7b6f40"
+SDK_MODEL = "claude-sonnet-4-5-20250929"
+
+
+def sdk_uuid(number: int) -> str:
+    """An entry's uuid, readable in the samples."""
+    return f"0c4e2f7a-9b1d-4e3c-8a5f-{number:012x}"
+
+
+def sdk_init(number: int) -> dict[str, Any]:
+    """The stream's first entry, as the CLI prints it."""
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": "/home/ana/shop",
+        "session_id": SDK_SESSION,
+        "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write"],
+        "mcp_servers": [],
+        "model": SDK_MODEL,
+        "permissionMode": "default",
+        "apiKeySource": "none",
+        "output_style": "default",
+        "uuid": sdk_uuid(number),
+    }
+
+
+def sdk_assistant(
+    number: int, message_id: str, block: dict[str, Any], parent: str | None = None
+) -> dict[str, Any]:
+    """One assistant entry of the CLI's stream: one content block of API message ``message_id``."""
+    return {
+        "type": "assistant",
+        "message": one_block_message(
+            SDK_MODEL,
+            message_id,
+            block,
+            {"input_tokens": 4, "cache_read_input_tokens": 13542, "output_tokens": 9},
+        ),
+        "parent_tool_use_id": parent,
+        "session_id": SDK_SESSION,
+        "uuid": sdk_uuid(number),
+    }
+
+
+def sdk_user(number: int, content: Any, parent: str | None = None) -> dict[str, Any]:
+    """One user entry of the CLI's stream (a subagent's prompt, or a message sent mid-run)."""
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": content},
+        "parent_tool_use_id": parent,
+        "session_id": SDK_SESSION,
+        "uuid": sdk_uuid(number),
+    }
+
+
+def sdk_output(number: int, call_id: str, output: str, parent: str | None = None) -> dict[str, Any]:
+    """A tool result entry of the CLI's stream."""
+    block = {"tool_use_id": call_id, "type": "tool_result", "content": output, "is_error": False}
+    entry = sdk_user(number, [block], parent)
+    entry["tool_use_result"] = {"stdout": output, "stderr": "", "interrupted": False}
+    return entry
+
+
+def sdk_final(number: int, subtype: str, turns: int) -> dict[str, Any]:
+    """The stream's last entry."""
+    return {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        "duration_ms": 41250,
+        "num_turns": turns,
+        "session_id": SDK_SESSION,
+        "total_cost_usd": 0.0412,
+        "permission_denials": [],
+        "uuid": sdk_uuid(number),
+    }
+
+
+def sdk_repair(*results: tuple[str, str, str], parent: str | None = None) -> dict[str, Any]:
+    """The entry a correct repair adds to a CLI stream: one error ``tool_result`` per
+    ``(template, name, call id)``."""
+    blocks = [anthropic_result(template, name, call_id) for template, name, call_id in results]
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": blocks},
+        "parent_tool_use_id": parent,
+        "session_id": SDK_SESSION,
+        "uuid": str(uuid.uuid5(SESSION_NAMESPACE, f"{SDK_SESSION}/{results[0][2]}")),
+    }
+
+
+def kept(kind: str, content: list[Any], parent: str | None = None) -> dict[str, Any]:
+    """One entry of a stream kept as a JSON array (the fixture's shape: no role, no ids)."""
+    message: dict[str, Any] = {"content": content}
+    if kind == "assistant":
+        message["usage"] = {"input_tokens": 2, "output_tokens": 5}
+    return {"type": kind, "parent_tool_use_id": parent, "message": message}
+
+
+def kept_output(call_id: str, output: str, parent: str | None = None) -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": call_id, "content": output, "is_error": False}
+    return kept("user", [block], parent)
+
+
+def kept_repair(*results: tuple[str, str, str], parent: str | None = None) -> dict[str, Any]:
+    """The entry a correct repair adds to a stream kept as an array."""
+    blocks = [anthropic_result(template, name, call_id) for template, name, call_id in results]
+    return {"type": "user", "parent_tool_use_id": parent, "message": {"content": blocks}}
+
+
+def agent_sdk_cases() -> list[Case]:
+    say = "Running the tests first."
+    test_call = tool_use("toolu_01PyTest", "Bash", command="pytest -x", timeout=600)
+    commit_call = tool_use("toolu_01GitCmt", "Bash", command="git commit -am wip")
+    main = [
+        sdk_init(1),
+        sdk_assistant(2, "msg_01Run", {"type": "text", "text": say}),
+        sdk_assistant(3, "msg_01Run", test_call),
+        sdk_user(4, "Skip the tests, just commit."),
+        sdk_assistant(5, "msg_01Cmt", commit_call),
+        sdk_output(6, "toolu_01GitCmt", "[main 4f2a9c1] wip"),
+        sdk_assistant(7, "msg_01Don", {"type": "text", "text": "Committed as 4f2a9c1."}),
+        sdk_final(8, "success", 3),
+    ]
+    main_fix = sdk_repair((TP001, "Bash", "toolu_01PyTest"))
+    kept_main = [
+        kept("assistant", [{"type": "text", "text": say}]),
+        kept("assistant", [test_call]),
+        kept("user", [{"type": "text", "text": "Skip the tests, just commit."}]),
+        kept("assistant", [commit_call]),
+        kept_output("toolu_01GitCmt", "[main 4f2a9c1] wip"),
+        kept("assistant", [{"type": "text", "text": "Committed as 4f2a9c1."}]),
+    ]
+    kept_main_fix = kept_repair((TP001, "Bash", "toolu_01PyTest"))
+    printed, saved = (main, (2, main_fix)), (kept_main, (1, kept_main_fix))
+    about = "a message came while a Bash call ran; the model answered it, the call got no result"
+    main_thread = sdk_samples("main-thread", [("TP001", "toolu_01PyTest")], printed, saved, about)
+
+    task = "toolu_01Task"
+    task_call = tool_use(task, "Task", description="Find TODOs", prompt="List TODOs in src/")
+    grep_call = tool_use("toolu_01Grep", "Grep", pattern="TODO", path="src")
+    read_call = tool_use("toolu_01Read", "Read", file_path="src/cart.py")
+    todos = "src/cart.py:12: # TODO: tax\nsrc/tax.py:40: # TODO: rounding"
+    summary = "Zwei TODOs: Steuer in cart.py, Rundung in tax.py."
+    subagent = [
+        sdk_init(1),
+        sdk_assistant(2, "msg_01Mai", task_call),
+        sdk_user(3, [{"type": "text", "text": "List TODOs in src/"}], task),
+        sdk_assistant(4, "msg_01Sd1", grep_call, task),
+        sdk_output(5, "toolu_01Grep", todos, task),
+        sdk_assistant(6, "msg_01Sd2", read_call, task),
+        sdk_output(7, task, "Agent stopped before it finished."),
+        sdk_assistant(8, "msg_01Sum", {"type": "text", "text": summary}),
+        sdk_final(9, "success", 2),
+    ]
+    subagent_fix = sdk_repair((TP002, "Read", "toolu_01Read"), parent=task)
+    kept_subagent = [
+        kept("assistant", [task_call]),
+        kept("user", [{"type": "text", "text": "List TODOs in src/"}], task),
+        kept("assistant", [grep_call], task),
+        kept_output("toolu_01Grep", todos, task),
+        kept("assistant", [read_call], task),
+        kept_output(task, "Agent stopped before it finished."),
+        kept("assistant", [{"type": "text", "text": summary}]),
+    ]
+    kept_subagent_fix = kept_repair((TP002, "Read", "toolu_01Read"), parent=task)
+    printed, saved = (subagent, (5, subagent_fix)), (kept_subagent, (4, kept_subagent_fix))
+    about = (
+        "a Task subagent (parent_tool_use_id) stopped with its Read call open; the main thread, "
+        "interleaved with it, is complete"
+    )
+    subagents = sdk_samples("subagent", [("TP002", "toolu_01Read")], printed, saved, about)
+
+    lisbon = tool_use("toolu_01WxLis", "get_weather", city="Lisbon")
+    porto = tool_use("toolu_01WxPor", "get_weather", city="Porto")
+    clock = tool_use("toolu_01TmLis", "get_time", tz="Europe/Lisbon")
+    look = {"type": "text", "text": "Ich schaue nach."}
+    parallel = [
+        sdk_init(1),
+        sdk_assistant(2, "msg_01Par", look),
+        sdk_assistant(3, "msg_01Par", lisbon),
+        sdk_output(4, "toolu_01WxLis", "21°C, sonnig"),
+        sdk_assistant(5, "msg_01Par", porto),
+        sdk_assistant(6, "msg_01Par", clock),
+        sdk_final(7, "error_during_execution", 1),
+    ]
+    parallel_fix = sdk_repair(
+        (TP002, "get_weather", "toolu_01WxPor"), (TP002, "get_time", "toolu_01TmLis")
+    )
+    kept_parallel = [
+        kept("assistant", [look]),
+        kept("assistant", [lisbon]),
+        kept("assistant", [porto]),
+        kept("assistant", [clock]),
+        kept_output("toolu_01WxLis", "21°C, sonnig"),
+    ]
+    kept_parallel_fix = kept_repair(
+        (TP002, "get_weather", "toolu_01WxPor"), (TP002, "get_time", "toolu_01TmLis")
+    )
+    printed, saved = (parallel, (5, parallel_fix)), (kept_parallel, (3, kept_parallel_fix))
+    about = (
+        "cut off mid-parallel-calls (one response's three calls, one result); one new entry "
+        "answers both open calls"
+    )
+    open_calls = [("TP002", "toolu_01WxPor"), ("TP002", "toolu_01TmLis")]
+    return (
+        main_thread
+        + subagents
+        + sdk_samples("parallel-interrupted", open_calls, printed, saved, about)
+    )
+
+
+#: One entry list, and the ``(after, new entry)`` a correct repair inserts.
+Repaired = tuple[list[Any], tuple[int, Any]]
+
+
+def sdk_samples(
+    name: str,
+    findings: Sequence[tuple[str, str | None]],
+    printed: Repaired,
+    saved: Repaired,
+    about: str,
+) -> list[Case]:
+    """The two samples of one story: the stream as the CLI prints it (``printed``, JSON Lines)
+    and as the SDK's messages are kept whole (``saved``, a pretty-printed JSON array)."""
+    (lines, line_fix), (array, array_fix) = printed, saved
+    return [
+        Case(
+            f"claude-agent-sdk/{name}.jsonl",
+            lines,
+            compact_jsonl,
+            f"Claude Agent SDK stream-json output: {about}",
+            inserted(lines, [line_fix]),
+            findings,
+        ),
+        Case(
+            f"claude-agent-sdk/{name}.json",
+            [array],
+            json_doc(indent=2, ensure_ascii=False),
+            f"Claude Agent SDK messages kept as a JSON array (no role, no ids): {about}",
+            [inserted(array, [array_fix])],
+            findings,
+        ),
+    ]
+
+
 def rollout(second: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     """One Codex rollout line."""
     return {"timestamp": f"2026-05-12T10:00:{second:02d}.000Z", "type": kind, "payload": payload}
@@ -3592,6 +3856,7 @@ def all_cases() -> list[Case]:
         + mixed_cases()
         + strict_cases()
         + claude_code_cases()
+        + agent_sdk_cases()
         + codex_cases()
     )
 

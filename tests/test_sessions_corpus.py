@@ -1,6 +1,6 @@
-"""The agent sessions of ../shared/corpus (claude-code/, codex/), read in place: no crash, the
-verdicts of SOURCES.md, and the one real capture taken while a tool ran, repaired so that it
-resumes.
+"""The agent sessions of ../shared/corpus (claude-code/, codex/, and the Claude Agent SDK stream
+kept in claude-code/), read in place: no crash, the verdicts of SOURCES.md, and the one real
+capture taken while a tool ran, repaired so that it resumes.
 
 Where toolpatch and SOURCES.md could be read to disagree, the test says who is right and why.
 """
@@ -182,9 +182,19 @@ def test_a_torn_rollout_line_is_reported_and_kept() -> None:
     assert report.output is None
 
 
-def test_the_agent_sdk_stream_is_no_session_log() -> None:
-    """The Claude Agent SDK stream capture (a JSON array of messages without roles) is not a
-    session log and is no format toolpatch reads: it is a located error, not a crash."""
+def test_the_agent_sdk_stream_is_clean() -> None:
+    """SOURCES.md: "clean (interleaved subagent)". The Claude Agent SDK stream (a JSON array of
+    messages without roles) holds two conversations: the main thread (a thinking block and the
+    Agent call on two entries, one turn; its result comes after the subagent's entries) and the
+    subagent's (``parent_tool_use_id``: its prompt, two parallel calls on two entries, their two
+    results). Nothing to report under any rule, nothing to rewrite."""
     relative = "claude-code/vercel-ai-claude-agent-sdk-subagent-stream.json"
-    with pytest.raises(patchcore.NoHistoryError):
-        patchcore.check_document(read(relative), filename=relative)
+    for select in (None, ["ALL"]):
+        report = patchcore.fix_document(read(relative), filename=relative, select=select)
+        assert report.framing == "claude-agent-sdk-stream"
+        assert [(r.line, r.dialect, r.messages, r.warning) for r in report.lists] == [
+            (2, "anthropic", 2, False),
+            (40, "anthropic", 3, False),
+        ]
+        assert report.findings == ()
+        assert report.output is None

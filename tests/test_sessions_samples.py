@@ -4,7 +4,10 @@ A session's conversations run across its event lines, so they are rebuilt here t
 issue describes Claude Code and Codex rebuilding them (not with toolpatch's reader): Claude Code
 keeps the user and assistant lines of each thread (main, or sidechain) in file order, lines of
 one response (``message.id``) making one assistant message and consecutive user lines one user
-message; Codex keeps the ``response_item`` payloads.
+message; Codex keeps the ``response_item`` payloads. A Claude Agent SDK stream (JSON Lines, or
+one JSON array) keeps the user and assistant entries of each conversation (the main thread,
+``parent_tool_use_id`` null, and each subagent's, named by that id) in file order, consecutive
+entries of one type making one message.
 """
 
 from __future__ import annotations
@@ -18,15 +21,20 @@ import pytest
 from tests.provider_rules import anthropic, responses
 from tests.sample_cases import SAMPLES
 
+FOLDERS = ("claude-code", "claude-agent-sdk", "codex")
 FIXED = sorted(
     p.relative_to(SAMPLES).as_posix()
-    for folder in ("claude-code", "codex")
-    for p in (SAMPLES / folder).glob("*.fixed.jsonl")
+    for folder in FOLDERS
+    for p in (SAMPLES / folder).glob("*.fixed.json*")
 )
 
 
 def records(path: Path) -> list[Any]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        entries: list[Any] = json.loads(text)
+        return entries
+    return [json.loads(line) for line in text.splitlines() if line]
 
 
 def claude_threads(lines: list[Any]) -> list[list[dict[str, Any]]]:
@@ -51,8 +59,27 @@ def claude_threads(lines: list[Any]) -> list[list[dict[str, Any]]]:
     return list(threads.values())
 
 
+def sdk_conversations(entries: list[Any]) -> list[list[dict[str, Any]]]:
+    """Each conversation's API messages: consecutive entries of one type are one message."""
+    threads: dict[object, list[dict[str, Any]]] = {}
+    for entry in entries:
+        role = entry.get("type")
+        if role not in ("user", "assistant"):
+            continue
+        out = threads.setdefault(entry.get("parent_tool_use_id"), [])
+        content = entry["message"]["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if out and out[-1]["role"] == role:
+            out[-1]["content"] += blocks
+        else:
+            out.append({"role": role, "content": list(blocks)})
+    return list(threads.values())
+
+
 def conversations(path: Path) -> list[tuple[str, list[Any]]]:
     lines = records(path)
+    if path.parent.name == "claude-agent-sdk":
+        return [("anthropic", thread) for thread in sdk_conversations(lines)]
     if path.parent.name == "codex":
         items = [line["payload"] for line in lines if line["type"] == "response_item"]
         return [("responses", [as_codex_runs_it(item) for item in items])]
@@ -69,7 +96,7 @@ VALIDATORS = {"anthropic": anthropic, "responses": responses}
 
 
 def test_every_session_folder_has_repaired_samples() -> None:
-    assert {Path(p).parts[0] for p in FIXED} == {"claude-code", "codex"}
+    assert {Path(p).parts[0] for p in FIXED} == set(FOLDERS)
 
 
 @pytest.mark.parametrize("relative", FIXED)

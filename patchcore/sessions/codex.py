@@ -27,15 +27,8 @@ from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.document import ListReport
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
-from patchcore.sessions.layout import (
-    Analysis,
-    SessionFormat,
-    SessionLine,
-    odd_line,
-    place,
-    relocated,
-    unread,
-)
+from patchcore.sessions.entries import Entry, place, relocated
+from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 SHELL_CALL = "local_shell_call"
@@ -77,11 +70,11 @@ class Codex(SessionFormat):
     def recognises(self, value: dict[str, Any]) -> bool:
         return tag(value, "type") in LINE_TYPES
 
-    def analyse(self, lines: Sequence[SessionLine], options: Options, *, fixing: bool) -> Analysis:
+    def analyse(self, lines: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
         notes: list[ListReport] = []
-        items: list[SessionLine] = []
+        items: list[Entry] = []
         for line in lines:
-            odd = odd_line(line)
+            odd = odd_entry(line)
             kind = tag(line.value, "type")
             if odd is not None:
                 notes.append(odd)
@@ -104,14 +97,14 @@ class Codex(SessionFormat):
             )
         except ShapeError as error:
             line = items[int(error.path[0])]
-            raise relocated(error, line.record, ("payload", *error.path[1:])) from None
+            raise relocated(error, line, ("payload", *error.path[1:])) from None
         first = items[0].record.line if items else 1
         listed = ListReport("", first, CODEX_ITEMS.name, len(payloads), None)
         edits = _LineEdits(items, next(line for line in lines if isinstance(line.value, dict)))
         findings = []
         for finding in found:
             line = items[finding.message_index]
-            row, column = place(line.record, ("payload", *finding.call_path))
+            row, column = place(line, ("payload", *finding.call_path))
             findings.append(
                 replace(
                     finding,
@@ -133,7 +126,7 @@ class _LineEdits:
     (a damaged one may begin with an orphan output), and the repaired file must read as one too.
     """
 
-    def __init__(self, items: Sequence[SessionLine], first: SessionLine) -> None:
+    def __init__(self, items: Sequence[Entry], first: Entry) -> None:
         self.items = items
         self.first = first.position
         self.done: dict[int, Edit] = {}

@@ -1,18 +1,13 @@
-"""What the agent-session layouts share: reading the lines, and the check-and-fix pipeline.
+"""What the agent-session layouts share: the check-and-fix pipeline, and the warnings about the
+entries they keep unread.
 
-A session log is one JSON Lines file of *events*; the conversations are spread over its lines,
-between events that are no messages. Each layout (Claude Code, Codex) reads its lines into message
-lists for the existing engine (`patchcore.analyze.check_list` with a dialect), then turns each
-finding back into a place in the file (line, column, pointer inside the line) and its fix into
-*line edits* addressed by the position of a line among the file's records:
-
-* ``Insert((), k, (value,))``: a new line after record ``k - 1``, in the style of that line;
-* ``Replace((k, *pointer), value)`` / ``Delete((k, *pointer))``: spliced into record ``k``;
-* ``Delete((k,))``: record ``k`` removed.
-
-These are the edits the message-per-line writer of `patchcore.document` applies, so every line
-that needs no change is written back byte for byte. Lines that are not JSON, not objects, or
-events of a type the layout does not know are kept as they are and reported as warnings.
+A session log is a sequence of *events* (its entries: `patchcore.sessions.entries`); the
+conversations are spread over them, between events that are no messages. Each layout (Claude
+Code, the Claude Agent SDK, Codex) reads its entries into message lists for the existing engine
+(`patchcore.analyze.check_list` with a dialect), then turns each finding back into a place in
+the file (line, column, pointer inside the entry) and its fix into edits of entries. Entries
+that are not JSON, not objects, or events of a type the layout does not know are kept as they
+are and reported as warnings.
 """
 
 from __future__ import annotations
@@ -23,75 +18,27 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from patchcore.analyze import Options
-from patchcore.codec import Decoded, Record, decode
+from patchcore.codec import Decoded
 from patchcore.dialects import Dialect
-from patchcore.document import ListReport, Report, _edit_lines, _still_there, unique_edits
-from patchcore.errors import DecodeError, SelfCheckError, ShapeError, json_kind
-from patchcore.jsonspan import Spans, line_and_column
-from patchcore.model import Finding, Pointer
-
-#: A name that makes `decode` read the repaired bytes as JSON Lines, as the input was.
-_JSONL_NAME = "session.jsonl"
+from patchcore.document import ListReport, Report, _still_there, unique_edits
+from patchcore.errors import SelfCheckError, json_kind
+from patchcore.model import Finding, format_pointer
+from patchcore.sessions.entries import Entry, read_entries, reread, write_entries
 
 
-@dataclass(frozen=True, slots=True)
-class SessionLine:
-    """One non-blank line of a session log.
-
-    Attributes:
-        position: Its index among the file's records (what line edits address).
-        record: Its bytes and line number.
-        value: Its parsed value; ``None`` when it is not JSON.
-        problem: Why it is not JSON, when it is not.
-    """
-
-    position: int
-    record: Record
-    value: Any
-    problem: str | None = None
+def unread(entry: Entry, why: str) -> ListReport:
+    """The warning for an entry that is kept as it is without being read."""
+    where = format_pointer(entry.root)
+    return ListReport(where, entry.record.line, None, 0, f"{why}; kept as it is", warning=True)
 
 
-def read_lines(decoded: Decoded) -> list[SessionLine]:
-    """Every record of the file, parsed; a line that is not JSON is kept with the reason."""
-    lines = []
-    for position, record in enumerate(decoded.records):
-        try:
-            lines.append(SessionLine(position, record, record.parse()))
-        except DecodeError as error:
-            lines.append(SessionLine(position, record, None, error.reason))
-    return lines
-
-
-def unread(line: SessionLine, why: str) -> ListReport:
-    """The warning for a line that is kept as it is without being read."""
-    return ListReport("", line.record.line, None, 0, f"{why}; kept as it is", warning=True)
-
-
-def odd_line(line: SessionLine) -> ListReport | None:
-    """The warning for a line that is no JSON object at all, or ``None`` for an object."""
-    if line.problem is not None:
-        return unread(line, f"not JSON ({line.problem})")
-    if not isinstance(line.value, dict):
-        return unread(line, f"a line that is {json_kind(line.value)}, not an event")
+def odd_entry(entry: Entry) -> ListReport | None:
+    """The warning for an entry that is no JSON object at all, or ``None`` for an object."""
+    if entry.problem is not None:
+        return unread(entry, f"not JSON ({entry.problem})")
+    if not isinstance(entry.value, dict):
+        return unread(entry, f"{entry.one} that is {json_kind(entry.value)}, not an event")
     return None
-
-
-def place(record: Record, pointer: Pointer) -> tuple[int, int]:
-    """Line and column in the file of the value at ``pointer`` inside ``record`` (the start of
-    the line if the pointer leads nowhere)."""
-    try:
-        offset = Spans(record.raw).span(pointer)[0]
-    except KeyError:
-        offset = len(record.raw) - len(record.raw.lstrip())
-    line, column = line_and_column(record.raw, offset)
-    return line + record.line - 1, column
-
-
-def relocated(error: ShapeError, record: Record, pointer: Pointer) -> ShapeError:
-    """``error``, raised about a value of a message list, moved to where that value sits in the
-    file: ``pointer`` inside ``record``."""
-    line, column = place(record, pointer)
-    return ShapeError(error.reason, path=pointer, line=line, column=column)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +46,9 @@ class Analysis:
     """What reading and checking a session found.
 
     Attributes:
-        lists: One entry per conversation checked, and one warning per line kept unread.
+        lists: One entry per conversation checked, and one warning per entry kept unread.
         findings: The selected findings, located in the file, in file order; their fixes hold
-            line edits.
+            edits of entries.
     """
 
     lists: tuple[ListReport, ...]
@@ -109,7 +56,7 @@ class Analysis:
 
 
 class SessionFormat(ABC):
-    """One agent-session layout: how to recognise its lines and check its conversations."""
+    """One agent-session layout: how to recognise its entries and check its conversations."""
 
     name: ClassVar[str]
     """Short name, for ``toolpatch formats``."""
@@ -123,14 +70,17 @@ class SessionFormat(ABC):
     """What `Report.framing` says for such a file."""
     dialect: ClassVar[Dialect]
     """The dialect of its messages (``--dialect`` may name it, or nothing)."""
+    arrays: ClassVar[bool] = False
+    """Whether a JSON document that is an array of its entries is such a file too (else only
+    JSON Lines are)."""
 
     @abstractmethod
     def recognises(self, value: dict[str, Any]) -> bool:
-        """Whether a JSON object is a line of this layout."""
+        """Whether a JSON object is an entry of this layout."""
 
     @abstractmethod
-    def analyse(self, lines: Sequence[SessionLine], options: Options, *, fixing: bool) -> Analysis:
-        """Read the conversations out of the lines and check them.
+    def analyse(self, entries: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
+        """Read the conversations out of the entries and check them.
 
         Raises:
             ShapeError: A message has a tool-related field of the wrong shape (located).
@@ -146,25 +96,27 @@ class SessionFormat(ABC):
         """Check (and with ``fix``, repair) the session.
 
         Raises:
+            DecodeError: The session is a JSON document that does not parse.
             ShapeError: A message has a tool-related field of the wrong shape.
             SelfCheckError: The repaired session did not check clean (a bug: nothing is written).
         """
-        analysis = self.analyse(read_lines(decoded), options, fixing=fix)
+        analysis = self.analyse(read_entries(decoded), options, fixing=fix)
         findings = analysis.findings
         to_fix = tuple(f for f in findings if options.applies(f.fix)) if fix else ()
         if not to_fix:
             return Report(self.framing, analysis.lists, findings, remaining=findings)
-        output = decoded.join(_edit_lines(decoded, unique_edits(to_fix)))
-        remaining = _still_there(findings, to_fix, self._self_check(output, options))
+        output = write_entries(decoded, unique_edits(to_fix))
+        after = self._self_check(reread(output, decoded.framing), options)
+        remaining = _still_there(findings, to_fix, after)
         return Report(self.framing, analysis.lists, findings, output, to_fix, remaining)
 
-    def _self_check(self, output: bytes, options: Options) -> list[Finding]:
+    def _self_check(self, entries: Sequence[Entry], options: Options) -> list[Finding]:
         """Black's stability check: the repaired session must have nothing left to fix.
 
         Returns:
             The findings it still has (none of them fixable).
         """
-        again = self.analyse(read_lines(decode(output, filename=_JSONL_NAME)), options, fixing=True)
+        again = self.analyse(entries, options, fixing=True)
         left = [f for f in again.findings if options.applies(f.fix)]
         if left:
             msg = "internal error: the repaired session still has fixable findings; nothing written"

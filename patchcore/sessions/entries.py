@@ -1,0 +1,175 @@
+"""Where a session's entries sit in the file: one a line, or the elements of one JSON array.
+
+An agent session is a sequence of *entries* (events). Claude Code and Codex write one a line, and
+so does ``claude -p --output-format stream-json``; the Claude Agent SDK's messages are also kept
+as one JSON array (a stream collected and saved whole, as test fixtures keep it). The layouts
+read both the same way, and address their edits by the position of an entry among the file's
+entries:
+
+* ``Insert((), k, (value,))``: a new entry after entry ``k - 1``, in the style of that entry;
+* ``Replace((k, *pointer), value)`` / ``Delete((k, *pointer))``: spliced into entry ``k``;
+* ``Delete((k,))``: entry ``k`` removed.
+
+In JSON Lines these are the edits the message-per-line writer of `patchcore.document` applies
+(a new entry is a new line); in an array they are edits of the document's top-level array,
+spliced into its bytes. Either way every entry that needs no change is written back byte for
+byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from patchcore.codec import Decoded, Framing, Record, decode
+from patchcore.document import _edit_lines
+from patchcore.errors import DecodeError, ShapeError
+from patchcore.jsonspan import Spans, line_and_column
+from patchcore.model import Edit, Pointer
+from patchcore.splice import splice
+
+#: A name that makes `decode` read the repaired bytes as JSON Lines, as the input was.
+_JSONL_NAME = "session.jsonl"
+_WHITESPACE = re.compile(r"[ \t\r\n]*")
+_FIRST_VALUE = json.JSONDecoder()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One entry of a session: a non-blank line, or an element of the array.
+
+    Attributes:
+        position: Its index among the file's entries (what edits address).
+        record: Its bytes and the line they start on.
+        value: Its parsed value; ``None`` when it is not JSON.
+        problem: Why it is not JSON, when it is not.
+        column: The column its bytes start at on that line.
+        root: Its pointer in the file's record: ``()`` for a line, ``(position,)`` for an
+            element of the array.
+    """
+
+    position: int
+    record: Record
+    value: Any
+    problem: str | None = None
+    column: int = 1
+    root: Pointer = ()
+
+    @property
+    def noun(self) -> str:
+        """What warnings call it."""
+        return "entry" if self.root else "line"
+
+    @property
+    def one(self) -> str:
+        """What warnings call it, with its article."""
+        return "an entry" if self.root else "a line"
+
+
+def read_entries(decoded: Decoded) -> list[Entry]:
+    """Every entry of the file, parsed; a line that is not JSON is kept with the reason.
+
+    Raises:
+        DecodeError: The file is one JSON document that does not parse.
+    """
+    if decoded.framing is Framing.JSONL:
+        return _lines(decoded)
+    return _elements(decoded.records[0])
+
+
+def _lines(decoded: Decoded) -> list[Entry]:
+    entries = []
+    for position, record in enumerate(decoded.records):
+        try:
+            entries.append(Entry(position, record, record.parse()))
+        except DecodeError as error:
+            entries.append(Entry(position, record, None, error.reason))
+    return entries
+
+
+def _elements(document: Record) -> list[Entry]:
+    """The elements of a document that is an array, each with the line and column it starts at
+    (counted as the document is walked once: a large array stays linear)."""
+    values = document.parse()
+    raw = document.raw
+    line, column, counted = document.line, 1, 0
+    entries = []
+    for position, (start, end) in enumerate(Spans(raw).elements(())):
+        gap = raw[counted:start]  # from one element's start to the next: ASCII at both ends
+        newline = gap.rfind(b"\n")
+        if newline >= 0:
+            line += gap.count(b"\n")
+            column, gap = 1, gap[newline + 1 :]
+        column += len(gap.decode("utf-8", errors="replace"))
+        counted = start
+        record = Record(raw[start:end], line)
+        entries.append(Entry(position, record, values[position], None, column, (position,)))
+    return entries
+
+
+def first_entry(decoded: Decoded) -> object:
+    """What decides whether the file is a session: its first JSON object for JSON Lines (a
+    torn or stray line before it is passed over; no fix changes it, so a repaired session still
+    reads as one), the first element of a document that is an array, else ``None``.
+
+    Only that element is parsed: most arrays are no session, and are parsed later as a whole.
+    """
+    if decoded.framing is Framing.JSONL:
+        for record in decoded.records:
+            try:
+                value = record.parse()
+            except DecodeError:
+                continue
+            if isinstance(value, dict):
+                return value
+        return None
+    text = decoded.records[0].raw.decode("utf-8", errors="replace")
+    start = _skip_whitespace(text, 0)
+    if not text.startswith("[", start):
+        return None
+    try:
+        return _FIRST_VALUE.raw_decode(text, _skip_whitespace(text, start + 1))[0]
+    except (ValueError, RecursionError):  # not JSON there (JSONDecodeError is a ValueError)
+        return None
+
+
+def _skip_whitespace(text: str, position: int) -> int:
+    match = _WHITESPACE.match(text, position)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
+
+
+def write_entries(decoded: Decoded, edits: Sequence[Edit]) -> bytes:
+    """The file with ``edits`` applied; every entry they do not touch keeps its bytes."""
+    if decoded.framing is Framing.JSONL:
+        return decoded.join(_edit_lines(decoded, edits))
+    return decoded.join([splice(decoded.records[0].raw, edits)])
+
+
+def reread(output: bytes, framing: Framing) -> list[Entry]:
+    """The entries of repaired bytes, read with the framing of the input they came from."""
+    return read_entries(decode(output, filename=_JSONL_NAME if framing is Framing.JSONL else None))
+
+
+def place(entry: Entry, pointer: Pointer) -> tuple[int, int]:
+    """Line and column in the file of the value at ``pointer`` inside ``entry`` (the start of
+    the entry if the pointer leads nowhere)."""
+    raw = entry.record.raw
+    try:
+        offset = Spans(raw).span(pointer)[0]
+    except KeyError:
+        offset = len(raw) - len(raw.lstrip())
+    line, column = line_and_column(raw, offset)
+    if line == 1:
+        column += entry.column - 1
+    return line + entry.record.line - 1, column
+
+
+def relocated(error: ShapeError, entry: Entry, pointer: Pointer) -> ShapeError:
+    """``error``, raised about a value of a message list, moved to where that value sits in the
+    file: ``pointer`` inside ``entry``."""
+    line, column = place(entry, pointer)
+    return ShapeError(error.reason, path=(*entry.root, *pointer), line=line, column=column)

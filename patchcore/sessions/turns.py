@@ -1,0 +1,308 @@
+"""Anthropic conversations spread over session entries: what Claude Code sessions and the Claude
+Agent SDK's message stream share.
+
+Both write each API message of a conversation as entries ``{"type": "user" | "assistant",
+"message": {...}}``, often one content block an entry, with the conversations of subagents
+interleaved with the main one. This module reads the message entries of each conversation into
+the turns the API receives, checks them with the Anthropic dialect, and answers each turn's
+unanswered calls with one new user entry right after the turn's last entry, holding their
+``tool_result`` blocks (``is_error: true``, the rule's text). A layout says which conversation an
+entry belongs to, which entries make one turn, and what the new entry looks like
+(`AnthropicSession`, `TurnRepair.answer`).
+
+Turns: consecutive user entries are one user turn, as the API merges them. Assistant entries are
+one turn when they are one response (the same ``message.id``), or, for a layout that says so,
+whenever they follow each other. Entries of a response that come after results of its first
+calls (Claude Code runs a call as soon as its block is complete, and writes its result before
+the next block) still belong to that response: the API receives one assistant message with every
+call, then one user message with every result.
+
+A new entry's ``uuid``, where it has one, is a UUIDv5 of the session id and the first call id,
+so fixing the same file twice writes the same bytes. Findings of the strict rules are reported
+without a fix: dropping or moving entries of a session is not offered.
+"""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from patchcore.analyze import Options, check_list
+from patchcore.defects import ANSWERED
+from patchcore.dialects.anthropic import Anthropic
+from patchcore.dialects.base import ListContext, tag
+from patchcore.document import ListReport
+from patchcore.errors import ShapeError, json_kind
+from patchcore.model import Applicability, Edit, Finding, Fix, Pointer, ToolCall
+from patchcore.rules import RULES, render_text
+from patchcore.sessions.entries import Entry, place, relocated
+from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
+
+ANTHROPIC = Anthropic()
+MESSAGE_TYPES = frozenset({"user", "assistant"})
+#: Namespace of the UUIDv5 of new entries (fixed: it makes a repair reproducible).
+NAMESPACE = uuid.UUID("d29615cb-3faa-4cdb-b1da-085978a7e22a")
+
+
+@dataclass(frozen=True, slots=True)
+class _MessageEntry:
+    """A ``user`` / ``assistant`` entry whose message can be read."""
+
+    entry: Entry
+    role: str
+    message_id: object
+    content: str | list[Any]
+
+
+@dataclass
+class Turn:
+    """One API message: the message entries it is made of and its merged content.
+
+    ``parts[k]`` says where block ``k`` of the merged content comes from: the entry, and the
+    pointer inside its message (``("content", j)``, or ``("content",)`` for a plain string, which
+    becomes a text block when entries are merged).
+    """
+
+    role: str
+    message_id: object
+    entries: list[Entry]
+    content: str | list[Any]
+    parts: list[tuple[Entry, Pointer]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, message: _MessageEntry) -> Turn:
+        turn = cls(message.role, message.message_id, [message.entry], message.content)
+        turn.parts = _pieces(message.entry, message.content)[1]
+        return turn
+
+    def same_response(self, message: _MessageEntry) -> bool:
+        """Whether ``message`` is more of this turn's API response (one ``message.id``)."""
+        return (
+            message.role == self.role == "assistant"
+            and self.message_id is not None
+            and message.message_id == self.message_id
+        )
+
+    def add(self, message: _MessageEntry) -> None:
+        """Append an entry's blocks (into a new list: the parsed entries are never changed)."""
+        content = self.content
+        current = _pieces(self.entries[0], content)[0] if isinstance(content, str) else content
+        blocks, parts = _pieces(message.entry, message.content)
+        self.content = [*current, *blocks]
+        self.parts += parts
+        self.entries.append(message.entry)
+
+    def only_results(self) -> bool:
+        """Whether the turn holds tool results and nothing else."""
+        blocks = self.content
+        return (
+            isinstance(blocks, list)
+            and bool(blocks)
+            and all(map(ANTHROPIC.is_result_block, blocks))
+        )
+
+    def message(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content}
+
+    def locate(self, path: Pointer) -> tuple[Entry, Pointer]:
+        """The entry and the pointer inside its message of ``path`` inside the merged message."""
+        if len(path) >= 2 and path[0] == "content" and self.parts:
+            index = path[1]
+            assert isinstance(index, int)
+            entry, where = self.parts[index]
+            return entry, (*where, *path[2:])
+        return self.entries[0], path
+
+
+def _pieces(
+    entry: Entry, content: str | list[Any]
+) -> tuple[list[Any], list[tuple[Entry, Pointer]]]:
+    """An entry's content as blocks (a plain string as a text block), and where each comes from."""
+    if isinstance(content, str):
+        return [ANTHROPIC.text_block(content)], [(entry, ("content",))]
+    return content, [(entry, ("content", k)) for k in range(len(content))]
+
+
+def _readable(entry: Entry) -> tuple[dict[str, Any], str | list[Any]] | str:
+    """The message and content of a message entry, or why it cannot be read as one."""
+    value = entry.value
+    what = f"an assistant {entry.noun}" if value["type"] == "assistant" else f"a user {entry.noun}"
+    message = value.get("message")
+    if not isinstance(message, dict):
+        return f"{what} whose 'message' is {json_kind(message)}"
+    content = message.get("content")
+    if isinstance(content, str):
+        return message, content
+    if not isinstance(content, list):
+        return f"{what} whose message has no 'content' list or text"
+    odd = [block for block in content if not isinstance(block, dict)]
+    if odd:
+        return f"{what} whose 'content' holds {json_kind(odd[0])}"
+    return message, content
+
+
+def _group_turns(messages: Sequence[_MessageEntry], *, runs: bool) -> list[Turn]:
+    """The API messages a conversation's entries make (``runs``: consecutive assistant entries
+    are one turn whatever their ``message.id``)."""
+    turns: list[Turn] = []
+    for message in messages:
+        last = turns[-1] if turns else None
+        if (
+            last is not None
+            and last.role == message.role
+            and (message.role == "user" or runs or last.same_response(message))
+        ):
+            last.add(message)
+        elif len(turns) >= 2 and turns[-2].same_response(message) and turns[-1].only_results():
+            turns[-2].add(message)
+        else:
+            turns.append(Turn.of(message))
+    return turns
+
+
+class TurnRepair(ABC):
+    """Checks the turns of a session's conversations and plans the new entries that answer
+    their calls (what such an entry looks like is the layout's `answer`)."""
+
+    def __init__(self, entries: Sequence[Entry], options: Options) -> None:
+        self.entries = entries
+        self.options = options
+        self._taken = {
+            entry.value["uuid"]
+            for entry in entries
+            if isinstance(entry.value, dict) and isinstance(entry.value.get("uuid"), str)
+        }
+
+    @abstractmethod
+    def answer(self, turn: Turn, message: dict[str, Any], call_id: str) -> tuple[Edit, ...]:
+        """The edits that add ``message`` (a user message holding the results of ``turn``'s
+        unanswered calls, the first of them ``call_id``) to the file right after ``turn``."""
+
+    def check(self, turns: Sequence[Turn]) -> list[Finding]:
+        """The conversation's findings, located in the file, with entry fixes where safe (the
+        dialect's own fixes edit merged messages: only the calls' results are carried over, as
+        new entries)."""
+        messages = [turn.message() for turn in turns]
+        try:
+            found = check_list(
+                messages,
+                dialect=ANTHROPIC,
+                context=ListContext(()),
+                options=self.options,
+                plan_unsafe=False,
+            )
+        except ShapeError as error:
+            turn = turns[int(error.path[0])]
+            entry, path = turn.locate(error.path[1:])
+            raise relocated(error, entry, ("message", *path)) from None
+        answered: dict[int, list[Finding]] = {}
+        for finding in found:
+            if finding.code in ANSWERED and finding.fix is not None:
+                answered.setdefault(finding.message_index, []).append(finding)
+        fixes = {
+            id(finding): fix
+            for index, group in answered.items()
+            for finding, fix in zip(group, self._fixes(turns[index], group), strict=True)
+        }
+        located = []
+        for finding in found:
+            entry, path = turns[finding.message_index].locate(finding.call_path)
+            row, column = place(entry, ("message", *path))
+            located.append(
+                replace(
+                    finding,
+                    message_path=(*entry.root, "message"),
+                    call_path=path,
+                    line=row,
+                    column=column,
+                    fix=fixes.get(id(finding)),
+                )
+            )
+        return located
+
+    def _fixes(self, turn: Turn, group: Sequence[Finding]) -> list[Fix]:
+        """One new entry after ``turn`` answering every call of ``group`` (in call order)."""
+        blocks = [
+            ANTHROPIC.result_block(
+                turn.message(),
+                ToolCall(finding.call_id, finding.tool_name),
+                render_text(
+                    self.options.text(finding.code),
+                    name=finding.tool_name,
+                    call_id=finding.call_id,
+                ),
+                {},
+            )
+            for finding in group
+        ]
+        message = ANTHROPIC.new_turn(turn.message(), blocks)
+        edits = self.answer(turn, message, group[0].call_id or "")
+        return [
+            Fix(Applicability.SAFE, RULES[finding.code].fix_description or "", edits)
+            for finding in group
+        ]
+
+    def new_uuid(self, session: object, call_id: str) -> str:
+        """A UUIDv5 of the session and the call, unique in the file (a clash, which only a
+        hand-edited file can have, moves to the next of a numbered series)."""
+        name = f"{session if isinstance(session, str) else ''}/{call_id}"
+        candidate = str(uuid.uuid5(NAMESPACE, name))
+        number = 0
+        while candidate in self._taken:
+            number += 1
+            candidate = str(uuid.uuid5(NAMESPACE, f"{name}/{number}"))
+        self._taken.add(candidate)
+        return candidate
+
+
+class AnthropicSession(SessionFormat):
+    """A layout whose conversations are Anthropic messages in ``user`` / ``assistant`` entries."""
+
+    dialect = ANTHROPIC
+    events: ClassVar[frozenset[str]]
+    """The types of the entries that are no messages: kept, never paired."""
+    runs: ClassVar[bool]
+    """Whether consecutive assistant entries are one turn whatever their ``message.id``."""
+
+    @abstractmethod
+    def conversations(self, entries: Sequence[Entry]) -> Callable[[dict[str, Any]], object]:
+        """Which conversation a message entry of ``entries`` belongs to (a key)."""
+
+    @abstractmethod
+    def repair(self, entries: Sequence[Entry], options: Options) -> TurnRepair:
+        """The repair of a session made of ``entries``."""
+
+    def analyse(self, entries: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
+        notes: list[ListReport] = []
+        threads: dict[object, list[_MessageEntry]] = {}
+        conversation_of = self.conversations(entries)
+        for entry in entries:
+            odd = odd_entry(entry)
+            kind = tag(entry.value, "type")
+            if odd is not None:
+                notes.append(odd)
+            elif kind in MESSAGE_TYPES:
+                read = _readable(entry)
+                if isinstance(read, str):
+                    notes.append(unread(entry, read))
+                    continue
+                message, content = read
+                thread = threads.setdefault(conversation_of(entry.value), [])
+                thread.append(_MessageEntry(entry, kind, message.get("id"), content))
+            elif kind not in self.events:
+                what = f"an event of unknown type {kind!r}" if kind else "an object without 'type'"
+                notes.append(unread(entry, what))
+        lists: list[ListReport] = []
+        findings: list[Finding] = []
+        repair = self.repair(entries, options)
+        for messages in threads.values():
+            turns = _group_turns(messages, runs=self.runs)
+            first = turns[0].entries[0].record.line
+            lists.append(ListReport("", first, ANTHROPIC.name, len(turns), None))
+            findings += repair.check(turns)
+        findings.sort(key=lambda f: (f.line or 0, f.column or 0))
+        reports = sorted(lists + notes, key=lambda r: r.line or 0)
+        return Analysis(tuple(reports), tuple(findings))
