@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
-from collections.abc import Iterator
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 #: How much of an input is read at a time.
@@ -43,14 +45,63 @@ class Source:
             return sys.stdin.buffer.read()
         return self.path.read_bytes()
 
-    def chunks(self) -> Iterator[bytes]:
-        """The input's bytes, a block at a time (raises ``OSError`` for an unreadable file).
+    @contextmanager
+    def opened(self) -> Iterator[FileInput | Iterator[bytes]]:
+        """The open input: a `FileInput` for a regular file (read at any offset), else its
+        bytes a block at a time (stdin, a pipe, a device), read once.
 
-        The file is opened on the first ``next``, so an unreadable file fails there.
+        Raises:
+            OSError: The file cannot be opened.
         """
-        with self.path.open("rb") if self.path is not None else nullcontext(sys.stdin.buffer) as f:
-            while block := f.read(CHUNK_BYTES):
-                yield block
+        if self.path is None:
+            yield _blocks(sys.stdin.buffer.read)
+            return
+        fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                yield FileInput(fd)
+            else:
+                yield _blocks(partial(os.read, fd))
+        finally:
+            os.close(fd)
+
+
+def _blocks(read: Callable[[int], bytes]) -> Iterator[bytes]:
+    while block := read(CHUNK_BYTES):
+        yield block
+
+
+class FileInput:
+    """A regular file, read at any offset (`patchcore.stream.RandomAccess`).
+
+    ``pread`` rather than a memory map: a file that shrinks while it is read is then an error
+    to report, where a mapped page that is gone would kill the process.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._size = os.fstat(fd).st_size
+
+    @property
+    def size(self) -> int:
+        """Its length when it was opened."""
+        return self._size
+
+    def read(self, offset: int, size: int) -> bytes:
+        """``size`` bytes from ``offset`` on (fewer only at its end).
+
+        Raises:
+            OSError: It is shorter than it was (it changed while being read).
+        """
+        wanted = min(size, self._size - offset)
+        data = os.pread(self.fd, wanted, offset)
+        while len(data) < wanted:
+            more = os.pread(self.fd, wanted - len(data), offset + len(data))
+            if not more:
+                msg = "the input file changed while it was being read"
+                raise OSError(msg)
+            data += more
+        return data
 
 
 class NoInputError(Exception):

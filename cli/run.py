@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import patchcore
-from cli.inputs import Source
+from cli.inputs import FileInput, Source
 from cli.parallel import ProcessMapper
 from cli.sinks import Discard, Replace, Sink, Spool, WriteFailed
 from patchcore.analyze import Options
 from patchcore.diff import unified_diff
 from patchcore.document import Report, run
-from patchcore.stream import Mapper, Stream
+from patchcore.stream import Mapper, Stream, Unchanged
 from patchcore.stream import Progress as StreamProgress
 
 
@@ -73,23 +73,28 @@ def process(
     processed batch by batch (spread over ``pool``'s workers, if given), and its output goes,
     as it comes, to a temporary file that replaces the target only when the whole input
     succeeded and something changed (or to a spool that ``emit`` copies to stdout at the end,
-    for stdin and ``-o -``). ``progress`` hears of each batch done. A diff is left in the
-    outcome for the caller to print.
+    for stdin and ``-o -``); what a file's repair leaves as it was is copied file to file.
+    ``progress`` hears of each batch done. A diff is left in the outcome for the caller to
+    print.
     """
     outcome = Outcome(source)
     if mode is Mode.FIX_DIFF:
         return _diff(outcome, options, progress)
-    stream = Stream(
-        source.chunks(),
-        filename=_framing_name(source),
-        options=options,
-        fix=mode.fixes,
-        mapper=_mapper(source, pool),
-        progress=progress,
-    )
-    with _recorded_failure(outcome), _sink(source, mode, output) as sink:
+    with _recorded_failure(outcome), source.opened() as read, _sink(source, mode, output) as sink:
+        stream = Stream(
+            read,
+            filename=_framing_name(source),
+            options=options,
+            fix=mode.fixes,
+            mapper=_mapper(source, pool),
+            progress=progress,
+        )
         for piece in stream:
-            sink.write(piece)
+            if isinstance(piece, Unchanged):
+                assert isinstance(read, FileInput)  # only a file's pieces are left in it
+                sink.copy(read, piece.offset, piece.size)
+            else:
+                sink.write(piece)
         outcome.report = stream.report
         if mode is Mode.FIX:
             sink.finish(changed=bool(stream.report.fixed), emit=emit)

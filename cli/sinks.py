@@ -15,10 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from cli.inputs import FileInput
 from cli.write import AtomicFile
 
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
 SPOOL_MEMORY = 32 * 2**20
+#: How much of an input is read at a time to copy it where it cannot be copied file to file.
+COPY_BLOCK = 4 * 2**20
 
 
 class WriteFailed(Exception):
@@ -29,8 +32,16 @@ class Sink:
     """Takes output pieces; `finish` delivers them. Leaving the ``with`` block without
     `finish` throws everything away."""
 
-    def write(self, piece: bytes) -> None:
+    def write(self, piece: bytes | memoryview) -> None:
         """Take the next piece of output."""
+
+    def copy(self, source: FileInput, offset: int, size: int) -> None:
+        """Take ``size`` bytes of ``source`` from ``offset`` on as the next piece."""
+        while size > 0:
+            block = source.read(offset, min(size, COPY_BLOCK))
+            self.write(block)
+            offset += len(block)
+            size -= len(block)
 
     def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
         """Deliver the output (``changed``: it differs from the input).
@@ -54,6 +65,9 @@ class Sink:
 class Discard(Sink):
     """``check`` and ``fix --check``: the output is not wanted."""
 
+    def copy(self, source: FileInput, offset: int, size: int) -> None:
+        """Nothing to read."""
+
 
 class Spool(Sink):
     """stdin, ``-o -``: the product goes to stdout in one go, once the input succeeded."""
@@ -62,7 +76,7 @@ class Spool(Sink):
         self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
         self._failure: OSError | None = None
 
-    def write(self, piece: bytes) -> None:
+    def write(self, piece: bytes | memoryview) -> None:
         if self._failure is None:
             try:
                 self._spool.write(piece)
@@ -98,15 +112,26 @@ class Replace(Sink):
         self._file: AtomicFile | None = None
         self._failure: OSError | None = None
 
-    def write(self, piece: bytes) -> None:
+    def write(self, piece: bytes | memoryview) -> None:
         if self._failure is not None:
             return
         try:
-            if self._file is None:
-                self._file = AtomicFile(self._path)
-            self._file.write(piece)
+            self._target().write(piece)
         except OSError as exc:
             self._failure = exc
+
+    def copy(self, source: FileInput, offset: int, size: int) -> None:
+        if self._failure is not None:
+            return
+        try:
+            self._target().copy_from(source.fd, offset, size)
+        except OSError as exc:
+            self._failure = exc
+
+    def _target(self) -> AtomicFile:
+        if self._file is None:
+            self._file = AtomicFile(self._path)
+        return self._file
 
     def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
         if not (changed or self._always):

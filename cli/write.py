@@ -6,7 +6,9 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -42,9 +44,37 @@ class AtomicFile:
         self._handle = os.fdopen(fd, "wb")
         self._committed = False
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | memoryview) -> None:
         """Append ``data`` to the new contents."""
         self._handle.write(data)
+
+    def copy_from(self, fd: int, offset: int, size: int) -> None:
+        """Append ``size`` bytes of the file ``fd`` from ``offset`` on, copied by the kernel
+        where it can (``copy_file_range``, then ``sendfile``): the bytes never pass through
+        this process, which makes copying what a fix leaves alone cost next to nothing."""
+        self._handle.flush()
+        out = self._handle.fileno()
+        for copy in _KERNEL_COPIES:
+            try:
+                while size > 0:
+                    done = copy(fd, out, offset, size)
+                    if done == 0:
+                        break  # some file systems copy nothing: fall back
+                    offset += done
+                    size -= done
+            except OSError as exc:
+                if exc.errno not in _CANNOT_COPY:
+                    raise
+            if size == 0:
+                return
+        while size > 0:
+            block = os.pread(fd, min(size, 2**22), offset)
+            if not block:
+                msg = "the input file changed while it was being read"
+                raise OSError(msg)
+            self._handle.write(block)
+            offset += len(block)
+            size -= len(block)
 
     def commit(self) -> None:
         """Make the new contents the file's, durably."""
@@ -61,9 +91,36 @@ class AtomicFile:
 
     def __exit__(self, *exc_info: object) -> None:
         if not self._committed:
-            self._handle.close()
+            # Closing flushes what is buffered, which fails again on a full disk: the contents
+            # are being thrown away, so that failure does not matter; the file must still go.
+            with contextlib.suppress(OSError):
+                self._handle.close()
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._temporary)
+
+
+def _copy_file_range(source: int, target: int, offset: int, size: int) -> int:
+    return os.copy_file_range(source, target, size, offset)
+
+
+def _sendfile(source: int, target: int, offset: int, size: int) -> int:
+    return os.sendfile(target, source, offset, size)
+
+
+#: Ways the kernel copies file to file, best first (each where the platform has it).
+_KERNEL_COPIES: tuple[Callable[[int, int, int, int], int], ...] = tuple(
+    copy
+    for copy, available in (
+        (_copy_file_range, hasattr(os, "copy_file_range")),
+        (_sendfile, sys.platform == "linux"),
+    )
+    if available
+)
+#: What a kernel copy fails with when it cannot copy between these two files (then the next
+#: way is tried); any other error (a full disk) is the write's failure.
+_CANNOT_COPY = frozenset(
+    {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EBADF}
+)
 
 
 def _default_mode() -> int:

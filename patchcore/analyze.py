@@ -220,7 +220,19 @@ def check_list(
         context,
         len(messages),
     )
+    return findings_of(defects, edits, dialect=dialect, context=context)
 
+
+def findings_of(
+    defects: Sequence[Defect],
+    edits: Mapping[int, tuple[Edit, ...]],
+    *,
+    dialect: Dialect,
+    context: ListContext,
+) -> list[Finding]:
+    """The findings of a list's selected ``defects``; ``edits``: the planned fix of each defect,
+    by its ``id()``. A fixable defect that was not planned gets a fix without edits (what it
+    would do is not worked out); one planned without edits cannot be fixed here: no fix."""
     findings = []
     for defect in defects:
         rule = RULES[defect.code]

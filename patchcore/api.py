@@ -181,8 +181,9 @@ def fix_lines(data: bytes, *, options: Options, first_line: int = 1) -> RecordsR
     """Repair whole lines of a one-conversation-per-line JSON Lines corpus (see `check_lines`).
 
     Returns:
-        ``output`` holds the lines with the repaired ones spliced in (every other byte as it
-        was), or is ``None`` when nothing needed fixing.
+        ``patches`` hold the repair (byte ranges of ``data`` and their new bytes);
+        ``output(data)`` is the lines with the repaired ones spliced in (every other byte as it
+        was), or ``None`` when nothing needed fixing.
 
     Raises:
         DecodeError, ShapeError: as `check_document`.

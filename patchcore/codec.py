@@ -49,11 +49,13 @@ class Record:
         raw: Its bytes (the whole document, or one line without its line terminator).
         line: 1-based line where it starts.
         index: For JSON Lines, the index of its physical line; 0 for a document.
+        offset: Where its bytes start in the input's body (after a byte-order mark).
     """
 
     raw: bytes
     line: int
     index: int = 0
+    offset: int = 0
 
     def parse(self) -> Any:
         """The parsed value (read-only: never re-serialised).
@@ -84,6 +86,11 @@ class Decoded:
     def join(self, lines: list[bytes]) -> bytes:
         """Reassemble output from (possibly edited) physical lines."""
         return self.bom + b"\n".join(lines)
+
+    @property
+    def body(self) -> bytes:
+        """The input without its byte-order mark: the text record offsets count in."""
+        return b"\n".join(self.lines)
 
 
 def parse(raw: bytes, *, first_line: int = 1) -> Any:
@@ -184,5 +191,10 @@ def _refuse_nul(data: bytes, *, first_line: int) -> None:
 
 
 def _decode_lines(bom: bytes, lines: list[bytes], *, first_line: int = 1) -> Decoded:
-    records = [Record(line, k + first_line, k) for k, line in enumerate(lines) if line.strip()]
+    records = []
+    offset = 0
+    for k, line in enumerate(lines):
+        if line and not line.isspace():  # a blank line holds no record
+            records.append(Record(line, k + first_line, k, offset))
+        offset += len(line) + 1
     return Decoded(bom, Framing.JSONL, lines, records)

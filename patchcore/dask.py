@@ -124,8 +124,10 @@ def _fix_block(block: bytes, options: Options, *, first: bool) -> _BlockRepair:
     """Repair one block (whole lines, the last one with its line break); the file's byte-order
     mark, which only the first block can start with, is kept aside as ``toolpatch`` does."""
     bom = UTF8_BOM if first and block.startswith(UTF8_BOM) else b""
-    result = fix_lines(block[len(bom) :], options=options)
-    output = block if result.output is None else bom + result.output
+    lines = block[len(bom) :]
+    result = fix_lines(lines, options=options)
+    repaired = result.output(lines)
+    output = block if repaired is None else bom + repaired
     return _BlockRepair(output, len(result.fixed), len(result.remaining))
 
 

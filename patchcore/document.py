@@ -33,7 +33,15 @@ from patchcore.model import (
     format_pointer,
 )
 from patchcore.quick import clean
-from patchcore.splice import element_style, rebased, splice
+from patchcore.quick import read as read_quickly
+from patchcore.splice import (
+    Patch,
+    apply_patches,
+    element_style,
+    rebased,
+    splice,
+    splice_patches,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,14 +230,14 @@ class RecordResult:
     Attributes:
         lists: The message lists found in it.
         findings: Its selected findings, located in the file.
-        output: Its repaired bytes (with ``fix``), or ``None`` when unchanged.
+        patches: The repair (with ``fix``), as patches of its bytes; none when unchanged.
         fixed: The findings the repair resolved.
         remaining: The findings still there after the repair (all of them without one).
     """
 
     lists: tuple[ListReport, ...]
     findings: tuple[Finding, ...] = ()
-    output: bytes | None = None
+    patches: tuple[Patch, ...] = ()
     fixed: tuple[Finding, ...] = ()
     remaining: tuple[Finding, ...] = ()
 
@@ -244,28 +252,46 @@ def process_record(
         DecodeError, ShapeError, SelfCheckError: as `run`.
     """
     line = record.line if jsonl else None
-    if options.quick:
-        proven = clean(record.raw)
-        if proven is not None:
-            return RecordResult(
-                (ListReport(proven.pointer, line, proven.dialect, proven.messages, None),)
-            )
-    try:
-        found = find_message_lists(record.parse(), dialects=dialects_for(options))
-        findings = check_lists(found, options, fixing=fix)
-    except ShapeError as error:
-        raise _located(error, record, error.path) from None
-    lists = tuple(_summaries(found, line))
+    spans = Spans(record.raw)
+    quick = _quick(spans, options, line) if options.quick else None
+    if quick is not None:
+        lists, findings = quick
+    else:
+        try:
+            found = find_message_lists(record.parse(), dialects=dialects_for(options))
+            findings = check_lists(found, options, fixing=fix)
+        except ShapeError as error:
+            raise _located(error, record, error.path) from None
+        lists = tuple(_summaries(found, line))
     if not findings:
         return RecordResult(lists)
-    spans = Spans(record.raw)
     located = tuple(_locate(findings, spans, record.line))
     to_fix = tuple(_applied(located, options)) if fix else ()
     if not to_fix:
         return RecordResult(lists, located, remaining=located)
-    new_raw = splice(record.raw, unique_edits(to_fix), spans=spans)
-    after = _self_check(new_raw, record, options)
-    return RecordResult(lists, located, new_raw, to_fix, _still_there(located, to_fix, after))
+    patches = tuple(splice_patches(record.raw, unique_edits(to_fix), spans=spans))
+    after = _self_check(apply_patches(record.raw, patches), record, options)
+    return RecordResult(lists, located, patches, to_fix, _still_there(located, to_fix, after))
+
+
+def _quick(
+    spans: Spans, options: Options, line: int | None
+) -> tuple[tuple[ListReport, ...], list[Finding]] | None:
+    """The list and findings of a record the quick lane reads (`patchcore.quick`), else ``None``.
+
+    A clean record costs one msgspec pass; one with open calls also parses its calling messages
+    (`patchcore.quickfix`).
+    """
+    lane = read_quickly(spans.buf)
+    if lane is None:
+        return None
+    listed = (ListReport(format_pointer(lane.pointer), line, lane.dialect, lane.messages, None),)
+    if lane.clean:
+        return listed, []
+    from patchcore import quickfix  # only records with open calls need it
+
+    findings = quickfix.findings(lane, spans, options=options)
+    return None if findings is None else (listed, findings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,17 +301,22 @@ class RecordsResult:
     Attributes:
         lists: Every message list found, in order.
         findings: Every selected finding, in order.
-        output: The physical lines joined again with the repaired records in place, when a fix
-            changed one; else ``None``.
-        fixed: Findings whose fix is in ``output``.
+        patches: The repair, as patches of the records' text (the input's body, or the batch):
+            the repaired records' changes; none when nothing changed.
+        fixed: Findings whose fix is in ``patches``.
         remaining: Findings still there after the fix (all of them for a check).
     """
 
     lists: tuple[ListReport, ...]
     findings: tuple[Finding, ...]
-    output: bytes | None
+    patches: tuple[Patch, ...]
     fixed: tuple[Finding, ...]
     remaining: tuple[Finding, ...]
+
+    def output(self, data: bytes) -> bytes | None:
+        """The repaired text of the records ``data`` (as processed), or ``None`` when nothing
+        changed."""
+        return apply_patches(data, self.patches) if self.patches else None
 
 
 def process_records(decoded: Decoded, *, options: Options, fix: bool) -> RecordsResult:
@@ -298,18 +329,20 @@ def process_records(decoded: Decoded, *, options: Options, fix: bool) -> Records
     findings: list[Finding] = []
     fixed: list[Finding] = []
     remaining: list[Finding] = []
-    new_lines = list(decoded.lines)
+    patches: list[Patch] = []
     jsonl = decoded.framing is Framing.JSONL
     for record in decoded.records:
         result = process_record(record, options=options, fix=fix, jsonl=jsonl)
         lists += result.lists
         findings += result.findings
         remaining += result.remaining
-        if result.output is not None:
-            new_lines[record.index] = result.output
+        if result.patches:
+            at = record.offset
+            patches += [(at + start, at + end, new) for start, end, new in result.patches]
             fixed += result.fixed
-    output = decoded.join(new_lines) if fixed else None
-    return RecordsResult(tuple(lists), tuple(findings), output, tuple(fixed), tuple(remaining))
+    return RecordsResult(
+        tuple(lists), tuple(findings), tuple(patches), tuple(fixed), tuple(remaining)
+    )
 
 
 def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
@@ -317,11 +350,12 @@ def _run_records(decoded: Decoded, *, options: Options, fix: bool) -> Report:
     if not result.lists:
         document = decoded.records[0] if decoded.framing is Framing.JSON else None
         raise no_history(document)
+    output = result.output(decoded.body) if result.patches else None
     return Report(
         decoded.framing.value,
         result.lists,
         result.findings,
-        result.output,
+        None if output is None else decoded.bom + output,
         result.fixed,
         result.remaining,
     )
@@ -360,7 +394,7 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Findin
     Returns:
         The findings the repaired record still has (none of them fixable).
     """
-    if options.quick and clean(new_raw) is not None:
+    if options.quick and clean(new_raw):
         return []
     value = parse(new_raw, first_line=record.line)
     found = find_message_lists(value, dialects=dialects_for(options))

@@ -136,15 +136,10 @@ def pair(views: Sequence[MessageView]) -> Pairing:
         (ref for stack in open_calls.values() for ref in stack),
         key=lambda ref: (ref.message_index, ref.call_index),
     )
-    dangling = []
-    for ref in left_open:
-        if ref.call.invalid:
-            code = "TP003"
-        elif ref.message_index >= frontier:
-            code = "TP002"
-        else:
-            code = "TP001"
-        dangling.append(Dangling(ref.message_index, ref.call_index, ref.call, code))
+    dangling = [
+        Dangling(ref.message_index, ref.call_index, ref.call, open_code(ref, frontier))
+        for ref in left_open
+    ]
     return Pairing(
         tuple(dangling),
         tuple(answers),
@@ -153,6 +148,15 @@ def pair(views: Sequence[MessageView]) -> Pairing:
         tuple(reused),
         tuple(keyless),
     )
+
+
+def open_code(ref: CallRef, frontier: int) -> str:
+    """The rule an open call falls under, given the first message of the last turn."""
+    if ref.call.invalid:
+        return "TP003"
+    if ref.message_index >= frontier:
+        return "TP002"
+    return "TP001"
 
 
 def result_region(views: Sequence[MessageView], message_index: int) -> range:

@@ -164,6 +164,9 @@ def _split_elements(buf: bytes, start: int, end: int) -> list[Span] | None:
         decoded = _RAW_ELEMENTS.decode(memoryview(buf)[start:end])
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # the scanner decides (it does not recurse)
+    uniform = _uniform_elements(buf, start, decoded)
+    if uniform is not None:
+        return uniform
     found: list[Span] = []
     cursor = skip_whitespace(buf, start + 1)
     for raw in decoded:
@@ -179,13 +182,40 @@ def _split_elements(buf: bytes, start: int, end: int) -> list[Span] | None:
     return found if buf[cursor : cursor + 1] == b"]" else None
 
 
+def _uniform_elements(buf: bytes, start: int, decoded: list[msgspec.Raw]) -> list[Span] | None:
+    """The element spans of an array whose elements are all parted by the same bytes (a JSON
+    Lines record, any compact or one-line array), proven by comparing the array's inside with
+    its elements joined by that separator: one C-speed comparison instead of a walk."""
+    if len(decoded) < 2:
+        return None
+    first = skip_whitespace(buf, start + 1)
+    after_first = first + len(decoded[0])
+    comma = skip_whitespace(buf, after_first)
+    if buf[comma : comma + 1] != b",":
+        return None
+    separator = buf[after_first : skip_whitespace(buf, comma + 1)]
+    joined = separator.join(decoded)
+    if buf[first : first + len(joined)] != joined:
+        return None
+    spans = []
+    position = first
+    step = len(separator)
+    for raw in decoded:
+        end = position + len(raw)
+        spans.append((position, end))
+        position = end + step
+    return spans
+
+
 class Spans:
     """The spans of values in one JSON text, found along pointers and remembered."""
 
     def __init__(self, buf: bytes) -> None:
         self.buf = buf
         start = skip_whitespace(buf, 0)
-        end = len(buf.rstrip(b" \t\r\n"))
+        end = len(buf)
+        while end > start and buf[end - 1] in b" \t\r\n":
+            end -= 1
         self._spans: dict[Pointer, Span] = {(): (start, end)}
         self._members: dict[Pointer, list[Member]] = {}
         self._elements: dict[Pointer, list[Span]] = {}

@@ -1,22 +1,24 @@
-"""A fast proof that a record is clean, for the two most common corpus shapes.
+"""The quick lane: the two most common corpus shapes, read at C speed.
 
-Most lines of a large corpus need no change, and parsing every message body just to learn that
-is most of the cost. For a record that holds one conversation at ``messages`` (or is itself the
-list), in LangChain ``messages_to_dict`` shape or OpenAI Chat shape, msgspec decodes only the
-fields pairing depends on (message kinds, call ids, result ids) and skips the bodies at C speed;
-the calls are then paired by counting, which decides exactly what the engine's stack decides:
-whether any call is left open.
+Most lines of a large corpus are one conversation in LangChain ``messages_to_dict`` shape or
+OpenAI Chat shape, and parsing every message body just to pair a few ids is most of the cost.
+For a record that holds one such conversation at ``messages`` (or is itself the list), msgspec
+decodes, in one pass, only the fields pairing depends on (message kinds, call ids, result ids)
+and skips the bodies; the calls are then paired as the engine pairs them (a result answers the
+nearest earlier open call with its id).
 
-The answer is either "clean" (with what the full path would have listed) or "don't know": any
-doubt (another shape, a field the full path reads differently, anything that might hold another
-message list) sends the record down the full path. So this module only ever skips work; it
-never decides a finding. Only the TP0xx rules can be proven this way.
+The answer is a `Lane` (the list, and the calls left open: none for a clean record) or "don't
+know": any doubt (another shape, a field the full path reads differently, anything that might
+hold another message list) sends the record down the full path. So this module never decides a
+finding on its own: `patchcore.quickfix` turns the open calls into findings and fixes with the
+engine's own rules and the dialect's own adapter. Only the TP0xx rules can be read this way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Generic, TypeVar, Union
 
 import msgspec
 
@@ -45,91 +47,169 @@ _CALL_BLOCKS = frozenset(
     {"tool_use", "server_tool_use", "mcp_tool_use", "function_call", "tool_call"} | FOREIGN_PARTS
 )
 
-
 #: A raw ``null`` (msgspec reads a ``Raw | None`` field as ``None`` only: Raw holds it as is).
 _NULL = msgspec.Raw(b"null")
+#: Stands for a key the object does not have.
+_ABSENT = msgspec.Raw(b"")
+#: The first byte of a raw ``null``.
+_NULL_START = ord("n")
+
+# The structs are never part of a reference cycle: ``gc=False`` keeps the collector away from
+# the hundreds of thousands of them a corpus makes (it would otherwise run every few lines).
 
 
-class _Part(msgspec.Struct):
+class _Part(msgspec.Struct, gc=False):
     type: str
 
 
-class _LangChainCall(msgspec.Struct):
+class _LangChainCall(msgspec.Struct, gc=False):
     id: Union[str, None] = None  # noqa: UP007 - msgspec reads the annotation at runtime
 
 
-class _AIData(msgspec.Struct):
+#: Message content as the lane reads it: text, or a list of typed blocks (anything else, such as
+#: a list holding bare strings, sends the record down the full path).
+_Content = Union[str, list[_Part], None]  # noqa: UP007
+
+
+class _AIData(msgspec.Struct, gc=False):
     tool_calls: Union[list[_LangChainCall], None] = None  # noqa: UP007
     invalid_tool_calls: Union[list[msgspec.Raw], None] = None  # noqa: UP007
     tool_call_chunks: Union[list[msgspec.Raw], None] = None  # noqa: UP007
     additional_kwargs: msgspec.Raw = _NULL
-    content: msgspec.Raw = _NULL
+    content: _Content = None
 
 
-class _ToolData(msgspec.Struct):
+class _ToolData(msgspec.Struct, gc=False):
     tool_call_id: Union[str, None] = None  # noqa: UP007
 
 
-class _OtherData(msgspec.Struct):
-    pass
-
-
-# One class per message type: the outer "type" picks it, so only an AI message's body is read
-# at all, and a type the full path treats otherwise (chunks, RemoveMessage) fails to decode.
-class _AI(msgspec.Struct, tag_field="type", tag="ai", forbid_unknown_fields=True):
+# One class per message type: the outer "type" picks it, so only the bodies of AI and tool
+# messages are read at all, and a type the full path treats otherwise (chunks, RemoveMessage)
+# fails to decode.
+class _AI(msgspec.Struct, tag_field="type", tag="ai", forbid_unknown_fields=True, gc=False):
     data: _AIData
 
 
-class _Tool(msgspec.Struct, tag_field="type", tag="tool", forbid_unknown_fields=True):
+class _Tool(msgspec.Struct, tag_field="type", tag="tool", forbid_unknown_fields=True, gc=False):
     data: _ToolData
 
 
-class _Human(msgspec.Struct, tag_field="type", tag="human", forbid_unknown_fields=True):
-    data: _OtherData
+class _Object(msgspec.Struct, gc=False):
+    """Any JSON object, its members skipped."""
 
 
-class _System(msgspec.Struct, tag_field="type", tag="system", forbid_unknown_fields=True):
-    data: _OtherData
+# Other messages' bodies are only checked to be objects, as the full path wants them.
+class _Human(msgspec.Struct, tag_field="type", tag="human", forbid_unknown_fields=True, gc=False):
+    data: _Object
 
 
-class _Chat(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True):
-    data: _OtherData
+class _System(msgspec.Struct, tag_field="type", tag="system", forbid_unknown_fields=True, gc=False):
+    data: _Object
 
 
-class _Function(msgspec.Struct, tag_field="type", tag="function", forbid_unknown_fields=True):
-    data: _OtherData
+class _Chat(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True, gc=False):
+    data: _Object
+
+
+class _Function(
+    msgspec.Struct, tag_field="type", tag="function", forbid_unknown_fields=True, gc=False
+):
+    data: _Object
 
 
 _LangChainMessage = Union[_AI, _Tool, _Human, _System, _Chat, _Function]  # noqa: UP007
 
 
-class _ChatCall(msgspec.Struct):
+class _ChatCall(msgspec.Struct, gc=False):
     id: Union[str, None] = None  # noqa: UP007
 
 
-class _ChatMessage(msgspec.Struct):
+class _ChatMessage(msgspec.Struct, gc=False):
     role: str
     tool_calls: Union[list[_ChatCall], None] = None  # noqa: UP007
     tool_call_id: Union[str, None] = None  # noqa: UP007
     tool_call_ids: Union[list[str], None] = None  # noqa: UP007
     id: msgspec.Raw = _NULL
-    content: msgspec.Raw = _NULL
+    content: _Content = None
+    name: msgspec.Raw = _ABSENT
 
 
-_RECORD = msgspec.json.Decoder(Union[dict[str, msgspec.Raw], list[msgspec.Raw]])  # noqa: UP007
+class _Extras(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True):
+    """Keys seen beside a history in corpora (ids, tool lists, labels), read in the same pass.
+
+    Any other key fails the decoding, and the record is split into all of its members instead
+    (`_split_record`): knowing every key is what rules out a second history in the record.
+    """
+
+    id: msgspec.Raw = _ABSENT
+    session_id: msgspec.Raw = _ABSENT
+    conversation_id: msgspec.Raw = _ABSENT
+    thread_id: msgspec.Raw = _ABSENT
+    tools: msgspec.Raw = _ABSENT
+    tool_choice: msgspec.Raw = _ABSENT
+    parallel_tool_calls: msgspec.Raw = _ABSENT
+    functions: msgspec.Raw = _ABSENT
+    model: msgspec.Raw = _ABSENT
+    metadata: msgspec.Raw = _ABSENT
+    split: msgspec.Raw = _ABSENT
+    source: msgspec.Raw = _ABSENT
+    tags: msgspec.Raw = _ABSENT
+    label: msgspec.Raw = _ABSENT
+    score: msgspec.Raw = _ABSENT
+
+
+class _LangChainRecord(_Extras, kw_only=True):
+    messages: list[_LangChainMessage]
+
+
+class _ChatRecord(_Extras, kw_only=True):
+    messages: list[_ChatMessage]
+
+
+_EXTRAS = _Extras.__struct_fields__
+_LANGCHAIN_RECORD = msgspec.json.Decoder(_LangChainRecord)
+_CHAT_RECORD = msgspec.json.Decoder(_ChatRecord)
+_ANY_RECORD = msgspec.json.Decoder(Union[dict[str, msgspec.Raw], list[msgspec.Raw]])  # noqa: UP007
 _LANGCHAIN = msgspec.json.Decoder(list[_LangChainMessage])
 _CHAT = msgspec.json.Decoder(list[_ChatMessage])
 _STRING = msgspec.json.Decoder(str)
 _PARTS = msgspec.json.Decoder(list[_Part])
 
+#: A call, by position: (message index, call index).
+CallRef = tuple[int, int]
+M = TypeVar("M")
+
 
 @dataclass(frozen=True, slots=True)
-class Clean:
-    """The record has no TP0xx finding; what the full path would have listed for it."""
+class Lane:
+    """What the lane learned of a record that holds one conversation it reads.
 
-    pointer: str
+    Attributes:
+        pointer: Where the list is in the record (``()`` when the record is the list).
+        dialect: ``"langchain"`` or ``"openai-chat"``.
+        messages: How many messages the list holds.
+        open_calls: The calls no result answers, in message and call order (none: clean).
+        results_after: For each message with an open call, where its run of results ends:
+            the index new results for it go to.
+        last_turn: The index of the last message that is not a result (its calls are pending).
+        answer_keys: OpenAI Chat: the keys its result messages answer with (``tool_call_id``,
+            ``tool_call_ids``, ``id``), as the synthetic result copies them.
+        named_results: OpenAI Chat: whether any result message has a ``name``.
+    """
+
+    pointer: tuple[str, ...]
     dialect: str
     messages: int
+    open_calls: tuple[CallRef, ...] = ()
+    results_after: dict[int, int] | None = None
+    last_turn: int = -1
+    answer_keys: frozenset[str] = frozenset()
+    named_results: bool = False
+
+    @property
+    def clean(self) -> bool:
+        """Whether every call has its result."""
+        return not self.open_calls
 
 
 def _first(raw: msgspec.Raw) -> bytes:
@@ -145,73 +225,149 @@ def _could_hold_messages(raw: msgspec.Raw) -> bool:
     return b"\\u" in data or any(key in data for key in _MESSAGE_KEYS)
 
 
-def _unsure_content(content: msgspec.Raw) -> bool:
-    """Whether a content value may carry calls, results or parts the full path reads: a block
-    list that is not made of typed blocks free of tool blocks."""
-    if _first(content) != b"[":
-        return False
-    try:
-        parts = _PARTS.decode(content)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return True
-    return any(p.type in _CALL_BLOCKS or p.type.endswith("tool_result") for p in parts)
+def _unsure_content(content: _Content) -> bool:
+    """Whether content may carry calls or results the full path reads: a block list holding
+    tool blocks."""
+    return isinstance(content, list) and any(
+        p.type in _CALL_BLOCKS or p.type.endswith("tool_result") for p in content
+    )
 
 
-def _langchain(raw: msgspec.Raw) -> int | None:
-    """Message count if ``raw`` is a clean LangChain ``messages_to_dict`` list, else ``None``.
+def _results_after(is_result: list[bool], callers: set[int]) -> dict[int, int]:
+    """For each caller, the index after the run of result messages that follows it."""
+    ends = {}
+    for caller in callers:
+        position = caller + 1
+        while position < len(is_result) and is_result[position]:
+            position += 1
+        ends[caller] = position
+    return ends
 
-    Calls and results are paired by counting per id, which decides exactly what the engine's
-    stack decides: whether any call is left open.
+
+def _last_turn(is_result: list[bool]) -> int:
+    last = len(is_result) - 1
+    while last >= 0 and is_result[last]:
+        last -= 1
+    return last
+
+
+def _left_open(keys: list[tuple[list[str | None], list[str | None]]]) -> tuple[CallRef, ...]:
+    """The calls no result answers, given each message's call ids and the ids it answers.
+
+    This is the engine's pairing (`patchcore.engine.pair`) over ids: a result answers the
+    nearest earlier call with its id that is still open; a call without an id is never opened.
     """
-    try:
-        messages = _LANGCHAIN.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    open_calls: dict[str, int] = {}
+    open_calls: dict[str, list[CallRef]] = {}
+    for index, (calls, results) in enumerate(keys):
+        for key in results:
+            stack = open_calls.get(key) if key else None
+            if stack:
+                stack.pop()
+        for number, key in enumerate(calls):
+            if key:
+                open_calls.setdefault(key, []).append((index, number))
+    return tuple(sorted(ref for stack in open_calls.values() for ref in stack))
+
+
+# The readers first only count the open calls of each id, which decides what the pairing
+# decides (whether any call is left open) at a fraction of its cost: they run on every record
+# of a corpus. Only a record with an open call is paired call by call (`_left_open`).
+
+
+def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> Lane | None:
+    """The lane of a LangChain ``messages_to_dict`` list, or ``None`` (unsure)."""
+    counts: dict[str, int] = {}
     for message in messages:
-        if isinstance(message, _AI):
+        if type(message) is _Tool:
+            key = message.data.tool_call_id
+            if key and counts.get(key):
+                counts[key] -= 1
+        elif type(message) is _AI:
             data = message.data
             if data.invalid_tool_calls or data.tool_call_chunks or _unsure_content(data.content):
                 return None
-            if not data.tool_calls:
-                if b'"tool_calls"' in bytes(data.additional_kwargs):
-                    return None
-                continue
-            for call in data.tool_calls:
-                if call.id:
-                    open_calls[call.id] = open_calls.get(call.id, 0) + 1
-        elif isinstance(message, _Tool):
-            key = message.data.tool_call_id
-            if key and open_calls.get(key):
-                open_calls[key] -= 1
-    return None if any(open_calls.values()) else len(messages)
+            if data.tool_calls:
+                for call in data.tool_calls:
+                    key = call.id
+                    if key:
+                        counts[key] = counts.get(key, 0) + 1
+            elif b'"tool_calls"' in bytes(data.additional_kwargs):
+                return None  # calls kept only in additional_kwargs: read the old way
+    if not any(counts.values()):
+        return Lane(pointer, "langchain", len(messages))
+    left = _left_open(
+        [
+            (
+                [c.id for c in message.data.tool_calls or ()] if isinstance(message, _AI) else [],
+                [message.data.tool_call_id] if isinstance(message, _Tool) else [],
+            )
+            for message in messages
+        ]
+    )
+    is_result = [isinstance(message, _Tool) for message in messages]
+    return Lane(
+        pointer,
+        "langchain",
+        len(messages),
+        left,
+        _results_after(is_result, {index for index, _ in left}),
+        _last_turn(is_result),
+    )
 
 
-def _chat(raw: msgspec.Raw) -> int | None:
-    """Message count if ``raw`` is a clean OpenAI Chat list, else ``None``."""
-    try:
-        messages = _CHAT.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    open_calls: dict[str, int] = {}
+def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None:
+    """The lane of an OpenAI Chat list, or ``None`` (unsure)."""
+    counts: dict[str, int] = {}
+    answers: list[list[str]] = []
     for message in messages:
-        role, content = message.role, message.content
-        if role not in ROLES or _unsure_content(content):
+        role = message.role
+        if role not in ROLES or _unsure_content(message.content):
             return None
-        if _first(content) not in (b'"', b"[", b"n"):
-            return None  # content of another type: the full path says why
-        if role == "assistant":
-            for call in message.tool_calls or ():
-                if call.id:
-                    open_calls[call.id] = open_calls.get(call.id, 0) + 1
-        elif role == "tool":
+        if role == "tool":
             answered = _answered(message)
             if answered is None:
                 return None
+            answers.append(answered)
             for key in answered:
-                if key and open_calls.get(key):
-                    open_calls[key] -= 1
-    return None if any(open_calls.values()) else len(messages)
+                if key and counts.get(key):
+                    counts[key] -= 1
+        elif role == "assistant" and message.tool_calls:
+            for call in message.tool_calls:
+                called = call.id
+                if called:
+                    counts[called] = counts.get(called, 0) + 1
+    if not any(counts.values()):
+        return Lane(pointer, "openai-chat", len(messages))
+    answered_by = iter(answers)
+    left = _left_open(
+        [
+            (
+                [c.id for c in message.tool_calls or ()] if message.role == "assistant" else [],
+                list(next(answered_by)) if message.role == "tool" else [],
+            )
+            for message in messages
+        ]
+    )
+    results = [m for m in messages if m.role == "tool"]
+    is_result = [m.role == "tool" for m in messages]
+    return Lane(
+        pointer,
+        "openai-chat",
+        len(messages),
+        left,
+        _results_after(is_result, {index for index, _ in left}),
+        _last_turn(is_result),
+        frozenset(
+            key
+            for key, present in (
+                ("tool_call_id", any(m.tool_call_id is not None for m in results)),
+                ("tool_call_ids", any(m.tool_call_ids is not None for m in results)),
+                ("id", any(memoryview(m.id)[0] != _NULL_START for m in results)),
+            )
+            if present
+        ),
+        any(m.name is not _ABSENT for m in results),
+    )
 
 
 def _answered(message: _ChatMessage) -> list[str] | None:
@@ -220,7 +376,7 @@ def _answered(message: _ChatMessage) -> list[str] | None:
         return [message.tool_call_id]
     if message.tool_call_ids is not None:
         return message.tool_call_ids
-    if _first(message.id) == b"n":
+    if memoryview(message.id)[0] == _NULL_START:
         return []
     try:
         return [_STRING.decode(message.id)]
@@ -228,34 +384,79 @@ def _answered(message: _ChatMessage) -> list[str] | None:
         return None
 
 
-def clean(raw: bytes) -> Clean | None:
-    """Prove that a record is clean under the TP0xx rules, or return ``None`` (don't know)."""
+def read(raw: bytes) -> Lane | None:
+    """Read a record in the lane, or return ``None`` (don't know: take the full path)."""
+    if not raw.isascii():
+        try:  # msgspec does not check the UTF-8 of what it skips; the full path refuses it
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     try:
-        return _clean(raw)
+        lane = _read(raw)
     except RecursionError:  # msgspec recurses per nesting level; the full path locates the error
         return None
+    return lane if lane is not None and lane.messages else None
 
 
-def _clean(raw: bytes) -> Clean | None:
+def clean(raw: bytes) -> bool:
+    """Whether the lane proves a record clean under the TP0xx rules."""
+    lane = read(raw)
+    return lane is not None and lane.clean
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape(Generic[M]):
+    """One shape the lane reads: how its records and lists decode, and how its list is read."""
+
+    record: msgspec.json.Decoder[Any]
+    """Decodes a record of `_Extras` beside a ``messages`` list of this shape."""
+    messages: msgspec.json.Decoder[list[M]]
+    read: Callable[[list[M], tuple[str, ...]], Lane | None]
+
+
+#: The shapes, in the order tried (a list of the one fails at its first message as the other).
+_SHAPES: tuple[_Shape[Any], ...] = (
+    _Shape(_LANGCHAIN_RECORD, _LANGCHAIN, _langchain),
+    _Shape(_CHAT_RECORD, _CHAT, _chat),
+)
+
+
+def _read(raw: bytes) -> Lane | None:
+    bare = raw.lstrip()[:1] == b"["
+    for shape in _SHAPES:
+        try:
+            if bare:
+                return shape.read(shape.messages.decode(raw), ())
+            record = shape.record.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        extras = (getattr(record, name) for name in _EXTRAS)
+        if any(_could_hold_messages(value) for value in extras if value is not _ABSENT):
+            return None
+        return shape.read(record.messages, ("messages",))
+    return None if bare else _read_members(raw)
+
+
+def _read_members(raw: bytes) -> Lane | None:
+    """A record with keys beside ``messages`` that `_Extras` does not know: split into all of
+    its members first (a second pass), then read as the others are."""
     try:
-        record = _RECORD.decode(raw)
+        members = _ANY_RECORD.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    if isinstance(record, list):
-        history, pointer = msgspec.Raw(raw), ""
-    else:
-        found = record.get("messages")
-        if (
-            found is None
-            or not _MESSAGE_RECORD_KEYS.isdisjoint(record)
-            or any(_could_hold_messages(v) for k, v in record.items() if k != "messages")
-        ):
-            return None
-        history, pointer = found, "/messages"
-    if _first(history) != b"[":
+    if not isinstance(members, dict):
         return None
-    for dialect, reader in (("langchain", _langchain), ("openai-chat", _chat)):
-        count = reader(history)
-        if count is not None:
-            return Clean(pointer, dialect, count) if count else None
+    found = members.get("messages")
+    if (
+        found is None
+        or not _MESSAGE_RECORD_KEYS.isdisjoint(members)
+        or any(_could_hold_messages(v) for k, v in members.items() if k != "messages")
+    ):
+        return None
+    for shape in _SHAPES:
+        try:
+            messages = shape.messages.decode(found)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        return shape.read(messages, ("messages",))
     return None

@@ -214,6 +214,23 @@ def _place(edit: Edit) -> Pointer:
     return edit.array if isinstance(edit, Insert) else edit.pointer
 
 
+#: A change to a text: the bytes from ``start`` to ``end`` are replaced by ``new`` (an insertion
+#: when ``start == end``). Patches of one text are sorted and do not overlap.
+Patch = tuple[int, int, bytes]
+
+
+def apply_patches(buf: bytes, patches: Sequence[Patch]) -> bytes:
+    """``buf`` with ``patches`` applied."""
+    out = []
+    cursor = 0
+    for start, end, new in patches:
+        out.append(buf[cursor:start])
+        out.append(new)
+        cursor = end
+    out.append(buf[cursor:])
+    return b"".join(out)
+
+
 def splice(
     buf: bytes,
     edits: Sequence[Edit],
@@ -222,7 +239,21 @@ def splice(
     ensure_ascii: bool | None = None,
     spans: Spans | None = None,
 ) -> bytes:
-    """Return ``buf`` with ``edits`` applied; nothing outside the edited places changes.
+    """Return ``buf`` with ``edits`` applied (see `splice_patches`)."""
+    return apply_patches(
+        buf, splice_patches(buf, edits, raw=raw, ensure_ascii=ensure_ascii, spans=spans)
+    )
+
+
+def splice_patches(
+    buf: bytes,
+    edits: Sequence[Edit],
+    *,
+    raw: Raw | None = None,
+    ensure_ascii: bool | None = None,
+    spans: Spans | None = None,
+) -> list[Patch]:
+    """The patches that apply ``edits`` to ``buf``; nothing outside the edited places changes.
 
     Edit pointers and indexes refer to the original ``buf``, so edits in nested arrays and in
     their parents can be combined freely (a replaced or deleted value must not also hold an
@@ -301,14 +332,15 @@ def splice(
         )
 
     patches.sort()
-    out = []
+    # An insertion where a removed range starts goes before the removal (its rank is lower); a
+    # range that starts inside an earlier one is cut to what is left of it.
+    normalised: list[Patch] = []
     cursor = 0
     for start, _, end, text in patches:
-        out.append(buf[cursor:start])
-        out.append(text)
-        cursor = max(cursor, end)
-    out.append(buf[cursor:])
-    return b"".join(out)
+        start, end = max(start, cursor), max(end, cursor)
+        normalised.append((start, end, text))
+        cursor = end
+    return normalised
 
 
 def _rebuild(

@@ -15,10 +15,12 @@ and a whole one give the same bytes and the same findings.
 
 from __future__ import annotations
 
+import re
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol, Union, runtime_checkable
 
 from patchcore.analyze import Options
 from patchcore.codec import UTF8_BOM, Framing, decode_batch, parse
@@ -34,6 +36,7 @@ from patchcore.document import (
 from patchcore.errors import DecodeError
 from patchcore.locate import classify
 from patchcore.model import Finding
+from patchcore.splice import Patch
 
 #: Inputs up to this size are read whole (where streaming would gain nothing).
 WHOLE_LIMIT = 8 * 2**20
@@ -99,19 +102,51 @@ def independent_lines(head: bytes | bytearray, *, options: Options) -> bool:
     return classify([value], dialects_for(options)) is None
 
 
-class Stream:
-    """One run over an input given as chunks of bytes: iterate it for the output (a check
-    yields nothing), then read `report`.
+@runtime_checkable
+class RandomAccess(Protocol):
+    """An input that can be read at any offset, as a regular file can (the caller opens and
+    reads it: this module touches no file system)."""
 
-    Every chunk is consumed once; at most ``whole_limit`` bytes plus the batches in flight are
-    held at a time when the input is streamed. ``mapper`` runs `process_batch` over the batches
-    (a process pool's ordered map spreads them over cores); ``progress`` hears of each batch
-    done.
+    @property
+    def size(self) -> int:
+        """Its length in bytes."""
+
+    def read(self, offset: int, size: int) -> bytes:
+        """``size`` bytes from ``offset`` on (fewer only at the end).
+
+        Raises:
+            OSError: It cannot be read (or changed while being read).
+        """
+
+
+@dataclass(frozen=True, slots=True)
+class Unchanged:
+    """A piece of output that is ``size`` bytes of a `RandomAccess` input from ``offset`` on,
+    as they are: the caller copies them (a file system may copy them without reading them)."""
+
+    offset: int
+    size: int
+
+
+#: A piece of a streamed output: new bytes, or a range of the input copied as it is.
+Piece = Union[bytes, memoryview, Unchanged]  # noqa: UP007 - a runtime alias on Python 3.10
+
+
+class Stream:
+    """One run over an input: iterate it for the output (a check yields nothing), then read
+    `report`.
+
+    The input is either chunks of bytes (a pipe: every chunk is consumed once) or a
+    `RandomAccess` file. At most ``whole_limit`` bytes plus the batches in flight are held at a
+    time when the input is streamed; the output of a streamed file is mostly `Unchanged`
+    ranges around the repaired bytes, so the bytes nothing changes are never held at all.
+    ``mapper`` runs `process_batch` over the batches (a process pool's ordered map spreads them
+    over cores); ``progress`` hears of each batch done.
     """
 
     def __init__(
         self,
-        chunks: Iterable[bytes],
+        source: Iterable[bytes] | RandomAccess,
         *,
         filename: str | None,
         options: Options,
@@ -121,7 +156,8 @@ class Stream:
         whole_limit: int = WHOLE_LIMIT,
         batch_bytes: int = BATCH_BYTES,
     ) -> None:
-        self._chunks = iter(chunks)
+        self._file = source if isinstance(source, RandomAccess) else None
+        self._chunks = iter(()) if isinstance(source, RandomAccess) else iter(source)
         self._filename = filename
         self._options = options
         self._fix = fix
@@ -143,68 +179,102 @@ class Stream:
             raise RuntimeError(msg)
         return self._report
 
-    def __iter__(self) -> Iterator[bytes]:
-        head = bytearray()
-        for chunk in self._chunks:
-            head += chunk
-            if len(head) > self._whole_limit and self._head_decides(head):
-                break
-        else:
+    def __iter__(self) -> Iterator[Piece]:
+        head, complete = self._head()
+        if complete:
             yield from self._whole(bytes(head))
+        elif not independent_lines(head, options=self._options):
+            yield from self._whole(self._rest(head))
+        else:
+            self.streamed = True
+            yield from self._stream(head)
+
+    def _head(self) -> tuple[bytearray, bool]:
+        """Enough of the input to tell its layout, and whether that is all of it (an input
+        small enough to be read whole)."""
+        head = bytearray()
+        probe = _LayoutProbe()
+        for piece in self._pieces():
+            head += piece
+            if len(head) > self._whole_limit and probe.decides(head):
+                return head, False
+        return head, True
+
+    def _pieces(self) -> Iterator[bytes]:
+        """The input from its start, in pieces (a file's grow: a huge single-line document
+        is read in a few reads)."""
+        if self._file is None:
+            # Not ``yield from``: when the head is enough, closing this generator must not
+            # close the chunks, whose rest the batches read.
+            for chunk in self._chunks:  # noqa: UP028
+                yield chunk
             return
-        if not independent_lines(head, options=self._options):
+        offset, size = 0, self._whole_limit + 1
+        while offset < self._file.size:
+            piece = self._file.read(offset, size)
+            yield piece
+            offset += len(piece)
+            size = max(size, offset)
+
+    def _rest(self, head: bytearray) -> bytes:
+        """The whole input, ``head`` first."""
+        if self._file is not None:
+            head += self._file.read(len(head), self._file.size - len(head))
+        else:
             for chunk in self._chunks:
                 head += chunk
-            yield from self._whole(bytes(head))
-            return
-        self.streamed = True
-        yield from self._stream(head)
+        return bytes(head)
 
-    def _whole(self, data: bytes) -> Iterator[bytes]:
+    def _whole(self, data: bytes) -> Iterator[Piece]:
         self._report = run(data, filename=self._filename, options=self._options, fix=self._fix)
         if self._progress is not None:
             self._progress(len(data), len(self._report.lists), len(self._report.findings))
         if self._fix:
             yield data if self._report.output is None else self._report.output
 
-    @staticmethod
-    def _head_decides(head: bytearray) -> bool:
-        """Whether ``head`` holds a whole non-blank line and the start of another one: enough to
-        tell JSON Lines from a document the way `patchcore.codec.decode` does."""
-        first = head.lstrip()
-        end = first.find(b"\n")
-        return end >= 0 and bool(first[end:].strip())
-
-    def _stream(self, head: bytearray) -> Iterator[bytes]:
+    def _stream(self, head: bytearray) -> Iterator[Piece]:
         bom = UTF8_BOM if head.startswith(UTF8_BOM) else b""
-        del head[: len(bom)]
-        in_flight: deque[bytes] = deque()
+        in_flight: deque[Batch] = deque()
+        batches = (
+            self._file_batches(len(bom)) if self._file is not None else self._chunk_batches(head)
+        )
 
-        def batches() -> Iterator[Batch]:
-            for batch in self._batches(head, len(bom)):
-                in_flight.append(batch.data)
+        def tracked() -> Iterator[Batch]:
+            for batch in batches:
+                in_flight.append(batch)
                 yield batch
 
         work = partial(process_batch, options=self._options, fix=self._fix)
         totals = _Totals()
-        separator = bom
-        for result in self._mapper(work, batches()):
-            data = in_flight.popleft()
+        written = 0  # how much of a file input the output has covered
+        for number, result in enumerate(self._mapper(work, tracked())):
+            batch = in_flight.popleft()
             totals.add(result)
             if self._progress is not None:
-                done = len(separator) + len(data)
+                done = len(batch.data) + (len(bom) if number == 0 else 1)
                 self._progress(done, len(result.lists), len(result.findings))
-            if self._fix:
-                yield separator + (data if result.output is None else result.output)
-            separator = b"\n"
+            if not self._fix:
+                continue
+            if self._file is None:
+                yield bom if number == 0 else b"\n"
+                yield from _patched(batch.data, result.patches)
+                continue
+            for start, end, new in result.patches:
+                yield Unchanged(written, batch.offset + start - written)
+                yield new
+                written = batch.offset + end
+        if self._fix and self._file is not None:
+            yield Unchanged(written, self._file.size - written)
         if not totals.lists:
             raise no_history(None)
         self._report = totals.report()
 
-    def _batches(self, buffer: bytearray, offset_of_buffer: int) -> Iterator[Batch]:
-        """Cut the input (``buffer``: what has been read so far, from ``offset_of_buffer`` on)
-        into batches of whole lines, numbering their first lines."""
-        line, offset = 1, offset_of_buffer
+    def _chunk_batches(self, buffer: bytearray) -> Iterator[Batch]:
+        """Cut the chunked input (``buffer``: what has been read so far, its byte-order mark
+        included) into batches of whole lines, numbering their first lines."""
+        bom = len(UTF8_BOM) if buffer.startswith(UTF8_BOM) else 0
+        del buffer[:bom]
+        line, offset = 1, bom
         for chunk in self._chunks:
             buffer += chunk
             if len(buffer) < self._batch_bytes:
@@ -218,6 +288,69 @@ class Stream:
             line += data.count(b"\n") + 1
             offset += cut + 1
         yield Batch(bytes(buffer), line, offset)
+
+    def _file_batches(self, start: int) -> Iterator[Batch]:
+        """Cut a `RandomAccess` input, from ``start`` on, into batches of whole lines."""
+        assert self._file is not None
+        size = self._file.size
+        line, offset = 1, start
+        while size - offset > self._batch_bytes:
+            data = self._file.read(offset, self._batch_bytes)
+            cut = data.rfind(b"\n")
+            while cut < 0 and offset + len(data) < size:  # a line longer than a batch
+                searched = len(data)
+                data += self._file.read(offset + searched, self._batch_bytes)
+                cut = data.find(b"\n", searched)
+            if cut < 0:
+                break  # the rest is one line
+            data = data[:cut]
+            yield Batch(data, line, offset)
+            line += data.count(b"\n") + 1
+            offset += cut + 1
+        yield Batch(self._file.read(offset, size - offset), line, offset)
+
+
+class _LayoutProbe:
+    """Tells, as an input's head grows, whether it holds a whole non-blank line and the start
+    of another one: enough to tell JSON Lines from a document the way `patchcore.codec.decode`
+    does. Each call looks only at what the last one had not seen."""
+
+    def __init__(self) -> None:
+        self._start: int | None = None  # the first non-blank byte
+        self._line_end: int | None = None  # the end of the first non-blank line
+        self._seen = 0
+
+    def decides(self, head: bytearray) -> bool:
+        if self._start is None:
+            found = _NOT_BLANK.search(head, self._seen)
+            if found is None:
+                self._seen = len(head)
+                return False
+            self._start = self._seen = found.start()
+        if self._line_end is None:
+            end = head.find(b"\n", self._seen)
+            if end < 0:
+                self._seen = len(head)
+                return False
+            self._line_end = self._seen = end
+        if _NOT_BLANK.search(head, self._seen) is None:
+            self._seen = len(head)
+            return False
+        return True
+
+
+_NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")
+
+
+def _patched(data: bytes, patches: Sequence[Patch]) -> Iterator[bytes | memoryview]:
+    """The pieces of ``data`` with ``patches`` applied (unchanged runs as views, not copies)."""
+    view = memoryview(data)
+    cursor = 0
+    for start, end, new in patches:
+        yield view[cursor:start]
+        yield new
+        cursor = end
+    yield view[cursor:]
 
 
 class _Totals:

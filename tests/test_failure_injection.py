@@ -178,18 +178,32 @@ def test_read_only_folder_in_process(
 FILE_SIZE_LIMIT = 16 * 1024
 
 
-def small_file_size_limit() -> None:
-    """In the child: no file may grow beyond 16 KiB, and the write fails with EFBIG (instead of
-    SIGXFSZ killing the process)."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+def file_size_limit(limit: int) -> Callable[[], None]:
+    """For the child: no file may grow beyond ``limit`` bytes, and the write fails with EFBIG
+    (instead of SIGXFSZ killing the process)."""
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return limited
 
 
-def test_full_disk_leaves_the_original(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("padding", "limit"),
+    [
+        (4 * FILE_SIZE_LIMIT, FILE_SIZE_LIMIT),
+        # Found by the audit: a repair smaller than the write buffer fails only when it is
+        # flushed, and closing the temporary file flushed (and failed) again, so it stayed.
+        (2000, 1024),
+    ],
+    ids=["large", "smaller-than-the-buffer"],
+)
+def test_full_disk_leaves_the_original(tmp_path: Path, padding: int, limit: int) -> None:
     path = tmp_path / "history.json"
-    path.write_bytes(history_bytes(padding=4 * FILE_SIZE_LIMIT))
+    path.write_bytes(history_bytes(padding=padding))
     before = Snapshot.of(path)
-    result = run_as(["fix", "history.json"], tmp_path, small_file_size_limit)
+    result = run_as(["fix", "history.json"], tmp_path, file_size_limit(limit))
     assert_write_error(result, "history.json")
     assert "File too large" in result.stderr, result.show()
     before.assert_untouched(path)

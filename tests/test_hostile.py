@@ -154,6 +154,8 @@ def _encodings() -> list[Broken]:
     stray = PRETTY.replace(b"mind", b"mi\x80nd")  # a continuation byte on its own
     utf16le = text.encode("utf-16-le")
     utf16be = text.encode("utf-16-be")
+    clean_bad = b'[{"role":"user","content":"h\xffi"},{"role":"assistant","content":"ok"}]'
+    lines_bad = record(dangling_history()) + b"\n" + b'{"messages": ' + clean_bad + b"}\n"
     return [
         Broken(
             "invalid-utf8-latin1", latin1, r"invalid UTF-8 \(byte 0xef\)", latin1.index(b"\xef")
@@ -162,6 +164,16 @@ def _encodings() -> list[Broken]:
         Broken("invalid-utf8-surrogate", surrogate, "invalid UTF-8", surrogate.index(b"\xed")),
         Broken("invalid-utf8-cut-sequence", cut, "invalid UTF-8", cut.index(b"\xe2")),
         Broken("invalid-utf8-stray-continuation", stray, "invalid UTF-8", stray.index(b"\x80")),
+        # Found by the audit: in a history with nothing to fix, the bytes msgspec skips were
+        # never checked, so the quick lane passed (and `fix` rewrote) invalid UTF-8.
+        Broken("invalid-utf8-clean-history", clean_bad, "invalid UTF-8", clean_bad.index(b"\xff")),
+        Broken(
+            "invalid-utf8-clean-jsonl-line",
+            lines_bad,
+            "invalid UTF-8",
+            lines_bad.index(b"\xff"),
+            "history.jsonl",
+        ),
         Broken("utf16-le-bom", text.encode("utf-16"), "UTF-16", 0),  # Python writes LE + BOM
         Broken("utf16-be-bom", b"\xfe\xff" + utf16be, "UTF-16", 0),
         # UTF-32 is refused too (its little-endian BOM starts like UTF-16's).

@@ -21,7 +21,7 @@ import patchcore
 from benchmarks.corpus import lines as corpus_lines
 from patchcore.analyze import Options
 from patchcore.document import Report, run
-from patchcore.stream import WHOLE_LIMIT, Stream, independent_lines
+from patchcore.stream import WHOLE_LIMIT, Piece, Stream, Unchanged, independent_lines
 from tests.conftest import SAMPLES
 from tests.helpers import run as toolpatch
 
@@ -38,16 +38,44 @@ def chunked(data: bytes, size: int) -> Iterator[bytes]:
         yield data[start : start + size]
 
 
-def streamed(data: bytes, options: Options, *, fix: bool, chunk: int, batch: int) -> Stream:
+class InMemory:
+    """A `RandomAccess` input over bytes, read ``chunk`` bytes at most at a time (as a file is
+    read: fewer bytes than asked for only at its end)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.reads: list[tuple[int, int]] = []
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    def read(self, offset: int, size: int) -> bytes:
+        self.reads.append((offset, size))
+        return self.data[offset : offset + size]
+
+
+def joined(pieces: Iterator[Piece], data: bytes) -> bytes:
+    """The output the pieces stand for (`Unchanged` ranges copied from ``data``)."""
+    return b"".join(
+        data[p.offset : p.offset + p.size] if isinstance(p, Unchanged) else bytes(p) for p in pieces
+    )
+
+
+def streamed(
+    data: bytes, options: Options, *, fix: bool, chunk: int, batch: int, file: bool = False
+) -> Stream:
+    """A stream over ``data`` given as chunks of ``chunk`` bytes, or (``file``) as a
+    `RandomAccess` input; its output is left in ``stream.output``."""
     stream = Stream(
-        chunked(data, chunk),
+        InMemory(data) if file else chunked(data, chunk),
         filename="input.jsonl",
         options=options,
         fix=fix,
         whole_limit=300,
         batch_bytes=batch,
     )
-    stream.output = b"".join(stream)  # type: ignore[attr-defined]
+    stream.output = joined(iter(stream), data)  # type: ignore[attr-defined]
     return stream
 
 
@@ -56,25 +84,48 @@ def located(report: Report) -> list[tuple[Any, ...]]:
 
 
 def assert_same(data: bytes, options: Options, *, fix: bool, chunk: int, batch: int) -> None:
+    """A stream of chunks and a stream of a file give what the whole run gives."""
     whole = run(data, filename="input.jsonl", options=options, fix=fix)
-    stream = streamed(data, options, fix=fix, chunk=chunk, batch=batch)
-    report = stream.report
-    assert located(report) == located(whole)
-    assert report.lists == whole.lists
-    assert [f.code for f in report.fixed] == [f.code for f in whole.fixed]
-    assert [f.code for f in report.remaining] == [f.code for f in whole.remaining]
-    if fix:
-        expected = data if whole.output is None else whole.output
-        assert stream.output == expected  # type: ignore[attr-defined]
+    for file in (False, True):
+        stream = streamed(data, options, fix=fix, chunk=chunk, batch=batch, file=file)
+        report = stream.report
+        assert located(report) == located(whole)
+        assert report.lists == whole.lists
+        assert [f.code for f in report.fixed] == [f.code for f in whole.fixed]
+        assert [f.code for f in report.remaining] == [f.code for f in whole.remaining]
+        if fix:
+            expected = data if whole.output is None else whole.output
+            assert stream.output == expected  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
 @pytest.mark.parametrize("dialect", ["langchain", "openai-chat"])
 def test_a_streamed_corpus_equals_the_whole_run(dialect: str, fix: bool) -> None:
     data = corpus(40, dialect=dialect)
-    stream = streamed(data, patchcore.make_options(), fix=fix, chunk=977, batch=5000)
-    assert stream.streamed
+    for file in (False, True):
+        stream = streamed(data, patchcore.make_options(), fix=fix, chunk=977, batch=5000, file=file)
+        assert stream.streamed
     assert_same(data, patchcore.make_options(), fix=fix, chunk=977, batch=5000)
+
+
+def test_a_streamed_file_is_copied_around_its_repairs() -> None:
+    """What a fix leaves as it was is not read into the output: it comes out as `Unchanged`
+    ranges (which the CLI copies file to file), and only the repaired bytes are new."""
+    data = corpus(40)
+    stream = Stream(
+        InMemory(data),
+        filename="input.jsonl",
+        options=patchcore.make_options(),
+        fix=True,
+        whole_limit=300,
+        batch_bytes=5000,
+    )
+    pieces = list(stream)
+    copied = sum(p.size for p in pieces if isinstance(p, Unchanged))
+    new = sum(len(p) for p in pieces if not isinstance(p, Unchanged))
+    assert stream.report.fixed
+    assert copied == len(data)  # every input byte is kept: the repairs only insert
+    assert 0 < new < len(data) / 20
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -118,22 +169,24 @@ def test_one_message_per_line_is_never_cut() -> None:
     assert not stream.streamed
 
 
-def test_a_broken_line_deep_in_a_stream_is_located() -> None:
+@pytest.mark.parametrize("file", [False, True], ids=["chunks", "file"])
+def test_a_broken_line_deep_in_a_stream_is_located(file: bool) -> None:
     lines = corpus(30).splitlines()
     lines[23] = lines[23][:-40]
     data = b"\n".join(lines) + b"\n"
     with pytest.raises(patchcore.DecodeError) as whole:
         run(data, filename="input.jsonl", options=patchcore.make_options(), fix=True)
     with pytest.raises(patchcore.DecodeError) as streamed_error:
-        streamed(data, patchcore.make_options(), fix=True, chunk=1000, batch=3000)
+        streamed(data, patchcore.make_options(), fix=True, chunk=1000, batch=3000, file=file)
     assert streamed_error.value.line == whole.value.line == 24
     assert streamed_error.value.located() == whole.value.located()
 
 
-def test_a_stream_without_any_history_says_so() -> None:
+@pytest.mark.parametrize("file", [False, True], ids=["chunks", "file"])
+def test_a_stream_without_any_history_says_so(file: bool) -> None:
     data = b'{"a": 1}\n' * 200
     with pytest.raises(patchcore.NoHistoryError):
-        streamed(data, patchcore.make_options(), fix=False, chunk=100, batch=500)
+        streamed(data, patchcore.make_options(), fix=False, chunk=100, batch=500, file=file)
 
 
 def test_fix_lines_is_the_per_line_unit() -> None:
@@ -141,7 +194,7 @@ def test_fix_lines_is_the_per_line_unit() -> None:
     options = patchcore.make_options()
     result = patchcore.fix_lines(data, options=options, first_line=101)
     whole = run(data, filename="x.jsonl", options=options, fix=True)
-    assert result.output == whole.output
+    assert result.output(data) == whole.output
     assert [f.line - 100 for f in result.findings if f.line] == [f.line for f in whole.findings]
     assert patchcore.check_lines(data, options=options).findings == whole.findings
 

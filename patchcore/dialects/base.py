@@ -175,6 +175,29 @@ def _member_deletion(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
     return (Delete((*context.message_pointer(defect.message_index), *defect.path)),)
 
 
+class ResultInserts:
+    """Result messages to insert into a list, gathered per place, so that the results put at one
+    place go in call order, as one edit that every defect they fix shares."""
+
+    def __init__(self) -> None:
+        # Insertion point -> ((calling message, call index), defect, new message).
+        self._at: dict[int, list[tuple[tuple[int, int], int, Any]]] = {}
+
+    def add(self, at: int, call: tuple[int, int], k: int, message: Any) -> None:
+        """Insert ``message`` (for defect ``k``, answering ``call``) at index ``at``."""
+        self._at.setdefault(at, []).append((call, k, message))
+
+    def complete(self, plan: list[list[Edit]], context: ListContext) -> Plan:
+        """``plan`` with each defect's insertion added (a defect whose results cannot be added
+        to this list gets no edits at all)."""
+        for at, items in self._at.items():
+            items.sort(key=lambda item: item[0])
+            insertion = context.insert_messages(at, tuple(message for _, _, message in items))
+            for _, k, _ in items:
+                plan[k] = [*plan[k], insertion] if insertion is not None else []
+        return [tuple(edits) for edits in plan]
+
+
 class ResultMessageDialect(Dialect):
     """A dialect in which every tool result is a message of its own.
 
@@ -198,20 +221,12 @@ class ResultMessageDialect(Dialect):
     ) -> Plan:
         style = self.result_style(messages)
         plan: list[list[Edit]] = [[] for _ in defects]
-        # Insertion point -> ((calling message, call index), defect, new message), so that the
-        # results put at one place go in call order, as one edit.
-        adds: dict[int, list[tuple[tuple[int, int], int, Any]]] = {}
+        inserts = ResultInserts()
         for k, defect in enumerate(defects):
             if defect.code in ANSWERED:
-                call = defect.call
-                assert call is not None and defect.text is not None
                 caller = messages[defect.message_index]
-                result = self.result_message(caller, call, defect.text, style)
-                if call.answerable and result is not None:
-                    at = insertion_point(views, defect.message_index)
-                    adds.setdefault(at, []).append(
-                        ((defect.message_index, defect.call_index), k, result)
-                    )
+                at = insertion_point(views, defect.message_index)
+                self.answer(inserts, k, defect, caller=caller, style=style, at=at)
             elif defect.code in DROPPED:
                 plan[k] += self._remove(context, defect)
             elif defect.code == "TP102":
@@ -221,16 +236,29 @@ class ResultMessageDialect(Dialect):
                     continue  # one id of a multi-id result message cannot move alone
                 moved = Verbatim(context.message_pointer(defect.message_index))
                 at = insertion_point(views, defect.target)
-                adds.setdefault(at, []).append(((defect.target, defect.call_index), k, moved))
+                inserts.add(at, (defect.target, defect.call_index), k, moved)
                 plan[k].append(deletion)
             elif defect.code == "TP107":
                 plan[k] += _member_deletion(context, defect)
-        for at, items in adds.items():
-            items.sort(key=lambda item: item[0])
-            insertion = context.insert_messages(at, tuple(message for _, _, message in items))
-            for _, k, _ in items:
-                plan[k] = [*plan[k], insertion] if insertion is not None else []
-        return [tuple(edits) for edits in plan]
+        return inserts.complete(plan, context)
+
+    def answer(
+        self,
+        inserts: ResultInserts,
+        k: int,
+        defect: Defect,
+        *,
+        caller: Any,
+        style: Mapping[str, Any],
+        at: int,
+    ) -> None:
+        """Plan the synthetic result of an unanswered call (defect ``k``), issued by ``caller``,
+        at index ``at`` of the list (a call of a kind that has no truthful result gets none)."""
+        call = defect.call
+        assert call is not None and defect.text is not None
+        result = self.result_message(caller, call, defect.text, style)
+        if call.answerable and result is not None:
+            inserts.add(at, (defect.message_index, defect.call_index), k, result)
 
     @staticmethod
     def _remove(context: ListContext, defect: Defect) -> tuple[Edit, ...]:

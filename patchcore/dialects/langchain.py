@@ -197,6 +197,12 @@ def _content_calls(
     return calls
 
 
+def _flat_with_nulls(message: object) -> bool:
+    """Whether ``message`` is a flat ``model_dump`` dict that keeps its ``null`` keys."""
+    unwrapped = unwrap(message)
+    return unwrapped is not None and unwrapped[2] == () and None in unwrapped[1].values()
+
+
 class LangChain(ResultMessageDialect):
     """LangChain ``BaseMessage`` dicts: ``messages_to_dict``, ``dumpd`` and ``model_dump``."""
 
@@ -267,12 +273,12 @@ class LangChain(ResultMessageDialect):
         return MessageView(Role.OTHER)
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        keep_nulls = False
-        for message in messages:
-            unwrapped = unwrap(message)
-            if unwrapped is not None and unwrapped[2] == () and None in unwrapped[1].values():
-                keep_nulls = True
-                break
+        return self.style(keep_nulls=any(_flat_with_nulls(m) for m in messages))
+
+    @staticmethod
+    def style(*, keep_nulls: bool) -> Mapping[str, Any]:
+        """How a list writes a new flat message: with its ``null`` keys (``model_dump()``) or
+        without them (``exclude_none``), as its flat messages do."""
         return {"keep_nulls": keep_nulls}
 
     def result_message(

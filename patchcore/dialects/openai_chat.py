@@ -15,7 +15,7 @@ A synthetic result uses whichever answering key, and ``name`` if present, its ne
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -193,11 +193,17 @@ class OpenAIChat(ResultMessageDialect):
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         results = [m for m in messages if m.get("role") == "tool"]
-        key = next(
-            (k for k in _RESULT_KEYS if any(m.get(k) is not None for m in results)),
-            "tool_call_id",
+        return self.style(
+            answer_keys={k for k in _RESULT_KEYS if any(m.get(k) is not None for m in results)},
+            named=any("name" in m for m in results),
         )
-        return {"key": key, "name": any("name" in m for m in results)}
+
+    @staticmethod
+    def style(*, answer_keys: Collection[str], named: bool) -> Mapping[str, Any]:
+        """How a list whose result messages answer with ``answer_keys`` (and have a ``name``,
+        if ``named``) writes a new one: with the first of the keys the API knows."""
+        key = next((k for k in _RESULT_KEYS if k in answer_keys), "tool_call_id")
+        return {"key": key, "name": named}
 
     def result_message(
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
