@@ -49,7 +49,7 @@ def _from_file(
     if len(data) != size:
         msg = "the input file changed while it was being read"
         raise OSError(msg)
-    return function(Batch(data, first_line, offset))
+    return function(Batch(data, first_line, offset, size))
 
 
 class ProcessMapper:
@@ -71,9 +71,10 @@ class ProcessMapper:
             function: Callable[[Batch], RecordsResult], batches: Iterable[Batch]
         ) -> Iterator[RecordsResult]:
             def submit(pool: ProcessPoolExecutor, batch: Batch) -> Future[RecordsResult]:
-                size = len(batch.data)
+                if batch.data is not None:  # already read (the input is not a file)
+                    return pool.submit(function, batch)
                 return pool.submit(
-                    _from_file, function, str(path), batch.offset, size, batch.first_line
+                    _from_file, function, str(path), batch.offset, batch.size, batch.first_line
                 )
 
             return self._ordered(submit, batches)

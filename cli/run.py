@@ -119,12 +119,12 @@ def _recorded_failure(outcome: Outcome) -> Iterator[None]:
         outcome.error = exc.strerror or str(exc)
 
 
-def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper:
-    """How batches are processed: in this process, or by the pool's workers (reading their
-    batches from the file when the input is a regular file)."""
+def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper | None:
+    """How batches are processed: in this process (``None``), or by the pool's workers, which
+    read a file's batches from the file themselves."""
     if pool is None:
-        return map
-    if source.path is not None and source.path.is_file():
+        return None
+    if source.path is not None:
         return pool.reading(source.path)
     return pool
 

@@ -174,7 +174,7 @@ def check_lines(data: bytes, *, options: Options, first_line: int = 1) -> Record
         >>> [(f.code, f.line) for f in check_lines(lines, options=make_options()).findings]
         [('TP002', 1)]
     """
-    return process_batch(Batch(data, first_line), options=options, fix=False)
+    return process_batch(Batch.of(data, first_line), options=options, fix=False)
 
 
 def fix_lines(data: bytes, *, options: Options, first_line: int = 1) -> RecordsResult:
@@ -189,7 +189,7 @@ def fix_lines(data: bytes, *, options: Options, first_line: int = 1) -> RecordsR
         DecodeError, ShapeError: as `check_document`.
         SelfCheckError: A repaired line failed the stability check (a bug).
     """
-    return process_batch(Batch(data, first_line), options=options, fix=True)
+    return process_batch(Batch.of(data, first_line), options=options, fix=True)
 
 
 def _data_findings(value: Any, options: Options, *, fixing: bool) -> list[Finding]:

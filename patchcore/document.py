@@ -305,6 +305,7 @@ class RecordsResult:
             the repaired records' changes; none when nothing changed.
         fixed: Findings whose fix is in ``patches``.
         remaining: Findings still there after the fix (all of them for a check).
+        lines: How many physical lines the records' text has.
     """
 
     lists: tuple[ListReport, ...]
@@ -312,6 +313,7 @@ class RecordsResult:
     patches: tuple[Patch, ...]
     fixed: tuple[Finding, ...]
     remaining: tuple[Finding, ...]
+    lines: int = 1
 
     def output(self, data: bytes) -> bytes | None:
         """The repaired text of the records ``data`` (as processed), or ``None`` when nothing
@@ -341,7 +343,12 @@ def process_records(decoded: Decoded, *, options: Options, fix: bool) -> Records
             patches += [(at + start, at + end, new) for start, end, new in result.patches]
             fixed += result.fixed
     return RecordsResult(
-        tuple(lists), tuple(findings), tuple(patches), tuple(fixed), tuple(remaining)
+        tuple(lists),
+        tuple(findings),
+        tuple(patches),
+        tuple(fixed),
+        tuple(remaining),
+        len(decoded.lines),
     )
 
 

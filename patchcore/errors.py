@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from typing import Any, TypeVar
+
+E = TypeVar("E", bound="PatchcoreError")
 
 
 def json_kind(value: object) -> str:
@@ -51,6 +54,15 @@ class PatchcoreError(ValueError):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the location (a parallel run raises it in a worker process)."""
         return (_restored, (type(self), self.args, self.__dict__))
+
+    def moved(self: E, lines: int) -> E:
+        """The same error ``lines`` lines further down (found in a piece of the input that
+        was numbered from its own first line)."""
+        error = copy.copy(self)
+        if error.line is not None:
+            error.line += lines
+        error.args = (error.located(),)
+        return error
 
     def located(self) -> str:
         """The reason prefixed by ``line:column:`` (as far as known) and suffixed by the pointer."""

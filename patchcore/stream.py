@@ -15,10 +15,11 @@ and a whole one give the same bytes and the same findings.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Protocol, Union, runtime_checkable
 
@@ -33,7 +34,7 @@ from patchcore.document import (
     process_records,
     run,
 )
-from patchcore.errors import DecodeError
+from patchcore.errors import DecodeError, PatchcoreError
 from patchcore.locate import classify
 from patchcore.model import Finding
 from patchcore.splice import Patch
@@ -49,33 +50,45 @@ class Batch:
     """Consecutive whole lines of a JSON Lines input.
 
     Attributes:
-        data: The lines joined by ``\\n`` (no separator before the first or after the last).
-        first_line: The 1-based line number of the first line in the input.
-        offset: Where ``data`` starts in the input, in bytes (a worker process may read the
-            batch from the file itself rather than receive it through a pipe).
+        data: The lines joined by ``\\n`` (no separator before the first or after the last), or
+            ``None`` for a batch of a `RandomAccess` input: whoever processes it reads its
+            ``size`` bytes from ``offset`` (a worker process reads it from the file itself
+            rather than receive it through a pipe).
+        first_line: The 1-based line number its lines are numbered from. A streamed input's
+            batches are numbered from 1 each (so that no one need count the lines before
+            them) and `Stream` moves what they report to the input's own lines.
+        offset: Where the batch starts in the input, in bytes.
+        size: How many bytes it has.
     """
 
-    data: bytes
+    data: bytes | None
     first_line: int
     offset: int = 0
+    size: int = 0
+
+    @classmethod
+    def of(cls, data: bytes, first_line: int = 1, offset: int = 0) -> Batch:
+        """A batch of the lines ``data``."""
+        return cls(data, first_line, offset, len(data))
 
 
 #: Told, after each batch (or once, for an input read whole), how many more bytes of the input
 #: are done and how many message lists and findings they held.
 Progress = Callable[[int, int, int], None]
 
-#: Maps a function over batches lazily and in order, like the built-in ``map`` (the default)
-#: or a process pool's ordered map.
+#: Maps a function over batches lazily and in order, like the built-in ``map`` or a process
+#: pool's ordered map; a batch without its data is read first (`Batch`).
 Mapper = Callable[[Callable[[Batch], RecordsResult], Iterable[Batch]], Iterable[RecordsResult]]
 
 
 def process_batch(batch: Batch, *, options: Options, fix: bool) -> RecordsResult:
-    """Check (and with ``fix``, repair) every record of one batch; lines and columns are those
-    of the whole input.
+    """Check (and with ``fix``, repair) every record of one batch (its data read), its lines
+    numbered from ``first_line``.
 
     Raises:
         DecodeError, ShapeError, SelfCheckError: as `patchcore.document.run`.
     """
+    assert batch.data is not None, "a batch is processed once it is read"
     decoded = decode_batch(batch.data, first_line=batch.first_line)
     return process_records(decoded, options=options, fix=fix)
 
@@ -141,7 +154,7 @@ class Stream:
     time when the input is streamed; the output of a streamed file is mostly `Unchanged`
     ranges around the repaired bytes, so the bytes nothing changes are never held at all.
     ``mapper`` runs `process_batch` over the batches (a process pool's ordered map spreads them
-    over cores); ``progress`` hears of each batch done.
+    over cores; by default they run here, in order); ``progress`` hears of each batch done.
     """
 
     def __init__(
@@ -151,7 +164,7 @@ class Stream:
         filename: str | None,
         options: Options,
         fix: bool,
-        mapper: Mapper = map,
+        mapper: Mapper | None = None,
         progress: Progress | None = None,
         whole_limit: int = WHOLE_LIMIT,
         batch_bytes: int = BATCH_BYTES,
@@ -245,17 +258,25 @@ class Stream:
                 yield batch
 
         work = partial(process_batch, options=self._options, fix=self._fix)
+        mapper = self._mapper if self._mapper is not None else partial(_read_and_map, self._file)
         totals = _Totals()
         written = 0  # how much of a file input the output has covered
-        for number, result in enumerate(self._mapper(work, tracked())):
+        results = iter(mapper(work, tracked()))
+        for number in itertools.count():
+            try:
+                result = next(results)
+            except StopIteration:
+                break
+            except PatchcoreError as error:  # about the batch first in line, numbered from 1
+                raise error.moved(totals.lines) from None
             batch = in_flight.popleft()
             totals.add(result)
             if self._progress is not None:
-                done = len(batch.data) + (len(bom) if number == 0 else 1)
+                done = batch.size + (len(bom) if number == 0 else 1)
                 self._progress(done, len(result.lists), len(result.findings))
             if not self._fix:
                 continue
-            if self._file is None:
+            if batch.data is not None:
                 yield bom if number == 0 else b"\n"
                 yield from _patched(batch.data, result.patches)
                 continue
@@ -271,10 +292,10 @@ class Stream:
 
     def _chunk_batches(self, buffer: bytearray) -> Iterator[Batch]:
         """Cut the chunked input (``buffer``: what has been read so far, its byte-order mark
-        included) into batches of whole lines, numbering their first lines."""
+        included) into batches of whole lines."""
         bom = len(UTF8_BOM) if buffer.startswith(UTF8_BOM) else 0
         del buffer[:bom]
-        line, offset = 1, bom
+        offset = bom
         for chunk in self._chunks:
             buffer += chunk
             if len(buffer) < self._batch_bytes:
@@ -284,30 +305,59 @@ class Stream:
                 continue  # one line longer than a batch: it grows until the line ends
             data = bytes(buffer[:cut])
             del buffer[: cut + 1]
-            yield Batch(data, line, offset)
-            line += data.count(b"\n") + 1
+            yield Batch.of(data, offset=offset)
             offset += cut + 1
-        yield Batch(bytes(buffer), line, offset)
+        yield Batch.of(bytes(buffer), offset=offset)
 
     def _file_batches(self, start: int) -> Iterator[Batch]:
-        """Cut a `RandomAccess` input, from ``start`` on, into batches of whole lines."""
+        """Cut a `RandomAccess` input, from ``start`` on, into batches of whole lines, without
+        their data: only the bytes near each cut are read here."""
         assert self._file is not None
         size = self._file.size
-        line, offset = 1, start
+        offset = start
         while size - offset > self._batch_bytes:
-            data = self._file.read(offset, self._batch_bytes)
-            cut = data.rfind(b"\n")
-            while cut < 0 and offset + len(data) < size:  # a line longer than a batch
-                searched = len(data)
-                data += self._file.read(offset + searched, self._batch_bytes)
-                cut = data.find(b"\n", searched)
-            if cut < 0:
+            cut = self._line_end_before(offset + self._batch_bytes, offset)
+            if cut is None:
                 break  # the rest is one line
-            data = data[:cut]
-            yield Batch(data, line, offset)
-            line += data.count(b"\n") + 1
-            offset += cut + 1
-        yield Batch(self._file.read(offset, size - offset), line, offset)
+            yield Batch(None, 1, offset, cut - offset)
+            offset = cut + 1
+        yield Batch(None, 1, offset, size - offset)
+
+    def _line_end_before(self, end: int, start: int) -> int | None:
+        """The offset of the last line break before ``end`` and after ``start`` in the file,
+        else of the first one after ``end`` (a line longer than a batch); ``None`` if none."""
+        assert self._file is not None
+        window = _CUT_WINDOW
+        position = end
+        while position > start:
+            low = max(start, position - window)
+            found = self._file.read(low, position - low).rfind(b"\n")
+            if found >= 0:
+                return low + found
+            position = low
+        position = end
+        while position < self._file.size:
+            piece = self._file.read(position, self._batch_bytes)
+            found = piece.find(b"\n")
+            if found >= 0:
+                return position + found
+            position += len(piece)
+        return None
+
+
+#: How much is read around a batch's end to find the line break it is cut at.
+_CUT_WINDOW = 2**16
+
+
+def _read_and_map(
+    file: RandomAccess | None, function: Callable[[Batch], RecordsResult], batches: Iterable[Batch]
+) -> Iterator[RecordsResult]:
+    """The in-process mapper: each batch read (if it is not yet), then processed."""
+    for batch in batches:
+        if batch.data is None:
+            assert file is not None
+            batch = replace(batch, data=file.read(batch.offset, batch.size))
+        yield function(batch)
 
 
 class _LayoutProbe:
@@ -354,19 +404,32 @@ def _patched(data: bytes, patches: Sequence[Patch]) -> Iterator[bytes | memoryvi
 
 
 class _Totals:
-    """The results of a streamed input's batches, summed into one report."""
+    """The results of a streamed input's batches, each numbered from line 1, summed into one
+    report on the input's own lines."""
 
     def __init__(self) -> None:
         self.lists: list[ListReport] = []
         self.findings: list[Finding] = []
         self.fixed: list[Finding] = []
         self.remaining: list[Finding] = []
+        self.lines = 0
+        """How many lines the batches added so far hold: where the next one starts."""
 
     def add(self, result: RecordsResult) -> None:
-        self.lists += result.lists
-        self.findings += result.findings
-        self.fixed += result.fixed
-        self.remaining += result.remaining
+        """Add the next batch's result."""
+        lines = self.lines
+        self.lines += result.lines
+        if not lines:
+            moved = {id(f): f for f in result.findings}
+            self.lists += result.lists
+        else:
+            moved = {id(f): _moved(f, lines) for f in result.findings}
+            self.lists += [
+                replace(r, line=r.line + lines) if r.line is not None else r for r in result.lists
+            ]
+        self.findings += moved.values()
+        self.fixed += [moved[id(f)] for f in result.fixed]
+        self.remaining += [moved[id(f)] for f in result.remaining]
 
     def report(self) -> Report:
         return Report(
@@ -377,3 +440,7 @@ class _Totals:
             tuple(self.fixed),
             tuple(self.remaining),
         )
+
+
+def _moved(finding: Finding, lines: int) -> Finding:
+    return replace(finding, line=finding.line + lines) if finding.line is not None else finding
