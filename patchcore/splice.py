@@ -47,22 +47,33 @@ class Style:
     def render(self, value: Any, raw: Raw | None = None) -> bytes:
         """Serialise ``value`` in this style; `Verbatim` parts are written as ``raw`` gives them."""
         parts: list[Pointer] = []
-        marked = _mark(value, parts)
         try:
-            text = self._dump(marked, ensure_ascii=self.ensure_ascii)
+            text = self._dump(value, parts, ensure_ascii=self.ensure_ascii)
         except UnicodeEncodeError:  # a lone surrogate cannot be written raw
-            text = self._dump(marked, ensure_ascii=True)
+            parts.clear()
+            text = self._dump(value, parts, ensure_ascii=True)
         for number, pointer in enumerate(parts):
             assert raw is not None, "a Verbatim part needs the original bytes"
             text = text.replace(json.dumps(_sentinel(number)).encode("ascii"), raw(pointer), 1)
         return text
 
-    def _dump(self, value: Any, *, ensure_ascii: bool) -> bytes:
+    def _dump(self, value: Any, parts: list[Pointer], *, ensure_ascii: bool) -> bytes:
+        """``value`` as JSON, each `Verbatim` part written as a sentinel string (and its pointer
+        recorded in ``parts``, in order)."""
+
+        def verbatim(part: object) -> str:
+            if not isinstance(part, Verbatim):
+                msg = f"not JSON: {type(part).__name__}"
+                raise TypeError(msg)
+            parts.append(part.pointer)
+            return _sentinel(len(parts) - 1)
+
         if self.indent is None:
             text = json.dumps(
                 value,
                 separators=(self.item_separator, self.key_separator),
                 ensure_ascii=ensure_ascii,
+                default=verbatim,
             )
         else:
             text = json.dumps(
@@ -70,24 +81,13 @@ class Style:
                 indent=self.indent,
                 separators=(",", self.key_separator),
                 ensure_ascii=ensure_ascii,
+                default=verbatim,
             ).replace("\n", self.newline + self.margin)
         return text.encode("utf-8")
 
 
 def _sentinel(number: int) -> str:
     return f"\x00verbatim-{number}\x00"
-
-
-def _mark(value: Any, parts: list[Pointer]) -> Any:
-    """``value`` with each `Verbatim` swapped for a sentinel string (recorded in ``parts``)."""
-    if isinstance(value, Verbatim):
-        parts.append(value.pointer)
-        return _sentinel(len(parts) - 1)
-    if isinstance(value, list):
-        return [_mark(v, parts) for v in value]
-    if isinstance(value, dict):
-        return {k: _mark(v, parts) for k, v in value.items()}
-    return value
 
 
 def element_style(buf: bytes, start: int, end: int, *, ensure_ascii: bool) -> Style:
