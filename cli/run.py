@@ -13,9 +13,9 @@ import patchcore
 from cli.inputs import Source
 from cli.parallel import ProcessMapper
 from cli.sinks import Discard, Replace, Sink, Spool, WriteFailed
-from patchcore.analyze import Options
 from patchcore.diff import unified_diff
 from patchcore.document import Report, run
+from patchcore.options import Options
 from patchcore.stream import Mapper, Stream
 from patchcore.stream import Progress as StreamProgress
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from patchcore.analyze import Options
 from patchcore.api import (
     Repair,
     check_data,
@@ -26,7 +25,6 @@ from patchcore.api import (
     fix_document,
     fix_lines,
     fix_messages,
-    make_options,
 )
 from patchcore.document import ListReport, RecordsResult, Report
 from patchcore.errors import (
@@ -38,8 +36,9 @@ from patchcore.errors import (
     UnknownDialectError,
     UnknownRuleError,
 )
-from patchcore.model import Applicability, Finding, Fix, Insert, format_pointer
-from patchcore.rules import DEFAULT_TEXTS, RULES, Rule, RuleSelection
+from patchcore.model import Finding, Fix, Insert, format_pointer
+from patchcore.options import Options, make_options
+from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, Rule, RuleSelection
 
 if TYPE_CHECKING:
     from patchcore.base_messages import check_base_messages, fix_base_messages

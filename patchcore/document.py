@@ -16,13 +16,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from patchcore.analyze import Options, check_list
+from patchcore.analyze import check_list
 from patchcore.apply import apply_edits
 from patchcore.codec import Decoded, Framing, Record, decode, parse
 from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
-from patchcore.jsonspan import Spans, line_and_column, skip_whitespace
+from patchcore.jsonspan import Spans
 from patchcore.locate import MessageList, classify, find_message_lists
 from patchcore.model import (
     Delete,
@@ -32,6 +32,8 @@ from patchcore.model import (
     Pointer,
     format_pointer,
 )
+from patchcore.options import Options
+from patchcore.positions import line_and_column, skip_whitespace
 from patchcore.quick import clean
 from patchcore.splice import element_style, rebased, splice
 

@@ -20,7 +20,7 @@ from typing import Union
 
 import msgspec
 
-from patchcore.dialects.openai_chat import FOREIGN_PARTS, ROLES
+from patchcore.chat_names import FOREIGN_PARTS, ROLES
 
 #: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
 #: them as a key cannot hold a message list.

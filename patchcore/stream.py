@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from patchcore.analyze import Options
 from patchcore.codec import UTF8_BOM, Framing, decode_batch, parse
 from patchcore.document import (
     ListReport,
@@ -34,6 +33,7 @@ from patchcore.document import (
 from patchcore.errors import DecodeError
 from patchcore.locate import classify
 from patchcore.model import Finding
+from patchcore.options import Options
 
 #: Inputs up to this size are read whole (where streaming would gain nothing).
 WHOLE_LIMIT = 8 * 2**20

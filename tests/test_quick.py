@@ -16,10 +16,10 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from patchcore.api import make_options
 from patchcore.document import check_lists, dialects_for
 from patchcore.locate import find_message_lists
 from patchcore.model import format_pointer
+from patchcore.options import make_options
 from patchcore.quick import clean
 
 IDS = st.sampled_from(["call_1", "call_2", "call_3", "", None, 7])
