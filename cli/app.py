@@ -1,36 +1,25 @@
 """The ``toolpatch`` command: argv → options → read → patchcore → report → write → exit code."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: Typer reads every command's annotations at each
+# start, and as objects they cost it nothing, where as strings it evaluates each one (~6 ms).
 
 import os
 import signal
-import stat
 import sys
-from contextlib import ExitStack
-from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Annotated, NoReturn, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 
 import patchcore
-from cli import config as configuration
-from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
-from cli.diff_view import print_diff
+from cli.console import ColorMode, Printer, stderr_printer, wants_color
 from cli.exit_codes import ExitCode
-from cli.inputs import NoInputError, Source, resolve
 from cli.output_format import OutputFormat
-from cli.parallel import ProcessMapper, available_cores
-from cli.progress import Progress, progress_wanted
-from cli.report import Summary, error_pieces, render_outcome, render_summary
-from cli.run import Mode, emit_stdout, process
-from cli.settings import RuleSettings
-from cli.summary_table import render_tables
-from patchcore.dialects import DIALECTS, Dialect
 
-if TYPE_CHECKING:
-    from cli.reporters import Reporter
+# Only what defining the command line needs is imported here; each command imports the
+# machinery it runs (`cli.execute` for check and fix), so `--help` and the listings load none of
+# it, and a check loads only what its inputs need.
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 clean or everything fixed; 1 findings remain (or --check/--diff would "
@@ -147,180 +136,6 @@ SkipNoHistoryOpt = Annotated[
 ]
 
 
-def _split(values: list[str] | None) -> list[str] | None:
-    """``--select A,B --select C`` → ``["A", "B", "C"]``."""
-    if values is None:
-        return None
-    return [part for value in values for part in value.split(",") if part.strip()]
-
-
-def _rule_settings(
-    config: configuration.Config,
-    select: list[str] | None,
-    ignore: list[str] | None,
-    dialect: str | None,
-    *,
-    unsafe_fixes: bool | None = None,
-) -> RuleSettings:
-    """Command line over configuration; bad command-line values are usage errors."""
-    rules = RuleSettings.merge(
-        config,
-        select=_split(select),
-        ignore=_split(ignore),
-        dialect=dialect,
-        unsafe_fixes=unsafe_fixes,
-    )
-    try:
-        rules.options_for()
-    except patchcore.UnknownDialectError as exc:
-        raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
-    except patchcore.UnknownRuleError as exc:
-        raise typer.BadParameter(exc.reason, param_hint="--select/--ignore") from None
-    return rules
-
-
-def _configuration(
-    configs: list[str] | None,
-    *,
-    isolated: bool,
-    paths: list[str] | None,
-    stdin_filename: str | None,
-) -> configuration.Config:
-    """The run's configuration; one that cannot be used ends the run with exit code 2."""
-    try:
-        return configuration.resolve(
-            configs or [], isolated=isolated, paths=paths or [], stdin_filename=stdin_filename
-        )
-    except configuration.ConfigError as exc:
-        sys.stderr.write(f"toolpatch: error: {exc}\n")
-        raise typer.Exit(ExitCode.ERROR) from None
-
-
-def _sources(paths: list[str] | None, *, stdin_filename: str | None, skip: bool) -> list[Source]:
-    """The inputs; with ``skip``, named files without a history are skipped, not errors."""
-    try:
-        sources = resolve(paths or [], stdin_filename=stdin_filename)
-    except NoInputError:
-        msg = "no input: give a PATH, or pipe data to stdin (- reads it explicitly)"
-        raise typer.BadParameter(msg, param_hint="PATH") from None
-    return [replace(source, explicit=False) for source in sources] if skip else sources
-
-
-def _size(source: Source) -> int | None:
-    """The input's size in bytes, when it is a regular file (not stdin, a pipe, a device)."""
-    try:
-        status = source.path.stat() if source.path is not None else None
-    except OSError:
-        return None
-    return status.st_size if status is not None and stat.S_ISREG(status.st_mode) else None
-
-
-def _report_streams(
-    stack: ExitStack, output_format: OutputFormat, output: Path | None
-) -> tuple[Reporter | None, Printer | None]:
-    """Where a check's report goes: a machine reporter (stdout or ``-o FILE``, binary), or for
-    the text format a plain printer when ``-o`` is given."""
-    to_file = output if output is not None and str(output) != "-" else None
-    if output_format is OutputFormat.TEXT:
-        if output is None:
-            return None, None
-        text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
-        return None, Printer(text, styled=False)
-    from cli.reporters import REPORTERS  # machine formats only: the text report needs none
-
-    binary: IO[bytes] = (
-        sys.stdout.buffer if to_file is None else stack.enter_context(to_file.open("wb"))
-    )
-    return REPORTERS[output_format](binary), None
-
-
-def _run(
-    mode: Mode,
-    paths: list[str] | None,
-    *,
-    rules: RuleSettings,
-    config: configuration.Config,
-    output: Path | None,
-    verbosity: int,
-    stdin_filename: str | None,
-    color: ColorMode,
-    skip_no_history: bool,
-    output_format: OutputFormat = OutputFormat.TEXT,
-    exit_zero: bool = False,
-    exit_non_zero_on_fix: bool = False,
-    jobs: int | None = None,
-) -> int:
-    printer = stderr_printer(color)
-    sources = _sources(paths, stdin_filename=stdin_filename, skip=skip_no_history)
-    if mode is Mode.FIX and output is not None and len(sources) != 1:
-        msg = f"needs exactly one input, got {len(sources)}"
-        raise typer.BadParameter(msg, param_hint="--output")
-    if verbosity > 1 and config.path is not None:
-        printer.text(f"Using configuration {config.path}")
-
-    diff_printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
-    stdout_product = mode is Mode.FIX_DIFF or (
-        mode is Mode.FIX and (str(output) == "-" or any(s.is_stdin for s in sources))
-    )
-    outcomes = []
-    with ExitStack() as stack:
-        try:
-            # ``-o`` is the report of a check, but the repaired data of a fix (`process`).
-            reporter, report_to = (
-                _report_streams(stack, output_format, output)
-                if mode is Mode.CHECK
-                else (None, None)
-            )
-        except OSError as exc:
-            printer.line(error_pieces(str(output), f"cannot write the report: {exc.strerror}"))
-            return int(ExitCode.ERROR)
-        sizes = [_size(source) for source in sources]
-        show_bar = progress_wanted(
-            printer,
-            verbosity=verbosity,
-            machine_report=reporter is not None,
-            stdout_terminal_product=stdout_product and is_terminal(sys.stdout),
-        )
-        total = None if None in sizes else sum(size or 0 for size in sizes)
-        progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
-        workers = jobs if jobs is not None else available_cores()
-        pool = ProcessMapper(workers) if workers > 1 else None
-        if pool is not None:
-            stack.callback(pool.close)  # after an error or Ctrl-C too
-        for source in sources:
-            outcome = process(
-                source,
-                options=rules.options_for(source.name),
-                mode=mode,
-                output=output if mode is Mode.FIX else None,
-                emit=emit_stdout,
-                pool=pool,
-                progress=lambda done, lists, findings: progress.advance(
-                    bytes_read=done, records=lists, findings=findings
-                ),
-            )
-            if outcome.diff is not None:
-                print_diff(diff_printer, outcome.diff)
-            render_outcome(
-                outcome,
-                mode,
-                printer,
-                verbosity=verbosity,
-                report_to=report_to,
-                show_findings=reporter is None,
-            )
-            if reporter is not None:
-                reporter.add(outcome)
-            outcomes.append(outcome)
-        if reporter is not None:
-            reporter.finish()
-    summary = Summary(mode, outcomes)
-    if reporter is None:
-        render_tables(summary, printer, verbosity=verbosity)
-    render_summary(summary, printer, verbosity=verbosity)
-    return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"toolpatch {patchcore.__version__}")
@@ -378,12 +193,17 @@ def check(
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing."""
-    found = _configuration(config, isolated=isolated, paths=paths, stdin_filename=stdin_filename)
+    from cli.execute import load_configuration, rule_settings, run_inputs
+    from cli.run import Mode
+
+    found = load_configuration(
+        config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
+    )
     chosen = output_format or OutputFormat(found.output_format or OutputFormat.TEXT.value)
-    return _run(
+    return run_inputs(
         Mode.CHECK,
         paths,
-        rules=_rule_settings(found, select, ignore, dialect),
+        rules=rule_settings(found, select, ignore, dialect),
         config=found,
         output=output_file,
         verbosity=1 + verbose - quiet,
@@ -440,12 +260,17 @@ def fix(
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
-    found = _configuration(config, isolated=isolated, paths=paths, stdin_filename=stdin_filename)
+    from cli.execute import load_configuration, rule_settings, run_inputs
+    from cli.run import Mode
+
+    found = load_configuration(
+        config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
+    )
     mode = Mode.FIX_DIFF if diff else Mode.FIX_CHECK if check else Mode.FIX
-    return _run(
+    return run_inputs(
         mode,
         paths,
-        rules=_rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes),
+        rules=rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes),
         config=found,
         output=output,
         verbosity=1 + verbose - quiet,
@@ -481,11 +306,15 @@ def show(
     would insert appear where it would put them. Exit 0 once shown, 2 when the file cannot be
     read.
     """
+    from cli.execute import input_sources, load_configuration, rule_settings
+    from cli.report import error_pieces
     from cli.show import conversations, render
 
-    found = _configuration(config, isolated=isolated, paths=[path], stdin_filename=stdin_filename)
-    rules = _rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes)
-    sources = _sources([path], stdin_filename=stdin_filename, skip=False)
+    found = load_configuration(
+        config, isolated=isolated, paths=[path], stdin_filename=stdin_filename
+    )
+    rules = rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes)
+    sources = input_sources([path], stdin_filename=stdin_filename, skip=False)
     if len(sources) != 1 or os.path.isdir(path):
         msg = "show takes one file (or - for stdin), not a directory"
         raise typer.BadParameter(msg, param_hint="PATH")
@@ -540,6 +369,8 @@ def rule(
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Explain a rule: what it checks, the provider errors it prevents, its fix."""
+    from patchcore.dialects import DIALECTS
+
     found = patchcore.RULES.get(code.strip().upper())
     if found is None:
         msg = f"{code!r} is not a rule (see `toolpatch rules`)"
@@ -573,6 +404,7 @@ def rule(
 def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    from patchcore.dialects import DIALECTS, Dialect
     from patchcore.sessions import SESSION_FORMATS, SessionFormat
 
     listed: list[Dialect | SessionFormat] = [*DIALECTS, *SESSION_FORMATS]

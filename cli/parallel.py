@@ -16,11 +16,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from patchcore.document import RecordsResult
-from patchcore.stream import Batch, Mapper
+from patchcore.stream import Batch
 
 if TYPE_CHECKING:  # imported when a pool starts: most runs never need one
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from patchcore.document import RecordsResult
+    from patchcore.stream import Mapper
 
 T = TypeVar("T")
 R = TypeVar("R")

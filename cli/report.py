@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cli.console import Pieces, Printer
 from cli.exit_codes import ExitCode
 from cli.run import Mode, Outcome
-from patchcore.model import Finding, format_pointer
+
+if TYPE_CHECKING:
+    from patchcore.model import Finding
 
 
 def plural(count: int, noun: str) -> str:
@@ -31,6 +34,8 @@ MARKS = {"safe": " [*]", "unsafe": " [~]", "none": ""}
 
 def finding_pieces(name: str, finding: Finding, *, mark_fixable: bool) -> Pieces:
     """``path:line:col: TP001 [*] message [dialect /pointer]``, ruff style."""
+    from patchcore.model import format_pointer  # loaded with the finding: clean runs skip it
+
     location = f"{name}:{finding.line or 1}:{finding.column or 1}:"
     pieces: list[tuple[str, str]] = [(location, "bold"), (" ", ""), (finding.code, "bold red")]
     if mark_fixable and MARKS[fixability(finding)]:

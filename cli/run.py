@@ -8,16 +8,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import patchcore
 from cli.inputs import FileInput, Source
-from cli.parallel import ProcessMapper
 from cli.sinks import Discard, Replace, Sink, Spool, WriteFailed
-from patchcore.analyze import Options
-from patchcore.diff import unified_diff
-from patchcore.document import Report, run
-from patchcore.stream import Mapper, Stream, Unchanged
-from patchcore.stream import Progress as StreamProgress
+from patchcore.stream import Stream, Unchanged
+
+if TYPE_CHECKING:
+    from cli.parallel import ProcessMapper
+    from patchcore.document import Report
+    from patchcore.options import Options
+    from patchcore.stream import Mapper
+    from patchcore.stream import Progress as StreamProgress
 
 
 class Mode(enum.Enum):
@@ -136,6 +139,9 @@ def _framing_name(source: Source) -> str | None:
 
 def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -> Outcome:
     """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
+    from patchcore.diff import unified_diff
+    from patchcore.document import run
+
     source = outcome.source
     with _recorded_failure(outcome):
         data = source.read()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import patchcore
 from cli.config import Config
-from patchcore.analyze import Options
+from patchcore.options import Options
 
 
 @dataclass

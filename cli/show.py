@@ -17,7 +17,6 @@ from typing import Any
 from cli import message_text
 from cli.console import Printer
 from cli.report import MARKS, fixability
-from patchcore.analyze import Options
 from patchcore.codec import Framing, decode
 from patchcore.dialects.base import ListContext
 from patchcore.document import Report, dialects_for, run, unique_edits
@@ -33,6 +32,7 @@ from patchcore.model import (
     Verbatim,
     format_pointer,
 )
+from patchcore.options import Options
 
 #: How much of a message's text is shown without ``--full``.
 TEXT_LIMIT = 600

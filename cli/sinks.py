@@ -10,7 +10,6 @@ only matters (as `WriteFailed`) if the output was going to be used.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -73,6 +72,8 @@ class Spool(Sink):
     """stdin, ``-o -``: the product goes to stdout in one go, once the input succeeded."""
 
     def __init__(self) -> None:
+        import tempfile  # only a fix to stdout spools: a check never needs it
+
         self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
         self._failure: OSError | None = None
 

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import patchcore
 from cli.console import Printer, is_terminal
 from cli.report import Summary
 from cli.run import Mode
-from patchcore.document import Report
-from patchcore.model import Finding
+
+if TYPE_CHECKING:
+    from patchcore.document import Report
+    from patchcore.model import Finding
 
 #: A column: its heading and which findings of a report it counts.
-Column = tuple[str, Callable[[Report], Sequence[Finding]]]
+Column: TypeAlias = "tuple[str, Callable[[Report], Sequence[Finding]]]"
 
 
 def columns(mode: Mode) -> list[Column]:

@@ -7,7 +7,6 @@ import errno
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +37,8 @@ class AtomicFile:
         if exists and not self._mode & 0o222:
             # A rename would replace it regardless (and root may write anything): honour the bits.
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
+        import tempfile  # only a fix that writes a file needs it: a check never does
+
         fd, self._temporary = tempfile.mkstemp(
             dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
         )

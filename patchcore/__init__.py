@@ -7,55 +7,96 @@ returns findings and repaired data. The ``toolpatch`` command is a thin layer ov
 >>> report = patchcore.fix_document(open("history.json", "rb").read())  # doctest: +SKIP
 >>> report.output  # repaired bytes, or None when nothing needed fixing  # doctest: +SKIP
 
-``check_base_messages`` / ``fix_base_messages`` work on langchain-core ``BaseMessage`` lists;
-they are imported lazily so that using the rest never imports langchain-core.
+Every name below is imported from its module on first use (PEP 562), so that importing
+``patchcore`` costs nothing and a command that never needs the engine (a check of records
+proven clean by `patchcore.quick`) never loads it; ``check_base_messages`` /
+``fix_base_messages`` import langchain-core, which nothing else does.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from patchcore.analyze import Options
-from patchcore.api import (
-    Repair,
-    check_data,
-    check_document,
-    check_lines,
-    check_messages,
-    fix_data,
-    fix_document,
-    fix_lines,
-    fix_messages,
-    make_options,
-)
-from patchcore.document import ListReport, RecordsResult, Report
-from patchcore.errors import (
-    DecodeError,
-    NoHistoryError,
-    PatchcoreError,
-    SelfCheckError,
-    ShapeError,
-    UnknownDialectError,
-    UnknownRuleError,
-)
-from patchcore.model import Applicability, Finding, Fix, Insert, format_pointer
-from patchcore.rules import DEFAULT_TEXTS, RULES, Rule, RuleSelection
-
 if TYPE_CHECKING:
+    from patchcore.api import (
+        Repair,
+        check_data,
+        check_document,
+        check_lines,
+        check_messages,
+        fix_data,
+        fix_document,
+        fix_lines,
+        fix_messages,
+    )
     from patchcore.base_messages import check_base_messages, fix_base_messages
+    from patchcore.document import ListReport, RecordsResult, Report
+    from patchcore.errors import (
+        DecodeError,
+        NoHistoryError,
+        PatchcoreError,
+        SelfCheckError,
+        ShapeError,
+        UnknownDialectError,
+        UnknownRuleError,
+    )
+    from patchcore.model import Finding, Fix, Insert, format_pointer
+    from patchcore.options import Options, make_options
+    from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, Rule, RuleSelection
 
 __version__ = "0.1.0"
 
-_LAZY = {"check_base_messages", "fix_base_messages"}
+#: Where each public name is defined.
+_MODULES = {
+    **dict.fromkeys(
+        [
+            "Repair",
+            "check_data",
+            "check_document",
+            "check_lines",
+            "check_messages",
+            "fix_data",
+            "fix_document",
+            "fix_lines",
+            "fix_messages",
+        ],
+        "patchcore.api",
+    ),
+    **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
+    **dict.fromkeys(["ListReport", "RecordsResult", "Report"], "patchcore.document"),
+    **dict.fromkeys(
+        [
+            "DecodeError",
+            "NoHistoryError",
+            "PatchcoreError",
+            "SelfCheckError",
+            "ShapeError",
+            "UnknownDialectError",
+            "UnknownRuleError",
+        ],
+        "patchcore.errors",
+    ),
+    **dict.fromkeys(["Finding", "Fix", "Insert", "format_pointer"], "patchcore.model"),
+    **dict.fromkeys(["Options", "make_options"], "patchcore.options"),
+    **dict.fromkeys(
+        ["DEFAULT_TEXTS", "RULES", "Applicability", "Rule", "RuleSelection"], "patchcore.rules"
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from patchcore import base_messages
+    module = _MODULES.get(name)
+    if module is None:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # found once: later lookups do not come back here
+    return value
 
-        return getattr(base_messages, name)
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [

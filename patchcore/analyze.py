@@ -3,54 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects import Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.engine import Pairing, pair
-from patchcore.model import Applicability, Delete, Edit, Finding, Fix, Insert, MessageView
-from patchcore.rules import DEFAULT_TEXTS, RULES, RuleSelection, render_text
+from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView
+from patchcore.options import Options
+from patchcore.rules import RULES, Applicability, render_text
 
-_QUICK_RULES = frozenset({"TP001", "TP002", "TP003"})
 #: The rules a dialect's `Dialect.shape_defects` reports.
 SHAPE_RULES = frozenset({"TP106", "TP107"})
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """What to check and how to fix it (built once per run).
-
-    Attributes:
-        selection: Rule codes in force.
-        texts: Synthetic-result templates by rule code; missing codes use the defaults.
-        dialect: Adapter forced by the caller, or ``None`` to detect per list.
-        unsafe_fixes: Apply fixes that delete or move existing content.
-    """
-
-    selection: RuleSelection = field(default_factory=RuleSelection.build)
-    texts: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_TEXTS))
-    dialect: Dialect | None = None
-    unsafe_fixes: bool = False
-
-    def text(self, code: str) -> str:
-        """The template for ``code``'s synthetic result."""
-        return self.texts.get(code) or DEFAULT_TEXTS[code]
-
-    @property
-    def quick(self) -> bool:
-        """Whether a clean record may be proven clean without a full parse (`patchcore.quick`
-        proves the TP0xx rules only, for lists of any dialect)."""
-        return self.dialect is None and self.selection.codes <= _QUICK_RULES
-
-    def applies(self, fix: Fix | None) -> bool:
-        """Whether ``fix`` runs under these options."""
-        return (
-            fix is not None
-            and bool(fix.edits)
-            and (fix.applicability is Applicability.SAFE or self.unsafe_fixes)
-        )
 
 
 def _tool_name(defect: Defect) -> str | None:

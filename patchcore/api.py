@@ -19,9 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from patchcore.analyze import Options, check_list
+from patchcore.analyze import check_list
 from patchcore.apply import apply_edits
-from patchcore.dialects import dialect_named
 from patchcore.dialects.base import ListContext
 from patchcore.document import (
     RecordsResult,
@@ -31,10 +30,10 @@ from patchcore.document import (
     run,
     unique_edits,
 )
-from patchcore.errors import NoHistoryError, UnknownRuleError
+from patchcore.errors import NoHistoryError
 from patchcore.locate import classify, find_message_lists
 from patchcore.model import Finding
-from patchcore.rules import DEFAULT_TEXTS, RuleSelection
+from patchcore.options import Options, make_options
 from patchcore.stream import Batch, process_batch
 
 T = TypeVar("T")
@@ -58,38 +57,6 @@ class Repair(Generic[T]):
     def changed(self) -> bool:
         """Whether anything was inserted."""
         return bool(self.fixed)
-
-
-def make_options(
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    texts: Mapping[str, str] | None = None,
-    dialect: str | None = None,
-    unsafe_fixes: bool = False,
-) -> Options:
-    """Validate and bundle the options shared by every function.
-
-    Raises:
-        UnknownRuleError: A selector or a text's code names no rule that inserts a text.
-        UnknownDialectError: ``dialect`` is not a known dialect.
-    """
-    merged = dict(DEFAULT_TEXTS)
-    for code, template in (texts or {}).items():
-        if code not in DEFAULT_TEXTS:
-            known = ", ".join(DEFAULT_TEXTS)
-            msg = f"texts: {code!r} is not a rule with a synthetic text (known: {known})"
-            raise UnknownRuleError(msg)
-        if not template.strip():
-            msg = f"texts: the template for {code} is empty (providers reject empty results)"
-            raise UnknownRuleError(msg)
-        merged[code] = template
-    return Options(
-        selection=RuleSelection.build(select=select, ignore=ignore),
-        texts=merged,
-        dialect=dialect_named(dialect) if dialect is not None else None,
-        unsafe_fixes=unsafe_fixes,
-    )
 
 
 def _as_bytes(data: bytes | str) -> bytes:

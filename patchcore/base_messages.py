@@ -17,13 +17,14 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from patchcore.analyze import Options, check_list
-from patchcore.api import Repair, make_options
+from patchcore.analyze import check_list
+from patchcore.api import Repair
 from patchcore.apply import apply_edits
 from patchcore.dialects.base import ListContext
 from patchcore.dialects.langchain import LangChain
 from patchcore.document import unique_edits
 from patchcore.model import Edit, Finding, Insert
+from patchcore.options import Options, make_options
 
 _LANGCHAIN = LangChain()
 

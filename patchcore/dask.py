@@ -36,11 +36,11 @@ from dask import delayed
 from dask.bytes import read_bytes
 from dask.delayed import Delayed
 
-from patchcore.analyze import Options
-from patchcore.api import fix_lines, make_options
+from patchcore.api import fix_lines
 from patchcore.codec import UTF8_BOM
 from patchcore.document import run
 from patchcore.errors import NoHistoryError
+from patchcore.options import Options, make_options
 from patchcore.stream import independent_lines
 
 #: How much of each file is read up front to tell its layout.

@@ -15,33 +15,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from patchcore.analyze import Options, check_list
-from patchcore.apply import apply_edits
 from patchcore.codec import Decoded, Framing, Record, decode, parse
-from patchcore.dialects import DIALECTS, Dialect
-from patchcore.dialects.base import ListContext
 from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
-from patchcore.jsonspan import Spans, line_and_column, skip_whitespace
-from patchcore.locate import MessageList, classify, find_message_lists
-from patchcore.model import (
-    Delete,
-    Edit,
-    Finding,
-    Insert,
-    Pointer,
-    format_pointer,
-)
-from patchcore.quick import clean
+from patchcore.positions import line_and_column, skip_whitespace
+from patchcore.quick import Lane, clean
 from patchcore.quick import read as read_quickly
-from patchcore.splice import (
-    Patch,
-    apply_patches,
-    element_style,
-    rebased,
-    splice,
-    splice_patches,
-)
+
+# The engine (locating lists, the adapters, pairing, splicing) is imported where it is used: a
+# record proven clean by `patchcore.quick` needs none of it, and a small clean file (what a
+# pre-commit hook or a CI check mostly sees) pays for every import at start-up.
+if TYPE_CHECKING:
+    from patchcore.dialects import Dialect
+    from patchcore.jsonspan import Spans
+    from patchcore.locate import MessageList
+    from patchcore.model import Edit, Finding, Pointer
+    from patchcore.options import Options
+    from patchcore.splice import Patch
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +88,8 @@ class Report:
 
 def dialects_for(options: Options) -> Sequence[Dialect]:
     """The adapters detection may choose from: all of them, or the one the caller forced."""
+    from patchcore.dialects import DIALECTS
+
     return DIALECTS if options.dialect is None else (options.dialect,)
 
 
@@ -124,6 +117,8 @@ def check_lists(found: Sequence[MessageList], options: Options, *, fixing: bool)
     A check plans every fix (to report what it would do); a fix plans the unsafe ones only
     when they are allowed, so that the safe ones are planned on their own.
     """
+    from patchcore.analyze import check_list
+
     findings: list[Finding] = []
     for listed in found:
         if listed.dialect is not None and listed.note is None:
@@ -148,6 +143,8 @@ def _locate(findings: list[Finding], spans: Spans, first_line: int) -> list[Find
 
 
 def _summaries(found: Sequence[MessageList], line: int | None) -> list[ListReport]:
+    from patchcore.model import format_pointer
+
     return [
         ListReport(
             format_pointer(listed.pointer),
@@ -194,6 +191,9 @@ def _is_array(raw: bytes) -> bool:
 def _message_lines(decoded: Decoded, options: Options) -> MessageList | None:
     """The whole file as one conversation, when its lines are messages (the first line tells
     whether to look: only then is every line parsed up front)."""
+    from patchcore.dialects.base import ListContext
+    from patchcore.locate import MessageList, classify
+
     first = decoded.records[0]
     if classify([first.parse()], dialects_for(options)) is None:
         return None
@@ -215,6 +215,8 @@ def _located_on_its_line(error: ShapeError, records: Sequence[Record]) -> ShapeE
 
 def _located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:
     """``error`` with the line and column of the value it is about."""
+    from patchcore.jsonspan import Spans
+
     try:
         offset = Spans(record.raw).span(path)[0]
     except KeyError:
@@ -252,11 +254,19 @@ def process_record(
         DecodeError, ShapeError, SelfCheckError: as `run`.
     """
     line = record.line if jsonl else None
+    lane = read_quickly(record.raw) if options.quick else None
+    if lane is not None and lane.clean:
+        return RecordResult((ListReport(lane.where, line, lane.dialect, lane.messages, None),))
+    from patchcore.jsonspan import Spans
+    from patchcore.splice import apply_patches, splice_patches
+
     spans = Spans(record.raw)
-    quick = _quick(spans, options, line) if options.quick else None
+    quick = _quick(lane, spans, options, line) if lane is not None else None
     if quick is not None:
         lists, findings = quick
     else:
+        from patchcore.locate import find_message_lists
+
         try:
             found = find_message_lists(record.parse(), dialects=dialects_for(options))
             findings = check_lists(found, options, fixing=fix)
@@ -275,23 +285,16 @@ def process_record(
 
 
 def _quick(
-    spans: Spans, options: Options, line: int | None
+    lane: Lane, spans: Spans, options: Options, line: int | None
 ) -> tuple[tuple[ListReport, ...], list[Finding]] | None:
-    """The list and findings of a record the quick lane reads (`patchcore.quick`), else ``None``.
-
-    A clean record costs one msgspec pass; one with open calls also parses its calling messages
-    (`patchcore.quickfix`).
-    """
-    lane = read_quickly(spans.buf)
-    if lane is None:
-        return None
-    listed = (ListReport(format_pointer(lane.pointer), line, lane.dialect, lane.messages, None),)
-    if lane.clean:
-        return listed, []
-    from patchcore import quickfix  # only records with open calls need it
+    """The list and findings of a record whose lane (`patchcore.quick`) has open calls, made
+    without parsing it whole (`patchcore.quickfix`); ``None`` if the full path must decide."""
+    from patchcore import quickfix
 
     findings = quickfix.findings(lane, spans, options=options)
-    return None if findings is None else (listed, findings)
+    if findings is None:
+        return None
+    return (ListReport(lane.where, line, lane.dialect, lane.messages, None),), findings
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +321,8 @@ class RecordsResult:
     def output(self, data: bytes) -> bytes | None:
         """The repaired text of the records ``data`` (as processed), or ``None`` when nothing
         changed."""
+        from patchcore.splice import apply_patches
+
         return apply_patches(data, self.patches) if self.patches else None
 
 
@@ -403,6 +408,8 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Findin
     """
     if options.quick and clean(new_raw):
         return []
+    from patchcore.locate import find_message_lists
+
     value = parse(new_raw, first_line=record.line)
     found = find_message_lists(value, dialects=dialects_for(options))
     after = check_lists(found, options, fixing=True)
@@ -415,6 +422,8 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Findin
 def _run_message_lines(
     decoded: Decoded, listed: MessageList, *, options: Options, fix: bool
 ) -> Report:
+    from patchcore.analyze import check_list
+
     records = decoded.records
     summary = _summaries([listed], records[0].line)[0]
     findings: list[Finding] = []
@@ -456,6 +465,10 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
     that has no line terminator gives that line the file's terminator and leaves the new last
     line without one, so the file still ends as it did.
     """
+    from patchcore.jsonspan import Spans
+    from patchcore.model import Delete, Insert
+    from patchcore.splice import element_style, rebased, splice
+
     records = decoded.records
     ensure_ascii = all(line.isascii() for line in decoded.lines)
     eol = b"\r" if any(line.endswith(b"\r") for line in decoded.lines) else b""
@@ -507,6 +520,8 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
 
 def _message_of(edit: Edit) -> int:
     """The message (line) an edit inside a message belongs to."""
+    from patchcore.model import Insert
+
     place = edit.array if isinstance(edit, Insert) else edit.pointer
     first = place[0]
     assert isinstance(first, int)
@@ -516,6 +531,9 @@ def _message_of(edit: Edit) -> int:
 def _self_check_lines(
     listed: MessageList, edits: Sequence[Edit], options: Options
 ) -> list[Finding]:
+    from patchcore.analyze import check_list
+    from patchcore.apply import apply_edits
+
     assert listed.dialect is not None
     repaired = apply_edits(listed.messages, edits)
     context = listed.context

@@ -22,23 +22,16 @@ from dataclasses import dataclass
 import msgspec
 
 from patchcore.model import Pointer
+from patchcore.positions import skip_whitespace
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _STRUCTURAL = re.compile(rb'["\[\]{}]')
 _SCALAR = re.compile(rb'[^\s\[\]{},:"]+')
-_WHITESPACE = re.compile(rb"[ \t\r\n]*")
 _RAW_MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
 
 #: A ``(start, end)`` byte span.
 Span = tuple[int, int]
-
-
-def skip_whitespace(buf: bytes, pos: int) -> int:
-    """Position of the first non-whitespace byte at or after ``pos``."""
-    match = _WHITESPACE.match(buf, pos)
-    assert match is not None  # the pattern matches the empty string
-    return match.end()
 
 
 def value_end(buf: bytes, pos: int) -> int:
@@ -281,11 +274,3 @@ class Spans:
                 found if found is not None else _scan_elements(self.buf, start)
             )
         return self._elements[pointer]
-
-
-def line_and_column(buf: bytes, offset: int) -> tuple[int, int]:
-    """1-based line and column (in characters) of a byte offset."""
-    line_start = buf.rfind(b"\n", 0, offset) + 1
-    line = buf.count(b"\n", 0, offset) + 1
-    column = len(buf[line_start:offset].decode("utf-8", errors="replace")) + 1
-    return line, column

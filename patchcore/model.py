@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from patchcore.rules import Applicability
 
 #: A JSON pointer as a tuple of object keys and array indexes, relative to one record.
 Pointer = tuple[str | int, ...]
@@ -105,16 +108,6 @@ class MessageView:
     results: tuple[ToolResult, ...] = ()
     inner_results: tuple[ToolResult, ...] = ()
     joins_previous: bool = False
-
-
-class Applicability(enum.Enum):
-    """Whether a fix may run by default (ruff's vocabulary)."""
-
-    SAFE = "safe"
-    """Only adds content; runs with plain ``fix``."""
-
-    UNSAFE = "unsafe"
-    """Deletes or moves existing content; needs ``--unsafe-fixes``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar, Union
 
 import msgspec
 
-from patchcore.dialects.openai_chat import FOREIGN_PARTS, ROLES
+from patchcore.chat_names import FOREIGN_PARTS, ROLES
 
 #: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
 #: them as a key cannot hold a message list.
@@ -210,6 +210,11 @@ class Lane:
     def clean(self) -> bool:
         """Whether every call has its result."""
         return not self.open_calls
+
+    @property
+    def where(self) -> str:
+        """The list's JSON pointer (its keys need no escaping)."""
+        return "".join("/" + part for part in self.pointer)
 
 
 def _first(raw: msgspec.Raw) -> bytes:

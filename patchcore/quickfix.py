@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from patchcore.analyze import Options, findings_of
+from patchcore.analyze import findings_of
 from patchcore.defects import Defect
 from patchcore.dialects.base import ListContext, ResultInserts, ResultMessageDialect
 from patchcore.dialects.langchain import LangChain
@@ -23,6 +23,7 @@ from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.engine import CallRef, open_code
 from patchcore.jsonspan import Spans
 from patchcore.model import Finding, ToolCall
+from patchcore.options import Options
 from patchcore.quick import Lane
 from patchcore.rules import render_text
 

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from patchcore.errors import UnknownRuleError
-from patchcore.model import Applicability
+
+
+class Applicability(enum.Enum):
+    """Whether a fix may run by default (ruff's vocabulary)."""
+
+    SAFE = "safe"
+    """Only adds content; runs with plain ``fix``."""
+
+    UNSAFE = "unsafe"
+    """Deletes or moves existing content; needs ``--unsafe-fixes``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,9 +21,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
-from patchcore.analyze import Options
 from patchcore.codec import UTF8_BOM, Framing, decode_batch, parse
 from patchcore.document import (
     ListReport,
@@ -35,9 +34,11 @@ from patchcore.document import (
     run,
 )
 from patchcore.errors import DecodeError, PatchcoreError
-from patchcore.locate import classify
-from patchcore.model import Finding
-from patchcore.splice import Patch
+
+if TYPE_CHECKING:
+    from patchcore.model import Finding
+    from patchcore.options import Options
+    from patchcore.splice import Patch
 
 #: Inputs up to this size are read whole (where streaming would gain nothing).
 WHOLE_LIMIT = 8 * 2**20
@@ -108,6 +109,7 @@ def independent_lines(head: bytes | bytearray, *, options: Options) -> bool:
         value = parse(bytes(head[start : end if end >= 0 else len(head)]))
     except DecodeError:
         return False  # a document (its first line is not a value), or a broken input
+    from patchcore.locate import classify  # the engine: only an input too big to read whole
     from patchcore.sessions import session_format  # sessions build on document (a cycle)
 
     if session_format(value, options) is not None:

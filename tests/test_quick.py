@@ -22,10 +22,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from patchcore.analyze import Options
-from patchcore.api import make_options
 from patchcore.codec import Record
 from patchcore.document import RecordResult, process_record
+from patchcore.options import Options, make_options
 from patchcore.quick import clean, read
 
 # Mostly what the lane reads; now and then what sends a record down the full path.
@@ -186,7 +185,7 @@ def test_the_lane_reads_open_calls_and_where_their_results_go() -> None:
 
 
 def test_the_lane_repairs_what_it_reads() -> None:
-    with mock.patch("patchcore.document.find_message_lists") as full_path:
+    with mock.patch("patchcore.locate.find_message_lists") as full_path:
         result = process_record(Record(DANGLING, 1), options=make_options(), fix=True)
     full_path.assert_not_called()
     assert [f.code for f in result.findings] == ["TP001"]

@@ -28,8 +28,9 @@ from hypothesis import strategies as st
 from patchcore.apply import apply_edits
 from patchcore.codec import UTF8_BOM, Framing, decode
 from patchcore.errors import DecodeError
-from patchcore.jsonspan import Spans, _scan_elements, _scan_members, line_and_column
+from patchcore.jsonspan import Spans, _scan_elements, _scan_members
 from patchcore.model import Insert, Pointer
+from patchcore.positions import line_and_column
 from patchcore.splice import splice
 
 # --------------------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
-from patchcore.analyze import Options
 from patchcore.document import Report, run
+from patchcore.options import Options
 from patchcore.stream import WHOLE_LIMIT, Piece, Stream, Unchanged, independent_lines
 from tests.conftest import SAMPLES
 from tests.helpers import run as toolpatch

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from patchcore.chat_names import FOREIGN_PARTS, ROLES
 from patchcore.defects import Defect
 from patchcore.dialects.base import (
     Recognition,
@@ -32,20 +33,7 @@ from patchcore.dialects.base import (
 )
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
-ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 _RESULT_KEYS = ("tool_call_id", "tool_call_ids", "id")
-#: Content block types that carry another dialect's tool calls or results.
-FOREIGN_PARTS = frozenset(
-    {
-        "tool_use",
-        "server_tool_use",
-        "mcp_tool_use",
-        "function_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-    }
-)
 
 
 def arguments_malformed(arguments: object) -> bool:

@@ -10,9 +10,9 @@ it before the other layouts.
 
 from __future__ import annotations
 
-from patchcore.analyze import Options
 from patchcore.codec import Decoded, Framing
 from patchcore.document import Report
+from patchcore.options import Options
 from patchcore.sessions.agent_sdk import AgentSdk
 from patchcore.sessions.claude_code import ClaudeCode
 from patchcore.sessions.codex import Codex

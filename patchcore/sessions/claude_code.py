@@ -33,9 +33,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from patchcore.analyze import Options
 from patchcore.dialects.base import tag
 from patchcore.model import Edit, Insert, Replace
+from patchcore.options import Options
 from patchcore.sessions.entries import Entry
 from patchcore.sessions.turns import MESSAGE_TYPES, AnthropicSession, Turn, TurnRepair
 

@@ -21,12 +21,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.analyze import Options, check_list
+from patchcore.analyze import check_list
 from patchcore.dialects.base import ListContext, tag
 from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.document import ListReport
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
+from patchcore.options import Options
 from patchcore.sessions.entries import Entry, place, relocated
 from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 

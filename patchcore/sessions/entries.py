@@ -27,8 +27,9 @@ from typing import Any
 from patchcore.codec import Decoded, Framing, Record, decode
 from patchcore.document import _edit_lines
 from patchcore.errors import DecodeError, ShapeError
-from patchcore.jsonspan import Spans, line_and_column
+from patchcore.jsonspan import Spans
 from patchcore.model import Edit, Pointer
+from patchcore.positions import line_and_column
 from patchcore.splice import splice
 
 #: A name that makes `decode` read the repaired bytes as JSON Lines, as the input was.

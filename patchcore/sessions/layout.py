@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from patchcore.analyze import Options
 from patchcore.codec import Decoded
 from patchcore.dialects import Dialect
 from patchcore.document import ListReport, Report, _still_there, unique_edits
 from patchcore.errors import SelfCheckError, json_kind
 from patchcore.model import Finding, format_pointer
+from patchcore.options import Options
 from patchcore.sessions.entries import Entry, read_entries, reread, write_entries
 
 

@@ -30,14 +30,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from patchcore.analyze import Options, check_list
+from patchcore.analyze import check_list
 from patchcore.defects import ANSWERED
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import ListContext, tag
 from patchcore.document import ListReport
 from patchcore.errors import ShapeError, json_kind
-from patchcore.model import Applicability, Edit, Finding, Fix, Pointer, ToolCall
-from patchcore.rules import RULES, render_text
+from patchcore.model import Edit, Finding, Fix, Pointer, ToolCall
+from patchcore.options import Options
+from patchcore.rules import RULES, Applicability, render_text
 from patchcore.sessions.entries import Entry, place, relocated
 from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 

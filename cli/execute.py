@@ -1,0 +1,213 @@
+"""Carry out a run of ``check`` or ``fix``: configuration and rule settings from the command line,
+the inputs, each one processed and reported, then the summary and the exit code.
+
+The commands import it when they run, so that defining the command line (``--help``,
+``--version``, the listings) loads none of it.
+"""
+
+from __future__ import annotations
+
+import stat
+import sys
+from contextlib import ExitStack
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import typer
+
+import patchcore
+from cli import config as configuration
+from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
+from cli.exit_codes import ExitCode
+from cli.inputs import NoInputError, Source, resolve
+from cli.output_format import OutputFormat
+from cli.parallel import ProcessMapper, available_cores
+from cli.progress import Progress, progress_wanted
+from cli.report import Summary, error_pieces, render_outcome, render_summary
+from cli.run import Mode, emit_stdout, process
+from cli.settings import RuleSettings
+from cli.summary_table import render_tables
+
+if TYPE_CHECKING:
+    from cli.reporters import Reporter
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    """``--select A,B --select C`` → ``["A", "B", "C"]``."""
+    if values is None:
+        return None
+    return [part for value in values for part in value.split(",") if part.strip()]
+
+
+def rule_settings(
+    config: configuration.Config,
+    select: list[str] | None,
+    ignore: list[str] | None,
+    dialect: str | None,
+    *,
+    unsafe_fixes: bool | None = None,
+) -> RuleSettings:
+    """Command line over configuration; bad command-line values are usage errors."""
+    rules = RuleSettings.merge(
+        config,
+        select=_split(select),
+        ignore=_split(ignore),
+        dialect=dialect,
+        unsafe_fixes=unsafe_fixes,
+    )
+    try:
+        rules.options_for()
+    except patchcore.UnknownDialectError as exc:
+        raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
+    except patchcore.UnknownRuleError as exc:
+        raise typer.BadParameter(exc.reason, param_hint="--select/--ignore") from None
+    return rules
+
+
+def load_configuration(
+    configs: list[str] | None,
+    *,
+    isolated: bool,
+    paths: list[str] | None,
+    stdin_filename: str | None,
+) -> configuration.Config:
+    """The run's configuration; one that cannot be used ends the run with exit code 2."""
+    try:
+        return configuration.resolve(
+            configs or [], isolated=isolated, paths=paths or [], stdin_filename=stdin_filename
+        )
+    except configuration.ConfigError as exc:
+        sys.stderr.write(f"toolpatch: error: {exc}\n")
+        raise typer.Exit(ExitCode.ERROR) from None
+
+
+def input_sources(
+    paths: list[str] | None, *, stdin_filename: str | None, skip: bool
+) -> list[Source]:
+    """The inputs; with ``skip``, named files without a history are skipped, not errors."""
+    try:
+        sources = resolve(paths or [], stdin_filename=stdin_filename)
+    except NoInputError:
+        msg = "no input: give a PATH, or pipe data to stdin (- reads it explicitly)"
+        raise typer.BadParameter(msg, param_hint="PATH") from None
+    return [replace(source, explicit=False) for source in sources] if skip else sources
+
+
+def _size(source: Source) -> int | None:
+    """The input's size in bytes, when it is a regular file (not stdin, a pipe, a device)."""
+    try:
+        status = source.path.stat() if source.path is not None else None
+    except OSError:
+        return None
+    return status.st_size if status is not None and stat.S_ISREG(status.st_mode) else None
+
+
+def _report_streams(
+    stack: ExitStack, output_format: OutputFormat, output: Path | None
+) -> tuple[Reporter | None, Printer | None]:
+    """Where a check's report goes: a machine reporter (stdout or ``-o FILE``, binary), or for
+    the text format a plain printer when ``-o`` is given."""
+    to_file = output if output is not None and str(output) != "-" else None
+    if output_format is OutputFormat.TEXT:
+        if output is None:
+            return None, None
+        text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
+        return None, Printer(text, styled=False)
+    from cli.reporters import REPORTERS  # machine formats only: the text report needs none
+
+    binary: IO[bytes] = (
+        sys.stdout.buffer if to_file is None else stack.enter_context(to_file.open("wb"))
+    )
+    return REPORTERS[output_format](binary), None
+
+
+def run_inputs(
+    mode: Mode,
+    paths: list[str] | None,
+    *,
+    rules: RuleSettings,
+    config: configuration.Config,
+    output: Path | None,
+    verbosity: int,
+    stdin_filename: str | None,
+    color: ColorMode,
+    skip_no_history: bool,
+    output_format: OutputFormat = OutputFormat.TEXT,
+    exit_zero: bool = False,
+    exit_non_zero_on_fix: bool = False,
+    jobs: int | None = None,
+) -> int:
+    """Carry out ``mode`` on every input, reporting each as it is done, then the summary;
+    returns the exit code."""
+    printer = stderr_printer(color)
+    sources = input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history)
+    if mode is Mode.FIX and output is not None and len(sources) != 1:
+        msg = f"needs exactly one input, got {len(sources)}"
+        raise typer.BadParameter(msg, param_hint="--output")
+    if verbosity > 1 and config.path is not None:
+        printer.text(f"Using configuration {config.path}")
+
+    diff_printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    stdout_product = mode is Mode.FIX_DIFF or (
+        mode is Mode.FIX and (str(output) == "-" or any(s.is_stdin for s in sources))
+    )
+    outcomes = []
+    with ExitStack() as stack:
+        try:
+            # ``-o`` is the report of a check, but the repaired data of a fix (`process`).
+            reporter, report_to = (
+                _report_streams(stack, output_format, output)
+                if mode is Mode.CHECK
+                else (None, None)
+            )
+        except OSError as exc:
+            printer.line(error_pieces(str(output), f"cannot write the report: {exc.strerror}"))
+            return int(ExitCode.ERROR)
+        sizes = [_size(source) for source in sources]
+        show_bar = progress_wanted(
+            printer,
+            verbosity=verbosity,
+            machine_report=reporter is not None,
+            stdout_terminal_product=stdout_product and is_terminal(sys.stdout),
+        )
+        total = None if None in sizes else sum(size or 0 for size in sizes)
+        progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
+        workers = jobs if jobs is not None else available_cores()
+        pool = ProcessMapper(workers) if workers > 1 else None
+        if pool is not None:
+            stack.callback(pool.close)  # after an error or Ctrl-C too
+        for source in sources:
+            outcome = process(
+                source,
+                options=rules.options_for(source.name),
+                mode=mode,
+                output=output if mode is Mode.FIX else None,
+                emit=emit_stdout,
+                pool=pool,
+                progress=lambda done, lists, findings: progress.advance(
+                    bytes_read=done, records=lists, findings=findings
+                ),
+            )
+            if outcome.diff is not None:
+                from cli.diff_view import print_diff  # fix --diff only
+
+                print_diff(diff_printer, outcome.diff)
+            render_outcome(
+                outcome,
+                mode,
+                printer,
+                verbosity=verbosity,
+                report_to=report_to,
+                show_findings=reporter is None,
+            )
+            if reporter is not None:
+                reporter.add(outcome)
+            outcomes.append(outcome)
+        if reporter is not None:
+            reporter.finish()
+    summary = Summary(mode, outcomes)
+    if reporter is None:
+        render_tables(summary, printer, verbosity=verbosity)
+    render_summary(summary, printer, verbosity=verbosity)
+    return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))

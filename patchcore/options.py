@@ -1,0 +1,93 @@
+"""The options of a run: `Options`, and `make_options`, which validates what callers give.
+
+A module of its own because every run builds its options before it reads a byte, and a run
+whose records are all proven clean (`patchcore.quick`) never needs the engine
+(`patchcore.analyze`, the dialect adapters): building options imports only the rule table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from patchcore.errors import UnknownRuleError
+from patchcore.rules import DEFAULT_TEXTS, Applicability, RuleSelection
+
+if TYPE_CHECKING:
+    from patchcore.dialects import Dialect
+    from patchcore.model import Fix
+
+_QUICK_RULES = frozenset({"TP001", "TP002", "TP003"})
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What to check and how to fix it (built once per run).
+
+    Attributes:
+        selection: Rule codes in force.
+        texts: Synthetic-result templates by rule code; missing codes use the defaults.
+        dialect: Adapter forced by the caller, or ``None`` to detect per list.
+        unsafe_fixes: Apply fixes that delete or move existing content.
+    """
+
+    selection: RuleSelection = field(default_factory=RuleSelection.build)
+    texts: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_TEXTS))
+    dialect: Dialect | None = None
+    unsafe_fixes: bool = False
+
+    def text(self, code: str) -> str:
+        """The template for ``code``'s synthetic result."""
+        return self.texts.get(code) or DEFAULT_TEXTS[code]
+
+    @property
+    def quick(self) -> bool:
+        """Whether a clean record may be proven clean without a full parse (`patchcore.quick`
+        proves the TP0xx rules only, for lists of any dialect)."""
+        return self.dialect is None and self.selection.codes <= _QUICK_RULES
+
+    def applies(self, fix: Fix | None) -> bool:
+        """Whether ``fix`` runs under these options."""
+        return (
+            fix is not None
+            and bool(fix.edits)
+            and (fix.applicability is Applicability.SAFE or self.unsafe_fixes)
+        )
+
+
+def make_options(
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    texts: Mapping[str, str] | None = None,
+    dialect: str | None = None,
+    unsafe_fixes: bool = False,
+) -> Options:
+    """Validate and bundle the options shared by every function.
+
+    Raises:
+        UnknownRuleError: A selector or a text's code names no rule that inserts a text.
+        UnknownDialectError: ``dialect`` is not a known dialect.
+    """
+    merged = dict(DEFAULT_TEXTS)
+    for code, template in (texts or {}).items():
+        if code not in DEFAULT_TEXTS:
+            known = ", ".join(DEFAULT_TEXTS)
+            msg = f"texts: {code!r} is not a rule with a synthetic text (known: {known})"
+            raise UnknownRuleError(msg)
+        if not template.strip():
+            msg = f"texts: the template for {code} is empty (providers reject empty results)"
+            raise UnknownRuleError(msg)
+        merged[code] = template
+    forced = None
+    if dialect is not None:
+        from patchcore.dialects import dialect_named  # the adapters load only when one is forced
+
+        forced = dialect_named(dialect)
+    return Options(
+        selection=RuleSelection.build(select=select, ignore=ignore),
+        texts=merged,
+        dialect=forced,
+        unsafe_fixes=unsafe_fixes,
+    )
