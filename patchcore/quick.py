@@ -16,7 +16,7 @@ engine's own rules and the dialect's own adapter. Only the TP0xx rules can be re
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, Union
 
@@ -256,14 +256,18 @@ def _last_turn(is_result: list[bool]) -> int:
     return last
 
 
-def _left_open(keys: list[tuple[list[str | None], list[str | None]]]) -> tuple[CallRef, ...]:
-    """The calls no result answers, given each message's call ids and the ids it answers.
+#: What pairing needs of a message: its index, the ids of its calls, the ids it answers.
+_Keys = tuple[int, Sequence[Union[str, None]], Sequence[Union[str, None]]]  # noqa: UP007
+
+
+def _left_open(keys: Iterable[_Keys]) -> tuple[CallRef, ...]:
+    """The calls no result answers, given the messages that call or answer, in order.
 
     This is the engine's pairing (`patchcore.engine.pair`) over ids: a result answers the
     nearest earlier call with its id that is still open; a call without an id is never opened.
     """
     open_calls: dict[str, list[CallRef]] = {}
-    for index, (calls, results) in enumerate(keys):
+    for index, calls, results in keys:
         for key in results:
             stack = open_calls.get(key) if key else None
             if stack:
@@ -300,16 +304,14 @@ def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> L
                 return None  # calls kept only in additional_kwargs: read the old way
     if not any(counts.values()):
         return Lane(pointer, "langchain", len(messages))
-    left = _left_open(
-        [
-            (
-                [c.id for c in message.data.tool_calls or ()] if isinstance(message, _AI) else [],
-                [message.data.tool_call_id] if isinstance(message, _Tool) else [],
-            )
-            for message in messages
-        ]
-    )
     is_result = [isinstance(message, _Tool) for message in messages]
+    left = _left_open(
+        (index, (), (message.data.tool_call_id,))
+        if isinstance(message, _Tool)
+        else (index, [c.id for c in message.data.tool_calls or ()], ())
+        for index, message in enumerate(messages)
+        if isinstance(message, (_Tool, _AI))
+    )
     return Lane(
         pointer,
         "langchain",
@@ -343,18 +345,16 @@ def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None
                     counts[called] = counts.get(called, 0) + 1
     if not any(counts.values()):
         return Lane(pointer, "openai-chat", len(messages))
+    is_result = [m.role == "tool" for m in messages]
     answered_by = iter(answers)
     left = _left_open(
-        [
-            (
-                [c.id for c in message.tool_calls or ()] if message.role == "assistant" else [],
-                list(next(answered_by)) if message.role == "tool" else [],
-            )
-            for message in messages
-        ]
+        (index, (), next(answered_by))
+        if result
+        else (index, [c.id for c in message.tool_calls or ()], ())
+        for index, (message, result) in enumerate(zip(messages, is_result, strict=True))
+        if result or (message.role == "assistant" and message.tool_calls)
     )
     results = [m for m in messages if m.role == "tool"]
-    is_result = [m.role == "tool" for m in messages]
     return Lane(
         pointer,
         "openai-chat",
