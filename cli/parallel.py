@@ -1,8 +1,9 @@
-"""``--jobs``: streamed batches spread over worker processes, results in input order.
+"""``--jobs``: streamed batches spread over processes, results in input order.
 
 Only a streamed input (a large JSON Lines corpus) goes through here; the pool is started on its
-first batch, so small inputs, the pre-commit case, never pay for it. Batches are submitted a
-few at a time (a bounded window), so a corpus of any size holds only the batches in flight.
+first batch, so small inputs, the pre-commit case, never pay for it. This process is one of the
+jobs. Batches are started a few at a time (a bounded window), so a corpus of any size holds
+only the batches in flight.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from patchcore.stream import Batch
 
@@ -54,52 +55,70 @@ def _from_file(
     return function(Batch(data, first_line, offset, size))
 
 
+#: One unit of work: a function and its arguments (run in a worker, or in this process).
+_Task = tuple[Callable[..., R], tuple[Any, ...]]
+
+
 class ProcessMapper:
-    """An ordered map over a process pool that starts on first use; close it when done."""
+    """An ordered map over ``jobs`` processes, this one among them: ``jobs - 1`` workers start
+    on first use and this process takes every ``jobs``-th item itself (while the workers run
+    theirs), so that two jobs on two cores are two busy processes, not three. Close it when
+    done."""
 
     def __init__(self, jobs: int) -> None:
+        assert jobs > 1, "one job needs no pool"
         self.jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
 
     def __call__(self, function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        return self._ordered(lambda pool, item: pool.submit(function, item), items)
+        return self._ordered(lambda item: (function, (item,)), items)
 
     def reading(self, path: Path) -> Mapper:
-        """The same map over batches of the regular file ``path``: each worker reads its batch
-        from the file (the page cache) instead of receiving it through a pipe, which would
-        cost the main process as much as the work saves."""
+        """The same map over batches of the regular file ``path``: each process reads its
+        batch from the file (the page cache) instead of receiving it through a pipe, which
+        would cost this process as much as the work saves."""
 
         def mapper(
             function: Callable[[Batch], RecordsResult], batches: Iterable[Batch]
         ) -> Iterator[RecordsResult]:
-            def submit(pool: ProcessPoolExecutor, batch: Batch) -> Future[RecordsResult]:
+            def task(batch: Batch) -> _Task[RecordsResult]:
                 if batch.data is not None:  # already read (the input is not a file)
-                    return pool.submit(function, batch)
-                return pool.submit(
-                    _from_file, function, str(path), batch.offset, batch.size, batch.first_line
-                )
+                    return function, (batch,)
+                return _from_file, (function, str(path), batch.offset, batch.size, batch.first_line)
 
-            return self._ordered(submit, batches)
+            return self._ordered(task, batches)
 
         return mapper
 
-    def _ordered(
-        self, submit: Callable[[ProcessPoolExecutor, T], Future[R]], items: Iterable[T]
-    ) -> Iterator[R]:
-        """Submit ``items`` a few at a time (jobs + 1 in flight) and yield results in order."""
+    def _ordered(self, task: Callable[[T], _Task[R]], items: Iterable[T]) -> Iterator[R]:
+        """Start ``items`` a few at a time (jobs + 1 in flight) and yield results in order."""
         pool = self._start()
-        window: deque[Future[R]] = deque()
-        for item in items:
-            window.append(submit(pool, item))
+        window: deque[Future[R] | _Task[R]] = deque()
+
+        def result(entry: Future[R] | _Task[R]) -> R:
+            if isinstance(entry, tuple):
+                function, arguments = entry
+                return function(*arguments)
+            return entry.result()
+
+        for number, item in enumerate(items):
+            function, arguments = task(item)
+            mine = number % self.jobs == 0
+            window.append((function, arguments) if mine else pool.submit(function, *arguments))
             if len(window) > self.jobs:
-                yield window.popleft().result()
+                yield result(window.popleft())
         while window:
-            yield window.popleft().result()
+            yield result(window.popleft())
 
     def _start(self) -> ProcessPoolExecutor:
         if self._pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
+
+            # A streamed corpus needs the whole engine: imported before the workers fork, it is
+            # theirs at once, instead of each importing it on its first record with a defect.
+            import patchcore.analyze
+            import patchcore.quickfix  # noqa: F401
 
             # Linux: fork, so workers start at once with everything already imported (the
             # pool forks all its workers before it starts a thread of its own), unless a thread
@@ -109,7 +128,7 @@ class ProcessMapper:
             if sys.platform == "linux":
                 method = "fork" if threading.active_count() == 1 else "forkserver"
             self._pool = ProcessPoolExecutor(
-                self.jobs,
+                self.jobs - 1,
                 mp_context=multiprocessing.get_context(method),
                 initializer=_worker_signals,
             )

@@ -215,7 +215,7 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", ["1", "2", "3"])
 def test_cli_fix_of_a_large_corpus_matches_the_library(
     big_corpus: Path, tmp_path: Path, jobs: str
 ) -> None:
@@ -229,7 +229,7 @@ def test_cli_fix_of_a_large_corpus_matches_the_library(
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", ["1", "2", "3"])
 def test_cli_check_of_a_large_corpus_reports_every_finding_in_order(
     big_corpus: Path, jobs: str
 ) -> None:
