@@ -435,3 +435,24 @@ def test_mode_is_kept(mode: int, tmp_path: Path) -> None:
     assert path.read_bytes() == repaired(data)
     assert path.stat().st_mode & 0o7777 == mode
     assert_no_leftovers(tmp_path, ["history.json"])
+
+
+# --------------------------------------------------------------------------------------------
+# An input that changes while it is read
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_file_that_shrinks_while_it_is_read_is_an_error(tmp_path: Path) -> None:
+    """A streamed file is read piece by piece where it is processed (`cli.inputs.FileInput`):
+    one cut short meanwhile is an error to report (read with ``pread``, not mapped into memory,
+    where a vanished page would kill the process), never a short or mixed output."""
+    from cli.inputs import Source
+
+    path = tmp_path / "corpus.jsonl"
+    path.write_bytes(b"x" * 10_000)
+    with Source(str(path), path).opened() as opened:
+        assert not isinstance(opened, Iterator)
+        assert opened.read(9_000, 500) == b"x" * 500
+        os.truncate(path, 4_000)
+        with pytest.raises(OSError, match="changed while it was being read"):
+            opened.read(3_000, 2_000)
