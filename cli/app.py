@@ -27,6 +27,7 @@ from cli.report import Summary, error_pieces, render_outcome, render_summary
 from cli.run import Mode, emit_stdout, process
 from cli.settings import RuleSettings
 from cli.summary_table import render_tables
+from cli.visible import visible
 from patchcore.dialects import DIALECTS, Dialect
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ def _configuration(
             configs or [], isolated=isolated, paths=paths or [], stdin_filename=stdin_filename
         )
     except configuration.ConfigError as exc:
-        sys.stderr.write(f"toolpatch: error: {exc}\n")
+        sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")  # it quotes the keys
         raise typer.Exit(ExitCode.ERROR) from None
 
 
@@ -548,7 +549,8 @@ def rule(
     printer.line(((f"{found.code} {found.name}", "bold cyan"),))
     printer.text(found.summary)
     printer.text("")
-    printer.text(found.explanation)
+    for line in found.explanation.splitlines():  # a printed line is one line
+        printer.text(line)
     errors = [
         (d.name, d.provider_errors[found.code]) for d in DIALECTS if found.code in d.provider_errors
     ]
@@ -620,7 +622,7 @@ def main() -> None:
         code = ExitCode.ERROR
     except Exception as exc:  # the last line of defence: never a traceback
         sys.stderr.write(
-            f"toolpatch: internal error: {type(exc).__name__}: {exc}\n"
+            f"toolpatch: internal error: {type(exc).__name__}: {visible(str(exc))}\n"
             "This is a bug in toolpatch; please report it with the input that caused it.\n"
         )
         code = ExitCode.ERROR

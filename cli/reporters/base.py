@@ -53,6 +53,10 @@ class Reporter(ABC):
         self.stream.flush()
 
     def write(self, text: str) -> None:
-        """Write ``text`` as UTF-8 and flush, so a follower of the report sees each part."""
-        self.stream.write(text.encode("utf-8"))
+        """Write ``text`` as UTF-8 and flush, so a follower of the report sees each part.
+
+        A lone surrogate (a JSON ``"\\ud800"`` in the input) has no UTF-8 form; it is written
+        as that same escape, which inside a JSON string is the exact value again.
+        """
+        self.stream.write(text.encode("utf-8", errors="backslashreplace"))
         self.stream.flush()

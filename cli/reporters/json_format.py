@@ -6,11 +6,10 @@ every input that could not be evaluated, in input order.
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 
 from cli.reporters.base import InputError, Reporter
-from cli.reporters.records import error_record, finding_record
+from cli.reporters.records import error_record, finding_record, json_text
 from cli.run import Outcome
 
 
@@ -35,7 +34,7 @@ class JsonReporter(Reporter):
         self.records += outcome_records(outcome)
 
     def finish(self) -> None:
-        self.write(json.dumps(self.records, indent=2, ensure_ascii=False) + "\n")
+        self.write(json_text(self.records, indent=2) + "\n")
 
 
 class JsonLinesReporter(Reporter):
@@ -43,4 +42,4 @@ class JsonLinesReporter(Reporter):
 
     def add(self, outcome: Outcome) -> None:
         for record in outcome_records(outcome):
-            self.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self.write(json_text(record) + "\n")

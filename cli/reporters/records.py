@@ -17,11 +17,24 @@ byte for byte (a string ``content`` wrapped into a list of blocks).
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from typing import Any
 
 from cli.reporters.base import InputError
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, Replace, Verbatim, format_pointer
+
+#: What ``json.dumps`` leaves raw but a terminal obeys: DEL and the C1 controls (CSI, OSC, ...).
+_RAW_CONTROLS = re.compile("[\x7f-\x9f]")
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """A report as JSON text: readable UTF-8, with every control character escaped (``json``
+    escapes C0; DEL and C1 are escaped here), so the values stay exact and a report shown on a
+    terminal cannot drive it (lone surrogates: `Reporter.write`)."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _RAW_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def jsonable(value: Any) -> Any:

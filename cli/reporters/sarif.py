@@ -10,13 +10,12 @@ JSON report's words. Columns count Unicode code points, as toolpatch's do.
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 from urllib.parse import quote
 
 import patchcore
 from cli.reporters.base import InputError, Reporter
-from cli.reporters.records import fix_record
+from cli.reporters.records import fix_record, json_text
 from cli.run import Outcome
 from patchcore.model import Finding, format_pointer
 
@@ -129,4 +128,4 @@ class SarifReporter(Reporter):
         return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
     def finish(self) -> None:
-        self.write(json.dumps(self.log(), indent=2, ensure_ascii=False) + "\n")
+        self.write(json_text(self.log(), indent=2) + "\n")
