@@ -3,7 +3,8 @@
 The inputs are ``tests/data/formats/inputs``: an OpenAI Chat document (a TP003 call whose tool
 name holds ``%``, a message with a line break), an Anthropic request (a safe TP001 fix that
 rewraps a string ``content``, an unsafe TP101), JSON Lines of conversations saved under a name
-with ``,`` and ``:`` (a clean line, a TP002, an unfixable TP105 and a TP101), and a broken file.
+with ``,`` and ``:`` (a clean line, a TP002, an unfixable TP105 and a TP101, and a list that
+mixes dialects: a warning), and a broken file.
 They are checked with ``--select ALL`` from a temporary folder, so the paths in the reports are
 the relative names; the only other normalisation is the version in the SARIF driver.
 
@@ -51,6 +52,8 @@ EXPECTED_FINDINGS = [
     (ODD_NAME, "TP105", None),
     (ODD_NAME, "TP101", "x"),
 ]
+MIXED = "mixes dialects (anthropic, openai-chat, openai-responses); not checked"
+WARNING_LINE = f"{ODD_NAME}:4: /messages: warning: {MIXED}"
 
 
 @pytest.fixture
@@ -103,6 +106,7 @@ def test_machine_format_matches_its_golden_file(
     assert "\x1b" not in report
     assert_golden(golden, normalised(report))
     assert result.stderr_lines == [
+        WARNING_LINE,
         "broken.json:2:1: error: invalid JSON: Expecting value",
         "Found 6 findings in 3 files (3 fixable with `toolpatch fix`, 2 more with "
         "`--unsafe-fixes`), 1 file could not be processed.",
@@ -200,6 +204,46 @@ def test_unreadable_input_is_an_entry_in_every_machine_format(inputs: Path) -> N
     }
 
 
+def test_a_list_not_checked_is_a_warning_in_every_machine_format(inputs: Path) -> None:
+    records = json.loads(check(inputs, "--output-format", "json").stdout)
+    (warning,) = [r for r in records if r["kind"] == "warning"]
+    assert warning == {
+        "kind": "warning",
+        "file": ODD_NAME,
+        "line": 4,
+        "column": None,
+        "message": MIXED,
+        "pointer": "/messages",
+    }
+    github = check(inputs, "--output-format", "github").stdout.decode().splitlines()
+    assert [line for line in github if line.startswith("::warning ")] == [
+        f"::warning title=toolpatch (warning),file=odd%2C name%3A1.jsonl,line=4::{WARNING_LINE}"
+    ]
+    sarif_run = json.loads(check(inputs, "--output-format", "sarif").stdout)["runs"][0]
+    (result,) = [r for r in sarif_run["results"] if r["level"] == "warning"]
+    rule = sarif_run["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert result["ruleId"] == rule["id"] == "unchecked"
+    assert rule["defaultConfiguration"] == {"level": "warning"}
+    assert result["message"]["text"] == MIXED
+    location = result["locations"][0]
+    assert location["physicalLocation"]["region"] == {"startLine": 4}
+    assert location["logicalLocations"][0]["fullyQualifiedName"] == "/messages"
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "jsonl", "github", "sarif"])
+def test_a_warning_alone_keeps_exit_code_0(tmp_path: Path, output_format: str) -> None:
+    """A warning is no finding (DESIGN: a mixed list is reported with a warning, not repaired)."""
+    mixed = "anthropic-with-openai-tool-message.json"
+    shutil.copyfile(ROOT / "samples" / "mixed" / mixed, tmp_path / mixed)
+    result = run(["check", "--output-format", output_format, mixed], cwd=tmp_path, expect=0)
+    assert f"{mixed}: /: warning: mixes dialects" in result.stderr, result.show()
+    if output_format == "sarif":
+        (invocation,) = json.loads(result.stdout)["runs"][0]["invocations"]
+        assert invocation["executionSuccessful"] is True, "a warning is no failed execution"
+    elif output_format != "text":
+        assert b"mixes dialects" in result.stdout, result.show()
+
+
 def test_missing_file_is_an_error_entry(tmp_path: Path) -> None:
     result = run(["check", "--output-format", "jsonl", "nope.json"], cwd=tmp_path, expect=2)
     (record,) = [json.loads(line) for line in result.stdout.decode().splitlines()]
@@ -209,9 +253,13 @@ def test_missing_file_is_an_error_entry(tmp_path: Path) -> None:
 
 def test_github_annotations_are_escaped(inputs: Path) -> None:
     lines = check(inputs, "--output-format", "github").stdout.decode().splitlines()
-    assert len(lines) == len(EXPECTED_FINDINGS) + 1, "one annotation per finding and error"
+    assert len(lines) == len(EXPECTED_FINDINGS) + 2, "one annotation per finding, warning, error"
     pattern = re.compile(r"^::error title=[^:,]+ \(\w+\),file=[^:,]*,line=\d+,col=\d+::.+$")
-    assert all(pattern.match(line) for line in lines), lines
+    warning = (
+        f"::warning title=toolpatch (warning),file=odd%2C name%3A1.jsonl,line=4::{WARNING_LINE}"
+    )
+    assert all(pattern.match(line) or line == warning for line in lines), lines
+    assert warning in lines
     tp003 = lines[0]
     assert "quote_100%25" in tp003, "% in the message is escaped"
     assert "%0Aprovider error: " in tp003, "the line break before the provider error is escaped"
@@ -235,9 +283,9 @@ def test_sarif_has_a_rule_entry_per_code_and_results_point_at_them(inputs: Path)
     log = json.loads(check(inputs, "--output-format", "sarif").stdout)
     (sarif_run,) = log["runs"]
     rules = sarif_run["tool"]["driver"]["rules"]
-    assert [rule["id"] for rule in rules] == list(patchcore.RULES)
-    assert all(rule["name"] == patchcore.RULES[rule["id"]].name for rule in rules)
-    results = sarif_run["results"]
+    assert [rule["id"] for rule in rules] == [*patchcore.RULES, "unchecked"]
+    assert all(rule["name"] == patchcore.RULES[rule["id"]].name for rule in rules[:-1])
+    results = [r for r in sarif_run["results"] if r["ruleId"] != "unchecked"]
     uris = {"chat.json": "chat.json", "anthropic.json": "anthropic.json"}
     uris[ODD_NAME] = "odd,%20name%3A1.jsonl"  # a colon would read as a URI scheme
     located = [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"])
@@ -311,7 +359,7 @@ def test_unwritable_output_file_is_an_error(inputs: Path) -> None:
 def test_quiet_machine_format_prints_only_errors_on_stderr(inputs: Path) -> None:
     result = check(inputs, "--output-format", "jsonl", "-q")
     assert result.stderr_lines == ["broken.json:2:1: error: invalid JSON: Expecting value"]
-    assert len(result.stdout.decode().splitlines()) == len(EXPECTED_FINDINGS) + 1
+    assert len(result.stdout.decode().splitlines()) == len(EXPECTED_FINDINGS) + 2
 
 
 # --------------------------------------------------------------------------------------------

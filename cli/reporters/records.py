@@ -1,5 +1,5 @@
-"""Findings, their fixes and input errors as JSON objects, shared by the JSON, JSON Lines and
-SARIF reports so that every format says the same thing in the same words.
+"""Findings, their fixes, warnings and input errors as JSON objects, shared by the JSON, JSON
+Lines and SARIF reports so that every format says the same thing in the same words.
 
 Pointers are RFC 6901 JSON pointers into the record that holds the message list: the whole
 document, or the JSON Lines line at ``line`` (for a file with one message per line, the whole
@@ -22,7 +22,7 @@ import math
 import re
 from typing import Any
 
-from cli.reporters.base import InputError
+from cli.reporters.base import InputError, InputWarning
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, Replace, Verbatim, format_pointer
 
 #: What ``json.dumps`` leaves raw but a terminal obeys: DEL and the C1 controls (CSI, OSC, ...).
@@ -100,6 +100,18 @@ def finding_record(file: str, finding: Finding) -> dict[str, Any]:
         "tool_name": finding.tool_name,
         "provider_error": finding.provider_error,
         "fix": fix_record(finding.fix),
+    }
+
+
+def warning_record(warning: InputWarning) -> dict[str, Any]:
+    """A part of an input that was not checked (its column is not known: ``null``)."""
+    return {
+        "kind": "warning",
+        "file": warning.file,
+        "line": warning.line,
+        "column": None,
+        "message": warning.message,
+        "pointer": warning.pointer,
     }
 
 

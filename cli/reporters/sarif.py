@@ -3,7 +3,10 @@
 One run: the tool with a rule entry per toolpatch rule (results point at them by id and index),
 one result per finding located by file, line and column plus the JSON pointer as a logical
 location, and one invocation whose tool execution notifications are the inputs that could not
-be evaluated (``executionSuccessful`` is false when there is any). toolpatch's own details
+be evaluated (``executionSuccessful`` is false when there is any). A part of an input that was
+not checked (a list mixing dialects, a session entry kept unread) is a result too, of level
+``warning`` under the extra rule ``unchecked``: code scanning shows results as alerts, where a
+notification would go unseen, and the run still succeeded. toolpatch's own details
 (dialect, call id, tool name, the fix and its edits) ride in the results' property bags, in the
 JSON report's words. Columns count Unicode code points, as toolpatch's do.
 """
@@ -14,7 +17,7 @@ from typing import IO, Any
 from urllib.parse import quote
 
 import patchcore
-from cli.reporters.base import InputError, Reporter
+from cli.reporters.base import InputError, InputWarning, Reporter
 from cli.reporters.records import fix_record, json_text
 from cli.run import Outcome
 from patchcore.model import Finding, format_pointer
@@ -24,6 +27,23 @@ SARIF_SCHEMA = (
 )
 SARIF_VERSION = "2.1.0"
 _RULE_INDEX = {code: index for index, code in enumerate(patchcore.RULES)}
+#: The rule of the warnings, after toolpatch's own rules.
+UNCHECKED = "unchecked"
+_UNCHECKED_TEXT = (
+    "Part of an input was reported but not checked: a message list that mixes dialects (which "
+    "toolpatch will not guess how to repair), or an agent session entry that is not JSON, not "
+    "an object or of an unknown type (kept as it is). Nothing is fixed there; look at it, or "
+    "force a dialect with --dialect."
+)
+UNCHECKED_RULE = {
+    "id": UNCHECKED,
+    "name": "unchecked-content",
+    "shortDescription": {"text": "content that was reported but not checked"},
+    "fullDescription": {"text": _UNCHECKED_TEXT},
+    "help": {"text": _UNCHECKED_TEXT},
+    "defaultConfiguration": {"level": "warning"},
+    "properties": {"fix": "none"},
+}
 
 
 def artifact_uri(file: str) -> str:
@@ -43,6 +63,13 @@ def physical_location(file: str, line: int | None, column: int | None) -> dict[s
     return {"physicalLocation": location}
 
 
+def pointed_location(file: str, line: int, column: int | None, pointer: str) -> dict[str, Any]:
+    """Where a result is: the file and line, and its JSON pointer as a logical location."""
+    location = physical_location(file, line, column)
+    location["logicalLocations"] = [{"fullyQualifiedName": pointer or "/", "kind": "value"}]
+    return location
+
+
 def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
     """A rule's ``reportingDescriptor``."""
     return {
@@ -58,10 +85,8 @@ def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
 
 def result(file: str, finding: Finding) -> dict[str, Any]:
     """One finding as a SARIF ``result``."""
-    location = physical_location(file, finding.line or 1, finding.column or 1)
-    location["logicalLocations"] = [
-        {"fullyQualifiedName": format_pointer(finding.pointer) or "/", "kind": "value"}
-    ]
+    pointer = format_pointer(finding.pointer)
+    location = pointed_location(file, finding.line or 1, finding.column or 1, pointer)
     text = finding.message
     if finding.provider_error:
         text += f"\nprovider error: {finding.provider_error}"
@@ -76,9 +101,23 @@ def result(file: str, finding: Finding) -> dict[str, Any]:
             "dialect": finding.dialect,
             "callId": finding.call_id,
             "toolName": finding.tool_name,
-            "pointer": format_pointer(finding.pointer),
+            "pointer": pointer,
             "fix": fix_record(finding.fix),
         },
+    }
+
+
+def warning_result(warning: InputWarning) -> dict[str, Any]:
+    """A part of an input that was not checked, as a ``warning`` result (line 1 of a JSON
+    document, whose lists have no line of their own in the report)."""
+    location = pointed_location(warning.file, warning.line or 1, None, warning.pointer)
+    return {
+        "ruleId": UNCHECKED,
+        "ruleIndex": len(patchcore.RULES),
+        "level": "warning",
+        "message": {"text": warning.message},
+        "locations": [location],
+        "properties": {"pointer": warning.pointer},
     }
 
 
@@ -105,6 +144,7 @@ class SarifReporter(Reporter):
             self.notifications.append(notification(error))
         elif outcome.report is not None:
             name = outcome.source.name
+            self.results += [warning_result(w) for w in InputWarning.all_of(outcome)]
             self.results += [result(name, f) for f in outcome.report.findings]
 
     def log(self) -> dict[str, Any]:
@@ -113,7 +153,7 @@ class SarifReporter(Reporter):
             "name": "toolpatch",
             "version": patchcore.__version__,
             "semanticVersion": patchcore.__version__,
-            "rules": [rule_descriptor(rule) for rule in patchcore.RULES.values()],
+            "rules": [*map(rule_descriptor, patchcore.RULES.values()), UNCHECKED_RULE],
         }
         invocation = {
             "executionSuccessful": not self.notifications,
