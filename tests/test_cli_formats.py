@@ -6,7 +6,8 @@ rewraps a string ``content``, an unsafe TP101), JSON Lines of conversations save
 with ``,`` and ``:`` (a clean line, a TP002, an unfixable TP105 and a TP101, and a list that
 mixes dialects: a warning), and a broken file.
 They are checked with ``--select ALL`` from a temporary folder, so the paths in the reports are
-the relative names; the only other normalisation is the version in the SARIF driver.
+the relative names; the only normalisations are the version in the SARIF driver and the folder
+itself (the SARIF ``%SRCROOT%``).
 
 Regenerate the golden files after a deliberate change with
 ``TOOLPATCH_UPDATE_GOLDEN=1 python -m pytest tests/test_cli_formats.py`` and review the diff.
@@ -70,7 +71,8 @@ def check(folder: Path, *args: str, env: dict[str, str] | None = None) -> Result
     return run(["check", "--select", "ALL", "--isolated", *args, *FILES], cwd=folder, env=env)
 
 
-def normalised(text: str) -> str:
+def normalised(text: str, folder: Path) -> str:
+    text = text.replace(f'"{folder.as_uri()}/"', '"file:///<folder>/"')
     return text.replace(f'"{patchcore.__version__}"', '"<version>"')
 
 
@@ -104,7 +106,7 @@ def test_machine_format_matches_its_golden_file(
     assert result.code == 2, "broken.json is an error, and errors win" + result.show()
     report = result.stdout.decode("utf-8")
     assert "\x1b" not in report
-    assert_golden(golden, normalised(report))
+    assert_golden(golden, normalised(report, inputs))
     assert result.stderr_lines == [
         WARNING_LINE,
         "broken.json:2:1: error: invalid JSON: Expecting value",
@@ -199,7 +201,7 @@ def test_unreadable_input_is_an_entry_in_every_machine_format(inputs: Path) -> N
     assert notification["message"]["text"] == "invalid JSON: Expecting value"
     location = notification["locations"][0]["physicalLocation"]
     assert location == {
-        "artifactLocation": {"uri": "broken.json"},
+        "artifactLocation": {"uri": "broken.json", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 2, "startColumn": 1},
     }
 
@@ -277,6 +279,42 @@ def test_sarif_is_valid_sarif_2_1_0(inputs: Path) -> None:
     assert log["version"] == "2.1.0"
     broken = {**log, "runs": [{**log["runs"][0], "results": [{"ruleId": "TP001"}]}]}
     assert not jsonschema.Draft4Validator(schema).is_valid(broken), "the schema is enforced"
+
+
+def test_sarif_names_files_from_the_working_directory_or_by_file_uri(
+    inputs: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Code scanning resolves relative URIs against %SRCROOT% and only maps file:// URIs."""
+    outside = tmp_path_factory.mktemp("outside")
+    shutil.copyfile(INPUTS / "chat.json", outside / "elsewhere.json")
+    (inputs / "sub").mkdir()
+    shutil.copyfile(INPUTS / "chat.json", inputs / "sub" / "nested.json")
+    names = [
+        "chat.json",  # relative
+        str(inputs / "sub" / "nested.json"),  # absolute, inside the working directory
+        str(outside / "elsewhere.json"),  # absolute, outside it
+        os.path.relpath(outside / "elsewhere.json", inputs),  # ../, outside it
+    ]
+    result = run(["check", "--output-format", "sarif", *names], cwd=inputs, expect=1)
+    log = json.loads(result.stdout)
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=str)
+    assert not errors, "\n".join(e.message for e in errors)
+    (sarif_run,) = log["runs"]
+    root = f"{inputs.as_uri()}/"
+    assert sarif_run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": root}}
+    assert sarif_run["invocations"][0]["workingDirectory"] == {"uri": root}
+    artifacts = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"] for r in sarif_run["results"]
+    ]
+    assert artifacts == [
+        {"uri": "chat.json", "uriBaseId": "%SRCROOT%"},
+        {"uri": "sub/nested.json", "uriBaseId": "%SRCROOT%"},
+        {"uri": (outside / "elsewhere.json").as_uri()},
+        {"uri": (outside / "elsewhere.json").as_uri()},
+    ]
+    for artifact in artifacts:
+        assert not artifact["uri"].startswith("/"), "an absolute path is no URI reference"
 
 
 def test_sarif_has_a_rule_entry_per_code_and_results_point_at_them(inputs: Path) -> None:

@@ -6,17 +6,20 @@ location, and one invocation whose tool execution notifications are the inputs t
 be evaluated (``executionSuccessful`` is false when there is any). A part of an input that was
 not checked (a list mixing dialects, a session entry kept unread) is a result too, of level
 ``warning`` under the extra rule ``unchecked``: code scanning shows results as alerts, where a
-notification would go unseen, and the run still succeeded. toolpatch's own details
+notification would go unseen, and the run still succeeded. Files are named relative to the
+working directory (``%SRCROOT%``) or by their ``file://`` URI (`cli.reporters.artifacts`).
+toolpatch's own details
 (dialect, call id, tool name, the fix and its edits) ride in the results' property bags, in the
 JSON report's words. Columns count Unicode code points, as toolpatch's do.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import IO, Any
-from urllib.parse import quote
 
 import patchcore
+from cli.reporters.artifacts import SRCROOT, artifact_location, directory_uri
 from cli.reporters.base import InputError, InputWarning, Reporter
 from cli.reporters.records import fix_record, json_text
 from cli.run import Outcome
@@ -46,15 +49,13 @@ UNCHECKED_RULE = {
 }
 
 
-def artifact_uri(file: str) -> str:
-    """A file name as a relative URI reference: ``/`` separators, other characters escaped
-    where a URI needs it (``:`` too, which would otherwise read as a scheme)."""
-    return quote(file.replace("\\", "/"), safe="/@!$&'()*+,;=-._~")
+#: An ``artifactLocation``: the file a result is in.
+Artifact = dict[str, str]
 
 
-def physical_location(file: str, line: int | None, column: int | None) -> dict[str, Any]:
+def physical_location(artifact: Artifact, line: int | None, column: int | None) -> dict[str, Any]:
     """Where in which file, as far as known."""
-    location: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file)}}
+    location: dict[str, Any] = {"artifactLocation": artifact}
     if line is not None:
         region = {"startLine": line}
         if column is not None:
@@ -63,9 +64,11 @@ def physical_location(file: str, line: int | None, column: int | None) -> dict[s
     return {"physicalLocation": location}
 
 
-def pointed_location(file: str, line: int, column: int | None, pointer: str) -> dict[str, Any]:
+def pointed_location(
+    artifact: Artifact, line: int, column: int | None, pointer: str
+) -> dict[str, Any]:
     """Where a result is: the file and line, and its JSON pointer as a logical location."""
-    location = physical_location(file, line, column)
+    location = physical_location(artifact, line, column)
     location["logicalLocations"] = [{"fullyQualifiedName": pointer or "/", "kind": "value"}]
     return location
 
@@ -83,10 +86,10 @@ def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
     }
 
 
-def result(file: str, finding: Finding) -> dict[str, Any]:
+def result(artifact: Artifact, finding: Finding) -> dict[str, Any]:
     """One finding as a SARIF ``result``."""
     pointer = format_pointer(finding.pointer)
-    location = pointed_location(file, finding.line or 1, finding.column or 1, pointer)
+    location = pointed_location(artifact, finding.line or 1, finding.column or 1, pointer)
     text = finding.message
     if finding.provider_error:
         text += f"\nprovider error: {finding.provider_error}"
@@ -107,10 +110,10 @@ def result(file: str, finding: Finding) -> dict[str, Any]:
     }
 
 
-def warning_result(warning: InputWarning) -> dict[str, Any]:
+def warning_result(artifact: Artifact, warning: InputWarning) -> dict[str, Any]:
     """A part of an input that was not checked, as a ``warning`` result (line 1 of a JSON
     document, whose lists have no line of their own in the report)."""
-    location = pointed_location(warning.file, warning.line or 1, None, warning.pointer)
+    location = pointed_location(artifact, warning.line or 1, None, warning.pointer)
     return {
         "ruleId": UNCHECKED,
         "ruleIndex": len(patchcore.RULES),
@@ -121,31 +124,32 @@ def warning_result(warning: InputWarning) -> dict[str, Any]:
     }
 
 
-def notification(error: InputError) -> dict[str, Any]:
+def notification(artifact: Artifact, error: InputError) -> dict[str, Any]:
     """An input that could not be evaluated, as a tool execution notification."""
     return {
         "level": "error",
         "message": {"text": error.message},
-        "locations": [physical_location(error.file, error.line, error.column)],
+        "locations": [physical_location(artifact, error.line, error.column)],
     }
 
 
 class SarifReporter(Reporter):
-    """One SARIF log, written when the run is over."""
+    """One SARIF log, written when the run is over (files named from the directory it ran in)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         super().__init__(stream)
+        self.root = Path.cwd()
         self.results: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
 
     def add(self, outcome: Outcome) -> None:
+        artifact = artifact_location(outcome.source.name, self.root)
         error = InputError.of(outcome)
         if error is not None:
-            self.notifications.append(notification(error))
+            self.notifications.append(notification(artifact, error))
         elif outcome.report is not None:
-            name = outcome.source.name
-            self.results += [warning_result(w) for w in InputWarning.all_of(outcome)]
-            self.results += [result(name, f) for f in outcome.report.findings]
+            self.results += [warning_result(artifact, w) for w in InputWarning.all_of(outcome)]
+            self.results += [result(artifact, f) for f in outcome.report.findings]
 
     def log(self) -> dict[str, Any]:
         """The whole SARIF log."""
@@ -155,12 +159,15 @@ class SarifReporter(Reporter):
             "semanticVersion": patchcore.__version__,
             "rules": [*map(rule_descriptor, patchcore.RULES.values()), UNCHECKED_RULE],
         }
+        root = {"uri": directory_uri(self.root)}
         invocation = {
             "executionSuccessful": not self.notifications,
             "toolExecutionNotifications": self.notifications,
+            "workingDirectory": root,
         }
         run = {
             "tool": {"driver": driver},
+            "originalUriBaseIds": {SRCROOT: root},
             "invocations": [invocation],
             "columnKind": "unicodeCodePoints",
             "results": self.results,
