@@ -19,6 +19,7 @@ from cli import config as configuration
 from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
 from cli.diff_view import print_diff
 from cli.exit_codes import ExitCode
+from cli.foreign import pass_over_foreign
 from cli.inputs import NoInputError, Source, resolve
 from cli.output_format import OutputFormat
 from cli.parallel import ProcessMapper, available_cores
@@ -300,6 +301,7 @@ def _run(
                     bytes_read=done, records=lists, findings=findings
                 ),
             )
+            outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
             if outcome.diff is not None:
                 print_diff(diff_printer, outcome.diff)
             render_outcome(

@@ -34,6 +34,7 @@ from langchain_core.messages import (
 )
 
 import patchcore
+from tests.conftest import ROOT
 from tests.helpers import MODULE, TP001_TEXT, TP002_TEXT, clean_env, console_script, run, text
 
 OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
@@ -594,6 +595,24 @@ def test_file_without_history_named_explicitly_is_an_error(tmp_path: Path) -> No
         match = ERROR_LINE.match(errors[0])
         assert match is not None and match["name"] == "tree/config.json", result.show()
         assert path.read_bytes() == NO_HISTORY
+
+
+def test_walk_skips_files_that_are_neither_json_nor_histories(tmp_path: Path) -> None:
+    """tsconfig.json (comments, a trailing comma) is passed over like a file without a history;
+    a broken file that names history keys is a torn history, and an error; named on the
+    command line without --skip-no-history, a file that cannot be read is an error too."""
+    make_tree(tmp_path / "tree")
+    tsconfig = (ROOT / "tests" / "data" / "jsonc" / "tsconfig.json").read_bytes()
+    write(tmp_path / "tree" / "tsconfig.json", tsconfig)
+    write(tmp_path / "tree" / "torn.json", b'[{"role": "user", "content": "hi"},\n')
+    result = run(["check", "-v", "tree"], cwd=tmp_path, expect=2)
+    (skipped,) = [line for line in result.stderr_lines if "tsconfig.json" in line]
+    assert skipped.startswith("tree/tsconfig.json: skipped: not JSON or JSON Lines (2:3: "), skipped
+    errors = [line for line in result.stderr_lines if ERROR_LINE.match(line)]
+    assert errors == ["tree/torn.json:2:1: error: invalid JSON: Expecting value"], result.show()
+    named = run(["check", "tree/tsconfig.json"], cwd=tmp_path, expect=2)
+    assert named.stderr_lines[0].startswith("tree/tsconfig.json:2:3: error: invalid JSON")
+    run(["check", "--skip-no-history", "tree/tsconfig.json"], cwd=tmp_path, expect=0)
 
 
 def test_directory_and_file_given_twice_are_checked_once(tmp_path: Path) -> None:
