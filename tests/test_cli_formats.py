@@ -486,8 +486,10 @@ def test_skip_no_history_skips_named_files_without_history(tmp_path: Path) -> No
     )
     assert [(r["kind"], r["file"]) for r in _records(result)] == [("finding", "h.json")]
     assert "1 file skipped" in result.stderr
-    (tmp_path / "bad.json").write_text("{")
-    run(["check", "--skip-no-history", "bad.json"], cwd=tmp_path, expect=2)  # broken: an error
+    (tmp_path / "bad.json").write_text("{")  # not JSON, and nothing in it says history
+    run(["check", "--skip-no-history", "bad.json"], cwd=tmp_path, expect=0)
+    (tmp_path / "torn.json").write_text('{"messages": [')  # a torn history: an error
+    run(["check", "--skip-no-history", "torn.json"], cwd=tmp_path, expect=2)
 
 
 def test_stdin_filename_names_stdin_in_machine_reports() -> None:
