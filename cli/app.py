@@ -16,6 +16,7 @@ import patchcore
 from cli.console import ColorMode, Printer, stderr_printer, wants_color
 from cli.exit_codes import ExitCode
 from cli.output_format import OutputFormat
+from cli.visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
 # machinery it runs (`cli.execute` for check and fix), so `--help` and the listings load none of
@@ -379,7 +380,8 @@ def rule(
     printer.line(((f"{found.code} {found.name}", "bold cyan"),))
     printer.text(found.summary)
     printer.text("")
-    printer.text(found.explanation)
+    for line in found.explanation.splitlines():  # a printed line is one line
+        printer.text(line)
     errors = [
         (d.name, d.provider_errors[found.code]) for d in DIALECTS if found.code in d.provider_errors
     ]
@@ -452,7 +454,7 @@ def main() -> None:
         code = ExitCode.ERROR
     except Exception as exc:  # the last line of defence: never a traceback
         sys.stderr.write(
-            f"toolpatch: internal error: {type(exc).__name__}: {exc}\n"
+            f"toolpatch: internal error: {type(exc).__name__}: {visible(str(exc))}\n"
             "This is a bug in toolpatch; please report it with the input that caused it.\n"
         )
         code = ExitCode.ERROR

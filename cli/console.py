@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from cli.visible import visible
+
 #: A line as ``(text, style)`` pieces; the style is a Rich style string or ``""``.
 Pieces = Sequence[tuple[str, str]]
 
@@ -59,15 +61,20 @@ class Printer:
         return self._stream if self._stream is not None else sys.stderr
 
     def line(self, pieces: Pieces) -> None:
-        """Write one line made of styled pieces."""
+        """Write one line made of styled pieces.
+
+        The pieces carry names, ids and messages from the data: their control characters are
+        written as escapes (`cli.visible`), so a line stays one line and never drives the
+        terminal.
+        """
         if not self.styled:
-            self.raw("".join(text for text, _ in pieces) + "\n")
+            self.raw("".join(visible(text) for text, _ in pieces) + "\n")
             return
         from rich.text import Text
 
         text = Text()
         for piece, style in pieces:
-            text.append(piece, style=style or None)
+            text.append(visible(piece), style=style or None)
         self.console().print(text, soft_wrap=True)
 
     def text(self, text: str) -> None:

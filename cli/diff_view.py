@@ -1,14 +1,17 @@
 """``fix --diff`` on a terminal: the unified diff coloured line by line, git's way.
 
-Only colour is added: each line is wrapped in an SGR escape and its reset, its text and line
-ending (CRLF, tabs) untouched, so with the escapes stripped the text is the plain diff byte for
-byte. When colour is off (a pipe, a file, ``--color never``, NO_COLOR) the plain diff is written
-as it is, so the product never changes. No Rich here: Rich would expand tabs and drop CRs.
+Into a pipe or a file the plain diff is written as it is, so the product never changes. For a
+person (stdout is a terminal, or colour was asked for) the data's control characters are shown
+as escapes (`cli.visible`: the raw JSON may hold DEL and C1 controls, a file name anything),
+and when colour is on each line is wrapped in an SGR escape and its reset, its text and line
+ending (CRLF, tabs) untouched: with the colour stripped, a diff of data without control
+characters is the plain diff byte for byte. No Rich here: Rich would expand tabs and drop CRs.
 """
 
 from __future__ import annotations
 
-from cli.console import Printer
+from cli.console import Printer, is_terminal
+from cli.visible import visible_lines
 
 #: Line prefix → SGR parameters; the first match wins (file headers before ``+``/``-`` lines).
 DIFF_STYLES = (
@@ -31,9 +34,20 @@ def coloured_line(line: str) -> str:
     return f"\x1b[{style}m{text}\x1b[0m{line[len(text) :]}"
 
 
+def escaped_line(line: str) -> str:
+    """One diff line (without its line feed) with its control characters shown as escapes,
+    but its tabs and the CR of a CRLF line end kept."""
+    text = line.removesuffix("\r")
+    return visible_lines(text) + line[len(text) :]
+
+
 def print_diff(printer: Printer, diff: str) -> None:
-    """Write ``diff``, coloured when ``printer`` is styled (lines split at line feeds only: a
-    U+2028 inside a JSON string is not a line break)."""
-    if printer.styled:
-        diff = "\n".join(coloured_line(line) for line in diff.split("\n"))
+    """Write ``diff``: as it is into a pipe or a file, escaped for a person and coloured when
+    ``printer`` is styled (lines split at line feeds only: a U+2028 inside a JSON string is not
+    a line break)."""
+    if printer.styled or is_terminal(printer.stream):
+        lines = [escaped_line(line) for line in diff.split("\n")]
+        if printer.styled:
+            lines = [coloured_line(line) for line in lines]
+        diff = "\n".join(lines)
     printer.raw(diff)

@@ -20,6 +20,7 @@ import patchcore
 from cli import config as configuration
 from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
 from cli.exit_codes import ExitCode
+from cli.foreign import pass_over_foreign
 from cli.inputs import NoInputError, Source, resolve
 from cli.output_format import OutputFormat
 from cli.parallel import ProcessMapper, available_cores
@@ -28,6 +29,7 @@ from cli.report import Summary, error_pieces, render_outcome, render_summary
 from cli.run import Mode, emit_stdout, process
 from cli.settings import RuleSettings
 from cli.summary_table import render_tables
+from cli.visible import visible
 
 if TYPE_CHECKING:
     from cli.reporters import Reporter
@@ -78,7 +80,7 @@ def load_configuration(
             configs or [], isolated=isolated, paths=paths or [], stdin_filename=stdin_filename
         )
     except configuration.ConfigError as exc:
-        sys.stderr.write(f"toolpatch: error: {exc}\n")
+        sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")  # it quotes the keys
         raise typer.Exit(ExitCode.ERROR) from None
 
 
@@ -189,6 +191,7 @@ def run_inputs(
                     bytes_read=done, records=lists, findings=findings
                 ),
             )
+            outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
             if outcome.diff is not None:
                 from cli.diff_view import print_diff  # fix --diff only
 

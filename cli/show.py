@@ -6,6 +6,10 @@ message with a finding has a red border and the finding under its text; what ``t
 would do is shown in place, with the fix applied in memory only: synthetic results appear as
 green panels (or green lines inside the message they go into) marked as inserted, and content an
 unsafe fix drops or rewrites is marked too. Nothing is written.
+
+Everything taken from the data (names, ids, arguments, texts, pointers) is shown through
+`cli.visible`, and titles are `Text`, never Rich markup: a history cannot style or drive the
+terminal it is shown on.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 from cli import message_text
 from cli.console import Printer
 from cli.report import MARKS, fixability
+from cli.visible import visible, visible_lines
 from patchcore.codec import Framing, decode
 from patchcore.dialects.base import ListContext
 from patchcore.document import Report, dialects_for, run, unique_edits
@@ -169,6 +174,7 @@ class ConversationView:
     def heading(self, name: str) -> Any:
         """The rule above the panels: where the list is, its dialect and size."""
         from rich.rule import Rule
+        from rich.text import Text
 
         listed = self.conversation.listed
         where = name if self.conversation.line is None else f"{name}:{self.conversation.line}"
@@ -177,7 +183,7 @@ class ConversationView:
         title = f"{where} {pointer} · {dialect} · {len(listed.messages)} messages"
         if listed.note:
             title += f" · {listed.note}"
-        return Rule(title, align="left", style="bold")
+        return Rule(Text(visible(title)), align="left", style="bold")
 
     def panels(self) -> list[Any]:
         """A panel per message, with the inserted ones in their place."""
@@ -202,7 +208,7 @@ class ConversationView:
         body = Text()
         words = message_text.text(message)
         if words:
-            body.append(message_text.shorten(words, self.text_limit) + "\n")
+            body.append(visible_lines(message_text.shorten(words, self.text_limit)) + "\n")
         self._calls_and_results(body, message, index)
         for value in slot.inserted_inside:
             body.append("+ inserted by fix: ", style="bold green")
@@ -210,14 +216,14 @@ class ConversationView:
         if slot.rewritten:
             body.append("~ rewritten by fix (results first)\n", style="yellow")
         for path in slot.removed:
-            what = "the whole message" if not path else format_pointer(path)
+            what = "the whole message" if not path else visible(format_pointer(path))
             body.append(f"- dropped by fix: {what}\n", style="bold yellow")
         for finding in findings:
             mark = MARKS[fixability(finding)]
             body.append(f"✗ {finding.code}{mark} {finding.rule}: ", style="bold red")
-            body.append(finding.message + "\n", style="red")
+            body.append(visible(finding.message) + "\n", style="red")
         body.rstrip()
-        title = f"#{index} {message_text.role(message)}"
+        title = Text(visible(f"#{index} {message_text.role(message)}"))
         border = "red" if findings else "blue"
         return Panel(body, title=title, title_align="left", border_style=border)
 
@@ -233,14 +239,14 @@ class ConversationView:
         for call in view.calls:
             args = message_text.arguments(message_text.at(message, call.path))
             body.append("→ call ", style="bold cyan")
-            body.append(f"{call.name or 'unknown'} (id {call.id or '-'})", style="cyan")
+            body.append(visible(f"{call.name or 'unknown'} (id {call.id or '-'})"), style="cyan")
             if args:
-                body.append(" " + message_text.shorten(args, self.detail_limit))
+                body.append(" " + visible(message_text.shorten(args, self.detail_limit)))
             body.append("\n")
         for answer in view.results:
             body.append("← result", style="bold magenta")
             paired = f" for {answer.key}" if answer.keyed else " (paired by name and position)"
-            body.append(paired + "\n", style="magenta")
+            body.append(visible(paired) + "\n", style="magenta")
 
     def _inserted(self, value: Any) -> Any:
         from rich.panel import Panel
@@ -250,15 +256,15 @@ class ConversationView:
         if isinstance(value, Verbatim):
             title = "+ moved here by fix"
         else:
-            title = f"+ {message_text.role(value)} (inserted by fix)"
-        return Panel(body, title=title, title_align="left", border_style="green")
+            title = visible(f"+ {message_text.role(value)} (inserted by fix)")
+        return Panel(body, title=Text(title), title_align="left", border_style="green")
 
     def _detail(self, value: Any) -> str:
-        """The words of an inserted value (or where a moved one comes from)."""
+        """The words of an inserted value (or where a moved one comes from), on one line."""
         if isinstance(value, Verbatim):
-            return f"from {format_pointer(value.pointer)}"
+            return visible(f"from {format_pointer(value.pointer)}")
         words = message_text.text(value) or message_text.compact(value)
-        return message_text.shorten(words, self.detail_limit)
+        return visible(message_text.shorten(words, self.detail_limit))
 
 
 def render(found: Sequence[Conversation], printer: Printer, *, name: str, full: bool) -> None:

@@ -14,6 +14,7 @@ import patchcore
 from cli.console import Printer, is_terminal
 from cli.report import Summary
 from cli.run import Mode
+from cli.visible import visible
 
 if TYPE_CHECKING:
     from patchcore.document import Report
@@ -32,8 +33,13 @@ def columns(mode: Mode) -> list[Column]:
 
 
 def _table(title: str, labels: Sequence[str], counts: Sequence[str], rows: list[list[str]]) -> Any:
-    """A table whose ``labels`` columns are text and whose ``counts`` columns are numbers."""
+    """A table whose ``labels`` columns are text and whose ``counts`` columns are numbers.
+
+    Cells are `Text`, never Rich markup (a file may be named ``[red]x.json``), and their
+    control characters are shown as escapes (`cli.visible`).
+    """
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, title_justify="left", title_style="bold")
     for head in labels:
@@ -41,7 +47,7 @@ def _table(title: str, labels: Sequence[str], counts: Sequence[str], rows: list[
     for head in counts:
         table.add_column(head, justify="right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(visible(cell)) for cell in row))
     return table
 
 

@@ -39,7 +39,28 @@ def _as_fields(message: BaseMessage) -> dict[str, Any]:
     return fields
 
 
+def _require_base_messages(messages: Sequence[object], function: str) -> None:
+    """Refuse anything but ``BaseMessage`` objects up front, naming the first stranger.
+
+    Serialized messages (dicts) read as attributes would fail deep inside with an
+    ``AttributeError`` that says nothing of the mix-up; they have their own entry point.
+
+    Raises:
+        TypeError: An item is not a ``BaseMessage``.
+    """
+    for index, message in enumerate(messages):
+        if not isinstance(message, BaseMessage):
+            hint = " (serialized messages go to patchcore.fix_messages / check_messages)"
+            msg = (
+                f"{function} expects a sequence of langchain-core BaseMessage objects; "
+                f"item {index} is a {type(message).__name__}"
+                f"{hint if isinstance(message, Mapping) else ''}"
+            )
+            raise TypeError(msg)
+
+
 def _findings(messages: Sequence[BaseMessage], options: Options, *, fixing: bool) -> list[Finding]:
+    _require_base_messages(messages, "fix_base_messages" if fixing else "check_base_messages")
     return check_list(
         [_as_fields(m) for m in messages],
         dialect=_LANGCHAIN,
@@ -55,7 +76,11 @@ def check_base_messages(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
 ) -> list[Finding]:
-    """Find defects in a list of LangChain messages."""
+    """Find defects in a list of LangChain messages.
+
+    Raises:
+        TypeError: An item is not a ``BaseMessage`` (dicts: use `patchcore.check_messages`).
+    """
     return _findings(messages, make_options(select=select, ignore=ignore), fixing=False)
 
 
@@ -75,6 +100,9 @@ def fix_base_messages(
     Returns:
         A `Repair` whose ``value`` is a new list: the original message objects (untouched) with
         the new ``ToolMessage`` objects inserted.
+
+    Raises:
+        TypeError: An item is not a ``BaseMessage`` (dicts: use `patchcore.fix_messages`).
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage

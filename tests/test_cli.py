@@ -34,6 +34,7 @@ from langchain_core.messages import (
 )
 
 import patchcore
+from tests.conftest import ROOT
 from tests.helpers import MODULE, TP001_TEXT, TP002_TEXT, clean_env, console_script, run, text
 
 OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
@@ -361,22 +362,23 @@ def test_stdin_filename_names_errors() -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "code"),
     [
-        ["check", "dangling.json", "clean.json"],
-        ["check", "-v", "dangling.json", "clean.json"],
-        ["fix", "--check", "dangling.json"],
-        ["fix", "-v", "dangling.json"],
-        ["check", "broken.json"],
-        ["fix", "broken.json"],
+        (["check", "dangling.json", "clean.json"], 1),
+        (["check", "-v", "dangling.json", "clean.json"], 1),
+        (["fix", "--check", "dangling.json"], 1),
+        (["fix", "-v", "dangling.json"], 0),
+        (["check", "broken.json"], 2),
+        (["fix", "broken.json"], 2),
     ],
 )
-def test_stdout_is_empty_unless_there_is_a_product(tmp_path: Path, args: list[str]) -> None:
+def test_stdout_is_empty_unless_there_is_a_product(
+    tmp_path: Path, args: list[str], code: int
+) -> None:
     write(tmp_path / "dangling.json", DANGLING)
     write(tmp_path / "clean.json", CLEAN)
     write(tmp_path / "broken.json", b"[")
-    result = run(args, cwd=tmp_path)
-    assert result.code in (0, 1, 2)
+    result = run(args, cwd=tmp_path, expect=code)
     assert result.stdout == b"", result.show()
     assert result.stderr_lines, "messages go to stderr" + result.show()
 
@@ -595,6 +597,24 @@ def test_file_without_history_named_explicitly_is_an_error(tmp_path: Path) -> No
         assert path.read_bytes() == NO_HISTORY
 
 
+def test_walk_skips_files_that_are_neither_json_nor_histories(tmp_path: Path) -> None:
+    """tsconfig.json (comments, a trailing comma) is passed over like a file without a history;
+    a broken file that names history keys is a torn history, and an error; named on the
+    command line without --skip-no-history, a file that cannot be read is an error too."""
+    make_tree(tmp_path / "tree")
+    tsconfig = (ROOT / "tests" / "data" / "jsonc" / "tsconfig.json").read_bytes()
+    write(tmp_path / "tree" / "tsconfig.json", tsconfig)
+    write(tmp_path / "tree" / "torn.json", b'[{"role": "user", "content": "hi"},\n')
+    result = run(["check", "-v", "tree"], cwd=tmp_path, expect=2)
+    (skipped,) = [line for line in result.stderr_lines if "tsconfig.json" in line]
+    assert skipped.startswith("tree/tsconfig.json: skipped: not JSON or JSON Lines (2:3: "), skipped
+    errors = [line for line in result.stderr_lines if ERROR_LINE.match(line)]
+    assert errors == ["tree/torn.json:2:1: error: invalid JSON: Expecting value"], result.show()
+    named = run(["check", "tree/tsconfig.json"], cwd=tmp_path, expect=2)
+    assert named.stderr_lines[0].startswith("tree/tsconfig.json:2:3: error: invalid JSON")
+    run(["check", "--skip-no-history", "tree/tsconfig.json"], cwd=tmp_path, expect=0)
+
+
 def test_directory_and_file_given_twice_are_checked_once(tmp_path: Path) -> None:
     make_tree(tmp_path / "tree")
     result = run(["check", "tree", str(Path("tree") / "a.json")], cwd=tmp_path, expect=1)
@@ -794,20 +814,21 @@ def test_fix_reports_what_it_fixed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "code"),
     [
-        ["check", "-q", "h.json", "c.json"],
-        ["check", "--quiet", "h.json"],
-        ["fix", "-q", "h.json"],
-        ["fix", "--check", "-q", "h.json"],
-        ["fix", "--diff", "-q", "c.json"],
+        (["check", "-q", "h.json", "c.json"], 1),
+        (["check", "--quiet", "h.json"], 1),
+        (["check", "-q", "c.json"], 0),
+        (["fix", "-q", "h.json"], 0),
+        (["fix", "--check", "-q", "h.json"], 1),
+        (["fix", "--diff", "-q", "h.json"], 1),
+        (["fix", "--diff", "-q", "c.json"], 0),
     ],
 )
-def test_quiet_prints_nothing_but_errors(tmp_path: Path, args: list[str]) -> None:
+def test_quiet_prints_nothing_but_errors(tmp_path: Path, args: list[str], code: int) -> None:
     write(tmp_path / "h.json", DANGLING)
     write(tmp_path / "c.json", CLEAN)
-    result = run(args, cwd=tmp_path)
-    assert result.code in (0, 1), result.show()
+    result = run(args, cwd=tmp_path, expect=code)
     assert result.stderr == "", result.show()
 
 

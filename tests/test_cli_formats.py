@@ -3,9 +3,11 @@
 The inputs are ``tests/data/formats/inputs``: an OpenAI Chat document (a TP003 call whose tool
 name holds ``%``, a message with a line break), an Anthropic request (a safe TP001 fix that
 rewraps a string ``content``, an unsafe TP101), JSON Lines of conversations saved under a name
-with ``,`` and ``:`` (a clean line, a TP002, an unfixable TP105 and a TP101), and a broken file.
+with ``,`` and ``:`` (a clean line, a TP002, an unfixable TP105 and a TP101, and a list that
+mixes dialects: a warning), and a broken file.
 They are checked with ``--select ALL`` from a temporary folder, so the paths in the reports are
-the relative names; the only other normalisation is the version in the SARIF driver.
+the relative names; the only normalisations are the version in the SARIF driver and the folder
+itself (the SARIF ``%SRCROOT%``).
 
 Regenerate the golden files after a deliberate change with
 ``TOOLPATCH_UPDATE_GOLDEN=1 python -m pytest tests/test_cli_formats.py`` and review the diff.
@@ -51,6 +53,8 @@ EXPECTED_FINDINGS = [
     (ODD_NAME, "TP105", None),
     (ODD_NAME, "TP101", "x"),
 ]
+MIXED = "mixes dialects (anthropic, openai-chat, openai-responses); not checked"
+WARNING_LINE = f"{ODD_NAME}:4: /messages: warning: {MIXED}"
 
 
 @pytest.fixture
@@ -67,7 +71,8 @@ def check(folder: Path, *args: str, env: dict[str, str] | None = None) -> Result
     return run(["check", "--select", "ALL", "--isolated", *args, *FILES], cwd=folder, env=env)
 
 
-def normalised(text: str) -> str:
+def normalised(text: str, folder: Path) -> str:
+    text = text.replace(f'"{folder.as_uri()}/"', '"file:///<folder>/"')
     return text.replace(f'"{patchcore.__version__}"', '"<version>"')
 
 
@@ -101,8 +106,9 @@ def test_machine_format_matches_its_golden_file(
     assert result.code == 2, "broken.json is an error, and errors win" + result.show()
     report = result.stdout.decode("utf-8")
     assert "\x1b" not in report
-    assert_golden(golden, normalised(report))
+    assert_golden(golden, normalised(report, inputs))
     assert result.stderr_lines == [
+        WARNING_LINE,
         "broken.json:2:1: error: invalid JSON: Expecting value",
         "Found 6 findings in 3 files (3 fixable with `toolpatch fix`, 2 more with "
         "`--unsafe-fixes`), 1 file could not be processed.",
@@ -195,9 +201,49 @@ def test_unreadable_input_is_an_entry_in_every_machine_format(inputs: Path) -> N
     assert notification["message"]["text"] == "invalid JSON: Expecting value"
     location = notification["locations"][0]["physicalLocation"]
     assert location == {
-        "artifactLocation": {"uri": "broken.json"},
+        "artifactLocation": {"uri": "broken.json", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 2, "startColumn": 1},
     }
+
+
+def test_a_list_not_checked_is_a_warning_in_every_machine_format(inputs: Path) -> None:
+    records = json.loads(check(inputs, "--output-format", "json").stdout)
+    (warning,) = [r for r in records if r["kind"] == "warning"]
+    assert warning == {
+        "kind": "warning",
+        "file": ODD_NAME,
+        "line": 4,
+        "column": None,
+        "message": MIXED,
+        "pointer": "/messages",
+    }
+    github = check(inputs, "--output-format", "github").stdout.decode().splitlines()
+    assert [line for line in github if line.startswith("::warning ")] == [
+        f"::warning title=toolpatch (warning),file=odd%2C name%3A1.jsonl,line=4::{WARNING_LINE}"
+    ]
+    sarif_run = json.loads(check(inputs, "--output-format", "sarif").stdout)["runs"][0]
+    (result,) = [r for r in sarif_run["results"] if r["level"] == "warning"]
+    rule = sarif_run["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert result["ruleId"] == rule["id"] == "unchecked"
+    assert rule["defaultConfiguration"] == {"level": "warning"}
+    assert result["message"]["text"] == MIXED
+    location = result["locations"][0]
+    assert location["physicalLocation"]["region"] == {"startLine": 4}
+    assert location["logicalLocations"][0]["fullyQualifiedName"] == "/messages"
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "jsonl", "github", "sarif"])
+def test_a_warning_alone_keeps_exit_code_0(tmp_path: Path, output_format: str) -> None:
+    """A warning is no finding (DESIGN: a mixed list is reported with a warning, not repaired)."""
+    mixed = "anthropic-with-openai-tool-message.json"
+    shutil.copyfile(ROOT / "samples" / "mixed" / mixed, tmp_path / mixed)
+    result = run(["check", "--output-format", output_format, mixed], cwd=tmp_path, expect=0)
+    assert f"{mixed}: /: warning: mixes dialects" in result.stderr, result.show()
+    if output_format == "sarif":
+        (invocation,) = json.loads(result.stdout)["runs"][0]["invocations"]
+        assert invocation["executionSuccessful"] is True, "a warning is no failed execution"
+    elif output_format != "text":
+        assert b"mixes dialects" in result.stdout, result.show()
 
 
 def test_missing_file_is_an_error_entry(tmp_path: Path) -> None:
@@ -209,9 +255,13 @@ def test_missing_file_is_an_error_entry(tmp_path: Path) -> None:
 
 def test_github_annotations_are_escaped(inputs: Path) -> None:
     lines = check(inputs, "--output-format", "github").stdout.decode().splitlines()
-    assert len(lines) == len(EXPECTED_FINDINGS) + 1, "one annotation per finding and error"
+    assert len(lines) == len(EXPECTED_FINDINGS) + 2, "one annotation per finding, warning, error"
     pattern = re.compile(r"^::error title=[^:,]+ \(\w+\),file=[^:,]*,line=\d+,col=\d+::.+$")
-    assert all(pattern.match(line) for line in lines), lines
+    warning = (
+        f"::warning title=toolpatch (warning),file=odd%2C name%3A1.jsonl,line=4::{WARNING_LINE}"
+    )
+    assert all(pattern.match(line) or line == warning for line in lines), lines
+    assert warning in lines
     tp003 = lines[0]
     assert "quote_100%25" in tp003, "% in the message is escaped"
     assert "%0Aprovider error: " in tp003, "the line break before the provider error is escaped"
@@ -231,13 +281,49 @@ def test_sarif_is_valid_sarif_2_1_0(inputs: Path) -> None:
     assert not jsonschema.Draft4Validator(schema).is_valid(broken), "the schema is enforced"
 
 
+def test_sarif_names_files_from_the_working_directory_or_by_file_uri(
+    inputs: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Code scanning resolves relative URIs against %SRCROOT% and only maps file:// URIs."""
+    outside = tmp_path_factory.mktemp("outside")
+    shutil.copyfile(INPUTS / "chat.json", outside / "elsewhere.json")
+    (inputs / "sub").mkdir()
+    shutil.copyfile(INPUTS / "chat.json", inputs / "sub" / "nested.json")
+    names = [
+        "chat.json",  # relative
+        str(inputs / "sub" / "nested.json"),  # absolute, inside the working directory
+        str(outside / "elsewhere.json"),  # absolute, outside it
+        os.path.relpath(outside / "elsewhere.json", inputs),  # ../, outside it
+    ]
+    result = run(["check", "--output-format", "sarif", *names], cwd=inputs, expect=1)
+    log = json.loads(result.stdout)
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=str)
+    assert not errors, "\n".join(e.message for e in errors)
+    (sarif_run,) = log["runs"]
+    root = f"{inputs.as_uri()}/"
+    assert sarif_run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": root}}
+    assert sarif_run["invocations"][0]["workingDirectory"] == {"uri": root}
+    artifacts = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"] for r in sarif_run["results"]
+    ]
+    assert artifacts == [
+        {"uri": "chat.json", "uriBaseId": "%SRCROOT%"},
+        {"uri": "sub/nested.json", "uriBaseId": "%SRCROOT%"},
+        {"uri": (outside / "elsewhere.json").as_uri()},
+        {"uri": (outside / "elsewhere.json").as_uri()},
+    ]
+    for artifact in artifacts:
+        assert not artifact["uri"].startswith("/"), "an absolute path is no URI reference"
+
+
 def test_sarif_has_a_rule_entry_per_code_and_results_point_at_them(inputs: Path) -> None:
     log = json.loads(check(inputs, "--output-format", "sarif").stdout)
     (sarif_run,) = log["runs"]
     rules = sarif_run["tool"]["driver"]["rules"]
-    assert [rule["id"] for rule in rules] == list(patchcore.RULES)
-    assert all(rule["name"] == patchcore.RULES[rule["id"]].name for rule in rules)
-    results = sarif_run["results"]
+    assert [rule["id"] for rule in rules] == [*patchcore.RULES, "unchecked"]
+    assert all(rule["name"] == patchcore.RULES[rule["id"]].name for rule in rules[:-1])
+    results = [r for r in sarif_run["results"] if r["ruleId"] != "unchecked"]
     uris = {"chat.json": "chat.json", "anthropic.json": "anthropic.json"}
     uris[ODD_NAME] = "odd,%20name%3A1.jsonl"  # a colon would read as a URI scheme
     located = [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"])
@@ -311,7 +397,7 @@ def test_unwritable_output_file_is_an_error(inputs: Path) -> None:
 def test_quiet_machine_format_prints_only_errors_on_stderr(inputs: Path) -> None:
     result = check(inputs, "--output-format", "jsonl", "-q")
     assert result.stderr_lines == ["broken.json:2:1: error: invalid JSON: Expecting value"]
-    assert len(result.stdout.decode().splitlines()) == len(EXPECTED_FINDINGS) + 1
+    assert len(result.stdout.decode().splitlines()) == len(EXPECTED_FINDINGS) + 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,8 +486,10 @@ def test_skip_no_history_skips_named_files_without_history(tmp_path: Path) -> No
     )
     assert [(r["kind"], r["file"]) for r in _records(result)] == [("finding", "h.json")]
     assert "1 file skipped" in result.stderr
-    (tmp_path / "bad.json").write_text("{")
-    run(["check", "--skip-no-history", "bad.json"], cwd=tmp_path, expect=2)  # broken: an error
+    (tmp_path / "bad.json").write_text("{")  # not JSON, and nothing in it says history
+    run(["check", "--skip-no-history", "bad.json"], cwd=tmp_path, expect=0)
+    (tmp_path / "torn.json").write_text('{"messages": [')  # a torn history: an error
+    run(["check", "--skip-no-history", "torn.json"], cwd=tmp_path, expect=2)
 
 
 def test_stdin_filename_names_stdin_in_machine_reports() -> None:

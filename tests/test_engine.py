@@ -285,6 +285,13 @@ def test_seed_base_messages() -> None:
     assert (tool.tool_call_id, tool.name, tool.content) == ("123", "get_events_for_days", SEED_TEXT)
 
 
+@pytest.mark.parametrize("function", ["fix_base_messages", "check_base_messages"])
+def test_base_messages_refuse_plain_dicts(function: str) -> None:
+    history = [HumanMessage("hi"), {"role": "user", "content": "hello"}]
+    with pytest.raises(TypeError, match=rf"{function} expects .*BaseMessage.*item 1 is a dict"):
+        getattr(patchcore, function)(history)
+
+
 def test_seed_openai_chat() -> None:
     history = [
         {"role": "system", "content": "You are a helpful assistant."},

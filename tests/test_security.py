@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import json
 import marshal
 import pickle
+import pkgutil
 import re
 import subprocess
 import sys
@@ -69,10 +71,23 @@ class Forbidden(BaseException):
     inside toolpatch can swallow it."""
 
 
+def _import_toolpatch() -> None:
+    """Import every module of toolpatch: the engine is imported where it is first used, and
+    loading a module (``marshal.loads`` of its bytecode, or ``compile`` of its source) is not
+    what the traps are about."""
+    import cli
+    import patchcore
+
+    for package in (cli, patchcore):
+        for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(module.name)
+
+
 @contextmanager
 def booby_traps() -> Iterator[list[str]]:
     """Make deserialisation and code execution raise while the block runs; yields the names of
     the ones that were called (the block is over before pytest reports anything)."""
+    _import_toolpatch()
     called: list[str] = []
 
     def trap(name: str) -> Any:

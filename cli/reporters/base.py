@@ -1,7 +1,10 @@
-"""What every machine-readable report shares: the reporter interface and the error entries.
+"""What every machine-readable report shares: the reporter interface, the error and warning
+entries.
 
 An input that cannot be read is part of the report too (an error entry, a SARIF tool execution
 notification), so a consumer of the report alone sees that the run failed, not just exit code 2.
+So is a part of an input that was not checked (a warning: a list mixing dialects, a session
+entry kept unread), so that a report without findings does not claim more than was checked.
 """
 
 from __future__ import annotations
@@ -37,6 +40,34 @@ class InputError:
         return cls(outcome.source.name, line, column, located["reason"])
 
 
+@dataclass(frozen=True, slots=True)
+class InputWarning:
+    """A part of an input that was reported but not checked.
+
+    Attributes:
+        file: The input's name.
+        line: The line of its JSON Lines record (or session entry); ``None`` in a JSON document.
+        message: Why it was not checked.
+        pointer: The JSON pointer of the list (or entry) in its record.
+    """
+
+    file: str
+    line: int | None
+    message: str
+    pointer: str
+
+    @classmethod
+    def all_of(cls, outcome: Outcome) -> list[InputWarning]:
+        """The warnings of ``outcome``, in input order (none for an input that failed)."""
+        if outcome.report is None or outcome.error is not None:
+            return []
+        return [
+            cls(outcome.source.name, listed.line, listed.note or "", listed.pointer)
+            for listed in outcome.report.lists
+            if listed.warning
+        ]
+
+
 class Reporter(ABC):
     """Writes one report over a run's outcomes to a binary stream."""
 
@@ -53,6 +84,10 @@ class Reporter(ABC):
         self.stream.flush()
 
     def write(self, text: str) -> None:
-        """Write ``text`` as UTF-8 and flush, so a follower of the report sees each part."""
-        self.stream.write(text.encode("utf-8"))
+        """Write ``text`` as UTF-8 and flush, so a follower of the report sees each part.
+
+        A lone surrogate (a JSON ``"\\ud800"`` in the input) has no UTF-8 form; it is written
+        as that same escape, which inside a JSON string is the exact value again.
+        """
+        self.stream.write(text.encode("utf-8", errors="backslashreplace"))
         self.stream.flush()

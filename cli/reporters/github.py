@@ -1,14 +1,16 @@
 """``--output-format github``: GitHub Actions workflow commands, one annotation per finding.
 
 ``::error title=toolpatch (TP001),file=F,line=L,col=C::F:L:C: TP001 message`` (ruff's layout);
-the provider error follows on a second line of the annotation. Escaping follows the Actions
-toolkit: in the message ``%``, CR and LF are percent-encoded; in property values ``:`` and ``,``
-are too, since they separate the properties.
+the provider error follows on a second line of the annotation. A part of an input that was not
+checked is a ``::warning`` in the words of the text report (``F:L: /pointer: warning: why``);
+an input that cannot be read is an ``::error``. Escaping follows the Actions toolkit: in the
+message ``%``, CR and LF are percent-encoded; in property values ``:`` and ``,`` are too, since
+they separate the properties.
 """
 
 from __future__ import annotations
 
-from cli.reporters.base import InputError, Reporter
+from cli.reporters.base import InputError, InputWarning, Reporter
 from cli.run import Outcome
 from patchcore.model import Finding
 
@@ -23,15 +25,17 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(title: str, file: str, line: int | None, column: int | None, message: str) -> str:
-    """One ``::error`` command line (``line`` and ``col`` only where known)."""
+def annotation(
+    command: str, title: str, file: str, line: int | None, column: int | None, message: str
+) -> str:
+    """One ``::error`` or ``::warning`` command line (``line`` and ``col`` only where known)."""
     properties = [("title", title), ("file", file)]
     if line is not None:
         properties.append(("line", str(line)))
         if column is not None:
             properties.append(("col", str(column)))
     spec = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-    return f"::error {spec}::{escape_data(message)}\n"
+    return f"::{command} {spec}::{escape_data(message)}\n"
 
 
 def finding_annotation(file: str, finding: Finding) -> str:
@@ -40,14 +44,21 @@ def finding_annotation(file: str, finding: Finding) -> str:
     message = f"{file}:{line}:{column}: {finding.code} {finding.message}"
     if finding.provider_error:
         message += f"\nprovider error: {finding.provider_error}"
-    return annotation(f"toolpatch ({finding.code})", file, line, column, message)
+    return annotation("error", f"toolpatch ({finding.code})", file, line, column, message)
 
 
 def error_annotation(error: InputError) -> str:
     """The annotation of an input that could not be evaluated."""
     where = ":".join(str(p) for p in (error.file, error.line, error.column) if p is not None)
     message = f"{where}: error: {error.message}"
-    return annotation("toolpatch (error)", error.file, error.line, error.column, message)
+    return annotation("error", "toolpatch (error)", error.file, error.line, error.column, message)
+
+
+def warning_annotation(warning: InputWarning) -> str:
+    """The annotation of a part of an input that was not checked."""
+    where = warning.file if warning.line is None else f"{warning.file}:{warning.line}"
+    message = f"{where}: {warning.pointer or '/'}: warning: {warning.message}"
+    return annotation("warning", "toolpatch (warning)", warning.file, warning.line, None, message)
 
 
 class GithubReporter(Reporter):
@@ -59,4 +70,6 @@ class GithubReporter(Reporter):
             self.write(error_annotation(error))
         elif outcome.report is not None:
             name = outcome.source.name
-            self.write("".join(finding_annotation(name, f) for f in outcome.report.findings))
+            warnings = [warning_annotation(w) for w in InputWarning.all_of(outcome)]
+            findings = [finding_annotation(name, f) for f in outcome.report.findings]
+            self.write("".join(warnings + findings))

@@ -1,27 +1,27 @@
 """``--output-format json`` (one array) and ``jsonl`` (one object per line, as it comes).
 
-Both hold the same objects (`cli.reporters.records`): every finding, and an error entry for
-every input that could not be evaluated, in input order.
+Both hold the same objects (`cli.reporters.records`), in input order: for each input its
+warnings (parts not checked) and findings, or its error entry when it could not be evaluated.
 """
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 
-from cli.reporters.base import InputError, Reporter
-from cli.reporters.records import error_record, finding_record
+from cli.reporters.base import InputError, InputWarning, Reporter
+from cli.reporters.records import error_record, finding_record, json_text, warning_record
 from cli.run import Outcome
 
 
 def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:
-    """The report objects of one input: its error, or its findings."""
+    """The report objects of one input: its error, or its warnings and findings."""
     error = InputError.of(outcome)
     if error is not None:
         return [error_record(error)]
     if outcome.report is None:
         return []
-    return [finding_record(outcome.source.name, f) for f in outcome.report.findings]
+    warnings = [warning_record(w) for w in InputWarning.all_of(outcome)]
+    return warnings + [finding_record(outcome.source.name, f) for f in outcome.report.findings]
 
 
 class JsonReporter(Reporter):
@@ -35,7 +35,7 @@ class JsonReporter(Reporter):
         self.records += outcome_records(outcome)
 
     def finish(self) -> None:
-        self.write(json.dumps(self.records, indent=2, ensure_ascii=False) + "\n")
+        self.write(json_text(self.records, indent=2) + "\n")
 
 
 class JsonLinesReporter(Reporter):
@@ -43,4 +43,4 @@ class JsonLinesReporter(Reporter):
 
     def add(self, outcome: Outcome) -> None:
         for record in outcome_records(outcome):
-            self.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self.write(json_text(record) + "\n")

@@ -1,5 +1,5 @@
-"""Findings, their fixes and input errors as JSON objects, shared by the JSON, JSON Lines and
-SARIF reports so that every format says the same thing in the same words.
+"""Findings, their fixes, warnings and input errors as JSON objects, shared by the JSON, JSON
+Lines and SARIF reports so that every format says the same thing in the same words.
 
 Pointers are RFC 6901 JSON pointers into the record that holds the message list: the whole
 document, or the JSON Lines line at ``line`` (for a file with one message per line, the whole
@@ -17,11 +17,24 @@ byte for byte (a string ``content`` wrapped into a list of blocks).
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from typing import Any
 
-from cli.reporters.base import InputError
+from cli.reporters.base import InputError, InputWarning
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, Replace, Verbatim, format_pointer
+
+#: What ``json.dumps`` leaves raw but a terminal obeys: DEL and the C1 controls (CSI, OSC, ...).
+_RAW_CONTROLS = re.compile("[\x7f-\x9f]")
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """A report as JSON text: readable UTF-8, with every control character escaped (``json``
+    escapes C0; DEL and C1 are escaped here), so the values stay exact and a report shown on a
+    terminal cannot drive it (lone surrogates: `Reporter.write`)."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _RAW_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def jsonable(value: Any) -> Any:
@@ -87,6 +100,18 @@ def finding_record(file: str, finding: Finding) -> dict[str, Any]:
         "tool_name": finding.tool_name,
         "provider_error": finding.provider_error,
         "fix": fix_record(finding.fix),
+    }
+
+
+def warning_record(warning: InputWarning) -> dict[str, Any]:
+    """A part of an input that was not checked (its column is not known: ``null``)."""
+    return {
+        "kind": "warning",
+        "file": warning.file,
+        "line": warning.line,
+        "column": None,
+        "message": warning.message,
+        "pointer": warning.pointer,
     }
 
 

@@ -3,20 +3,25 @@
 One run: the tool with a rule entry per toolpatch rule (results point at them by id and index),
 one result per finding located by file, line and column plus the JSON pointer as a logical
 location, and one invocation whose tool execution notifications are the inputs that could not
-be evaluated (``executionSuccessful`` is false when there is any). toolpatch's own details
+be evaluated (``executionSuccessful`` is false when there is any). A part of an input that was
+not checked (a list mixing dialects, a session entry kept unread) is a result too, of level
+``warning`` under the extra rule ``unchecked``: code scanning shows results as alerts, where a
+notification would go unseen, and the run still succeeded. Files are named relative to the
+working directory (``%SRCROOT%``) or by their ``file://`` URI (`cli.reporters.artifacts`).
+toolpatch's own details
 (dialect, call id, tool name, the fix and its edits) ride in the results' property bags, in the
 JSON report's words. Columns count Unicode code points, as toolpatch's do.
 """
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import IO, Any
-from urllib.parse import quote
 
 import patchcore
-from cli.reporters.base import InputError, Reporter
-from cli.reporters.records import fix_record
+from cli.reporters.artifacts import SRCROOT, artifact_location, directory_uri
+from cli.reporters.base import InputError, InputWarning, Reporter
+from cli.reporters.records import fix_record, json_text
 from cli.run import Outcome
 from patchcore.model import Finding, format_pointer
 
@@ -25,23 +30,47 @@ SARIF_SCHEMA = (
 )
 SARIF_VERSION = "2.1.0"
 _RULE_INDEX = {code: index for index, code in enumerate(patchcore.RULES)}
+#: The rule of the warnings, after toolpatch's own rules.
+UNCHECKED = "unchecked"
+_UNCHECKED_TEXT = (
+    "Part of an input was reported but not checked: a message list that mixes dialects (which "
+    "toolpatch will not guess how to repair), or an agent session entry that is not JSON, not "
+    "an object or of an unknown type (kept as it is). Nothing is fixed there; look at it, or "
+    "force a dialect with --dialect."
+)
+UNCHECKED_RULE = {
+    "id": UNCHECKED,
+    "name": "unchecked-content",
+    "shortDescription": {"text": "content that was reported but not checked"},
+    "fullDescription": {"text": _UNCHECKED_TEXT},
+    "help": {"text": _UNCHECKED_TEXT},
+    "defaultConfiguration": {"level": "warning"},
+    "properties": {"fix": "none"},
+}
 
 
-def artifact_uri(file: str) -> str:
-    """A file name as a relative URI reference: ``/`` separators, other characters escaped
-    where a URI needs it (``:`` too, which would otherwise read as a scheme)."""
-    return quote(file.replace("\\", "/"), safe="/@!$&'()*+,;=-._~")
+#: An ``artifactLocation``: the file a result is in.
+Artifact = dict[str, str]
 
 
-def physical_location(file: str, line: int | None, column: int | None) -> dict[str, Any]:
+def physical_location(artifact: Artifact, line: int | None, column: int | None) -> dict[str, Any]:
     """Where in which file, as far as known."""
-    location: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file)}}
+    location: dict[str, Any] = {"artifactLocation": artifact}
     if line is not None:
         region = {"startLine": line}
         if column is not None:
             region["startColumn"] = column
         location["region"] = region
     return {"physicalLocation": location}
+
+
+def pointed_location(
+    artifact: Artifact, line: int, column: int | None, pointer: str
+) -> dict[str, Any]:
+    """Where a result is: the file and line, and its JSON pointer as a logical location."""
+    location = physical_location(artifact, line, column)
+    location["logicalLocations"] = [{"fullyQualifiedName": pointer or "/", "kind": "value"}]
+    return location
 
 
 def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
@@ -57,12 +86,10 @@ def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
     }
 
 
-def result(file: str, finding: Finding) -> dict[str, Any]:
+def result(artifact: Artifact, finding: Finding) -> dict[str, Any]:
     """One finding as a SARIF ``result``."""
-    location = physical_location(file, finding.line or 1, finding.column or 1)
-    location["logicalLocations"] = [
-        {"fullyQualifiedName": format_pointer(finding.pointer) or "/", "kind": "value"}
-    ]
+    pointer = format_pointer(finding.pointer)
+    location = pointed_location(artifact, finding.line or 1, finding.column or 1, pointer)
     text = finding.message
     if finding.provider_error:
         text += f"\nprovider error: {finding.provider_error}"
@@ -77,36 +104,52 @@ def result(file: str, finding: Finding) -> dict[str, Any]:
             "dialect": finding.dialect,
             "callId": finding.call_id,
             "toolName": finding.tool_name,
-            "pointer": format_pointer(finding.pointer),
+            "pointer": pointer,
             "fix": fix_record(finding.fix),
         },
     }
 
 
-def notification(error: InputError) -> dict[str, Any]:
+def warning_result(artifact: Artifact, warning: InputWarning) -> dict[str, Any]:
+    """A part of an input that was not checked, as a ``warning`` result (line 1 of a JSON
+    document, whose lists have no line of their own in the report)."""
+    location = pointed_location(artifact, warning.line or 1, None, warning.pointer)
+    return {
+        "ruleId": UNCHECKED,
+        "ruleIndex": len(patchcore.RULES),
+        "level": "warning",
+        "message": {"text": warning.message},
+        "locations": [location],
+        "properties": {"pointer": warning.pointer},
+    }
+
+
+def notification(artifact: Artifact, error: InputError) -> dict[str, Any]:
     """An input that could not be evaluated, as a tool execution notification."""
     return {
         "level": "error",
         "message": {"text": error.message},
-        "locations": [physical_location(error.file, error.line, error.column)],
+        "locations": [physical_location(artifact, error.line, error.column)],
     }
 
 
 class SarifReporter(Reporter):
-    """One SARIF log, written when the run is over."""
+    """One SARIF log, written when the run is over (files named from the directory it ran in)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         super().__init__(stream)
+        self.root = Path.cwd()
         self.results: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
 
     def add(self, outcome: Outcome) -> None:
+        artifact = artifact_location(outcome.source.name, self.root)
         error = InputError.of(outcome)
         if error is not None:
-            self.notifications.append(notification(error))
+            self.notifications.append(notification(artifact, error))
         elif outcome.report is not None:
-            name = outcome.source.name
-            self.results += [result(name, f) for f in outcome.report.findings]
+            self.results += [warning_result(artifact, w) for w in InputWarning.all_of(outcome)]
+            self.results += [result(artifact, f) for f in outcome.report.findings]
 
     def log(self) -> dict[str, Any]:
         """The whole SARIF log."""
@@ -114,14 +157,17 @@ class SarifReporter(Reporter):
             "name": "toolpatch",
             "version": patchcore.__version__,
             "semanticVersion": patchcore.__version__,
-            "rules": [rule_descriptor(rule) for rule in patchcore.RULES.values()],
+            "rules": [*map(rule_descriptor, patchcore.RULES.values()), UNCHECKED_RULE],
         }
+        root = {"uri": directory_uri(self.root)}
         invocation = {
             "executionSuccessful": not self.notifications,
             "toolExecutionNotifications": self.notifications,
+            "workingDirectory": root,
         }
         run = {
             "tool": {"driver": driver},
+            "originalUriBaseIds": {SRCROOT: root},
             "invocations": [invocation],
             "columnKind": "unicodeCodePoints",
             "results": self.results,
@@ -129,4 +175,4 @@ class SarifReporter(Reporter):
         return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
     def finish(self) -> None:
-        self.write(json.dumps(self.log(), indent=2, ensure_ascii=False) + "\n")
+        self.write(json_text(self.log(), indent=2) + "\n")

@@ -1,0 +1,39 @@
+"""Text from the data made safe to show to people: control characters become visible escapes.
+
+A tool name, a call id, a file name or a message's text is whatever the input says. Printed as
+it is, an ESC or CSI in it drives the terminal (``\\x1b[2J`` clears the screen, an OSC sequence
+sets the window title, others hide or rewrite what came before) and a line feed in a name forges
+a line of the report. So C0 controls and DEL are shown as ``\\x1b`` (tab, line feed and carriage
+return as ``\\t``, ``\\n``, ``\\r``), C1 controls as ``\\u009b``, and lone surrogates, which no
+stream can even encode, as ``\\udc80``. The backslash itself is left alone: paths keep their
+look, and escaping twice changes nothing.
+
+Machine reports (JSON, JSON Lines, SARIF) carry the exact values instead; their encoders escape.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Everything that is not shown as itself: C0, DEL, C1, lone surrogates.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+#: The same, but for the line feeds and tabs that lay out a message's own text.
+_CONTROLS_BUT_LAYOUT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _SHORT.get(char) or (f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
+
+
+def visible(text: str) -> str:
+    """``text`` as one line, every control character written as an escape."""
+    return _CONTROLS.sub(_escape, text)
+
+
+def visible_lines(text: str) -> str:
+    """``text`` with its own line feeds and tabs, every other control character written as an
+    escape (a message shown whole, in a panel)."""
+    return _CONTROLS_BUT_LAYOUT.sub(_escape, text)
