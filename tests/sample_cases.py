@@ -4069,6 +4069,24 @@ def gemini_cli_cases() -> list[Case]:
             ],
         ),
     ]
+    tag_id = "run_shell_command-1772439377210-9a3c6e1f4b2d8"
+    tag_call = gcli_call(
+        "run_shell_command",
+        tag_id,
+        {"command": "git tag v1.4.0", "description": "Tag the release."},
+        "awaiting_approval",
+        shown_as="Shell",
+    )
+    reply = gcli_message(196, "gemini", "I'll tag the release.", model="gemini-2.5-pro")
+    log = [
+        {**GEMINI_CLI_SESSION, "kind": "main"},
+        gcli_message(194, "user", [{"text": "Tag the release as v1.4.0."}]),
+        {"$set": {"lastUpdated": "2026-03-02T08:03:14.000Z"}},
+        reply,
+        {**reply, "toolCalls": [tag_call], "tokens": GEMINI_TOKENS},
+        {"$set": {"lastUpdated": "2026-03-02T08:03:17.000Z"}},
+    ]
+    log_fixed = [*log[:4], {**log[4], "toolCalls": [gcli_failed(tag_call, TP002)]}, log[5]]
     return [
         Case(
             "gemini-cli/interrupted-executing.json",
@@ -4105,6 +4123,16 @@ def gemini_cli_cases() -> list[Case]:
             None,
             [("TP002", written_id)],
             unfixed=[("TP002", written_id)],
+        ),
+        Case(
+            "gemini-cli/session-log.jsonl",
+            log,
+            compact_jsonl,
+            "Gemini CLI session log (JSON Lines, newer releases): a message appended again when "
+            "its call came, which waits for approval at the end; its last version is repaired "
+            "in place",
+            log_fixed,
+            [("TP002", tag_id)],
         ),
     ]
 
