@@ -13,7 +13,9 @@ back, ``[{"functionResponse": {"id", "name", "response": {"output" | "error": ..
 A dialect, not a session layout: the file is one document whose conversation is the one list
 at ``messages`` (the locator finds it as it finds any list), and a call and its result share
 one entry; there are no events to read across lines and no turn spread over entries. The
-repair only needed an edit that adds a member an object lacks (`patchcore.model.Replace`).
+repair only needed an edit that adds a member an object lacks (`patchcore.model.Replace`). The
+JSON Lines log newer releases append to instead is a session layout
+(`patchcore.sessions.gemini_cli`) that reads its lines into these same messages.
 
 How ``gemini --resume`` (and ``/resume``) rebuilds the API history (``sessionUtils.ts``,
 ``convertSessionToHistoryFormats``, later ``convertSessionToClientHistory``): notices, and user
