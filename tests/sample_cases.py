@@ -3849,9 +3849,8 @@ def codex_cases() -> list[Case]:
 # ~/.gemini/tmp/<project>/chats/session-*.json, written as Gemini CLI writes it:
 # JSON.stringify(record, null, 2), raw UTF-8, no final newline. A call's result lives in its
 # own toolCalls entry; a repair records the failure there as the CLI records a failed call
-# (result: the functionResponse parts with response.error, status "error" unless it says
-# error or cancelled already, resultDisplay: the text when it has none), the new members after
-# the entry's last one.
+# (result: the functionResponse parts with response.error, resultDisplay: the text when the
+# entry has none; the status stays as recorded), the new members after the entry's last one.
 
 
 def stringified(records: Sequence[Any]) -> bytes:
@@ -3931,10 +3930,10 @@ def gcli_call(
 
 
 def gcli_failed(entry: dict[str, Any], template: str) -> dict[str, Any]:
-    """The entry a correct repair writes: status ``error`` in place, then ``result`` and
-    ``resultDisplay`` after its last member."""
+    """The entry a correct repair writes: ``result`` and ``resultDisplay`` after its last
+    member."""
     message = text(template, entry["name"], entry["id"])
-    fixed = {**entry, "status": "error"}
+    fixed = dict(entry)
     fixed["result"] = [
         {
             "functionResponse": {

@@ -70,36 +70,34 @@ def test_a_session_is_read_at_its_messages() -> None:
     assert report.findings == ()
 
 
-@pytest.mark.parametrize("status", ["validating", "scheduled", "awaiting_approval", "executing"])
-def test_a_call_in_flight_gets_an_error_result_in_its_entry(status: str) -> None:
+@pytest.mark.parametrize(
+    "status", ["validating", "scheduled", "awaiting_approval", "executing", "error", "cancelled"]
+)
+def test_an_open_call_gets_an_error_result_in_its_entry(status: str) -> None:
     entry = fixed_entry(read(PROMPT, gcli_turn(134, "", [open_call(status)]), PROMPT))
     words = text(TP001_TEXT, "read_file", CALL_ID)
-    assert entry["status"] == "error"
     assert entry["result"] == [
         {"functionResponse": {"id": CALL_ID, "name": "read_file", "response": {"error": words}}}
     ]
     assert entry["resultDisplay"] == words
     assert list(entry)[-2:] == ["result", "resultDisplay"], "added after the last member"
+    assert entry["status"] == status, "what the CLI saw stays"
 
 
-@pytest.mark.parametrize("status", ["error", "cancelled"])
-def test_a_failed_status_is_kept(status: str) -> None:
-    entry = fixed_entry(read(PROMPT, gcli_turn(134, "", [open_call(status)])))
-    assert entry["status"] == status
+@pytest.mark.parametrize("empty", [None, "", []])
+def test_an_empty_result_is_filled_in_its_place(empty: Any) -> None:
+    call = {"id": CALL_ID, "name": "read_file", "args": {}, "result": empty, "status": "error"}
+    entry = fixed_entry(read(PROMPT, gcli_turn(134, "", [call])))
+    assert list(entry) == [*call, "resultDisplay"], "filled where it was"
     assert entry["result"][0]["functionResponse"]["response"] == {
         "error": text(TP002_TEXT, "read_file", CALL_ID)
     }
 
 
-def test_a_call_without_status_gets_one() -> None:
-    call = open_call()
-    del call["status"]
-    assert fixed_entry(read(PROMPT, gcli_turn(134, "", [call])))["status"] == "error"
-
-
-def test_a_display_already_recorded_is_kept() -> None:
-    entry = fixed_entry(read(PROMPT, gcli_turn(134, "", [open_call(resultDisplay="3 lines")])))
-    assert entry["resultDisplay"] == "3 lines"
+@pytest.mark.parametrize("display", ["3 lines", "", None])
+def test_a_display_already_recorded_is_kept(display: Any) -> None:
+    entry = fixed_entry(read(PROMPT, gcli_turn(134, "", [open_call(resultDisplay=display)])))
+    assert entry["resultDisplay"] == display
 
 
 def test_a_completed_call_without_result_is_reported_not_answered() -> None:

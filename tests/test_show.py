@@ -83,7 +83,7 @@ def test_a_result_recorded_in_the_call_entry_is_shown_with_the_fields_set() -> N
     result = show(str(SAMPLES / "gemini-cli" / "interrupted-executing.json"))
     turn = panel(result, "#1 gemini")
     assert "+ inserted by fix: Tool call run_shell_command with id" in turn
-    assert "~ set by fix: /toolCalls/0/status = error" in turn
+    assert "~ set by fix: /toolCalls/0/resultDisplay = Tool call run_shell_command" in turn
     assert "rewritten" not in turn
 
 

@@ -35,11 +35,13 @@ never compared), and answered when its ``result`` is set. Notices and slash comm
 reach the model: they belong to the turn before them, so a call followed by nothing else is
 pending (TP002), not dangling.
 
-Repair, inside the call's own entry, as the CLI records a call that failed (``coreToolScheduler``
-``createErrorResponse``): ``result`` becomes ``[{"functionResponse": {"id", "name", "response":
-{"error": <text>}}}]`` (``id`` only when the call has one), ``status`` becomes ``error`` unless it
-says ``error`` or ``cancelled`` already, and a missing or empty ``resultDisplay`` (what the
-resumed session shows under the call) gets the text. An entry whose status says ``success`` but
+Repair, inside the call's own entry, with what the CLI records for a call that failed
+(``coreToolScheduler`` ``createErrorResponse``): ``result`` becomes ``[{"functionResponse":
+{"id", "name", "response": {"error": <text>}}}]`` (``id`` only when the call has one) and, where
+the entry has none, ``resultDisplay`` (what the resumed session shows under the call) the text.
+The ``status`` stays as recorded: resuming reads it for neither the model (which gets the
+result) nor the screen (anything but ``success`` shows as an error), it is what the CLI saw
+when it wrote the entry, and a safe fix only adds. An entry whose status says ``success`` but
 that has no result is reported, not answered: the tool ran and succeeded, and an error result
 would tell the model it had not.
 """
@@ -78,8 +80,6 @@ from patchcore.model import (
 CONVERSATION = frozenset({"user", "gemini"})
 #: Notices the UI showed, recorded beside the conversation (``system`` in early releases).
 NOTICES = frozenset({"info", "error", "warning", "system"})
-#: Statuses that already mark a call as failed.
-FAILED = frozenset({"error", "cancelled"})
 #: How a user message that is a command, not a prompt, starts (it is never sent).
 COMMAND_PREFIXES = ("/", "?")
 
@@ -190,8 +190,6 @@ class GeminiCli(Dialect):
             response["name"] = call.name
         response["response"] = {"error": defect.text}
         edits: list[Edit] = [Replace((*where, "result"), [{"functionResponse": response}])]
-        if recorded.get("status") not in FAILED:
-            edits.append(Replace((*where, "status"), "error"))
-        if not recorded.get("resultDisplay"):
+        if "resultDisplay" not in recorded:
             edits.append(Replace((*where, "resultDisplay"), defect.text))
         return tuple(edits)
