@@ -419,8 +419,8 @@ def formats(color: ColorOpt = ColorMode.AUTO) -> int:
         "Detection is per message list: the first dialect (in the order above) that reads every "
         "message and sees a marker of its own wins; --dialect NAME forces one. Lists are found "
         "anywhere in a document; JSON Lines hold one conversation or one message per line, or "
-        "are an agent session log (the last three above), read as a whole, as is a JSON array "
-        "of Claude Agent SDK messages."
+        f"are an agent session log (the last {len(SESSION_FORMATS)} above), read as a whole, as "
+        "is a JSON array of Claude Agent SDK messages."
     )
     return int(ExitCode.OK)
 

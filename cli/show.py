@@ -72,6 +72,8 @@ class MessageChanges:
     """Blocks (results) added inside it."""
     rewritten: bool = False
     """Part of it is replaced (its content wrapped into blocks, results moved first)."""
+    written: list[tuple[Pointer, Any]] = field(default_factory=list)
+    """Fields set to a new value (the status of a call whose result the fix records)."""
     removed: list[Pointer] = field(default_factory=list)
     """Paths inside it that are dropped (``()``: the whole message)."""
 
@@ -152,6 +154,12 @@ def changes(context: ListContext, edits: Sequence[Edit], size: int) -> list[Mess
         inside = pointer[len(context.message_pointer(index)) :]
         if isinstance(edit, Insert):
             slots[index].inserted_inside += edit.values
+        elif isinstance(edit, Replace) and not keeps_original(edit.value):
+            # A value written in place: blocks (results) added, or a field set (a status).
+            if isinstance(edit.value, list):
+                slots[index].inserted_inside += edit.value
+            else:
+                slots[index].written.append((inside, edit.value))
         elif isinstance(edit, Replace):
             # The new value re-wraps original content (`Verbatim` parts) around added blocks.
             slots[index].rewritten = True
@@ -213,6 +221,9 @@ class ConversationView:
         for value in slot.inserted_inside:
             body.append("+ inserted by fix: ", style="bold green")
             body.append(self._detail(value) + "\n", style="green")
+        for path, value in slot.written:
+            body.append(f"~ set by fix: {format_pointer(path)} = ", style="yellow")
+            body.append(self._detail(value) + "\n", style="yellow")
         if slot.rewritten:
             body.append("~ rewritten by fix (results first)\n", style="yellow")
         for path in slot.removed:

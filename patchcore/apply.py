@@ -19,13 +19,14 @@ def value_at(root: Any, pointer: Pointer) -> Any:
 def _replace(root: Any, pointer: Pointer, new: Any) -> Any:
     """Return a copy of ``root`` in which the value at ``pointer`` is ``new``.
 
-    Only the containers on the path are copied; everything else is shared.
+    Only the containers on the path are copied; everything else is shared. A member the last
+    object lacks is added at its end.
     """
     if not pointer:
         return new
     head, rest = pointer[0], pointer[1:]
     copy: Any = list(root) if isinstance(root, list) else dict(root)
-    copy[head] = _replace(root[head], rest, new)
+    copy[head] = _replace(root[head], rest, new) if rest else new
     return copy
 
 
@@ -61,10 +62,13 @@ def apply_edits(root: Any, edits: Sequence[Edit]) -> Any:
         by_container.setdefault(container_of(edit), []).append(edit)
     result = root
     for pointer in sorted(by_container, key=len, reverse=True):
-        current = value_at(result, pointer)
+        edits_here = by_container[pointer]
+        # A replaced value is not read: it may be a member its object does not have yet.
+        replaced = all(isinstance(edit, Replace) for edit in edits_here)
+        current: Any = None if replaced else value_at(result, pointer)
         inserts: dict[int, list[Any]] = {}
         deleted: set[Any] = set()
-        for edit in by_container[pointer]:
+        for edit in edits_here:
             if isinstance(edit, Replace):
                 current = resolve(edit.value, root)
             elif isinstance(edit, Delete):

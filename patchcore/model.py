@@ -143,7 +143,11 @@ class Delete:
 
 @dataclass(frozen=True, slots=True)
 class Replace:
-    """Replace the value at ``pointer`` with ``value`` (which may hold `Verbatim` parts)."""
+    """Replace the value at ``pointer`` with ``value`` (which may hold `Verbatim` parts).
+
+    A member that its object does not have yet is added after the object's last member (a
+    result recorded inside the call's own entry, as Gemini CLI sessions keep it, may be absent).
+    """
 
     pointer: Pointer
     value: Any

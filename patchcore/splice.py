@@ -163,6 +163,46 @@ def _insertion(
     return elements[-1][1], separator + body
 
 
+def _absent_member(spans: Spans, pointer: Pointer) -> bool:
+    """Whether ``pointer`` names a member that its object (which exists) does not have."""
+    if not pointer or not isinstance(pointer[-1], str):
+        return False
+    parent = pointer[:-1]
+    start, _ = spans.span(parent)
+    if spans.buf[start : start + 1] != b"{":
+        return False
+    return all(member.key != pointer[-1] for member in spans.members(parent))
+
+
+def _members_added(
+    buf: bytes,
+    spans: Spans,
+    pointer: Pointer,
+    members: Sequence[tuple[str, Any]],
+    *,
+    ensure_ascii: bool,
+    raw: Raw,
+) -> tuple[int, int, int, bytes]:
+    """The patch that adds ``members`` after the last member of the object at ``pointer``, each
+    on its own line in a pretty-printed object, separated and indented like the others."""
+    opener, closer = spans.span(pointer)
+    style = element_style(buf, opener, closer, ensure_ascii=ensure_ascii)
+    existing = [(member.start, member.end) for member in spans.members(pointer)]
+    if existing:
+        style = replace(style, margin=_line_margin(buf, existing[-1][0]))
+        separator = _separator(buf, opener, existing, len(existing), style)
+    else:
+        separator = style.item_separator.encode("ascii")
+    texts = [
+        style.render(key) + style.key_separator.encode("ascii") + style.render(value, raw)
+        for key, value in members
+    ]
+    body = separator.join(texts)
+    if not existing:
+        return (opener + 1, 0, opener + 1, body)
+    return (existing[-1][1], 0, existing[-1][1], separator + body)
+
+
 def _line_margin(buf: bytes, position: int) -> str:
     """Leading whitespace of the line that holds ``position``."""
     line_start = buf.rfind(b"\n", 0, position) + 1
@@ -290,10 +330,15 @@ def splice_patches(
 
     nested: dict[tuple[Pointer, int], list[Edit]] = {}
     patches: list[tuple[int, int, int, bytes]] = []  # (start, rank, end, text)
+    added: dict[Pointer, list[tuple[str, Any]]] = {}  # object -> new members, in edit order
     for edit in edits:
         found = owner(edit)
         if found is not None:
             nested.setdefault(found, []).append(rebased(edit, len(found[0]) + 1))
+        elif isinstance(edit, Replace) and _absent_member(spans, edit.pointer):
+            key = edit.pointer[-1]
+            assert isinstance(key, str)
+            added.setdefault(edit.pointer[:-1], []).append((key, edit.value))
         elif isinstance(edit, Replace):
             start, end = spans.span(edit.pointer)
             parent = spans.span(edit.pointer[:-1])
@@ -301,6 +346,10 @@ def splice_patches(
             style = replace(style, margin=_line_margin(buf, start))
             patches.append((start, 1, end, style.render(edit.value, read)))
 
+    patches += [
+        _members_added(buf, spans, pointer, members, ensure_ascii=ascii_only, raw=read)
+        for pointer, members in added.items()
+    ]
     for pointer, by_index in inserts.items():
         if pointer in rebuilt or owner(Insert(pointer, 0, ())) is not None:
             continue

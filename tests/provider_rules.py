@@ -6,8 +6,9 @@ repair that toolpatch believes correct is judged by a second, separate reading o
 providers' rules (issue 3: "A repaired history must pass the provider's own rules").
 
 One function per provider (OpenAI Chat, Anthropic, OpenAI Responses, Gemini, Bedrock), one
-for LangGraph's pre-flight check of LangChain messages and one for pydantic-ai histories (held
-to the block providers' rules) takes one message list (parsed JSON values) and returns every
+for LangGraph's pre-flight check of LangChain messages, one for pydantic-ai histories (held
+to the block providers' rules) and one for Gemini CLI sessions (held to Gemini's, through the
+history the CLI resumes them into) takes one message list (parsed JSON values) and returns every
 `Violation`: the rule broken, the provider's error text as users report it (peers.md quotes,
 with the index and ids filled in) and the index of the offending message. An empty list means
 the provider would accept the tool structure of the history. Only the rules about tool calls
@@ -490,6 +491,68 @@ def gemini(contents: Messages) -> list[Violation]:
     return found
 
 
+# --- Gemini CLI sessions (gemini-cli sessionUtils.ts, convertSessionToHistoryFormats) ---------
+
+
+def _cli_text(content: Any) -> str:
+    """A session message's words (``partListUnionToString``: a string, or its parts' text)."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else [content]
+    return "".join(p if isinstance(p, str) else str(_dict(p).get("text", "")) for p in parts)
+
+
+def _cli_response(call: Mapping[str, Any]) -> list[Any]:
+    """The parts a ``toolCalls`` entry sends back: none without a (truthy) result, a string as
+    ``response.output``, a part, or a list of parts."""
+    result = call.get("result")
+    if isinstance(result, str) and result:
+        response = {"output": result}
+        return [
+            {
+                "functionResponse": {
+                    "id": call.get("id"),
+                    "name": call.get("name"),
+                    "response": response,
+                }
+            }
+        ]
+    if isinstance(result, list):
+        return result
+    return [result] if isinstance(result, dict) else []
+
+
+def gemini_cli_contents(messages: Messages) -> list[dict[str, Any]]:
+    """The ``contents`` ``gemini --resume`` sends for a session's ``messages``: notices (``info``,
+    ``error``, ``warning``) and user slash commands (``/``, ``?``) left out, each ``gemini``
+    message a model turn (its text, then a ``functionCall`` per ``toolCalls`` entry) followed,
+    when some entry has a result, by one user turn of the results' parts."""
+    contents: list[dict[str, Any]] = []
+    for message in messages:
+        fields = _dict(message)
+        words = _cli_text(fields.get("content"))
+        if fields.get("type") == "user" and words.strip()[:1] not in ("", "/", "?"):
+            contents.append({"role": "user", "parts": [{"text": words}]})
+        elif fields.get("type") == "gemini":
+            calls = [_dict(c) for c in fields.get("toolCalls") or []]
+            parts: list[Any] = [{"text": words}] if words.strip() else []
+            parts += [
+                {"functionCall": {"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}}
+                for c in calls
+            ]
+            contents.append({"role": "model", "parts": parts})
+            answers = [part for c in calls for part in _cli_response(c)]
+            if answers:
+                contents.append({"role": "user", "parts": answers})
+    return contents
+
+
+def gemini_cli(messages: Messages) -> list[Violation]:
+    """Gemini's rules, held to the history a Gemini CLI session resumes into (the violations'
+    indexes are those of the rebuilt ``contents``)."""
+    return gemini(gemini_cli_contents(messages))
+
+
 # --- AWS Bedrock Converse (peers.md (d), formats.md §8) --------------------------------------
 
 BEDROCK_EXPECTED = (
@@ -734,6 +797,7 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "anthropic": anthropic,
     "openai-responses": responses,
     "gemini": gemini,
+    "gemini-cli": gemini_cli,
     "bedrock": bedrock,
     "langchain": langgraph,
     "pydantic-ai": pydantic_ai,
@@ -742,7 +806,7 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
 
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
-    ``anthropic``, ``openai-responses``, ``gemini``, ``bedrock``, ``langchain``,
+    ``anthropic``, ``openai-responses``, ``gemini``, ``gemini-cli``, ``bedrock``, ``langchain``,
     ``pydantic-ai``).
 
     Raises:

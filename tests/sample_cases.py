@@ -12,6 +12,7 @@ toolpatch's byte splicing reproduces them exactly.
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
 from collections.abc import Callable, Sequence
@@ -3844,6 +3845,297 @@ def codex_cases() -> list[Case]:
     ]
 
 
+# -- Gemini CLI sessions -------------------------------------------------------------------
+# ~/.gemini/tmp/<project>/chats/session-*.json, written as Gemini CLI writes it:
+# JSON.stringify(record, null, 2), raw UTF-8, no final newline. A call's result lives in its
+# own toolCalls entry; a repair records the failure there as the CLI records a failed call
+# (result: the functionResponse parts with response.error, resultDisplay: the text when the
+# entry has none; the status stays as recorded), the new members after the entry's last one.
+
+
+def stringified(records: Sequence[Any]) -> bytes:
+    """``JSON.stringify(value, null, 2)``: two-space indent, raw UTF-8, no final newline."""
+    (value,) = records
+    return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
+
+
+GEMINI_CLI_SESSION = {
+    "sessionId": "3f2b8c1e-7d4a-4e9b-a6f0-5c2d9e8b1a47",
+    "projectHash": "9c4e1f7a2b8d3e6f0a5c9b2d7e4f1a8c3b6d9e2f5a0c7b4d1e8f3a6c9b2d5e8f",
+    "startTime": "2026-03-02T08:14:05.112Z",
+    "lastUpdated": "2026-03-02T08:16:41.930Z",
+}
+GEMINI_TOKENS = {
+    "input": 9120,
+    "output": 64,
+    "cached": 0,
+    "thoughts": 212,
+    "tool": 0,
+    "total": 9396,
+}
+
+
+def gcli_message(second: int, kind: str, content: Any, **fields: Any) -> dict[str, Any]:
+    """A session message: ``id``, ``timestamp``, ``type``, ``content``, then its own fields."""
+    return {
+        "id": f"5b1d7e2a-0c4f-4a8e-9d3b-{second:012d}",
+        "timestamp": f"2026-03-02T08:{second // 60:02d}:{second % 60:02d}.000Z",
+        "type": kind,
+        "content": content,
+        **fields,
+    }
+
+
+def gcli_turn(second: int, content: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """A ``gemini`` message holding tool calls, with its thoughts, model and tokens."""
+    thought = {
+        "subject": "Planning the next step",
+        "description": "I need to look at the project before I answer.",
+        "timestamp": f"2026-03-02T08:{second // 60:02d}:{second % 60:02d}.000Z",
+    }
+    return gcli_message(
+        second,
+        "gemini",
+        content,
+        toolCalls=calls,
+        thoughts=[thought],
+        model="gemini-2.5-pro",
+        tokens=GEMINI_TOKENS,
+    )
+
+
+def gcli_call(
+    name: str,
+    call_id: str,
+    args: dict[str, Any],
+    status: str,
+    *,
+    output: str | None = None,
+    display: str | None = None,
+    shown_as: str = "ReadFile",
+) -> dict[str, Any]:
+    """A ``toolCalls`` entry in the CLI's key order; ``output``: the result it recorded (none for
+    a call still in flight)."""
+    entry: dict[str, Any] = {"id": call_id, "name": name, "args": args}
+    if output is not None:
+        response = {"error" if status in ("error", "cancelled") else "output": output}
+        entry["result"] = [
+            {"functionResponse": {"id": call_id, "name": name, "response": response}}
+        ]
+    entry.update(status=status, timestamp="2026-03-02T08:15:02.000Z")
+    if display is not None:
+        entry["resultDisplay"] = display
+    entry.update(displayName=shown_as, description=f"Runs {name}.", renderOutputAsMarkdown=False)
+    return entry
+
+
+def gcli_failed(entry: dict[str, Any], template: str) -> dict[str, Any]:
+    """The entry a correct repair writes: ``result`` and ``resultDisplay`` after its last
+    member."""
+    message = text(template, entry["name"], entry["id"])
+    fixed = dict(entry)
+    fixed["result"] = [
+        {
+            "functionResponse": {
+                "id": entry["id"],
+                "name": entry["name"],
+                "response": {"error": message},
+            }
+        }
+    ]
+    fixed["resultDisplay"] = message
+    return fixed
+
+
+def gemini_cli_session(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    return {**GEMINI_CLI_SESSION, "messages": messages}
+
+
+def gemini_cli_cases() -> list[Case]:
+    shell_id = "run_shell_command-1772439302117-4be1c07d2f9a6"
+    shell = gcli_call(
+        "run_shell_command",
+        shell_id,
+        {"command": "npm test -- checkout", "description": "Run the checkout tests."},
+        "executing",
+        shown_as="Shell",
+    )
+    interrupted = [
+        gcli_message(125, "user", "The checkout tests fail since this morning — find out why."),
+        gcli_turn(128, "I'll run the checkout tests to see the failure.", [shell]),
+        gcli_message(150, "user", "Go on, what did the tests say?"),
+        gcli_message(
+            153,
+            "error",
+            "[API Error: Please ensure that the number of function response parts is equal to "
+            "the number of function call parts of the function call turn.]",
+        ),
+    ]
+    interrupted_fixed = copy.deepcopy(interrupted)
+    interrupted_fixed[1]["toolCalls"] = [gcli_failed(shell, TP001)]
+
+    client_id = "read_file-1772439310401-1a6e3c9b0d2f7"
+    worker_id = "read_file-1772439310402-8c2f5a1e7b3d9"
+    grep_id = "search_file_content-1772439310403-6d9b2e4f1a8c5"
+    client = gcli_call(
+        "read_file",
+        client_id,
+        {"file_path": "/home/ana/shop/src/api/client.ts"},
+        "success",
+        output="export const client = createClient({ maxRetries: 3, backoffMs: 250 });",
+        display="",
+    )
+    worker = gcli_call(
+        "read_file", worker_id, {"file_path": "/home/ana/shop/src/worker/config.ts"}, "executing"
+    )
+    grep = gcli_call(
+        "search_file_content",
+        grep_id,
+        {"pattern": "maxRetries"},
+        "scheduled",
+        shown_as="SearchText",
+    )
+    parallel = [
+        gcli_message(130, "user", "Compare the retry settings of the API client and the worker."),
+        gcli_turn(134, "", [client, worker, grep]),
+    ]
+    parallel_fixed = copy.deepcopy(parallel)
+    parallel_fixed[1]["toolCalls"] = [client, gcli_failed(worker, TP002), gcli_failed(grep, TP002)]
+
+    cancelled_id = "write_file-1772439331904-3e8a1d6c9f2b4"
+    listed_id = "list_directory-1772439352710-7f4c2a9e1b6d3"
+    clean = [
+        gcli_message(170, "user", "Write the staging settings to config/staging.json."),
+        gcli_turn(
+            172,
+            "",
+            [
+                gcli_call(
+                    "write_file",
+                    cancelled_id,
+                    {"file_path": "/home/ana/shop/config/staging.json", "content": "{}"},
+                    "cancelled",
+                    output="[Operation Cancelled] Reason: User cancelled the operation.",
+                    shown_as="WriteFile",
+                )
+            ],
+        ),
+        gcli_message(175, "info", "Request cancelled."),
+        gcli_message(178, "user", "/stats"),
+        gcli_message(181, "user", "Show me what is in config/ first."),
+        gcli_turn(
+            183,
+            "",
+            [
+                gcli_call(
+                    "list_directory",
+                    listed_id,
+                    {"dir_path": "/home/ana/shop/config"},
+                    "success",
+                    output="Directory listing for /home/ana/shop/config:\nproduction.json",
+                    display="Listed 1 item(s).",
+                    shown_as="ReadFolder",
+                )
+            ],
+        ),
+        gcli_message(
+            186,
+            "gemini",
+            "There is only `production.json` so far; staging.json does not exist yet.",
+            thoughts=[],
+            model="gemini-2.5-pro",
+            tokens=GEMINI_TOKENS,
+        ),
+    ]
+
+    written_id = "write_file-1772439361055-2b7e9c4a1d8f6"
+    lost = [
+        gcli_message(190, "user", "Save the release notes to NOTES.md."),
+        gcli_turn(
+            192,
+            "",
+            [
+                {
+                    **gcli_call(
+                        "write_file",
+                        written_id,
+                        {"file_path": "/home/ana/shop/NOTES.md", "content": "# 1.4.0\n"},
+                        "success",
+                        shown_as="WriteFile",
+                    ),
+                    "result": None,
+                }
+            ],
+        ),
+    ]
+    tag_id = "run_shell_command-1772439377210-9a3c6e1f4b2d8"
+    tag_call = gcli_call(
+        "run_shell_command",
+        tag_id,
+        {"command": "git tag v1.4.0", "description": "Tag the release."},
+        "awaiting_approval",
+        shown_as="Shell",
+    )
+    reply = gcli_message(196, "gemini", "I'll tag the release.", model="gemini-2.5-pro")
+    log = [
+        {**GEMINI_CLI_SESSION, "kind": "main"},
+        gcli_message(194, "user", [{"text": "Tag the release as v1.4.0."}]),
+        {"$set": {"lastUpdated": "2026-03-02T08:03:14.000Z"}},
+        reply,
+        {**reply, "toolCalls": [tag_call], "tokens": GEMINI_TOKENS},
+        {"$set": {"lastUpdated": "2026-03-02T08:03:17.000Z"}},
+    ]
+    log_fixed = [*log[:4], {**log[4], "toolCalls": [gcli_failed(tag_call, TP002)]}, log[5]]
+    return [
+        Case(
+            "gemini-cli/interrupted-executing.json",
+            [gemini_cli_session(interrupted)],
+            stringified,
+            "Gemini CLI session killed while a shell call ran (status executing, no result); "
+            "resumed, the next prompt came and Gemini refused it: the failure is recorded in the "
+            "call's own entry",
+            [gemini_cli_session(interrupted_fixed)],
+            [("TP001", shell_id)],
+        ),
+        Case(
+            "gemini-cli/parallel-cut.json",
+            [gemini_cli_session(parallel)],
+            stringified,
+            "Gemini CLI session cut during three parallel calls: one answered, one executing, "
+            "one scheduled; each open entry gets its error result",
+            [gemini_cli_session(parallel_fixed)],
+            [("TP002", worker_id), ("TP002", grep_id)],
+        ),
+        Case(
+            "gemini-cli/clean.json",
+            [gemini_cli_session(clean)],
+            stringified,
+            "Gemini CLI session with a call the user cancelled (its result says so), a notice "
+            "and a slash command: clean",
+        ),
+        Case(
+            "gemini-cli/success-without-result.json",
+            [gemini_cli_session(lost)],
+            stringified,
+            "a write_file recorded as success with result null: reported, never answered "
+            "(the tool ran; an error result would say it had not)",
+            None,
+            [("TP002", written_id)],
+            unfixed=[("TP002", written_id)],
+        ),
+        Case(
+            "gemini-cli/session-log.jsonl",
+            log,
+            compact_jsonl,
+            "Gemini CLI session log (JSON Lines, newer releases): a message appended again when "
+            "its call came, which waits for approval at the end; its last version is repaired "
+            "in place",
+            log_fixed,
+            [("TP002", tag_id)],
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     """Every sample, in a stable order."""
     return (
@@ -3858,6 +4150,7 @@ def all_cases() -> list[Case]:
         + claude_code_cases()
         + agent_sdk_cases()
         + codex_cases()
+        + gemini_cli_cases()
     )
 
 

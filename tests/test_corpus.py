@@ -40,6 +40,9 @@ CLEAN = [
     "gemini/adk-context-update.session.json",
     "gemini/adk-flow-complex-spark.session.json",
     "gemini/inspect-live-functionresponse-in-model-turn.json",
+    # Gemini CLI chat recordings: every toolCalls entry carries its result.
+    "gemini/codemie-gemini-cli-session-5b959dae.json",
+    "gemini/codemie-gemini-cli-session-file-ops.json",
     "pydantic-ai/pydantic-deepagents-71570e7e-history.json",
     "pydantic-ai/pydantic-deepagents-a8545ee1-history.json",
 ]

@@ -847,14 +847,16 @@ def test_validate_dispatches_on_toolpatch_dialect_names() -> None:
 
 # samples/strict/ keeps TP1xx defects in its safe-only *.fixed.* outputs on purpose (a safe fix
 # never deletes or moves); its *.unsafe.* outputs are validated in test_samples.py. The agent
-# session logs (claude-code/, claude-agent-sdk/, codex/) hold their conversations across event
-# entries, not in lists: tests/test_sessions_samples.py validates them conversation by
-# conversation.
+# session logs (claude-code/, claude-agent-sdk/, codex/, gemini-cli/*.jsonl) hold their
+# conversations across event entries, not in lists: tests/test_sessions_samples.py validates
+# them conversation by conversation.
 SESSIONS = ("claude-code", "claude-agent-sdk", "codex")
 FIXED_SAMPLES = sorted(
     p.relative_to(SAMPLES).as_posix()
     for p in SAMPLES.rglob("*.fixed.*")
-    if p.is_file() and p.relative_to(SAMPLES).parts[0] not in ("strict", *SESSIONS)
+    if p.is_file()
+    and p.relative_to(SAMPLES).parts[0] not in ("strict", *SESSIONS)
+    and not (p.relative_to(SAMPLES).parts[0] == "gemini-cli" and p.suffix == ".jsonl")
 )
 
 

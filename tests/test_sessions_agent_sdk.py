@@ -358,3 +358,17 @@ def new_main_entry(call_id: str) -> dict[str, Any]:
         "session_id": SDK_SESSION,
         "uuid": synthetic_uuid(call_id),
     }
+
+
+def test_a_block_whose_type_is_not_text_is_an_unknown_block() -> None:
+    """Found by the corruption properties: a session's messages are read without recognition,
+    and a block whose ``type`` is a list crashed the reader (it was looked up in a set)."""
+    path = Path(__file__).parent.parent / "samples" / "claude-agent-sdk" / "main-thread.jsonl"
+    data = path.read_bytes().replace(
+        b'"content":[{"type":"text","text":"Running the tests first."}]',
+        b'"content":[{"type":[],"text":"Running the tests first."}]',
+        1,
+    )
+    assert b'"type":[]' in data
+    report = patchcore.fix_document(data, filename=path.name, select=["ALL"], unsafe_fixes=True)
+    assert [(f.code, f.call_id) for f in report.findings] == [("TP001", "toolu_01PyTest")]

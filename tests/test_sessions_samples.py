@@ -7,7 +7,10 @@ one response (``message.id``) making one assistant message and consecutive user 
 message; Codex keeps the ``response_item`` payloads. A Claude Agent SDK stream (JSON Lines, or
 one JSON array) keeps the user and assistant entries of each conversation (the main thread,
 ``parent_tool_use_id`` null, and each subagent's, named by that id) in file order, consecutive
-entries of one type making one message.
+entries of one type making one message. A Gemini CLI session log keeps the last version of each
+message (by ``id``, in the place of its first), less what a ``$rewindTo`` dropped, unless a
+``$set`` gives the messages; they are held to Gemini's rules through the history they resume
+into.
 """
 
 from __future__ import annotations
@@ -18,14 +21,21 @@ from typing import Any
 
 import pytest
 
-from tests.provider_rules import anthropic, responses
+from tests.provider_rules import anthropic, gemini_cli, responses
 from tests.sample_cases import SAMPLES
 
-FOLDERS = ("claude-code", "claude-agent-sdk", "codex")
+#: Each folder of session samples, with the names of its repaired logs (gemini-cli/ also holds
+#: session documents, which are message lists).
+FOLDERS = {
+    "claude-code": "*.fixed.json*",
+    "claude-agent-sdk": "*.fixed.json*",
+    "codex": "*.fixed.json*",
+    "gemini-cli": "*.fixed.jsonl",
+}
 FIXED = sorted(
     p.relative_to(SAMPLES).as_posix()
-    for folder in FOLDERS
-    for p in (SAMPLES / folder).glob("*.fixed.json*")
+    for folder, pattern in FOLDERS.items()
+    for p in (SAMPLES / folder).glob(pattern)
 )
 
 
@@ -76,8 +86,28 @@ def sdk_conversations(entries: list[Any]) -> list[list[dict[str, Any]]]:
     return list(threads.values())
 
 
+def gemini_cli_messages(lines: list[Any]) -> list[Any]:
+    """The messages Gemini CLI reads back from its session log."""
+    latest: dict[str, Any] = {}
+    listed: list[Any] = []
+    for line in lines:
+        if not isinstance(line, dict):
+            continue
+        if isinstance(line.get("$rewindTo"), str):
+            keys = list(latest)
+            cut = keys.index(line["$rewindTo"]) if line["$rewindTo"] in latest else 0
+            latest = {key: latest[key] for key in keys[:cut]}
+        elif isinstance(line.get("id"), str):
+            latest[line["id"]] = line
+        elif isinstance(line.get("$set"), dict) and "messages" in line["$set"]:
+            listed = line["$set"]["messages"] if isinstance(line["$set"]["messages"], list) else []
+    return listed or list(latest.values())
+
+
 def conversations(path: Path) -> list[tuple[str, list[Any]]]:
     lines = records(path)
+    if path.parent.name == "gemini-cli":
+        return [("gemini-cli", gemini_cli_messages(lines))]
     if path.parent.name == "claude-agent-sdk":
         return [("anthropic", thread) for thread in sdk_conversations(lines)]
     if path.parent.name == "codex":
@@ -92,7 +122,7 @@ def as_codex_runs_it(item: dict[str, Any]) -> dict[str, Any]:
     return {**item, "type": "function_call"} if item["type"] == "local_shell_call" else item
 
 
-VALIDATORS = {"anthropic": anthropic, "responses": responses}
+VALIDATORS = {"anthropic": anthropic, "responses": responses, "gemini-cli": gemini_cli}
 
 
 def test_every_session_folder_has_repaired_samples() -> None:

@@ -79,6 +79,14 @@ def test_a_result_inserted_into_a_user_turn_is_marked_inside_it() -> None:
     assert "✗ TP001 [*]" in panel(result, "#1 assistant")
 
 
+def test_a_result_recorded_in_the_call_entry_is_shown_with_the_fields_set() -> None:
+    result = show(str(SAMPLES / "gemini-cli" / "interrupted-executing.json"))
+    turn = panel(result, "#1 gemini")
+    assert "+ inserted by fix: Tool call run_shell_command with id" in turn
+    assert "~ set by fix: /toolCalls/0/resultDisplay = Tool call run_shell_command" in turn
+    assert "rewritten" not in turn
+
+
 def test_gemini_results_without_ids_say_how_they_pair() -> None:
     result = show(str(SAMPLES / "gemini" / "rest-idless-parallel.json"))
     assert "← result (paired by name and position)" in panel(result, "#2 user")

@@ -29,7 +29,7 @@ from patchcore.apply import apply_edits
 from patchcore.codec import UTF8_BOM, Framing, decode
 from patchcore.errors import DecodeError
 from patchcore.jsonspan import Spans, _scan_elements, _scan_members
-from patchcore.model import Insert, Pointer
+from patchcore.model import Insert, Pointer, Replace
 from patchcore.positions import line_and_column
 from patchcore.splice import splice
 
@@ -472,6 +472,82 @@ def test_apply_edits_keeps_order_of_several_inserts_at_one_index() -> None:
     )
     assert result == [1, "a", "b", "c", 2, 3, "z"]
     assert value == [1, 2, 3]
+
+
+# --------------------------------------------------------------------------------------------
+# Replace of a member the object lacks: the member is added after the object's last member
+
+RECORD: dict[str, Any] = {
+    "messages": [
+        {
+            "id": "m1",
+            "type": "gemini",
+            "content": "Je regarde le caf\u00e9.",
+            "toolCalls": [
+                {"id": "c1", "name": "run", "args": {"cmd": "ls"}, "status": "executing"},
+                {"only": 1},
+            ],
+        }
+    ]
+}
+CALL: Pointer = ("messages", 0, "toolCalls", 0)
+RESULT = [{"functionResponse": {"id": "c1", "name": "run", "response": {"error": "late"}}}]
+
+
+def with_members(value: Any, pointer: Pointer, members: dict[str, Any]) -> Any:
+    """``value`` with ``members`` set on the object at ``pointer`` (deep copy)."""
+    result = copy.deepcopy(value)
+    node = result
+    for part in pointer:
+        node = node[part]
+    node.update(members)
+    return result
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+@pytest.mark.parametrize("style", list(STYLES))
+def test_new_members_match_json_dumps(style: str, ensure_ascii: bool) -> None:
+    kwargs = {**STYLES[style], "ensure_ascii": ensure_ascii}
+    buf = dumps(RECORD, **kwargs)
+    edits = [
+        Replace((*CALL, "result"), RESULT),
+        Replace((*CALL, "status"), "error"),
+        Replace((*CALL, "resultDisplay"), "late \u00e9t\u00e9"),
+        Replace(("messages", 0, "toolCalls", 1, "result"), None),
+    ]
+    new = splice(buf, edits)
+    expected = with_members(
+        RECORD, CALL, {"result": RESULT, "status": "error", "resultDisplay": "late \u00e9t\u00e9"}
+    )
+    expected = with_members(expected, ("messages", 0, "toolCalls", 1), {"result": None})
+    assert new.decode() == dumps(expected, **kwargs).decode()
+    assert apply_edits(RECORD, edits) == expected
+    assert list(apply_edits(RECORD, edits)["messages"][0]["toolCalls"][0]) == [
+        "id",
+        "name",
+        "args",
+        "status",
+        "result",
+        "resultDisplay",
+    ]
+
+
+def test_member_of_an_empty_object_goes_on_its_line() -> None:
+    buf = b'{\n  "calls": [\n    {}\n  ]\n}\n'
+    new = splice(buf, [Replace(("calls", 0, "result"), [1])])
+    assert new == b'{\n  "calls": [\n    {"result": [1]}\n  ]\n}\n'
+
+
+def test_new_member_only_adds_lines_and_a_comma() -> None:
+    buf = dumps(RECORD, indent=2)
+    new = splice(buf, [Replace((*CALL, "result"), RESULT)])
+    changed = [
+        line for line in difflib.ndiff(_lines(buf), _lines(new)) if line.startswith(("-", "+"))
+    ]
+    status = " " * 10 + '"status": "executing"'
+    assert changed[:2] == [f"- {status}\n", f"+ {status},\n"]
+    assert all(line.startswith("+") for line in changed[2:])
+    assert json.loads(new)["messages"][0]["toolCalls"][0]["result"] == RESULT
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ patchcore's edits as they would be applied:
 
 * ``{"op": "insert", "pointer": ARRAY, "index": N, "values": [...]}`` (the first value lands at
   index N of the original array);
-* ``{"op": "replace", "pointer": P, "value": V}``;
+* ``{"op": "replace", "pointer": P, "value": V}`` (a member its object lacks is added: JSON
+  Patch's ``add``);
 * ``{"op": "delete", "pointer": P}``.
 
 Inside a value, ``{"$ref": "#/POINTER"}`` stands for the original value at that pointer, kept

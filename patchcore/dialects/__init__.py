@@ -6,6 +6,7 @@ from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import Dialect, Recognition
 from patchcore.dialects.bedrock import Bedrock
 from patchcore.dialects.gemini import Gemini
+from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIResponses
@@ -18,6 +19,7 @@ DIALECTS: tuple[Dialect, ...] = (
     LangChain(),
     OpenAIResponses(),
     Gemini(),
+    GeminiCli(),
     Bedrock(),
     Anthropic(),
     PydanticAI(),

@@ -136,7 +136,7 @@ class Anthropic(BlockDialect):
         results: list[ToolResult] = []
         inner: list[ToolResult] = []
         for k, block in enumerate(content):
-            kind = block.get("type") if isinstance(block, dict) else None
+            kind = tag(block, "type")  # a session's entries are read without recognition
             if kind == "tool_use" or kind in SERVER_CALLS:
                 fields = entry(block, (*pointer, "content", k))
                 calls.append(

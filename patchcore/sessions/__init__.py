@@ -1,11 +1,11 @@
 """Agent session logs: whole-file layouts of events holding conversations.
 
-A Claude Code session, a Claude Agent SDK message stream or a Codex rollout is neither one
-conversation per line nor one message per line: its conversations are spread over event
-entries. A file is one when its first JSON object is an entry of such a layout (`session_format`):
-the first line of JSON Lines, or, for a layout kept as a JSON array too, the array's first
-element; `read_session` then checks (and repairs) it as a whole. `patchcore.document.run` tries
-it before the other layouts.
+A Claude Code session, a Claude Agent SDK message stream, a Codex rollout or a Gemini CLI
+session log is neither one conversation per line nor one message per line: its conversations
+are spread over event entries. A file is one when its first JSON object is an entry of such a
+layout (`session_format`): the first line of JSON Lines, or, for a layout kept as a JSON array
+too, the array's first element; `read_session` then checks (and repairs) it as a whole.
+`patchcore.document.run` tries it before the other layouts.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from patchcore.sessions.agent_sdk import AgentSdk
 from patchcore.sessions.claude_code import ClaudeCode
 from patchcore.sessions.codex import Codex
 from patchcore.sessions.entries import first_entry
+from patchcore.sessions.gemini_cli import GeminiCliLog
 from patchcore.sessions.layout import SessionFormat
 
 #: Every session layout, in the order detection tries them (the SDK's entries may carry a
 #: ``uuid``, which alone would read as Claude Code's).
-SESSION_FORMATS: tuple[SessionFormat, ...] = (AgentSdk(), ClaudeCode(), Codex())
+SESSION_FORMATS: tuple[SessionFormat, ...] = (AgentSdk(), ClaudeCode(), Codex(), GeminiCliLog())
 
 
 def session_format(first: object, options: Options, *, array: bool = False) -> SessionFormat | None:

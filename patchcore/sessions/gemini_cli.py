@@ -1,0 +1,151 @@
+"""Gemini CLI session logs (``session-*.jsonl``): the JSON Lines record Gemini CLI appends to.
+
+Newer releases of gemini-cli keep a session as JSON Lines instead of one document, and move a
+``session-*.json`` to ``session-*.jsonl`` when they resume it. ``loadConversationRecord``
+(``chatRecordingService.ts``) reads it back line by line:
+
+* the first line is the metadata, ``{sessionId, projectHash, startTime, lastUpdated, kind?,
+  directories?}``;
+* a line with a string ``id`` is a message, as in the document (`patchcore.dialects.gemini_cli`).
+  The recorder appends a message again whenever it changes (its tool calls are added, then
+  completed; its tokens arrive), and the last line with an id is that message, in the place of
+  its first line;
+* ``{"$rewindTo": id}`` drops that message and every later one (all of them if no message has
+  the id);
+* ``{"$set": {...}}`` updates the metadata. While the last ``$set`` that names ``messages``
+  holds a non-empty list, that list is the conversation and the message lines are not read.
+
+Lines that do not parse are passed over, as the CLI passes them over. The conversation the CLI
+would resume is checked with the Gemini CLI dialect, and a repair is spliced into the line that
+holds the message it reads (its last version, or the ``$set`` list): only that line changes,
+the same members as in a document. No line is added: an appended copy of the message would do
+as well for the CLI, but would leave the unanswered version in the file for every other reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from patchcore.analyze import check_list
+from patchcore.dialects.base import ListContext, Recognition
+from patchcore.dialects.gemini_cli import GeminiCli
+from patchcore.document import ListReport
+from patchcore.errors import ShapeError
+from patchcore.model import Finding, Fix, Pointer, Replace, format_pointer
+from patchcore.options import Options
+from patchcore.sessions.entries import Entry, place, relocated
+from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
+
+GEMINI_CLI = GeminiCli()
+#: Where a message of the conversation is: the line, and the pointer inside it.
+Place = tuple[Entry, Pointer]
+
+
+def _is_metadata(value: dict[str, Any]) -> bool:
+    """The metadata line's keys (a whole session document has ``messages`` besides)."""
+    return (
+        isinstance(value.get("sessionId"), str)
+        and isinstance(value.get("projectHash"), str)
+        and "messages" not in value
+    )
+
+
+def _conversation(lines: Sequence[Entry], notes: list[ListReport]) -> list[Place]:
+    """Where each message of the conversation the CLI resumes is, in order; ``notes`` gets a
+    warning for each line that is no record of the log."""
+    latest: dict[str, Entry] = {}  # id -> the line of its last version, in first-line order
+    listed: Entry | None = None  # the $set whose messages replace the message lines
+    for line in lines:
+        odd = odd_entry(line)
+        value = line.value
+        if odd is not None:
+            notes.append(odd)
+        elif isinstance(value.get("$rewindTo"), str):
+            ids = list(latest)
+            target = value["$rewindTo"]
+            for gone in ids[ids.index(target) if target in latest else 0 :]:
+                del latest[gone]
+        elif isinstance(value.get("id"), str):
+            latest[value["id"]] = line
+        elif isinstance(value.get("$set"), dict):
+            if "messages" in value["$set"]:
+                messages = value["$set"]["messages"]
+                listed = line if isinstance(messages, list) and messages else None
+        elif not _is_metadata(value):
+            notes.append(unread(line, "a record of no kind Gemini CLI writes"))
+    if listed is not None:
+        count = len(listed.value["$set"]["messages"])
+        return [(listed, ("$set", "messages", index)) for index in range(count)]
+    return [(line, ()) for line in latest.values()]
+
+
+def _moved(fix: Fix | None, places: Sequence[Place]) -> Fix | None:
+    """``fix`` with its edits (of the conversation's list) addressed to the lines."""
+    if fix is None:
+        return None
+    edits = []
+    for edit in fix.edits:
+        assert isinstance(edit, Replace)  # the dialect records a result in the call's entry
+        index, *inside = edit.pointer
+        line, prefix = places[int(index)]
+        edits.append(Replace((line.position, *prefix, *inside), edit.value))
+    return replace(fix, edits=tuple(edits))
+
+
+class GeminiCliLog(SessionFormat):
+    """Gemini CLI session JSON Lines."""
+
+    name = "gemini-cli-log"
+    title = "Gemini CLI session log"
+    recognised_by = (
+        "JSON Lines whose first record is `{sessionId, projectHash, ...}`, then message records "
+        "(`id`, `type`, `content`, `toolCalls`; the last version of an id wins), `$set` and "
+        "`$rewindTo` records"
+    )
+    containers = "`~/.gemini/tmp/<project>/chats/session-*.jsonl`"
+    framing = "gemini-cli-log"
+    dialect = GEMINI_CLI
+
+    def recognises(self, value: dict[str, Any]) -> bool:
+        return _is_metadata(value)
+
+    def analyse(self, entries: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
+        notes: list[ListReport] = []
+        places = _conversation(entries, notes)
+        messages: list[Any] = []
+        for line, prefix in places:
+            message = line.value
+            for part in prefix:
+                message = message[part]
+            readable = GEMINI_CLI.recognize(message) is not Recognition.NO
+            if not readable:
+                notes.append(unread(line, "a message Gemini CLI's dialect does not read"))
+            messages.append(message if readable else None)
+        try:
+            found = check_list(
+                messages, dialect=GEMINI_CLI, context=ListContext(()), options=options
+            )
+        except ShapeError as error:
+            line, prefix = places[int(error.path[0])]
+            raise relocated(error, line, (*prefix, *error.path[1:])) from None
+        findings: list[Finding] = []
+        for finding in found:
+            line, prefix = places[finding.message_index]
+            row, column = place(line, prefix)
+            findings.append(
+                replace(
+                    finding,
+                    message_path=(*line.root, *prefix),
+                    line=row,
+                    column=column,
+                    fix=_moved(finding.fix, places),
+                )
+            )
+        first, inside = places[0] if places else (entries[0], ())
+        listed = ListReport(
+            format_pointer(inside[:-1]), first.record.line, GEMINI_CLI.name, len(places), None
+        )
+        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
+        return Analysis(tuple(reports), tuple(findings))
