@@ -76,8 +76,8 @@ def _describe(defect: Defect) -> str:
             "TP002": f"{what} in the last turn has no result",
             "TP003": f"{what} has malformed arguments and no result",
         }[code]
-        if defect.call is not None and not defect.call.answerable:
-            text += "; a result of this kind cannot be truthfully made up"
+        if defect.call is not None and defect.call.unanswerable is not None:
+            text += f"; {defect.call.unanswerable}"
         return text
     name = _tool_name(defect)
     if ident:

@@ -49,8 +49,9 @@ class ToolCall:
         key: What results are matched on, when it is not ``id`` (Gemini calls without ids pair
             by name and position in the turn). A call with neither key nor id can never be
             answered; the TP0xx rules skip it.
-        answerable: Whether the format allows a truthful synthetic result. Server-executed calls
-            and calls whose result is data (a screenshot) are reported, never answered.
+        unanswerable: Why no truthful synthetic result exists for the call, or ``None`` when one
+            does. Server-executed calls, calls whose result is data (a screenshot) and calls
+            awaiting a decision are reported with this reason, never answered.
     """
 
     id: str | None
@@ -58,7 +59,12 @@ class ToolCall:
     invalid: bool = False
     path: Pointer = ()
     key: str | None = None
-    answerable: bool = True
+    unanswerable: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        """Whether a synthetic result may answer the call."""
+        return self.unanswerable is None
 
     @property
     def pairing_key(self) -> str | None:

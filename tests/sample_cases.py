@@ -1406,6 +1406,24 @@ def responses_cases() -> list[Case]:
         responses_output(TP002, "run_tests", custom_call, "custom_tool_call_output"),
     ]
 
+    # A custom tool whose item lost its name: the synthetic text says `unknown` (DESIGN.md), not
+    # the item type.
+    nameless_call = "call_Nm0Lp4Qr7Ts2Uv5W"
+    nameless = [
+        {"role": "user", "content": "Format the changelog."},
+        {
+            "type": "custom_tool_call",
+            "id": "ctc_68b2a02e6f708190c9",
+            "call_id": nameless_call,
+            "input": "CHANGELOG.md",
+        },
+        {"role": "user", "content": "Skip it, I will do it by hand."},
+    ]
+    nameless_fixed = inserted(
+        nameless,
+        [(1, responses_output(TP001, "unknown", nameless_call, "custom_tool_call_output"))],
+    )
+
     write_call = "call_Wr4Tq7Ys1Ux3Zb6C"
     truncated = [
         {"role": "user", "content": "Save these meeting notes to notes/meeting.md."},
@@ -1480,6 +1498,15 @@ def responses_cases() -> list[Case]:
             "custom_tool_call ends the history: custom_tool_call_output (TP002), tabs",
             [custom_fixed],
             [("TP002", custom_call)],
+        ),
+        Case(
+            "openai-responses/custom-tool-no-name.json",
+            [nameless],
+            json_doc(2),
+            "a custom_tool_call without a name, cut off by the user: the output text names the "
+            "tool `unknown`, never the item type",
+            [nameless_fixed],
+            [("TP001", nameless_call)],
         ),
         Case(
             "openai-responses/truncated-arguments.json",
@@ -3818,7 +3845,8 @@ def codex_cases() -> list[Case]:
         ),
         (
             8,
-            codex_output(6, TP002, "local_shell_call", "call_9Zt4GitTag", "function_call_output"),
+            # A local shell call has no tool name: the text says `unknown`, not the item type.
+            codex_output(6, TP002, "unknown", "call_9Zt4GitTag", "function_call_output"),
         ),
     ]
     return [

@@ -1304,7 +1304,7 @@ def responses_history(draw: st.DrawFn, *, tidy: bool = False) -> History:
                     }
                 )
             else:
-                name = "apply_patch_call"  # the item has no name: toolpatch reports its type
+                name = None  # the item has no name: the tool is `unknown`, not the item type
                 items.append(
                     {
                         "type": "apply_patch_call",

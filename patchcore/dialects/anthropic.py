@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects.base import (
+    SERVER_EXECUTED,
     BlockDialect,
     Recognition,
     call_id,
@@ -144,7 +145,7 @@ class Anthropic(BlockDialect):
                         id=call_id(fields.get("id"), (*pointer, "content", k, "id")),
                         name=optional_name(fields.get("name")),
                         path=("content", k),
-                        answerable=kind == "tool_use",
+                        unanswerable=None if kind == "tool_use" else SERVER_EXECUTED,
                     )
                 )
             elif is_result(block):

@@ -39,6 +39,10 @@ from patchcore.model import (
 )
 from patchcore.rules import fill
 
+#: Why a server-executed call (Anthropic ``server_tool_use``, a Bedrock server tool, a pydantic-ai
+#: built-in tool) gets no synthetic result: the provider produces its result, not the client.
+SERVER_EXECUTED = "the provider runs this tool itself, so its result cannot be truthfully made up"
+
 
 class Recognition(enum.IntEnum):
     """How sure an adapter is that a value is one of its messages."""

@@ -17,12 +17,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from patchcore.dialects.base import BlockDialect, Recognition, call_id, optional_name, tag
+from patchcore.dialects.base import (
+    SERVER_EXECUTED,
+    BlockDialect,
+    Recognition,
+    call_id,
+    optional_name,
+    tag,
+)
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 KINDS = frozenset({"request", "response"})
-CALL_PARTS = {"tool-call": True, "builtin-tool-call": False}
+#: Call parts, with why a part of that kind gets no synthetic result (``None``: it may get one).
+CALL_PARTS = {"tool-call": None, "builtin-tool-call": SERVER_EXECUTED}
 RESULT_PARTS = frozenset({"tool-return", "builtin-tool-return"})
 #: Keys of a ``ToolReturnPart``, in pydantic-ai's order, with the synthetic part's values.
 _RETURN_KEYS = (
@@ -91,7 +99,7 @@ class PydanticAI(BlockDialect):
                         name=optional_name(part.get("tool_name")),
                         invalid=arguments_malformed(part.get("args")),
                         path=("parts", k),
-                        answerable=CALL_PARTS[kind],
+                        unanswerable=CALL_PARTS[kind],
                     )
                 )
             elif _is_result(part):
