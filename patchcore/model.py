@@ -52,6 +52,10 @@ class ToolCall:
         unanswerable: Why no truthful synthetic result exists for the call, or ``None`` when one
             does. Server-executed calls, calls whose result is data (a screenshot) and calls
             awaiting a decision are reported with this reason, never answered.
+        kind: The type of the block carrying the call, where a dialect has several kinds of call
+            and the result the provider wants depends on it (Anthropic ``mcp_tool_use`` calls
+            are answered by ``mcp_tool_result`` blocks, ``server_tool_use`` calls by blocks
+            named after their tool).
     """
 
     id: str | None
@@ -60,6 +64,7 @@ class ToolCall:
     path: Pointer = ()
     key: str | None = None
     unanswerable: str | None = None
+    kind: str | None = None
 
     @property
     def answerable(self) -> bool:

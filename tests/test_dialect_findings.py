@@ -106,3 +106,87 @@ def test_a_responses_call_without_a_truthful_result_says_why(
     finding = only(patchcore.check_messages([ASK, item, ASK]))
     assert finding.fix is None
     assert reason in finding.message
+
+
+# -- the provider errors quoted for server-executed calls -----------------------------------
+
+
+def anthropic_server_call(kind: str, name: str) -> list[dict[str, Any]]:
+    """An assistant message whose server call has no result block (paused mid-turn)."""
+    call = {"type": kind, "id": "srvtoolu_1", "name": name, "input": {}}
+    if kind == "mcp_tool_use":
+        call["server_name"] = "docs"
+    return [{"role": "user", "content": "Look it up."}, {"role": "assistant", "content": [call]}]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "result"),
+    [
+        ("mcp_tool_use", "f", "mcp_tool_result"),
+        ("mcp_tool_use", "web_search", "mcp_tool_result"),
+        ("server_tool_use", "web_search", "web_search_tool_result"),
+        ("server_tool_use", "web_fetch", "web_fetch_tool_result"),
+        ("server_tool_use", "code_execution", "code_execution_tool_result"),
+        ("server_tool_use", "bash_code_execution", "bash_code_execution_tool_result"),
+        (
+            "server_tool_use",
+            "text_editor_code_execution",
+            "text_editor_code_execution_tool_result",
+        ),
+        ("server_tool_use", "tool_search_tool_regex", "tool_search_tool_result"),
+        ("server_tool_use", "tool_search_tool_bm25", "tool_search_tool_result"),
+        ("server_tool_use", "advisor", "advisor_tool_result"),
+    ],
+)
+def test_anthropic_quotes_the_result_block_the_server_call_needs(
+    kind: str, name: str, result: str
+) -> None:
+    """formats.md §6.4: an MCP call is answered by ``mcp_tool_result`` whatever tool it names;
+    a server tool by a block named after it, except the tool-search tools, which share one."""
+    finding = only(patchcore.check_messages(anthropic_server_call(kind, name)))
+    assert finding.provider_error == (
+        f"`{name}` tool use with id `srvtoolu_1` was found without a corresponding `{result}` block"
+    )
+
+
+def test_a_nameless_anthropic_server_call_quotes_no_made_up_block() -> None:
+    messages = anthropic_server_call("server_tool_use", "x")
+    del messages[1]["content"][0]["name"]
+    assert only(patchcore.check_messages(messages)).provider_error is None
+
+
+def test_a_bedrock_server_tool_quotes_no_next_message_error() -> None:
+    """Bedrock's error for a client toolUse names the next message; a server tool's result
+    belongs in its own message, and Bedrock's wording for that is not known: none is quoted."""
+    use = {"toolUse": {"toolUseId": "t1", "name": "web_grounding", "type": "server_tool_use"}}
+    messages = [
+        {"role": "user", "content": [{"text": "News?"}]},
+        {"role": "assistant", "content": [use]},
+    ]
+    finding = only(patchcore.check_messages(messages))
+    assert finding.fix is None
+    assert finding.provider_error is None
+
+
+def pydantic_builtin_call(name: str) -> list[dict[str, Any]]:
+    part = {"part_kind": "builtin-tool-call", "tool_name": name, "tool_call_id": "b1", "args": {}}
+    return [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "News?"}]},
+        {"kind": "response", "parts": [part]},
+    ]
+
+
+def test_a_pydantic_ai_built_in_call_quotes_the_server_tool_error() -> None:
+    finding = only(patchcore.check_messages(pydantic_builtin_call("web_search")))
+    assert finding.provider_error == (
+        "the request would reach the provider with built-in tool call b1 unanswered (e.g. "
+        "Anthropic: `web_search` tool use with id `b1` was found without a corresponding "
+        "`web_search_tool_result` block)"
+    )
+
+
+def test_a_pydantic_ai_mcp_call_quotes_no_made_up_tool_name() -> None:
+    finding = only(patchcore.check_messages(pydantic_builtin_call("mcp_server:docs")))
+    assert finding.provider_error == (
+        "the request would reach the provider with built-in tool call b1 unanswered"
+    )

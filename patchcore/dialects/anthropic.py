@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
     BlockDialect,
@@ -52,6 +51,25 @@ MARKERS = frozenset(
     {"tool_use", "tool_result", "server_tool_use", "thinking", "redacted_thinking", "mcp_tool_use"}
 )
 SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+#: Server tools whose result block is not named after the tool (formats.md §6.4).
+SHARED_RESULTS = {
+    "tool_search_tool_regex": "tool_search_tool_result",
+    "tool_search_tool_bm25": "tool_search_tool_result",
+}
+
+
+def server_tool_error(name: str | None, ident: str | None, *, mcp: bool) -> str | None:
+    """Anthropic's error for a server-executed call sent without its result block, or ``None``
+    for a call without a name (no error can be quoted for it).
+
+    The block that must answer it is ``mcp_tool_result`` for an MCP call, whatever tool it
+    names; for a server tool it is named after the tool (``web_search_tool_result``,
+    ``advisor_tool_result``), except for the tool-search tools, which share one.
+    """
+    if name is None:
+        return None
+    result = "mcp_tool_result" if mcp else SHARED_RESULTS.get(name, f"{name}_tool_result")
+    return f"`{name}` tool use with id `{ident}` was found without a corresponding `{result}` block"
 
 
 def is_block(block: object) -> bool:
@@ -106,14 +124,8 @@ class Anthropic(BlockDialect):
     blocks_key = "content"
     results_first = True
 
-    def provider_error(self, defect: Defect) -> str | None:
-        call = defect.call
-        if defect.code in ANSWERED and call is not None and not call.answerable:
-            return (
-                f"`{call.name}` tool use with id `{call.id}` was found without a corresponding "
-                f"`{call.name}_tool_result` block"
-            )
-        return super().provider_error(defect)
+    def server_call_error(self, call: ToolCall) -> str | None:
+        return server_tool_error(call.name, call.id, mcp=call.kind == "mcp_tool_use")
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or tag(message, "role") not in ROLES:
@@ -146,6 +158,7 @@ class Anthropic(BlockDialect):
                         name=optional_name(fields.get("name")),
                         path=("content", k),
                         unanswerable=None if kind == "tool_use" else SERVER_EXECUTED,
+                        kind=kind,
                     )
                 )
             elif is_result(block):

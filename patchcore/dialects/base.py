@@ -151,6 +151,9 @@ class Dialect(ABC):
 
     def provider_error(self, defect: Defect) -> str | None:
         """The provider's error for a defect, quoted in reports."""
+        call = defect.call
+        if defect.code in ANSWERED and call is not None and call.unanswerable == SERVER_EXECUTED:
+            return self.server_call_error(call)
         template = self.provider_errors.get(defect.code)
         if template is None:
             return None
@@ -162,6 +165,12 @@ class Dialect(ABC):
             "next": str(defect.message_index + 1),
         }
         return fill(template, values)
+
+    def server_call_error(self, call: ToolCall) -> str | None:
+        """The provider's error for a server-executed call left without its result, or ``None``
+        where it is not known. The rules' own errors speak of client calls, whose results go in
+        the next turn; a server call's result belongs in its own message."""
+        return None
 
     @abstractmethod
     def plan(

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from patchcore.dialects.anthropic import server_tool_error
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
     BlockDialect,
@@ -76,6 +77,15 @@ class PydanticAI(BlockDialect):
         "`tool_use` ids were found without `tool_result` blocks immediately after: {id})",
     )
     blocks_key = "parts"
+
+    def server_call_error(self, call: ToolCall) -> str | None:
+        """Built-in tools run at the provider: sent to Anthropic, an unanswered one is a server
+        tool use without its result block. An MCP server's tool (``mcp_server:<id>``) reaches
+        Anthropic under the tool's own name, which the part does not keep: no example for it."""
+        error = f"the request would reach the provider with built-in tool call {call.id} unanswered"
+        mcp = (call.name or "").startswith("mcp_server:")
+        example = None if mcp else server_tool_error(call.name, call.id, mcp=False)
+        return f"{error} (e.g. Anthropic: {example})" if example else error
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or tag(message, "kind") not in KINDS:
