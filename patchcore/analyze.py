@@ -53,6 +53,11 @@ class Options:
         )
 
 
+def _answerable(defect: Defect) -> bool:
+    """Whether the defect is an unanswered call that a synthetic result may answer."""
+    return defect.code in ANSWERED and defect.call is not None and defect.call.answerable
+
+
 def _tool_name(defect: Defect) -> str | None:
     """The tool's name, from the call, or from a result that answers none (Gemini)."""
     if defect.call is not None:
@@ -237,15 +242,18 @@ def findings_of(
     for defect in defects:
         rule = RULES[defect.code]
         fix = None
+        message = _describe(defect)
         if rule.fix is not None:
             planned_edits = edits.get(id(defect))
             if planned_edits is None or planned_edits:
                 fix = Fix(rule.fix, rule.fix_description or "", planned_edits or ())
+            elif _answerable(defect) and context.closed is not None:
+                message += f"; {context.closed}"  # its result was refused by the list itself
         findings.append(
             Finding(
                 code=defect.code,
                 rule=rule.name,
-                message=_describe(defect),
+                message=message,
                 dialect=dialect.name,
                 list_pointer=context.pointer,
                 message_index=defect.message_index,

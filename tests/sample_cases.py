@@ -1742,7 +1742,46 @@ def gemini_cases() -> list[Case]:
         "tools": GEMINI_TOOLS,
     }
 
+    # A Google ADK session (events[].content, snake_case, no ids): a call followed by a model
+    # event is left, since a new event around its response would have to invent its ids,
+    # author and time.
+    def event(number: int, author: str, role: str, *parts: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "invocation_id": f"e-{(number + 1) // 2}",
+            "author": author,
+            "content": {"parts": list(parts), "role": role},
+            "id": f"ev-{number:02d}",
+            "timestamp": 1765000000.0 + number,
+        }
+
+    def session(*events: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "0b6d2c1e-3f4a-4b5c-8d9e-7f0a1b2c3d4e",
+            "app_name": "weather_app",
+            "user_id": "ana",
+            "state": {"unit": "C"},
+            "events": list(events),
+            "last_update_time": 1765000006.0,
+        }
+
+    lisbon = {"function_call": {"args": {"city": "Lisbon"}, "name": "get_weather"}}
+    adk_model_next = session(
+        event(1, "user", "user", {"text": "Weather in Lisbon?"}),
+        event(2, "weather_agent", "model", lisbon),
+        event(3, "weather_agent", "model", {"text": "The weather service timed out."}),
+    )
+
     return [
+        Case(
+            "gemini/adk-call-then-model-event.json",
+            [adk_model_next],
+            json_doc(2),
+            "Google ADK session: a call followed by a model event is reported, not fixable (a "
+            "new event around the response would need made-up ids, author and time)",
+            None,
+            [("TP001", None)],
+            unfixed=[("TP001", None)],
+        ),
         Case(
             "gemini/rest-idless-parallel.json",
             [idless],

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, TP002_TEXT, text
 
 ASK = {"role": "user", "content": "Go on."}
@@ -189,4 +190,35 @@ def test_a_pydantic_ai_mcp_call_quotes_no_made_up_tool_name() -> None:
     finding = only(patchcore.check_messages(pydantic_builtin_call("mcp_server:docs")))
     assert finding.provider_error == (
         "the request would reach the provider with built-in tool call b1 unanswered"
+    )
+
+
+# -- why a list refuses a result ------------------------------------------------------------
+
+
+def test_an_adk_call_followed_by_a_model_event_says_why_it_is_not_fixed() -> None:
+    """The response would need a new event: its ids, author and timestamp cannot be made up."""
+    data = (SAMPLES / "gemini/adk-call-then-model-event.json").read_bytes()
+    (unfixable,) = patchcore.check_document(data).findings
+    assert unfixable.fix is None
+    assert unfixable.message == (
+        "tool call 'get_weather' (no id) has no result, and the history goes on after it; its "
+        "result needs a message of its own here, and each message of this list is the "
+        "`content` of an element whose other fields cannot be made up"
+    )
+
+
+def test_a_stored_response_says_why_its_pending_calls_are_not_fixed() -> None:
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_time", "input": {}}],
+        "stop_reason": "tool_use",
+    }
+    finding = only(list(patchcore.check_data(response)))
+    assert finding.fix is None
+    assert finding.message.endswith(
+        "in the last turn has no result; the document is one message, so nothing can be added "
+        "beside it"
     )

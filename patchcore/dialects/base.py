@@ -81,9 +81,22 @@ class ListContext:
         )
 
     @property
+    def closed(self) -> str | None:
+        """Why whole messages cannot be added to or removed from the list (``None``: they can),
+        said in findings that have no fix because of it."""
+        if self.single:
+            return "the document is one message, so nothing can be added beside it"
+        if self.member is not None:
+            return (
+                "its result needs a message of its own here, and each message of this list is the "
+                f"`{self.member}` of an element whose other fields cannot be made up"
+            )
+        return None
+
+    @property
     def whole_messages(self) -> bool:
         """Whether whole messages can be added to and removed from the list."""
-        return not self.single and self.member is None
+        return self.closed is None
 
     def insert_messages(self, index: int, messages: tuple[Any, ...]) -> Insert | None:
         """The edit that adds whole messages at ``index``, or ``None`` where that is impossible."""
