@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from patchcore.defects import ANSWERED, Defect
@@ -161,6 +161,31 @@ def collect(
     return defects
 
 
+#: Why a call awaiting an approval gets no synthetic result.
+AWAITING_APPROVAL = (
+    "it awaits an approval decision (its tool_approval_item): resuming the run with the "
+    "decision gives it its result"
+)
+
+
+def _awaiting(views: list[MessageView], approvals: frozenset[str]) -> list[MessageView]:
+    """``views`` with the calls that await an approval marked unanswerable: a made-up result
+    would take the decision out of the approver's hands, and the resumed run would add a
+    second one."""
+    if not approvals:
+        return views
+    return [
+        replace(
+            view,
+            calls=tuple(
+                replace(call, unanswerable=AWAITING_APPROVAL) if call.id in approvals else call
+                for call in view.calls
+            ),
+        )
+        for view in views
+    ]
+
+
 def _keeping_a_message(
     edits: dict[int, tuple[Edit, ...]], context: ListContext, count: int
 ) -> dict[int, tuple[Edit, ...]]:
@@ -206,7 +231,7 @@ def check_list(
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    views = dialect.views(messages, context)
+    views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
     defects = [
         d
         for d in collect(messages, views, pair(views), dialect, options)

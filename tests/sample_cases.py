@@ -1481,7 +1481,99 @@ def responses_cases() -> list[Case]:
         ],
     }
 
+    # A stored response (GET /v1/responses/{id}): its output is what the model returned, and
+    # the pending call's output belongs in the next request's input, never in this list.
+    stored_call = "call_Sr4Kw7Nq2Lp5Xt8Z"
+    stored = {
+        "id": "resp_68f1a2b3c4d58190a1",
+        "object": "response",
+        "created_at": 1765000000,
+        "status": "completed",
+        "model": "o4-mini-2025-04-16",
+        "output": [
+            reasoning("rs_68f1a2b3c4d58190b2", "gAAAAABo8aKzd2VhdGhlciBpbiBMaW1h"),
+            responses_call("fc_68f1a2b3c4d58190c3", stored_call, "get_weather", '{"city":"Lima"}'),
+        ],
+        "usage": {"input_tokens": 52, "output_tokens": 18, "total_tokens": 70},
+    }
+
+    # An OpenAI Agents SDK run state (RunState.to_json, schema 1.13) paused on a tool approval.
+    # It resumes from original_input + generated_items; session_items and model_responses
+    # repeat those items. The approval item repeats the call it asks about and is never sent
+    # to the model; the call awaits the decision. An earlier call lost its output, but an
+    # item cannot be added to a run state (its wrappers and indexes are the SDK's).
+    agent = {"name": "travel-agent"}
+    weather_call, booking_call = "call_Rs1Wx4Ty7Uz0Ab3C", "call_Rs2Bk5Hn8Jm1Lp4Q"
+    weather = responses_call("fc_1", weather_call, "get_weather", '{"city":"Lima"}')
+    hotels = responses_call("fc_2", "call_Rs3Ht6Ls9Qw2Er5T", "find_hotels", '{"city":"Lima"}')
+    found = {
+        "type": "function_call_output",
+        "call_id": "call_Rs3Ht6Ls9Qw2Er5T",
+        "output": '["Hotel Miraflores"]',
+    }
+    booking = responses_call("fc_3", booking_call, "book_hotel", '{"city":"Lima","nights":2}')
+    answer = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Booking now.", "annotations": []}],
+    }
+
+    def run_item(kind: str, raw: dict[str, Any]) -> dict[str, Any]:
+        return {"type": kind, "raw_item": raw, "agent": agent}
+
+    run_items = [
+        run_item("tool_call_item", weather),
+        run_item("tool_call_item", hotels),
+        {**run_item("tool_call_output_item", found), "output": found["output"]},
+        run_item("message_output_item", answer),
+        run_item("tool_call_item", booking),
+        run_item("tool_approval_item", booking),
+    ]
+    run_state = {
+        "$schemaVersion": "1.13",
+        "current_turn": 2,
+        "current_agent": agent,
+        "original_input": "Book me two nights in Lima, if the weather is fine.",
+        "model_responses": [
+            {"usage": {}, "output": [weather, hotels], "response_id": "resp_1"},
+            {"usage": {}, "output": [answer, booking], "response_id": "resp_2"},
+        ],
+        "context": {"usage": {}, "approvals": {}, "context": {}},
+        "max_turns": 10,
+        "generated_items": run_items,
+        "session_items": run_items,
+        "generated_session_item_indexes": [0, 1, 2, 3, 4, 5],
+        "current_step": {
+            "type": "next_step_interruption",
+            "data": {"interruptions": [run_item("tool_approval_item", booking)]},
+        },
+        "last_model_response": {"usage": {}, "output": [answer, booking], "response_id": "resp_2"},
+    }
+
     return [
+        Case(
+            "openai-responses/stored-response.json",
+            [stored],
+            json_doc(2),
+            "a stored response ending on a function_call: pending (TP002), reported, never "
+            "written into the response's output",
+            None,
+            [("TP002", stored_call)],
+            unfixed=[("TP002", stored_call)],
+        ),
+        Case(
+            "openai-responses/agents-sdk-run-state.json",
+            [run_state],
+            json_doc(2),
+            "Agents SDK run state paused on an approval: generated_items is the history (the "
+            "approval item is no call), the other lists are copies; the pending call awaits "
+            "the decision, an earlier lost output cannot be added (both reported once)",
+            None,
+            [("TP001", weather_call), ("TP002", booking_call)],
+            unfixed=[("TP001", weather_call), ("TP002", booking_call)],
+        ),
         Case(
             "openai-responses/request-reasoning-parallel.json",
             [body(request_input)],
@@ -1742,9 +1834,10 @@ def gemini_cases() -> list[Case]:
         "tools": GEMINI_TOOLS,
     }
 
-    # A Google ADK session (events[].content, snake_case, no ids): a call followed by a model
-    # event is left, since a new event around its response would have to invent its ids,
-    # author and time.
+    # Google ADK sessions (events[].content, snake_case, no ids). A call's response goes first
+    # into the user event that follows it, past an event without content (no turn of the
+    # conversation ADK builds); a call followed by a model event is left: a new event around a
+    # response would have to invent its ids, author and time.
     def event(number: int, author: str, role: str, *parts: dict[str, Any]) -> dict[str, Any]:
         return {
             "invocation_id": f"e-{(number + 1) // 2}",
@@ -1765,6 +1858,19 @@ def gemini_cases() -> list[Case]:
         }
 
     lisbon = {"function_call": {"args": {"city": "Lisbon"}, "name": "get_weather"}}
+    state_only = event(3, "weather_agent", "model")
+    del state_only["content"]
+    state_only["actions"] = {"state_delta": {"unit": "C"}}
+    adk = session(
+        event(1, "user", "user", {"text": "Weather in Lisbon?"}),
+        event(2, "weather_agent", "model", lisbon),
+        state_only,
+        event(4, "user", "user", {"text": "In Celsius, please."}),
+    )
+    adk_fixed = json.loads(json.dumps(adk))
+    adk_fixed["events"][3]["content"]["parts"].insert(
+        0, gemini_response(TP001, "get_weather", key="function_response")
+    )
     adk_model_next = session(
         event(1, "user", "user", {"text": "Weather in Lisbon?"}),
         event(2, "weather_agent", "model", lisbon),
@@ -1772,6 +1878,15 @@ def gemini_cases() -> list[Case]:
     )
 
     return [
+        Case(
+            "gemini/adk-session-events.json",
+            [adk],
+            json_doc(2),
+            "Google ADK session: the response goes first into the user event after the call, "
+            "past an event without content (no turn)",
+            [adk_fixed],
+            [("TP001", None)],
+        ),
         Case(
             "gemini/adk-call-then-model-event.json",
             [adk_model_next],

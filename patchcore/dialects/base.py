@@ -54,6 +54,12 @@ class Recognition(enum.IntEnum):
     """Carries a marker only this dialect has (its tool calls or results, its envelope)."""
 
 
+#: The view of a wrapper-list element that holds no message (an ADK event without content, an
+#: Agents SDK approval item): no part of the conversation, so it belongs to the turn before it
+#: and never makes the calls before it dangle.
+NO_MESSAGE = MessageView(Role.OTHER, joins_previous=True)
+
+
 @dataclass(frozen=True, slots=True)
 class ListContext:
     """Where a message list sits in its record, and what may be added to or removed from it.
@@ -66,11 +72,18 @@ class ListContext:
             inside existing messages.
         single: The document is one message (a stored API response): nothing can be added
             beside it.
+        sealed: Why the list takes no new messages although its own shape would (a stored
+            model response's ``output`` holds what the model returned and nothing else; an
+            Agents SDK run state indexes its items), or ``None``.
+        awaiting_approval: Ids of calls the record says await an approval (an Agents SDK run
+            paused on a tool approval): their results are for the run to add, not for a repair.
     """
 
     pointer: Pointer
     member: str | None = None
     single: bool = False
+    sealed: str | None = None
+    awaiting_approval: frozenset[str] = frozenset()
 
     def message_pointer(self, index: int) -> Pointer:
         """Pointer of message ``index`` inside the record."""
@@ -86,6 +99,8 @@ class ListContext:
         said in findings that have no fix because of it."""
         if self.single:
             return "the document is one message, so nothing can be added beside it"
+        if self.sealed is not None:
+            return self.sealed
         if self.member is not None:
             return (
                 "its result needs a message of its own here, and each message of this list is the "
@@ -143,7 +158,7 @@ class Dialect(ABC):
         return [
             self.view(message, context.message_pointer(index))
             if message is not None
-            else MessageView(Role.OTHER)
+            else NO_MESSAGE
             for index, message in enumerate(messages)
         ]
 
@@ -368,9 +383,9 @@ class BlockDialect(Dialect):
         if answer.result.inner:
             return None
         here, call = answer.result.message_index, answer.call.message_index
-        if here == call + 1 and self.takes_results(messages[here]):
+        if here == next_message(messages, call) and self.takes_results(messages[here]):
             return None
-        if here == call + 1:
+        if here == next_message(messages, call):
             return "it is not in a user turn"
         return "it is not in the turn right after its call"
 
@@ -405,7 +420,7 @@ class BlockDialect(Dialect):
         def add(defect_index: int, caller: int, call_index: int, block: Any) -> bool:
             """Route a block to the turn after ``caller``; ``False`` when there is none to be
             had (a new turn cannot be added to this list)."""
-            following = caller + 1
+            following = next_message(messages, caller)
             if following < len(messages) and self.takes_results(messages[following]):
                 at(following).incoming.append((call_index, defect_index, block))
             elif context.whole_messages:
@@ -500,6 +515,16 @@ class BlockDialect(Dialect):
             last_result = max((b for b in kept if self.is_result_block(blocks[b])), default=-1)
             edits.append((Insert(pointer, last_result + 1, tuple(incoming)), adders))
         return edits
+
+
+def next_message(messages: Sequence[Any], index: int) -> int:
+    """The index of the first message after ``index`` (``len(messages)`` if there is none),
+    passing over the elements of a wrapper list that hold none: the conversation a framework
+    builds from the list has no turn for them."""
+    following = index + 1
+    while following < len(messages) and messages[following] is None:
+        following += 1
+    return following
 
 
 def call_id(value: object, pointer: Pointer) -> str | None:

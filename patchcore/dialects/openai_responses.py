@@ -112,7 +112,11 @@ class OpenAIResponses(ResultMessageDialect):
         "custom_tool_call / computer_call / ..., and messages whose parts are `input_text` / "
         "`output_text`"
     )
-    containers = "a list; `input` of a request body; stored `output` lists; JSONL of items"
+    containers = (
+        "a list; `input` of a request body; JSONL of items; a stored response's `output` "
+        "(checked, nothing added); `generated_items[].raw_item` of an Agents SDK run state "
+        "(its other lists are copies)"
+    )
     provider_errors: ClassVar[Mapping[str, str]] = {
         **dict.fromkeys(
             ("TP001", "TP002", "TP003"), "No tool output found for function call {id}."
