@@ -598,6 +598,45 @@ def openai_cases() -> list[Case]:
     ]
     malformed_fixed = inserted(malformed, [(1, openai_result(TP003, "save_note", "call_sv1"))])
 
+    # The legacy functions API (formats.md §4.2): one function_call an assistant message, no
+    # ids, answered by the {"role": "function", "name"} message right after it.
+    def legacy_call(name: str, arguments: str) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": None,
+            "function_call": {"name": name, "arguments": arguments},
+        }
+
+    legacy = [
+        {"role": "system", "content": "You are AutoGPT, you can use many tools(functions)."},
+        {"role": "user", "content": "Find the Gondrand customs agency and its opening hours."},
+        legacy_call("search_agencies", '{"query": "Gondrand"}'),
+        {"role": "function", "name": "search_agencies", "content": '[{"id": "GDR_NC"}]'},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [function_call("call_hr7", "opening_hours", '{"id": "GDR_NC"}')],
+        },
+        tool_result("call_hr7", "Mon-Fri 8:00-17:00"),
+        legacy_call("agency_contact", '{"id": "GDR_NC"}'),
+        {"role": "user", "content": "Just the hours are fine."},
+    ]
+    legacy_fixed = inserted(
+        legacy,
+        [
+            (
+                6,
+                {
+                    "role": "function",
+                    "name": "agency_contact",
+                    "content": TP001.replace(" with id {id}", "").replace(
+                        "{name}", "agency_contact"
+                    ),
+                },
+            )
+        ],
+    )
+
     hf = [
         {"role": "system", "content": "You can call tools."},
         {"role": "user", "content": "What is 12 * 7, and the weather in Rome?"},
@@ -934,6 +973,16 @@ def openai_cases() -> list[Case]:
             [[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}]],
             json_doc(2),
             "no tools at all",
+        ),
+        Case(
+            "openai-chat/legacy-function-call.json",
+            [legacy],
+            json_doc(2),
+            "legacy function_call (ToolBench style, no ids) beside tool_calls: the function "
+            "message answers the call right before it; the unanswered call gets a function "
+            "message right after its message",
+            [legacy_fixed],
+            [("TP001", None)],
         ),
     ]
 
@@ -2202,6 +2251,29 @@ def strict_openai_cases() -> list[Case]:
     def assistant(*calls: dict[str, Any]) -> dict[str, Any]:
         return {"role": "assistant", "content": None, "tool_calls": list(calls)}
 
+    # Legacy functions pair by place and name: a second function message after one call is a
+    # duplicate; one of another name answers nothing, and leaves the call before it open.
+    def function(name: str, words: str) -> dict[str, Any]:
+        return {"role": "function", "name": name, "content": words}
+
+    def calling(name: str) -> dict[str, Any]:
+        return {"role": "assistant", "content": None, "function_call": {"name": name}}
+
+    functions = [
+        {"role": "user", "content": "Weather in Oslo, then the time there?"},
+        calling("get_weather"),
+        function("get_weather", "-3C"),
+        function("get_weather", "-3C"),
+        calling("get_time"),
+        function("get_weather", "-2C"),
+        {"role": "assistant", "content": "It is -3C in Oslo."},
+    ]
+    time_result = function(
+        "get_time", TP001.replace(" with id {id}", "").replace("{name}", "get_time")
+    )
+    functions_fixed = inserted(functions, [(4, time_result)])
+    functions_unsafe = [*picked(functions, 0, 1, 2, 4), time_result, functions[6]]
+
     # TP101: the front of the history was trimmed, the tool message lost its call.
     trimmed = [
         {"role": "system", "content": "You are a calendar assistant."},
@@ -2474,6 +2546,16 @@ def strict_openai_cases() -> list[Case]:
             [("TP001", paris_time, "safe"), ("TP102", paris_weather, "unsafe")],
             expected=[siblings_fixed],
             unsafe=[siblings_unsafe],
+        ),
+        strict(
+            "openai-chat/legacy-function-strict.json",
+            [functions],
+            json_doc(2),
+            "legacy function messages: one repeated (TP103), one answering a call of another "
+            "name (TP101), whose own call dangles (TP001)",
+            [("TP103", None, "unsafe"), ("TP001", None, "safe"), ("TP101", None, "unsafe")],
+            expected=[functions_fixed],
+            unsafe=[functions_unsafe],
         ),
     ]
 

@@ -187,6 +187,43 @@ def test_adk_session_is_read_through_its_events() -> None:
     assert all(r.pointer.startswith("/event_logs/") for r in report.lists if r.note is not None)
 
 
+TOOLBENCH = "openai-chat/toolbench-G1-10-legacy-function-call.json"
+
+
+def test_toolbench_prefixes_end_on_their_legacy_function_call() -> None:
+    """SOURCES.md: three growing ``train_messages`` prefixes, each ending on an assistant
+    ``function_call`` (the training target, the last one the terminal ``Finish``): 6 calls, 3
+    answered by the ``function`` message right after them, 3 open by design. Legacy calls have
+    no id: they pair by place and name. They are pending (TP002), and a fix answers each with a
+    function message after it."""
+    data = read(TOOLBENCH)
+    report = patchcore.fix_document(data, filename=TOOLBENCH)
+    prefixes = ("answer_generation", "train_messages")
+    assert [
+        (f.code, f.call_id, f.tool_name, f.list_pointer, f.message_index) for f in report.findings
+    ] == [
+        ("TP002", None, "transitaires_for_transitaires", (*prefixes, 0), 2),
+        ("TP002", None, "transitaire_for_transitaires", (*prefixes, 1), 4),
+        ("TP002", None, "Finish", (*prefixes, 2), 6),
+    ]
+    assert all(f.fix is not None and f.provider_error is None for f in report.findings)
+    assert report.output is not None
+    repaired = json.loads(report.output)["answer_generation"]["train_messages"]
+    original = json.loads(data)["answer_generation"]["train_messages"]
+    for finding, before, after in zip(report.findings, original, repaired, strict=True):
+        assert after == [
+            *before,
+            {
+                "role": "function",
+                "name": finding.tool_name,
+                "content": f"Tool call {finding.tool_name} did not complete - no result was "
+                "recorded.",
+            },
+        ]
+    assert patchcore.check_document(report.output, filename=TOOLBENCH).findings == ()
+    assert patchcore.check_document(data, filename=TOOLBENCH, ignore=["TP002"]).findings == ()
+
+
 @pytest.mark.parametrize(("relative", "count"), sorted(TRAINING.items()))
 def test_training_files_report_only_their_final_call(relative: str, count: int) -> None:
     data = read(relative)
