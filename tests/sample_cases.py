@@ -3360,6 +3360,194 @@ def strict_gemini_cases() -> list[Case]:
     ]
 
 
+# pydantic-ai histories as ModelMessagesTypeAdapter writes them (the corpus's pydantic-deepagents
+# files): requests and responses with their metadata, parts with every key. A result belongs in
+# the request right after its call's response (peers.md (a) 8: the block providers' rule).
+PA_RUN = "a844ef0a-f944-4511-a382-8cf3e2b078bc"
+
+
+def pa_at(second: int) -> str:
+    return f"2026-02-16T23:49:{second:02d}.000000Z"
+
+
+def pa_request(second: int, *parts: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "parts": list(parts),
+        "timestamp": pa_at(second),
+        "instructions": None,
+        "kind": "request",
+        "run_id": PA_RUN,
+        "metadata": None,
+    }
+
+
+def pa_response(second: int, *parts: dict[str, Any]) -> dict[str, Any]:
+    calls = any(part["part_kind"] == "tool-call" for part in parts)
+    return {
+        "parts": list(parts),
+        "usage": {"input_tokens": 812, "output_tokens": 64},
+        "model_name": "gpt-4.1-2025-04-14",
+        "timestamp": pa_at(second),
+        "kind": "response",
+        "provider_name": "openai",
+        "provider_details": {"finish_reason": "tool_calls" if calls else "stop"},
+        "finish_reason": "tool_call" if calls else "stop",
+        "run_id": PA_RUN,
+        "metadata": None,
+    }
+
+
+def pa_user(second: int, text: str) -> dict[str, Any]:
+    return {"content": text, "timestamp": pa_at(second), "part_kind": "user-prompt"}
+
+
+def pa_text(text: str) -> dict[str, Any]:
+    return {"content": text, "id": None, "provider_name": None, "part_kind": "text"}
+
+
+def pa_call(name: str, call_id: str, args: str) -> dict[str, Any]:
+    return {
+        "tool_name": name,
+        "args": args,
+        "tool_call_id": call_id,
+        "id": None,
+        "provider_name": None,
+        "provider_details": None,
+        "part_kind": "tool-call",
+    }
+
+
+def pa_return(second: int, name: str, call_id: str, content: str) -> dict[str, Any]:
+    return {
+        "tool_name": name,
+        "content": content,
+        "tool_call_id": call_id,
+        "metadata": None,
+        "timestamp": pa_at(second),
+        "part_kind": "tool-return",
+    }
+
+
+def strict_pydantic_ai_cases() -> list[Case]:
+    weather_id, hotels_id = "call_Wk7Qp2Lm5Rt8Xv1N", "call_Ht3Jd6Fs9Gb2Kc5M"
+    weather = pa_call("get_weather", weather_id, '{"city":"Kyoto"}')
+    hotels = pa_call("find_hotels", hotels_id, '{"city":"Kyoto"}')
+    weather_back = pa_return(3, "get_weather", weather_id, "9C, clear")
+    hotels_back = pa_return(4, "find_hotels", hotels_id, '["Ryokan Yachiyo"]')
+    ask = pa_request(0, pa_user(0, "Weather and a hotel in Kyoto, please."))
+    both = pa_response(2, weather, hotels)
+    done = pa_response(6, pa_text("9C and clear; Ryokan Yachiyo has rooms."))
+
+    # TP101: the history was cut before the call of the first result.
+    stale = pa_return(1, "get_weather", "call_0ld5Tr1mmed0Bf4", "11C, rain")
+    orphan = [
+        pa_request(1, stale, pa_user(1, "And now a hotel in Kyoto?")),
+        pa_response(2, hotels),
+        pa_request(4, hotels_back),
+        done,
+    ]
+    orphan_unsafe = [
+        pa_request(1, pa_user(1, "And now a hotel in Kyoto?")),
+        *orphan[1:],
+    ]
+
+    # TP102: the user spoke before the hotel result came back; pydantic-ai wrote it into a
+    # request of its own. Moved into the request right after the call, results first.
+    late = [
+        ask,
+        both,
+        pa_request(3, weather_back, pa_user(3, "Only ryokans.")),
+        pa_request(4, hotels_back),
+        done,
+    ]
+    late_unsafe = [ask, both, pa_request(3, weather_back, hotels_back, pa_user(3, "Only ryokans."))]
+    late_unsafe.append(done)
+
+    # TP103: a retried tool run returned twice.
+    twice = [
+        ask,
+        both,
+        pa_request(4, weather_back, hotels_back, pa_return(5, "find_hotels", hotels_id, "[]")),
+        done,
+    ]
+    twice_unsafe = [ask, both, pa_request(4, weather_back, hotels_back), done]
+
+    # All three, and a call the user moved on from (TP001): its synthetic result goes into the
+    # next request after its results, with the response's timestamp and the file's part keys.
+    trains_id = "call_Tr4Nq7Vx0Zb3Cd6F"
+    combined = [
+        ask,
+        both,
+        pa_request(3, weather_back, weather_back, pa_user(3, "Only ryokans.")),
+        pa_request(4, hotels_back),
+        pa_response(5, pa_call("train_times", trains_id, '{"from":"Osaka","to":"Kyoto"}')),
+        pa_request(6, stale, pa_user(6, "Skip the trains.")),
+        done,
+    ]
+    trains_back = {
+        "tool_name": "train_times",
+        "content": text(TP001, "train_times", trains_id),
+        "tool_call_id": trains_id,
+        "metadata": None,
+        "timestamp": pa_at(5),
+        "part_kind": "tool-return",
+    }
+    combined_fixed = json.loads(json.dumps(combined))
+    combined_fixed[5]["parts"].insert(1, trains_back)
+    combined_unsafe = [
+        ask,
+        both,
+        pa_request(3, weather_back, hotels_back, pa_user(3, "Only ryokans.")),
+        combined[4],
+        pa_request(6, trains_back, pa_user(6, "Skip the trains.")),
+        done,
+    ]
+
+    return [
+        strict(
+            "pydantic-ai/tp101-orphan.json",
+            [orphan],
+            json_doc(2),
+            "a tool-return whose tool-call was cut from the history (TP101): the part is "
+            "dropped, the user's prompt stays",
+            [("TP101", "call_0ld5Tr1mmed0Bf4", "unsafe")],
+            unsafe=[orphan_unsafe],
+        ),
+        strict(
+            "pydantic-ai/tp102-not-next-request.json",
+            [late],
+            json_doc(2),
+            "a tool-return in a request of its own after the user's (TP102): moved into the "
+            "request right after its call, results first; the emptied request removed",
+            [("TP102", hotels_id, "unsafe")],
+            unsafe=[late_unsafe],
+        ),
+        strict(
+            "pydantic-ai/tp103-duplicate.json",
+            [twice],
+            json_doc(2),
+            "two tool-returns for one tool-call (TP103): the second one dropped",
+            [("TP103", hotels_id, "unsafe")],
+            unsafe=[twice_unsafe],
+        ),
+        strict(
+            "pydantic-ai/combined.json",
+            [combined],
+            json_doc(2),
+            "a duplicate, a result a request late, an orphan and a call the user moved on "
+            "from: the synthetic tool-return alone without --unsafe-fixes, all four with it",
+            [
+                ("TP103", weather_id, "unsafe"),
+                ("TP102", hotels_id, "unsafe"),
+                ("TP001", trains_id, "safe"),
+                ("TP101", "call_0ld5Tr1mmed0Bf4", "unsafe"),
+            ],
+            expected=[combined_fixed],
+            unsafe=[combined_unsafe],
+        ),
+    ]
+
+
 def strict_responses_cases() -> list[Case]:
     weather_call, time_call = "call_Wr5Hn8Jk2Lm4Np6Q", "call_Tm7Pq9Rs1Tu3Vw5X"
 
@@ -3486,6 +3674,7 @@ def strict_cases() -> list[Case]:
         + strict_bedrock_cases()
         + strict_gemini_cases()
         + strict_responses_cases()
+        + strict_pydantic_ai_cases()
     )
 
 
