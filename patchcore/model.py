@@ -88,12 +88,16 @@ class ToolResult:
         keyed: The key is the id written in the file (not a Gemini name-and-position key).
         name: The tool name the result gives, where it has one and no id (Gemini): what a
             report calls a result that answers no call.
+        kind: The type of the block holding the result, where a dialect has several and the
+            provider's error depends on it (Anthropic ``tool_result`` or a server tool's
+            ``web_search_tool_result``, ...).
     """
 
     key: str
     path: Pointer = ()
     keyed: bool = True
     name: str | None = None
+    kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -222,3 +222,15 @@ def test_a_stored_response_says_why_its_pending_calls_are_not_fixed() -> None:
         "in the last turn has no result; the document is one message, so nothing can be added "
         "beside it"
     )
+
+
+@pytest.mark.parametrize("twice", [False, True], ids=["stray", "second"])
+def test_a_server_tool_result_quotes_no_client_tool_result_error(twice: bool) -> None:
+    """Anthropic's errors for a stray (TP101) or second (TP103) result name ``tool_result``
+    blocks; a ``web_search_tool_result`` is not one, and the wording for it is not known."""
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    content = [call, result, result] if twice else [{"type": "text", "text": "Hm."}, result]
+    messages = [{"role": "user", "content": "News?"}, {"role": "assistant", "content": content}]
+    finding = only(patchcore.check_messages(messages, select=["TP1"]))
+    assert (finding.code, finding.provider_error) == ("TP103" if twice else "TP101", None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from patchcore.defects import Defect
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
     BlockDialect,
@@ -127,6 +128,13 @@ class Anthropic(BlockDialect):
     def server_call_error(self, call: ToolCall) -> str | None:
         return server_tool_error(call.name, call.id, mcp=call.kind == "mcp_tool_use")
 
+    def provider_error(self, defect: Defect) -> str | None:
+        """The errors about results speak of ``tool_result`` blocks; what Anthropic says of a
+        server tool's stray or second result block is not known, so none is quoted."""
+        if defect.result is not None and defect.result.kind != "tool_result":
+            return None
+        return super().provider_error(defect)
+
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or tag(message, "role") not in ROLES:
             return Recognition.NO
@@ -164,7 +172,8 @@ class Anthropic(BlockDialect):
             elif is_result(block):
                 answered = call_id(block.get("tool_use_id"), (*pointer, "content", k))
                 if answered:
-                    (inner if calls else results).append(ToolResult(answered, ("content", k)))
+                    result = ToolResult(answered, ("content", k), kind=kind)
+                    (inner if calls else results).append(result)
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = bool(content) and all(is_result(b) for b in content)
