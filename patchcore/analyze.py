@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from patchcore.defects import ANSWERED, Defect
@@ -15,6 +16,11 @@ from patchcore.rules import RULES, Applicability, render_text
 
 #: The rules a dialect's `Dialect.shape_defects` reports.
 SHAPE_RULES = frozenset({"TP106", "TP107"})
+
+
+def _answerable(defect: Defect) -> bool:
+    """Whether the defect is an unanswered call that a synthetic result may answer."""
+    return defect.code in ANSWERED and defect.call is not None and defect.call.answerable
 
 
 def _tool_name(defect: Defect) -> str | None:
@@ -40,8 +46,8 @@ def _describe(defect: Defect) -> str:
             "TP002": f"{what} in the last turn has no result",
             "TP003": f"{what} has malformed arguments and no result",
         }[code]
-        if defect.call is not None and not defect.call.answerable:
-            text += "; a result of this kind cannot be truthfully made up"
+        if defect.call is not None and defect.call.unanswerable is not None:
+            text += f"; {defect.call.unanswerable}"
         return text
     name = _tool_name(defect)
     if ident:
@@ -120,6 +126,31 @@ def collect(
     return defects
 
 
+#: Why a call awaiting an approval gets no synthetic result.
+AWAITING_APPROVAL = (
+    "it awaits an approval decision (its tool_approval_item): resuming the run with the "
+    "decision gives it its result"
+)
+
+
+def _awaiting(views: list[MessageView], approvals: frozenset[str]) -> list[MessageView]:
+    """``views`` with the calls that await an approval marked unanswerable: a made-up result
+    would take the decision out of the approver's hands, and the resumed run would add a
+    second one."""
+    if not approvals:
+        return views
+    return [
+        replace(
+            view,
+            calls=tuple(
+                replace(call, unanswerable=AWAITING_APPROVAL) if call.id in approvals else call
+                for call in view.calls
+            ),
+        )
+        for view in views
+    ]
+
+
 def _keeping_a_message(
     edits: dict[int, tuple[Edit, ...]], context: ListContext, count: int
 ) -> dict[int, tuple[Edit, ...]]:
@@ -165,7 +196,7 @@ def check_list(
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    views = dialect.views(messages, context)
+    views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
     defects = [
         d
         for d in collect(messages, views, pair(views), dialect, options)
@@ -201,15 +232,18 @@ def findings_of(
     for defect in defects:
         rule = RULES[defect.code]
         fix = None
+        message = _describe(defect)
         if rule.fix is not None:
             planned_edits = edits.get(id(defect))
             if planned_edits is None or planned_edits:
                 fix = Fix(rule.fix, rule.fix_description or "", planned_edits or ())
+            elif _answerable(defect) and context.closed is not None:
+                message += f"; {context.closed}"  # its result was refused by the list itself
         findings.append(
             Finding(
                 code=defect.code,
                 rule=rule.name,
-                message=_describe(defect),
+                message=message,
                 dialect=dialect.name,
                 list_pointer=context.pointer,
                 message_index=defect.message_index,

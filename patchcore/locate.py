@@ -7,12 +7,15 @@ value:
 
 * a list is a message list when every element is an object that some dialect recognises;
 * a list of wrappers (ADK ``events[].content``, agent ``items[].raw_item``, ``lines[].message``)
-  is a message list seen through that member;
+  is a message list seen through that member; an element without a message, or whose message
+  is no part of the history (an Agents SDK approval item, which repeats its call), is ``None``;
 * a record that is itself one message (a stored API response) is a history of one.
 
 It does not descend into a message list (a message's own content is not a history), and it
 reports, without checking, lists that only copy a history held elsewhere in the record (LangGraph
-``metadata.writes``, ADK ``event_logs``, inspect's per-event inputs) and lists that mix dialects.
+``metadata.writes``, ADK ``event_logs``, inspect's per-event inputs, an Agents SDK run state's
+lists beside ``generated_items``) and lists that mix dialects. Lists that are checked but take no
+new message (a stored response's ``output``, a run state's items) say why in their context.
 """
 
 from __future__ import annotations
@@ -34,9 +37,21 @@ HISTORY_KEYS = frozenset(
 COPY_KEYS = {
     "writes": "a LangGraph write delta, copied from the thread's values.messages",
     "event_logs": "an ADK request log, copied from the session's events",
+    # An Agents SDK run state resumes from original_input + generated_items (RunState.to_json:
+    # "items used to build model input when resuming"); every other list repeats their items.
+    "session_items": "an Agents SDK run-state copy of the items (for the session's history)",
+    "model_responses": "an Agents SDK run-state copy of the model's output (in generated_items)",
     "last_model_response": "an Agents SDK run-state copy of model_responses",
     "last_processed_response": "an Agents SDK run-state copy of the generated items",
     "current_step": "an Agents SDK run-state copy of the generated items",
+}
+#: Keys whose list is what one model call returned: it is checked (its open calls are
+#: pending), but nothing may be added to it.
+SEALED_KEYS = {
+    "output": "a stored model response's output holds what the model returned, so a result "
+    "cannot be added to it (results go in the input of the next request)",
+    "generated_items": "an Agents SDK run state takes no new item: the SDK indexes its items "
+    "(generated_session_item_indexes) and keeps copies of them elsewhere in the state",
 }
 #: Keys whose list is a history only at its own level: lists found inside its elements are
 #: copies (inspect logs repeat the conversation in every model event's input).
@@ -45,6 +60,10 @@ NESTED_COPY_KEYS = {"events": "a per-event copy of the conversation (inspect eve
 SKIPPED_KEYS = frozenset({"choices", "generations"})
 #: Members through which a list of wrappers holds its messages.
 MEMBERS = ("message", "content", "raw_item", "payload")
+#: Wrapper types whose message is no part of the history: an Agents SDK ``tool_approval_item``
+#: repeats the call it asks approval for (the SDK never sends it to the model), and that call
+#: awaits the decision.
+APPROVAL_WRAPPERS = frozenset({"tool_approval_item"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +196,12 @@ def _listed(context: ListContext, messages: list[Any], kind: Classified) -> Mess
     return MessageList(context, messages, kind.dialect, kind.note, kind.warning)
 
 
+def _sealed(pointer: Pointer) -> str | None:
+    """Why the list at ``pointer`` takes no new messages, if its key says so."""
+    key = pointer[-1] if pointer else None
+    return SEALED_KEYS.get(key) if isinstance(key, str) else None
+
+
 def _projected(
     node: list[Any], pointer: Pointer, dialects: Sequence[Dialect]
 ) -> MessageList | None:
@@ -184,8 +209,8 @@ def _projected(
     if len(node) < 2 or not all(isinstance(e, dict) for e in node):
         return None
     for member in MEMBERS:
-        projected = [e.get(member) if isinstance(e.get(member), dict) else None for e in node]
-        present = [m for m in projected if m is not None]
+        held = [e.get(member) if isinstance(e.get(member), dict) else None for e in node]
+        present = [m for m in held if m is not None]
         if len(present) < 2:
             continue
         kind = classify(present, dialects)
@@ -193,8 +218,25 @@ def _projected(
             kind.dialect is None or kind.dialect.recognize(m) is Recognition.DISTINCT
             for m in present
         ):
-            return _listed(ListContext(pointer, member=member), projected, kind)
+            approvals = [e.get("type") in APPROVAL_WRAPPERS for e in node]
+            context = ListContext(
+                pointer,
+                member=member,
+                sealed=_sealed(pointer),
+                awaiting_approval=frozenset(
+                    _call_id(m) for m, approval in zip(held, approvals, strict=True) if approval
+                )
+                - {""},
+            )
+            projected = [None if a else m for m, a in zip(held, approvals, strict=True)]
+            return _listed(context, projected, kind)
     return None
+
+
+def _call_id(item: Any) -> str:
+    """The ``call_id`` of a Responses call item (``""`` when it has none)."""
+    found = item.get("call_id") if isinstance(item, dict) else None
+    return found if isinstance(found, str) else ""
 
 
 def _single(value: Any, pointer: Pointer, dialects: Sequence[Dialect]) -> MessageList | None:
@@ -263,7 +305,7 @@ def _locate_list(
     """The message list ``node`` is, directly or through wrappers, if it is one."""
     kind = classify(node, dialects, pointer)
     if kind is not None:
-        return _listed(ListContext(pointer), node, kind)
+        return _listed(ListContext(pointer, sealed=_sealed(pointer)), node, kind)
     if not node and (not pointer or pointer[-1] in HISTORY_KEYS):
         return MessageList(ListContext(pointer), node, None)
     return _projected(node, pointer, dialects)

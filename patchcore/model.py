@@ -52,8 +52,13 @@ class ToolCall:
         key: What results are matched on, when it is not ``id`` (Gemini calls without ids pair
             by name and position in the turn). A call with neither key nor id can never be
             answered; the TP0xx rules skip it.
-        answerable: Whether the format allows a truthful synthetic result. Server-executed calls
-            and calls whose result is data (a screenshot) are reported, never answered.
+        unanswerable: Why no truthful synthetic result exists for the call, or ``None`` when one
+            does. Server-executed calls, calls whose result is data (a screenshot) and calls
+            awaiting a decision are reported with this reason, never answered.
+        kind: The type of the block carrying the call, where a dialect has several kinds of call
+            and the result the provider wants depends on it (Anthropic ``mcp_tool_use`` calls
+            are answered by ``mcp_tool_result`` blocks, ``server_tool_use`` calls by blocks
+            named after their tool).
     """
 
     id: str | None
@@ -61,7 +66,13 @@ class ToolCall:
     invalid: bool = False
     path: Pointer = ()
     key: str | None = None
-    answerable: bool = True
+    unanswerable: str | None = None
+    kind: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        """Whether a synthetic result may answer the call."""
+        return self.unanswerable is None
 
     @property
     def pairing_key(self) -> str | None:
@@ -80,12 +91,16 @@ class ToolResult:
         keyed: The key is the id written in the file (not a Gemini name-and-position key).
         name: The tool name the result gives, where it has one and no id (Gemini): what a
             report calls a result that answers no call.
+        kind: The type of the block holding the result, where a dialect has several and the
+            provider's error depends on it (Anthropic ``tool_result`` or a server tool's
+            ``web_search_tool_result``, ...).
     """
 
     key: str
     path: Pointer = ()
     keyed: bool = True
     name: str | None = None
+    kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

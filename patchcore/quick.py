@@ -132,6 +132,7 @@ class _ChatMessage(msgspec.Struct, gc=False):
     id: msgspec.Raw = _NULL
     content: _Content = None
     name: msgspec.Raw = _ABSENT
+    function_call: msgspec.Raw = _ABSENT
 
 
 class _Extras(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True):
@@ -338,6 +339,8 @@ def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None
             for key in answered:
                 if key and counts.get(key):
                     counts[key] -= 1
+        elif role == "assistant" and _first(message.function_call) not in (b"", b"n"):
+            return None  # a legacy call (not absent, not null): the full path pairs it
         elif role == "assistant" and message.tool_calls:
             for call in message.tool_calls:
                 called = call.id

@@ -83,6 +83,15 @@ OPENAI_EMPTY = (
     "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum "
     "length 1, but got an empty array instead."
 )
+# The legacy functions API (formats.md §4.2) is not quoted anywhere: these say the rule.
+OPENAI_FUNCTION_UNANSWERED = (
+    "messages[{index}]: an assistant 'function_call' must be followed by a 'function' message "
+    "with its name"
+)
+OPENAI_FUNCTION_ORPHAN = (
+    "messages[{index}]: a 'function' message must answer the 'function_call' of the assistant "
+    "message right before it"
+)
 
 
 def _openai_answers(message: Mapping[str, Any]) -> list[Any]:
@@ -97,6 +106,42 @@ def _openai_answers(message: Mapping[str, Any]) -> list[Any]:
     return [None]
 
 
+def _function_call(message: Any) -> Mapping[str, Any] | None:
+    """An assistant message's legacy ``function_call`` (``null`` is none)."""
+    message = _dict(message)
+    call = message.get("function_call") if message.get("role") == "assistant" else None
+    return call if isinstance(call, dict) else None
+
+
+def _past_tool_messages(messages: Messages, index: int) -> int:
+    """The index of the first message after ``index`` that is not a ``tool`` message."""
+    after = index + 1
+    while after < len(messages) and _dict(messages[after]).get("role") == "tool":
+        after += 1
+    return after
+
+
+def _openai_functions(messages: Messages, add: Callable[[str, int, str], None]) -> None:
+    """Legacy functions: an assistant ``function_call`` is answered by the ``function`` message
+    right after it (after the tool messages of its ``tool_calls``), with its name where both
+    have one; any other ``function`` message answers nothing."""
+    answered: set[int] = set()
+    for index, message in enumerate(messages):
+        call = _function_call(message)
+        if call is None:
+            continue
+        after = _past_tool_messages(messages, index)
+        reply = _dict(messages[after]) if after < len(messages) else {}
+        names = {call.get("name"), reply.get("name")} - {None}
+        if reply.get("role") == "function" and len(names) <= 1:
+            answered.add(after)
+        else:
+            add("unanswered", index, OPENAI_FUNCTION_UNANSWERED.format(index=index))
+    for index, message in enumerate(messages):
+        if _dict(message).get("role") == "function" and index not in answered:
+            add("orphan", index, OPENAI_FUNCTION_ORPHAN.format(index=index))
+
+
 def openai_chat(messages: Messages) -> list[Violation]:
     """OpenAI Chat Completions.
 
@@ -105,12 +150,15 @@ def openai_chat(messages: Messages) -> list[Violation]:
     * every ``tool`` message answers a call of the assistant message its run follows;
     * no ``tool_call_id`` twice in one run (reuse across turns is real data and not reported
       as rejected, so it is not checked);
-    * no empty ``tool_calls`` array.
+    * no empty ``tool_calls`` array;
+    * the legacy ``function_call`` / ``function`` pairs by adjacency (`_openai_functions`).
     """
     found: list[Violation] = []
 
     def add(rule: str, index: int, error: str) -> None:
         found.append(Violation("openai-chat", rule, index, error))
+
+    _openai_functions(messages, add)
 
     position = 0
     while position < len(messages):

@@ -599,6 +599,45 @@ def openai_cases() -> list[Case]:
     ]
     malformed_fixed = inserted(malformed, [(1, openai_result(TP003, "save_note", "call_sv1"))])
 
+    # The legacy functions API (formats.md §4.2): one function_call an assistant message, no
+    # ids, answered by the {"role": "function", "name"} message right after it.
+    def legacy_call(name: str, arguments: str) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": None,
+            "function_call": {"name": name, "arguments": arguments},
+        }
+
+    legacy = [
+        {"role": "system", "content": "You are AutoGPT, you can use many tools(functions)."},
+        {"role": "user", "content": "Find the Gondrand customs agency and its opening hours."},
+        legacy_call("search_agencies", '{"query": "Gondrand"}'),
+        {"role": "function", "name": "search_agencies", "content": '[{"id": "GDR_NC"}]'},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [function_call("call_hr7", "opening_hours", '{"id": "GDR_NC"}')],
+        },
+        tool_result("call_hr7", "Mon-Fri 8:00-17:00"),
+        legacy_call("agency_contact", '{"id": "GDR_NC"}'),
+        {"role": "user", "content": "Just the hours are fine."},
+    ]
+    legacy_fixed = inserted(
+        legacy,
+        [
+            (
+                6,
+                {
+                    "role": "function",
+                    "name": "agency_contact",
+                    "content": TP001.replace(" with id {id}", "").replace(
+                        "{name}", "agency_contact"
+                    ),
+                },
+            )
+        ],
+    )
+
     hf = [
         {"role": "system", "content": "You can call tools."},
         {"role": "user", "content": "What is 12 * 7, and the weather in Rome?"},
@@ -935,6 +974,16 @@ def openai_cases() -> list[Case]:
             [[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}]],
             json_doc(2),
             "no tools at all",
+        ),
+        Case(
+            "openai-chat/legacy-function-call.json",
+            [legacy],
+            json_doc(2),
+            "legacy function_call (ToolBench style, no ids) beside tool_calls: the function "
+            "message answers the call right before it; the unanswered call gets a function "
+            "message right after its message",
+            [legacy_fixed],
+            [("TP001", None)],
         ),
     ]
 
@@ -1407,6 +1456,24 @@ def responses_cases() -> list[Case]:
         responses_output(TP002, "run_tests", custom_call, "custom_tool_call_output"),
     ]
 
+    # A custom tool whose item lost its name: the synthetic text says `unknown` (DESIGN.md), not
+    # the item type.
+    nameless_call = "call_Nm0Lp4Qr7Ts2Uv5W"
+    nameless = [
+        {"role": "user", "content": "Format the changelog."},
+        {
+            "type": "custom_tool_call",
+            "id": "ctc_68b2a02e6f708190c9",
+            "call_id": nameless_call,
+            "input": "CHANGELOG.md",
+        },
+        {"role": "user", "content": "Skip it, I will do it by hand."},
+    ]
+    nameless_fixed = inserted(
+        nameless,
+        [(1, responses_output(TP001, "unknown", nameless_call, "custom_tool_call_output"))],
+    )
+
     write_call = "call_Wr4Tq7Ys1Ux3Zb6C"
     truncated = [
         {"role": "user", "content": "Save these meeting notes to notes/meeting.md."},
@@ -1464,7 +1531,99 @@ def responses_cases() -> list[Case]:
         ],
     }
 
+    # A stored response (GET /v1/responses/{id}): its output is what the model returned, and
+    # the pending call's output belongs in the next request's input, never in this list.
+    stored_call = "call_Sr4Kw7Nq2Lp5Xt8Z"
+    stored = {
+        "id": "resp_68f1a2b3c4d58190a1",
+        "object": "response",
+        "created_at": 1765000000,
+        "status": "completed",
+        "model": "o4-mini-2025-04-16",
+        "output": [
+            reasoning("rs_68f1a2b3c4d58190b2", "gAAAAABo8aKzd2VhdGhlciBpbiBMaW1h"),
+            responses_call("fc_68f1a2b3c4d58190c3", stored_call, "get_weather", '{"city":"Lima"}'),
+        ],
+        "usage": {"input_tokens": 52, "output_tokens": 18, "total_tokens": 70},
+    }
+
+    # An OpenAI Agents SDK run state (RunState.to_json, schema 1.13) paused on a tool approval.
+    # It resumes from original_input + generated_items; session_items and model_responses
+    # repeat those items. The approval item repeats the call it asks about and is never sent
+    # to the model; the call awaits the decision. An earlier call lost its output, but an
+    # item cannot be added to a run state (its wrappers and indexes are the SDK's).
+    agent = {"name": "travel-agent"}
+    weather_call, booking_call = "call_Rs1Wx4Ty7Uz0Ab3C", "call_Rs2Bk5Hn8Jm1Lp4Q"
+    weather = responses_call("fc_1", weather_call, "get_weather", '{"city":"Lima"}')
+    hotels = responses_call("fc_2", "call_Rs3Ht6Ls9Qw2Er5T", "find_hotels", '{"city":"Lima"}')
+    found = {
+        "type": "function_call_output",
+        "call_id": "call_Rs3Ht6Ls9Qw2Er5T",
+        "output": '["Hotel Miraflores"]',
+    }
+    booking = responses_call("fc_3", booking_call, "book_hotel", '{"city":"Lima","nights":2}')
+    answer = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Booking now.", "annotations": []}],
+    }
+
+    def run_item(kind: str, raw: dict[str, Any]) -> dict[str, Any]:
+        return {"type": kind, "raw_item": raw, "agent": agent}
+
+    run_items = [
+        run_item("tool_call_item", weather),
+        run_item("tool_call_item", hotels),
+        {**run_item("tool_call_output_item", found), "output": found["output"]},
+        run_item("message_output_item", answer),
+        run_item("tool_call_item", booking),
+        run_item("tool_approval_item", booking),
+    ]
+    run_state = {
+        "$schemaVersion": "1.13",
+        "current_turn": 2,
+        "current_agent": agent,
+        "original_input": "Book me two nights in Lima, if the weather is fine.",
+        "model_responses": [
+            {"usage": {}, "output": [weather, hotels], "response_id": "resp_1"},
+            {"usage": {}, "output": [answer, booking], "response_id": "resp_2"},
+        ],
+        "context": {"usage": {}, "approvals": {}, "context": {}},
+        "max_turns": 10,
+        "generated_items": run_items,
+        "session_items": run_items,
+        "generated_session_item_indexes": [0, 1, 2, 3, 4, 5],
+        "current_step": {
+            "type": "next_step_interruption",
+            "data": {"interruptions": [run_item("tool_approval_item", booking)]},
+        },
+        "last_model_response": {"usage": {}, "output": [answer, booking], "response_id": "resp_2"},
+    }
+
     return [
+        Case(
+            "openai-responses/stored-response.json",
+            [stored],
+            json_doc(2),
+            "a stored response ending on a function_call: pending (TP002), reported, never "
+            "written into the response's output",
+            None,
+            [("TP002", stored_call)],
+            unfixed=[("TP002", stored_call)],
+        ),
+        Case(
+            "openai-responses/agents-sdk-run-state.json",
+            [run_state],
+            json_doc(2),
+            "Agents SDK run state paused on an approval: generated_items is the history (the "
+            "approval item is no call), the other lists are copies; the pending call awaits "
+            "the decision, an earlier lost output cannot be added (both reported once)",
+            None,
+            [("TP001", weather_call), ("TP002", booking_call)],
+            unfixed=[("TP001", weather_call), ("TP002", booking_call)],
+        ),
         Case(
             "openai-responses/request-reasoning-parallel.json",
             [body(request_input)],
@@ -1481,6 +1640,15 @@ def responses_cases() -> list[Case]:
             "custom_tool_call ends the history: custom_tool_call_output (TP002), tabs",
             [custom_fixed],
             [("TP002", custom_call)],
+        ),
+        Case(
+            "openai-responses/custom-tool-no-name.json",
+            [nameless],
+            json_doc(2),
+            "a custom_tool_call without a name, cut off by the user: the output text names the "
+            "tool `unknown`, never the item type",
+            [nameless_fixed],
+            [("TP001", nameless_call)],
         ),
         Case(
             "openai-responses/truncated-arguments.json",
@@ -1716,7 +1884,69 @@ def gemini_cases() -> list[Case]:
         "tools": GEMINI_TOOLS,
     }
 
+    # Google ADK sessions (events[].content, snake_case, no ids). A call's response goes first
+    # into the user event that follows it, past an event without content (no turn of the
+    # conversation ADK builds); a call followed by a model event is left: a new event around a
+    # response would have to invent its ids, author and time.
+    def event(number: int, author: str, role: str, *parts: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "invocation_id": f"e-{(number + 1) // 2}",
+            "author": author,
+            "content": {"parts": list(parts), "role": role},
+            "id": f"ev-{number:02d}",
+            "timestamp": 1765000000.0 + number,
+        }
+
+    def session(*events: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "0b6d2c1e-3f4a-4b5c-8d9e-7f0a1b2c3d4e",
+            "app_name": "weather_app",
+            "user_id": "ana",
+            "state": {"unit": "C"},
+            "events": list(events),
+            "last_update_time": 1765000006.0,
+        }
+
+    lisbon = {"function_call": {"args": {"city": "Lisbon"}, "name": "get_weather"}}
+    state_only = event(3, "weather_agent", "model")
+    del state_only["content"]
+    state_only["actions"] = {"state_delta": {"unit": "C"}}
+    adk = session(
+        event(1, "user", "user", {"text": "Weather in Lisbon?"}),
+        event(2, "weather_agent", "model", lisbon),
+        state_only,
+        event(4, "user", "user", {"text": "In Celsius, please."}),
+    )
+    adk_fixed = json.loads(json.dumps(adk))
+    adk_fixed["events"][3]["content"]["parts"].insert(
+        0, gemini_response(TP001, "get_weather", key="function_response")
+    )
+    adk_model_next = session(
+        event(1, "user", "user", {"text": "Weather in Lisbon?"}),
+        event(2, "weather_agent", "model", lisbon),
+        event(3, "weather_agent", "model", {"text": "The weather service timed out."}),
+    )
+
     return [
+        Case(
+            "gemini/adk-session-events.json",
+            [adk],
+            json_doc(2),
+            "Google ADK session: the response goes first into the user event after the call, "
+            "past an event without content (no turn)",
+            [adk_fixed],
+            [("TP001", None)],
+        ),
+        Case(
+            "gemini/adk-call-then-model-event.json",
+            [adk_model_next],
+            json_doc(2),
+            "Google ADK session: a call followed by a model event is reported, not fixable (a "
+            "new event around the response would need made-up ids, author and time)",
+            None,
+            [("TP001", None)],
+            unfixed=[("TP001", None)],
+        ),
         Case(
             "gemini/rest-idless-parallel.json",
             [idless],
@@ -2022,6 +2252,29 @@ def strict_openai_cases() -> list[Case]:
     def assistant(*calls: dict[str, Any]) -> dict[str, Any]:
         return {"role": "assistant", "content": None, "tool_calls": list(calls)}
 
+    # Legacy functions pair by place and name: a second function message after one call is a
+    # duplicate; one of another name answers nothing, and leaves the call before it open.
+    def function(name: str, words: str) -> dict[str, Any]:
+        return {"role": "function", "name": name, "content": words}
+
+    def calling(name: str) -> dict[str, Any]:
+        return {"role": "assistant", "content": None, "function_call": {"name": name}}
+
+    functions = [
+        {"role": "user", "content": "Weather in Oslo, then the time there?"},
+        calling("get_weather"),
+        function("get_weather", "-3C"),
+        function("get_weather", "-3C"),
+        calling("get_time"),
+        function("get_weather", "-2C"),
+        {"role": "assistant", "content": "It is -3C in Oslo."},
+    ]
+    time_result = function(
+        "get_time", TP001.replace(" with id {id}", "").replace("{name}", "get_time")
+    )
+    functions_fixed = inserted(functions, [(4, time_result)])
+    functions_unsafe = [*picked(functions, 0, 1, 2, 4), time_result, functions[6]]
+
     # TP101: the front of the history was trimmed, the tool message lost its call.
     trimmed = [
         {"role": "system", "content": "You are a calendar assistant."},
@@ -2294,6 +2547,16 @@ def strict_openai_cases() -> list[Case]:
             [("TP001", paris_time, "safe"), ("TP102", paris_weather, "unsafe")],
             expected=[siblings_fixed],
             unsafe=[siblings_unsafe],
+        ),
+        strict(
+            "openai-chat/legacy-function-strict.json",
+            [functions],
+            json_doc(2),
+            "legacy function messages: one repeated (TP103), one answering a call of another "
+            "name (TP101), whose own call dangles (TP001)",
+            [("TP103", None, "unsafe"), ("TP001", None, "safe"), ("TP101", None, "unsafe")],
+            expected=[functions_fixed],
+            unsafe=[functions_unsafe],
         ),
     ]
 
@@ -3098,6 +3361,194 @@ def strict_gemini_cases() -> list[Case]:
     ]
 
 
+# pydantic-ai histories as ModelMessagesTypeAdapter writes them (the corpus's pydantic-deepagents
+# files): requests and responses with their metadata, parts with every key. A result belongs in
+# the request right after its call's response (peers.md (a) 8: the block providers' rule).
+PA_RUN = "a844ef0a-f944-4511-a382-8cf3e2b078bc"
+
+
+def pa_at(second: int) -> str:
+    return f"2026-02-16T23:49:{second:02d}.000000Z"
+
+
+def pa_request(second: int, *parts: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "parts": list(parts),
+        "timestamp": pa_at(second),
+        "instructions": None,
+        "kind": "request",
+        "run_id": PA_RUN,
+        "metadata": None,
+    }
+
+
+def pa_response(second: int, *parts: dict[str, Any]) -> dict[str, Any]:
+    calls = any(part["part_kind"] == "tool-call" for part in parts)
+    return {
+        "parts": list(parts),
+        "usage": {"input_tokens": 812, "output_tokens": 64},
+        "model_name": "gpt-4.1-2025-04-14",
+        "timestamp": pa_at(second),
+        "kind": "response",
+        "provider_name": "openai",
+        "provider_details": {"finish_reason": "tool_calls" if calls else "stop"},
+        "finish_reason": "tool_call" if calls else "stop",
+        "run_id": PA_RUN,
+        "metadata": None,
+    }
+
+
+def pa_user(second: int, text: str) -> dict[str, Any]:
+    return {"content": text, "timestamp": pa_at(second), "part_kind": "user-prompt"}
+
+
+def pa_text(text: str) -> dict[str, Any]:
+    return {"content": text, "id": None, "provider_name": None, "part_kind": "text"}
+
+
+def pa_call(name: str, call_id: str, args: str) -> dict[str, Any]:
+    return {
+        "tool_name": name,
+        "args": args,
+        "tool_call_id": call_id,
+        "id": None,
+        "provider_name": None,
+        "provider_details": None,
+        "part_kind": "tool-call",
+    }
+
+
+def pa_return(second: int, name: str, call_id: str, content: str) -> dict[str, Any]:
+    return {
+        "tool_name": name,
+        "content": content,
+        "tool_call_id": call_id,
+        "metadata": None,
+        "timestamp": pa_at(second),
+        "part_kind": "tool-return",
+    }
+
+
+def strict_pydantic_ai_cases() -> list[Case]:
+    weather_id, hotels_id = "call_Wk7Qp2Lm5Rt8Xv1N", "call_Ht3Jd6Fs9Gb2Kc5M"
+    weather = pa_call("get_weather", weather_id, '{"city":"Kyoto"}')
+    hotels = pa_call("find_hotels", hotels_id, '{"city":"Kyoto"}')
+    weather_back = pa_return(3, "get_weather", weather_id, "9C, clear")
+    hotels_back = pa_return(4, "find_hotels", hotels_id, '["Ryokan Yachiyo"]')
+    ask = pa_request(0, pa_user(0, "Weather and a hotel in Kyoto, please."))
+    both = pa_response(2, weather, hotels)
+    done = pa_response(6, pa_text("9C and clear; Ryokan Yachiyo has rooms."))
+
+    # TP101: the history was cut before the call of the first result.
+    stale = pa_return(1, "get_weather", "call_0ld5Tr1mmed0Bf4", "11C, rain")
+    orphan = [
+        pa_request(1, stale, pa_user(1, "And now a hotel in Kyoto?")),
+        pa_response(2, hotels),
+        pa_request(4, hotels_back),
+        done,
+    ]
+    orphan_unsafe = [
+        pa_request(1, pa_user(1, "And now a hotel in Kyoto?")),
+        *orphan[1:],
+    ]
+
+    # TP102: the user spoke before the hotel result came back; pydantic-ai wrote it into a
+    # request of its own. Moved into the request right after the call, results first.
+    late = [
+        ask,
+        both,
+        pa_request(3, weather_back, pa_user(3, "Only ryokans.")),
+        pa_request(4, hotels_back),
+        done,
+    ]
+    late_unsafe = [ask, both, pa_request(3, weather_back, hotels_back, pa_user(3, "Only ryokans."))]
+    late_unsafe.append(done)
+
+    # TP103: a retried tool run returned twice.
+    twice = [
+        ask,
+        both,
+        pa_request(4, weather_back, hotels_back, pa_return(5, "find_hotels", hotels_id, "[]")),
+        done,
+    ]
+    twice_unsafe = [ask, both, pa_request(4, weather_back, hotels_back), done]
+
+    # All three, and a call the user moved on from (TP001): its synthetic result goes into the
+    # next request after its results, with the response's timestamp and the file's part keys.
+    trains_id = "call_Tr4Nq7Vx0Zb3Cd6F"
+    combined = [
+        ask,
+        both,
+        pa_request(3, weather_back, weather_back, pa_user(3, "Only ryokans.")),
+        pa_request(4, hotels_back),
+        pa_response(5, pa_call("train_times", trains_id, '{"from":"Osaka","to":"Kyoto"}')),
+        pa_request(6, stale, pa_user(6, "Skip the trains.")),
+        done,
+    ]
+    trains_back = {
+        "tool_name": "train_times",
+        "content": text(TP001, "train_times", trains_id),
+        "tool_call_id": trains_id,
+        "metadata": None,
+        "timestamp": pa_at(5),
+        "part_kind": "tool-return",
+    }
+    combined_fixed = json.loads(json.dumps(combined))
+    combined_fixed[5]["parts"].insert(1, trains_back)
+    combined_unsafe = [
+        ask,
+        both,
+        pa_request(3, weather_back, hotels_back, pa_user(3, "Only ryokans.")),
+        combined[4],
+        pa_request(6, trains_back, pa_user(6, "Skip the trains.")),
+        done,
+    ]
+
+    return [
+        strict(
+            "pydantic-ai/tp101-orphan.json",
+            [orphan],
+            json_doc(2),
+            "a tool-return whose tool-call was cut from the history (TP101): the part is "
+            "dropped, the user's prompt stays",
+            [("TP101", "call_0ld5Tr1mmed0Bf4", "unsafe")],
+            unsafe=[orphan_unsafe],
+        ),
+        strict(
+            "pydantic-ai/tp102-not-next-request.json",
+            [late],
+            json_doc(2),
+            "a tool-return in a request of its own after the user's (TP102): moved into the "
+            "request right after its call, results first; the emptied request removed",
+            [("TP102", hotels_id, "unsafe")],
+            unsafe=[late_unsafe],
+        ),
+        strict(
+            "pydantic-ai/tp103-duplicate.json",
+            [twice],
+            json_doc(2),
+            "two tool-returns for one tool-call (TP103): the second one dropped",
+            [("TP103", hotels_id, "unsafe")],
+            unsafe=[twice_unsafe],
+        ),
+        strict(
+            "pydantic-ai/combined.json",
+            [combined],
+            json_doc(2),
+            "a duplicate, a result a request late, an orphan and a call the user moved on "
+            "from: the synthetic tool-return alone without --unsafe-fixes, all four with it",
+            [
+                ("TP103", weather_id, "unsafe"),
+                ("TP102", hotels_id, "unsafe"),
+                ("TP001", trains_id, "safe"),
+                ("TP101", "call_0ld5Tr1mmed0Bf4", "unsafe"),
+            ],
+            expected=[combined_fixed],
+            unsafe=[combined_unsafe],
+        ),
+    ]
+
+
 def strict_responses_cases() -> list[Case]:
     weather_call, time_call = "call_Wr5Hn8Jk2Lm4Np6Q", "call_Tm7Pq9Rs1Tu3Vw5X"
 
@@ -3224,6 +3675,7 @@ def strict_cases() -> list[Case]:
         + strict_bedrock_cases()
         + strict_gemini_cases()
         + strict_responses_cases()
+        + strict_pydantic_ai_cases()
     )
 
 
@@ -3819,7 +4271,8 @@ def codex_cases() -> list[Case]:
         ),
         (
             8,
-            codex_output(6, TP002, "local_shell_call", "call_9Zt4GitTag", "function_call_output"),
+            # A local shell call has no tool name: the text says `unknown`, not the item type.
+            codex_output(6, TP002, "unknown", "call_9Zt4GitTag", "function_call_output"),
         ),
     ]
     return [

@@ -125,17 +125,61 @@ def test_server_tool_pairs_inside_one_message_are_answered() -> None:
     assert all(f.tool_name == "rollDie" for f in report.findings)
 
 
-def test_paused_agents_sdk_run_reports_the_pending_approval() -> None:
-    """The run is paused on a tool approval: its one function_call is pending wherever the run
-    state keeps a copy of the items, and never reported as dangling (TP001)."""
-    relative = "openai-responses/agents-sdk-runstate-pending-approval.json"
-    report = patchcore.check_document(read(relative))
-    assert report.findings
-    assert {(f.code, f.call_id, f.dialect) for f in report.findings} == {
-        ("TP002", "historical-approval-1", "openai-responses")
-    }
+RUN_STATE = "openai-responses/agents-sdk-runstate-pending-approval.json"
+
+
+@pytest.mark.parametrize("select", [None, ["ALL"]], ids=["default", "ALL"])
+def test_paused_agents_sdk_run_reports_the_pending_approval_once(select: list[str] | None) -> None:
+    """The run is paused on a tool approval (SOURCES.md: one open call, by design).
+
+    A run resumes from ``original_input`` + ``generated_items`` (the Agents SDK's RunState); the
+    same call is repeated in ``session_items``, ``model_responses``, ``last_model_response`` and
+    the interruption lists, which are copies: listed, never checked or repaired. In
+    ``generated_items`` the ``tool_approval_item`` repeats the call it asks about and is never
+    sent to the model: it is no second call (no TP104).
+
+    The call is reported once, as TP002, and not fixed. It is pending in the plain sense of the
+    rule (the last turn's call, no result), and SOURCES.md counts it open; reporting it keeps
+    the README's contract for data open on purpose (a paused run, a training target: ``--ignore
+    TP002``). But it is no defect to repair: its result is for the resumed run to add once
+    someone decides, and a made-up output would take that decision and make the resumed run
+    write a second one. So the finding says it awaits the decision, and ``fix`` writes nothing.
+    """
+    data = read(RUN_STATE)
+    report = patchcore.fix_document(data, filename=RUN_STATE, select=select)
+    (finding,) = report.findings
+    assert (finding.code, finding.call_id, finding.dialect) == (
+        "TP002",
+        "historical-approval-1",
+        "openai-responses",
+    )
+    assert finding.pointer == ("generated_items", 0, "raw_item")
+    assert finding.fix is None
+    assert "awaits an approval decision" in finding.message
+    assert report.output is None, "fix must write nothing, least of all into a model response"
+    assert report.remaining == report.findings
+    checked = [(r.pointer, r.messages) for r in report.lists if r.note is None]
+    assert checked == [("/generated_items", 1)]
     copies = {r.pointer for r in report.lists if r.note is not None}
-    assert "/last_model_response/output" in copies
+    assert copies == {
+        "/session_items",
+        "/model_responses/0/output",
+        "/last_model_response/output",
+    }
+
+
+def test_paused_agents_sdk_run_is_left_as_it_is_by_the_cli(tmp_path: Path) -> None:
+    target = tmp_path / "state.json"
+    target.write_bytes(read(RUN_STATE))
+    result = subprocess.run(
+        [sys.executable, "-m", "cli", "fix", str(target)],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr.decode()
+    assert target.read_bytes() == read(RUN_STATE)
+    assert result.stderr.decode().count(" TP002 ") == 1
 
 
 def test_adk_session_is_read_through_its_events() -> None:
@@ -144,6 +188,43 @@ def test_adk_session_is_read_through_its_events() -> None:
     checked = [(r.pointer, r.dialect) for r in report.lists if r.note is None]
     assert checked == [("/events", "gemini")]
     assert all(r.pointer.startswith("/event_logs/") for r in report.lists if r.note is not None)
+
+
+TOOLBENCH = "openai-chat/toolbench-G1-10-legacy-function-call.json"
+
+
+def test_toolbench_prefixes_end_on_their_legacy_function_call() -> None:
+    """SOURCES.md: three growing ``train_messages`` prefixes, each ending on an assistant
+    ``function_call`` (the training target, the last one the terminal ``Finish``): 6 calls, 3
+    answered by the ``function`` message right after them, 3 open by design. Legacy calls have
+    no id: they pair by place and name. They are pending (TP002), and a fix answers each with a
+    function message after it."""
+    data = read(TOOLBENCH)
+    report = patchcore.fix_document(data, filename=TOOLBENCH)
+    prefixes = ("answer_generation", "train_messages")
+    assert [
+        (f.code, f.call_id, f.tool_name, f.list_pointer, f.message_index) for f in report.findings
+    ] == [
+        ("TP002", None, "transitaires_for_transitaires", (*prefixes, 0), 2),
+        ("TP002", None, "transitaire_for_transitaires", (*prefixes, 1), 4),
+        ("TP002", None, "Finish", (*prefixes, 2), 6),
+    ]
+    assert all(f.fix is not None and f.provider_error is None for f in report.findings)
+    assert report.output is not None
+    repaired = json.loads(report.output)["answer_generation"]["train_messages"]
+    original = json.loads(data)["answer_generation"]["train_messages"]
+    for finding, before, after in zip(report.findings, original, repaired, strict=True):
+        assert after == [
+            *before,
+            {
+                "role": "function",
+                "name": finding.tool_name,
+                "content": f"Tool call {finding.tool_name} did not complete - no result was "
+                "recorded.",
+            },
+        ]
+    assert patchcore.check_document(report.output, filename=TOOLBENCH).findings == ()
+    assert patchcore.check_document(data, filename=TOOLBENCH, ignore=["TP002"]).findings == ()
 
 
 @pytest.mark.parametrize(("relative", "count"), sorted(TRAINING.items()))

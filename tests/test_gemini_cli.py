@@ -105,7 +105,7 @@ def test_a_completed_call_without_result_is_reported_not_answered() -> None:
     report = patchcore.fix_document(data, filename=NAME)
     (finding,) = report.findings
     assert (finding.code, finding.fix) == ("TP001", None)
-    assert "cannot be truthfully made up" in finding.message
+    assert "recorded as a success without its result: it ran" in finding.message
     assert report.output is None
 
 

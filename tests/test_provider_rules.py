@@ -277,6 +277,14 @@ def test_openai_variants_of_real_data_pass() -> None:
     assert validate("openai-chat", history) == []
 
 
+def test_openai_legacy_functions_pass_when_answered_right_after() -> None:
+    """formats.md §4.2: the function message right after the call, past the tool messages of
+    the same message's tool_calls; a nameless reply answers by place."""
+    mixed = {**LEGACY_CALL, "tool_calls": [call("c1")]}
+    history = [USER, mixed, tool("c1"), LEGACY_REPLY, LEGACY_CALL, {"role": "function"}]
+    assert validate("openai-chat", history) == []
+
+
 def test_gemini_snake_case_and_name_pairing_pass() -> None:
     assert validate("gemini", GEMINI_SNAKE_CLEAN) == []
     # a response without an id answers a call with one by name
@@ -333,8 +341,24 @@ LC_LEGACY_BAD_ARGS = {
     },
 }
 
+LEGACY_CALL = {"role": "assistant", "content": None, "function_call": {"name": "f"}}
+LEGACY_REPLY = {"role": "function", "name": "f", "content": "ok"}
+
 BROKEN = [
     # --- OpenAI Chat
+    Broken("oc-function-unanswered", "openai-chat", [USER, LEGACY_CALL, USER], [("unanswered", 1)]),
+    Broken(
+        "oc-function-other-name",
+        "openai-chat",
+        [USER, LEGACY_CALL, {**LEGACY_REPLY, "name": "g"}],
+        [("unanswered", 1), ("orphan", 2)],
+    ),
+    Broken(
+        "oc-function-twice",
+        "openai-chat",
+        [USER, LEGACY_CALL, LEGACY_REPLY, LEGACY_REPLY],
+        [("orphan", 3)],
+    ),
     Broken(
         "oc-unanswered",
         "openai-chat",
@@ -1306,7 +1330,7 @@ def responses_history(draw: st.DrawFn, *, tidy: bool = False) -> History:
                     }
                 )
             else:
-                name = "apply_patch_call"  # the item has no name: toolpatch reports its type
+                name = None  # the item has no name: the tool is `unknown`, not the item type
                 items.append(
                     {
                         "type": "apply_patch_call",

@@ -5,7 +5,8 @@ same, and the same repaired bytes), and a record it is unsure of goes down the f
 Records are generated in the two shapes the lane reads (LangChain ``messages_to_dict`` and
 OpenAI Chat, at ``messages`` or as a bare list) with everything that could make them differ:
 reused and missing ids, results before their calls, invalid calls and malformed arguments,
-calls kept only in ``additional_kwargs`` or in content blocks, chunks, result messages with
+calls kept only in ``additional_kwargs`` or in content blocks, chunks, legacy ``function_call``
+messages (and their ``function`` answers, with and without names), result messages with
 and without names and with each answering key, other keys beside ``messages`` (known and
 unknown to the lane, some holding another history), odd content types, non-ASCII text and
 both JSON layouts (compact and spaced).
@@ -80,6 +81,16 @@ def chat_message(draw: st.DrawFn) -> dict[str, Any]:
             for c in calls
         ]
         message["content"] = draw(st.sampled_from([None, "", [{"type": "text", "text": "x"}]]))
+    if role == "assistant" and draw(st.integers(0, 3)) == 3:
+        # The legacy form (formats.md §4.2): one call, no id, answered by the next function
+        # message of its name; null in SDK dumps (no call); beside tool_calls now and then.
+        message["function_call"] = draw(
+            st.sampled_from(
+                [None, {"name": draw(NAMES), "arguments": draw(ARGUMENTS)}, {"name": "get_time"}]
+            )
+        )
+    if role == "function" and draw(st.booleans()):
+        message["name"] = draw(NAMES)
     if role == "tool":
         key = draw(st.sampled_from(["tool_call_id", "tool_call_ids", "id", None]))
         if key == "tool_call_ids":

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from patchcore.defects import ANSWERED, Defect
+from patchcore.defects import Defect
 from patchcore.dialects.base import (
+    SERVER_EXECUTED,
     BlockDialect,
     Recognition,
     call_id,
@@ -51,6 +52,25 @@ MARKERS = frozenset(
     {"tool_use", "tool_result", "server_tool_use", "thinking", "redacted_thinking", "mcp_tool_use"}
 )
 SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+#: Server tools whose result block is not named after the tool (formats.md §6.4).
+SHARED_RESULTS = {
+    "tool_search_tool_regex": "tool_search_tool_result",
+    "tool_search_tool_bm25": "tool_search_tool_result",
+}
+
+
+def server_tool_error(name: str | None, ident: str | None, *, mcp: bool) -> str | None:
+    """Anthropic's error for a server-executed call sent without its result block, or ``None``
+    for a call without a name (no error can be quoted for it).
+
+    The block that must answer it is ``mcp_tool_result`` for an MCP call, whatever tool it
+    names; for a server tool it is named after the tool (``web_search_tool_result``,
+    ``advisor_tool_result``), except for the tool-search tools, which share one.
+    """
+    if name is None:
+        return None
+    result = "mcp_tool_result" if mcp else SHARED_RESULTS.get(name, f"{name}_tool_result")
+    return f"`{name}` tool use with id `{ident}` was found without a corresponding `{result}` block"
 
 
 def is_block(block: object) -> bool:
@@ -105,13 +125,14 @@ class Anthropic(BlockDialect):
     blocks_key = "content"
     results_first = True
 
+    def server_call_error(self, call: ToolCall) -> str | None:
+        return server_tool_error(call.name, call.id, mcp=call.kind == "mcp_tool_use")
+
     def provider_error(self, defect: Defect) -> str | None:
-        call = defect.call
-        if defect.code in ANSWERED and call is not None and not call.answerable:
-            return (
-                f"`{call.name}` tool use with id `{call.id}` was found without a corresponding "
-                f"`{call.name}_tool_result` block"
-            )
+        """The errors about results speak of ``tool_result`` blocks; what Anthropic says of a
+        server tool's stray or second result block is not known, so none is quoted."""
+        if defect.result is not None and defect.result.kind != "tool_result":
+            return None
         return super().provider_error(defect)
 
     def recognize(self, message: object) -> Recognition:
@@ -144,13 +165,15 @@ class Anthropic(BlockDialect):
                         id=call_id(fields.get("id"), (*pointer, "content", k, "id")),
                         name=optional_name(fields.get("name")),
                         path=("content", k),
-                        answerable=kind == "tool_use",
+                        unanswerable=None if kind == "tool_use" else SERVER_EXECUTED,
+                        kind=kind,
                     )
                 )
             elif is_result(block):
                 answered = call_id(block.get("tool_use_id"), (*pointer, "content", k))
                 if answered:
-                    (inner if calls else results).append(ToolResult(answered, ("content", k)))
+                    result = ToolResult(answered, ("content", k), kind=kind)
+                    (inner if calls else results).append(result)
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = bool(content) and all(is_result(b) for b in content)

@@ -39,6 +39,10 @@ from patchcore.model import (
 )
 from patchcore.rules import fill
 
+#: Why a server-executed call (Anthropic ``server_tool_use``, a Bedrock server tool, a pydantic-ai
+#: built-in tool) gets no synthetic result: the provider produces its result, not the client.
+SERVER_EXECUTED = "the provider runs this tool itself, so its result cannot be truthfully made up"
+
 
 class Recognition(enum.IntEnum):
     """How sure an adapter is that a value is one of its messages."""
@@ -48,6 +52,12 @@ class Recognition(enum.IntEnum):
     """Could be this dialect's message (e.g. ``{"role": "user", "content": "hi"}``)."""
     DISTINCT = 2
     """Carries a marker only this dialect has (its tool calls or results, its envelope)."""
+
+
+#: The view of a wrapper-list element that holds no message (an ADK event without content, an
+#: Agents SDK approval item): no part of the conversation, so it belongs to the turn before it
+#: and never makes the calls before it dangle.
+NO_MESSAGE = MessageView(Role.OTHER, joins_previous=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +72,18 @@ class ListContext:
             inside existing messages.
         single: The document is one message (a stored API response): nothing can be added
             beside it.
+        sealed: Why the list takes no new messages although its own shape would (a stored
+            model response's ``output`` holds what the model returned and nothing else; an
+            Agents SDK run state indexes its items), or ``None``.
+        awaiting_approval: Ids of calls the record says await an approval (an Agents SDK run
+            paused on a tool approval): their results are for the run to add, not for a repair.
     """
 
     pointer: Pointer
     member: str | None = None
     single: bool = False
+    sealed: str | None = None
+    awaiting_approval: frozenset[str] = frozenset()
 
     def message_pointer(self, index: int) -> Pointer:
         """Pointer of message ``index`` inside the record."""
@@ -77,9 +94,24 @@ class ListContext:
         )
 
     @property
+    def closed(self) -> str | None:
+        """Why whole messages cannot be added to or removed from the list (``None``: they can),
+        said in findings that have no fix because of it."""
+        if self.single:
+            return "the document is one message, so nothing can be added beside it"
+        if self.sealed is not None:
+            return self.sealed
+        if self.member is not None:
+            return (
+                "its result needs a message of its own here, and each message of this list is the "
+                f"`{self.member}` of an element whose other fields cannot be made up"
+            )
+        return None
+
+    @property
     def whole_messages(self) -> bool:
         """Whether whole messages can be added to and removed from the list."""
-        return not self.single and self.member is None
+        return self.closed is None
 
     def insert_messages(self, index: int, messages: tuple[Any, ...]) -> Insert | None:
         """The edit that adds whole messages at ``index``, or ``None`` where that is impossible."""
@@ -126,7 +158,7 @@ class Dialect(ABC):
         return [
             self.view(message, context.message_pointer(index))
             if message is not None
-            else MessageView(Role.OTHER)
+            else NO_MESSAGE
             for index, message in enumerate(messages)
         ]
 
@@ -147,6 +179,9 @@ class Dialect(ABC):
 
     def provider_error(self, defect: Defect) -> str | None:
         """The provider's error for a defect, quoted in reports."""
+        call = defect.call
+        if defect.code in ANSWERED and call is not None and call.unanswerable == SERVER_EXECUTED:
+            return self.server_call_error(call)
         template = self.provider_errors.get(defect.code)
         if template is None:
             return None
@@ -158,6 +193,12 @@ class Dialect(ABC):
             "next": str(defect.message_index + 1),
         }
         return fill(template, values)
+
+    def server_call_error(self, call: ToolCall) -> str | None:
+        """The provider's error for a server-executed call left without its result, or ``None``
+        where it is not known. The rules' own errors speak of client calls, whose results go in
+        the next turn; a server call's result belongs in its own message."""
+        return None
 
     @abstractmethod
     def plan(
@@ -342,9 +383,9 @@ class BlockDialect(Dialect):
         if answer.result.inner:
             return None
         here, call = answer.result.message_index, answer.call.message_index
-        if here == call + 1 and self.takes_results(messages[here]):
+        if here == next_message(messages, call) and self.takes_results(messages[here]):
             return None
-        if here == call + 1:
+        if here == next_message(messages, call):
             return "it is not in a user turn"
         return "it is not in the turn right after its call"
 
@@ -379,7 +420,7 @@ class BlockDialect(Dialect):
         def add(defect_index: int, caller: int, call_index: int, block: Any) -> bool:
             """Route a block to the turn after ``caller``; ``False`` when there is none to be
             had (a new turn cannot be added to this list)."""
-            following = caller + 1
+            following = next_message(messages, caller)
             if following < len(messages) and self.takes_results(messages[following]):
                 at(following).incoming.append((call_index, defect_index, block))
             elif context.whole_messages:
@@ -474,6 +515,16 @@ class BlockDialect(Dialect):
             last_result = max((b for b in kept if self.is_result_block(blocks[b])), default=-1)
             edits.append((Insert(pointer, last_result + 1, tuple(incoming)), adders))
         return edits
+
+
+def next_message(messages: Sequence[Any], index: int) -> int:
+    """The index of the first message after ``index`` (``len(messages)`` if there is none),
+    passing over the elements of a wrapper list that hold none: the conversation a framework
+    builds from the list has no turn for them."""
+    following = index + 1
+    while following < len(messages) and messages[following] is None:
+        following += 1
+    return following
 
 
 def call_id(value: object, pointer: Pointer) -> str | None:

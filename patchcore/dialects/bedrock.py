@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from patchcore.dialects.base import BlockDialect, Recognition, call_id, entry, optional_name, tag
+from patchcore.dialects.base import (
+    SERVER_EXECUTED,
+    BlockDialect,
+    Recognition,
+    call_id,
+    entry,
+    optional_name,
+    tag,
+)
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "assistant", "system"})
@@ -111,7 +119,9 @@ class Bedrock(BlockDialect):
                         id=call_id(use.get("toolUseId"), (*pointer, "content", k, "toolUse")),
                         name=optional_name(use.get("name")),
                         path=("content", k),
-                        answerable=use.get("type") != "server_tool_use",
+                        unanswerable=SERVER_EXECUTED
+                        if use.get("type") == "server_tool_use"
+                        else None,
                     )
                 )
             elif member == "toolResult":

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
+    NO_MESSAGE,
     BlockDialect,
     ListContext,
     Recognition,
@@ -88,7 +89,7 @@ class Gemini(BlockDialect):
         taken: set[int] = set()
         for index, message in enumerate(messages):
             if message is None:
-                views.append(MessageView(Role.OTHER))
+                views.append(NO_MESSAGE)
                 continue
             pointer = context.message_pointer(index)
             view = self._view(message, pointer, answering=answering, taken=taken)

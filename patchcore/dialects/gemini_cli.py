@@ -113,6 +113,14 @@ def _unsent(message: dict[str, Any]) -> bool:
     return not text or text.startswith(COMMAND_PREFIXES)
 
 
+#: Why a call recorded as ``success`` without a result gets none: it ran, and an error would
+#: say it had not.
+RAN_WITHOUT_RESULT = (
+    "the call is recorded as a success without its result: it ran, and an error result "
+    "would say it had not"
+)
+
+
 class GeminiCli(Dialect):
     """Gemini CLI session files (``ConversationRecord.messages``)."""
 
@@ -155,7 +163,7 @@ class GeminiCli(Dialect):
                     name=optional_name(fields.get("name")),
                     path=("toolCalls", k),
                     key=key,
-                    answerable=fields.get("status") != "success",
+                    unanswerable=RAN_WITHOUT_RESULT if fields.get("status") == "success" else None,
                 )
             )
             if has_result(fields.get("result")):

@@ -7,9 +7,12 @@ this reads the variants found in real files:
 * ``arguments`` as an object (Hugging Face / TRL chat templates, tau2),
 * flat entries ``{"id", "name", "arguments"}`` (tau2) and ``{"id", "function": "<name>"}``
   (inspect_ai), custom tools ``{"type": "custom", "custom": {"name", "input"}}``,
-* results keyed by ``tool_call_id`` (the API), ``tool_call_ids`` (SWE-agent) or ``id`` (tau2).
+* results keyed by ``tool_call_id`` (the API), ``tool_call_ids`` (SWE-agent) or ``id`` (tau2),
+* the legacy ``function_call`` (one call an assistant message, no id: formats.md §4.2),
+  answered by the ``{"role": "function", "name"}`` message right after its message (ToolBench).
 
-A synthetic result uses whichever answering key, and ``name`` if present, its neighbours use.
+A synthetic result uses whichever answering key, and ``name`` if present, its neighbours use; a
+legacy call gets ``{"role": "function", "name", "content"}`` right after its message.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import orjson
 from patchcore.chat_names import FOREIGN_PARTS, ROLES
 from patchcore.defects import Defect
 from patchcore.dialects.base import (
+    ListContext,
     Recognition,
     ResultMessageDialect,
     call_id,
@@ -31,9 +35,11 @@ from patchcore.dialects.base import (
     optional_name,
     tag,
 )
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
 
 _RESULT_KEYS = ("tool_call_id", "tool_call_ids", "id")
+#: Where a legacy ``function_call`` sits in its message (its call path).
+LEGACY_CALL: Pointer = ("function_call",)
 
 
 def arguments_malformed(arguments: object) -> bool:
@@ -98,7 +104,8 @@ class OpenAIChat(ResultMessageDialect):
     title = "OpenAI Chat Completions"
     recognised_by = (
         "`role` in system/developer/user/assistant/tool/function; assistant `tool_calls`, "
-        '`role: "tool"` results'
+        '`role: "tool"` results; the legacy assistant `function_call`, answered by the '
+        '`role: "function"` message right after it'
     )
     containers = (
         "a list; `messages` (request bodies, fine-tuning JSONL), `body.messages` (Batch API), "
@@ -116,7 +123,11 @@ class OpenAIChat(ResultMessageDialect):
                 return Recognition.NO
         elif content is not None and not isinstance(content, str):
             return Recognition.NO
-        if message.get("tool_calls") or message.get("role") == "tool":
+        if (
+            message.get("tool_calls")
+            or message.get("role") == "tool"
+            or isinstance(message.get("function_call"), dict)
+        ):
             return Recognition.DISTINCT
         return Recognition.COMPATIBLE
 
@@ -124,16 +135,52 @@ class OpenAIChat(ResultMessageDialect):
         role = message.get("role")
         if role == "assistant":
             entries = list_field(message, "tool_calls", pointer)
-            return MessageView(
-                Role.CALLER,
-                calls=tuple(
-                    self._call(entry(raw, (*pointer, "tool_calls", k)), (*pointer, "tool_calls", k))
-                    for k, raw in enumerate(entries)
-                ),
-            )
+            calls = [
+                self._call(entry(raw, (*pointer, "tool_calls", k)), (*pointer, "tool_calls", k))
+                for k, raw in enumerate(entries)
+            ]
+            if message.get("function_call") is not None:  # null in SDK dumps: no call
+                calls.append(_legacy_call(message["function_call"], pointer))
+            return MessageView(Role.CALLER, calls=tuple(calls))
         if role == "tool":
             return MessageView(Role.RESULTS, results=self._answered(message, pointer))
+        if role == "function":
+            # Answers nothing unless it follows a legacy call (`views`): a key no call has.
+            orphan = ToolResult(
+                f"{format_pointer(pointer)}:function",
+                keyed=False,
+                name=optional_name(message.get("name")),
+            )
+            return MessageView(Role.OTHER, results=(orphan,))
         return MessageView(Role.OTHER)
+
+    def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:
+        """A legacy call is answered by the function messages right after its message (past
+        the tool messages of its ``tool_calls``, if it has both), whose ``name`` is the call's
+        where both have one: the first answers it, a later one is a second result."""
+        views = super().views(messages, context)
+        for index, view in enumerate(views):
+            legacy = next((c for c in view.calls if c.path == LEGACY_CALL), None)
+            if legacy is None or legacy.key is None:
+                continue
+            for follower in range(index + 1, len(messages)):
+                message = messages[follower]
+                if tag(message, "role") == "tool":
+                    continue
+                if not _answers(message, legacy):
+                    break
+                name = optional_name(message.get("name"))
+                result = ToolResult(legacy.key, keyed=False, name=name)
+                views[follower] = MessageView(Role.RESULTS, results=(result,))
+        return views
+
+    def provider_error(self, defect: Defect) -> str | None:
+        """OpenAI's errors name ``tool_call_id``s; a legacy function call has no id, and the
+        API's wording for it is not known, so none is quoted."""
+        legacy = (defect.call is not None and defect.call.path == LEGACY_CALL) or (
+            defect.result is not None and not defect.result.keyed
+        )
+        return None if legacy else super().provider_error(defect)
 
     @staticmethod
     def _call(raw: Mapping[str, Any], pointer: Pointer) -> ToolCall:
@@ -196,6 +243,8 @@ class OpenAIChat(ResultMessageDialect):
     def result_message(
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any]:
+        if call.path == LEGACY_CALL:
+            return {"role": "function", "name": call.name or "unknown", "content": text}
         key = style["key"]
         message: dict[str, Any] = {
             "role": "tool",
@@ -205,3 +254,28 @@ class OpenAIChat(ResultMessageDialect):
             message["name"] = call.name or "unknown"
         message["content"] = text
         return message
+
+
+def _legacy_call(raw: object, pointer: Pointer) -> ToolCall:
+    """A legacy ``function_call``: no id, so it pairs on a key of its own message's place.
+
+    Raises:
+        ShapeError: It is not an object.
+    """
+    fields = entry(raw, (*pointer, *LEGACY_CALL))
+    return ToolCall(
+        id=None,
+        name=optional_name(fields.get("name")),
+        invalid=arguments_malformed(fields.get("arguments")),
+        path=LEGACY_CALL,
+        key=f"{format_pointer(pointer)}:function_call",
+    )
+
+
+def _answers(message: Any, call: ToolCall) -> bool:
+    """Whether ``message`` is a function message that may answer the legacy ``call``: its name
+    is the call's, where both have one."""
+    if tag(message, "role") != "function":
+        return False
+    name = optional_name(message.get("name"))
+    return name is None or call.name is None or name == call.name

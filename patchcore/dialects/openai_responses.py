@@ -31,15 +31,23 @@ from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.engine import Answer
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
-#: Client-executed call items: the output item type, and whether a truthful output exists.
-CALLS: Mapping[str, tuple[str, bool]] = {
-    "function_call": ("function_call_output", True),
-    "custom_tool_call": ("custom_tool_call_output", True),
-    "apply_patch_call": ("apply_patch_call_output", True),
-    "computer_call": ("computer_call_output", False),
-    "local_shell_call": ("local_shell_call_output", False),
-    "shell_call": ("shell_call_output", False),
-    "mcp_approval_request": ("mcp_approval_response", False),
+_COMMAND_OUTPUT = "'s result is the command's output, which cannot be truthfully made up"
+#: Client-executed call items: the output item type, and why no truthful output exists (``None``:
+#: one does). The reason names the item type, since these calls usually carry no tool name.
+CALLS: Mapping[str, tuple[str, str | None]] = {
+    "function_call": ("function_call_output", None),
+    "custom_tool_call": ("custom_tool_call_output", None),
+    "apply_patch_call": ("apply_patch_call_output", None),
+    "computer_call": (
+        "computer_call_output",
+        "a computer_call's result is a screenshot, which cannot be truthfully made up",
+    ),
+    "local_shell_call": ("local_shell_call_output", "a local_shell_call" + _COMMAND_OUTPUT),
+    "shell_call": ("shell_call_output", "a shell_call" + _COMMAND_OUTPUT),
+    "mcp_approval_request": (
+        "mcp_approval_response",
+        "an mcp_approval_request asks for an approval decision that nobody made",
+    ),
 }
 OUTPUTS = frozenset(output for output, _ in CALLS.values())
 #: Other item types of the Responses input union (self-contained or structural).
@@ -104,7 +112,11 @@ class OpenAIResponses(ResultMessageDialect):
         "custom_tool_call / computer_call / ..., and messages whose parts are `input_text` / "
         "`output_text`"
     )
-    containers = "a list; `input` of a request body; stored `output` lists; JSONL of items"
+    containers = (
+        "a list; `input` of a request body; JSONL of items; a stored response's `output` "
+        "(checked, nothing added); `generated_items[].raw_item` of an Agents SDK run state "
+        "(its other lists are copies)"
+    )
     provider_errors: ClassVar[Mapping[str, str]] = {
         **dict.fromkeys(
             ("TP001", "TP002", "TP003"), "No tool output found for function call {id}."
@@ -152,14 +164,13 @@ class OpenAIResponses(ResultMessageDialect):
             return MessageView(Role.OTHER)
         if kind in CALLS:
             key = _call_key(message, kind)
-            _, answerable = CALLS[kind]
+            _, unanswerable = CALLS[kind]
             call = ToolCall(
                 id=call_id(message.get(key), (*pointer, key)),
-                name=optional_name(message.get("name"))
-                or optional_name(message.get("server_label"))
-                or kind,
+                # Only the tool's own name: the item type is no name (DESIGN.md: `unknown`).
+                name=optional_name(message.get("name")),
                 invalid=kind == "function_call" and arguments_malformed(message.get("arguments")),
-                answerable=answerable,
+                unanswerable=unanswerable,
             )
             return MessageView(Role.CALLER, calls=(call,))
         if kind in OUTPUTS:
@@ -187,8 +198,8 @@ class OpenAIResponses(ResultMessageDialect):
     ) -> dict[str, Any] | None:
         kind = _kind(caller)
         assert kind is not None
-        output, answerable = CALLS[kind]
-        if not answerable:
+        output, unanswerable = CALLS[kind]
+        if unanswerable is not None:
             return None
         if kind == "apply_patch_call":
             return {"type": output, "call_id": call.id, "status": "failed", "output": text}

@@ -17,12 +17,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from patchcore.dialects.base import BlockDialect, Recognition, call_id, optional_name, tag
+from patchcore.dialects.anthropic import server_tool_error
+from patchcore.dialects.base import (
+    SERVER_EXECUTED,
+    BlockDialect,
+    Recognition,
+    call_id,
+    optional_name,
+    tag,
+)
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 KINDS = frozenset({"request", "response"})
-CALL_PARTS = {"tool-call": True, "builtin-tool-call": False}
+#: Call parts, with why a part of that kind gets no synthetic result (``None``: it may get one).
+CALL_PARTS = {"tool-call": None, "builtin-tool-call": SERVER_EXECUTED}
 RESULT_PARTS = frozenset({"tool-return", "builtin-tool-return"})
 #: Keys of a ``ToolReturnPart``, in pydantic-ai's order, with the synthetic part's values.
 _RETURN_KEYS = (
@@ -69,6 +78,15 @@ class PydanticAI(BlockDialect):
     )
     blocks_key = "parts"
 
+    def server_call_error(self, call: ToolCall) -> str | None:
+        """Built-in tools run at the provider: sent to Anthropic, an unanswered one is a server
+        tool use without its result block. An MCP server's tool (``mcp_server:<id>``) reaches
+        Anthropic under the tool's own name, which the part does not keep: no example for it."""
+        error = f"the request would reach the provider with built-in tool call {call.id} unanswered"
+        mcp = (call.name or "").startswith("mcp_server:")
+        example = None if mcp else server_tool_error(call.name, call.id, mcp=False)
+        return f"{error} (e.g. Anthropic: {example})" if example else error
+
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or tag(message, "kind") not in KINDS:
             return Recognition.NO
@@ -91,7 +109,7 @@ class PydanticAI(BlockDialect):
                         name=optional_name(part.get("tool_name")),
                         invalid=arguments_malformed(part.get("args")),
                         path=("parts", k),
-                        answerable=CALL_PARTS[kind],
+                        unanswerable=CALL_PARTS[kind],
                     )
                 )
             elif _is_result(part):

@@ -42,7 +42,7 @@ class CodexItems(OpenAIResponses):
         view = super().view(message, pointer)
         if tag(message, "type") != SHELL_CALL:
             return view
-        return replace(view, calls=tuple(replace(c, answerable=True) for c in view.calls))
+        return replace(view, calls=tuple(replace(c, unanswerable=None) for c in view.calls))
 
     def result_message(
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]

@@ -1,0 +1,236 @@
+"""What each dialect's findings say: the tool's name, why a finding has no fix, and the provider
+error it quotes.
+
+A finding is read by people deciding what to do with a history, so it must not mislead: the
+name of a call is the tool's name or ``unknown`` (DESIGN.md), never the item type that carries
+it; a finding without a fix says why; a quoted provider error names the block the provider
+actually wants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import patchcore
+from tests.conftest import SAMPLES
+from tests.helpers import TP001_TEXT, TP002_TEXT, text
+
+ASK = {"role": "user", "content": "Go on."}
+
+
+def only(findings: list[patchcore.Finding]) -> patchcore.Finding:
+    (finding,) = findings
+    return finding
+
+
+# -- names: the tool's own name, else `unknown` -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"type": "custom_tool_call", "call_id": "call_1", "input": "x"},
+        {"type": "computer_call", "call_id": "call_1", "action": {"type": "screenshot"}},
+        {"type": "local_shell_call", "id": "lsh_1", "call_id": "call_1", "action": {}},
+        {"type": "shell_call", "call_id": "call_1", "action": {"commands": ["ls"]}},
+        {"type": "apply_patch_call", "call_id": "call_1", "operation": {}},
+        {"type": "mcp_approval_request", "id": "call_1", "server_label": "deepwiki"},
+    ],
+    ids=lambda item: item["type"],
+)
+def test_a_responses_call_without_a_name_is_of_unknown_tool(item: dict[str, Any]) -> None:
+    """The item type (or an MCP server's label) is not the tool's name."""
+    finding = only(patchcore.check_messages([ASK, item, ASK]))
+    assert finding.tool_name is None
+    assert "tool call of unknown tool (id call_1)" in finding.message
+
+
+def test_a_nameless_custom_tool_call_is_answered_as_unknown() -> None:
+    fixed = patchcore.fix_messages([ASK, {"type": "custom_tool_call", "call_id": "c1"}])
+    assert fixed.value[-1] == {
+        "type": "custom_tool_call_output",
+        "call_id": "c1",
+        "output": text(TP002_TEXT, "unknown", "c1"),
+    }
+
+
+#: A call without a name in each dialect, then the user moves on.
+NAMELESS = {
+    "openai-chat": [
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {}}]},
+        ASK,
+    ],
+    "anthropic": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "input": {}}]},
+        {"role": "user", "content": [{"type": "text", "text": "Go on."}]},
+    ],
+    "bedrock": [
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "c1", "input": {}}}]},
+        {"role": "user", "content": [{"text": "Go on."}]},
+    ],
+    "pydantic-ai": [
+        {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_call_id": "c1"}]},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Go on."}]},
+    ],
+    "langchain": [
+        {"type": "ai", "data": {"content": "", "tool_calls": [{"id": "c1", "args": {}}]}},
+        {"type": "human", "data": {"content": "Go on."}},
+    ],
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(NAMELESS))
+def test_a_nameless_call_is_named_unknown_in_every_dialect(dialect: str) -> None:
+    messages = NAMELESS[dialect]
+    finding = only(patchcore.check_messages(messages))
+    assert (finding.dialect, finding.tool_name) == (dialect, None)
+    fixed = patchcore.fix_messages(messages).value
+    assert text(TP001_TEXT, "unknown", "c1") in str(fixed)
+
+
+# -- why a finding has no fix --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        ({"type": "computer_call", "call_id": "c1"}, "a computer_call's result is a screenshot"),
+        ({"type": "local_shell_call", "call_id": "c1"}, "the command's output"),
+        ({"type": "mcp_approval_request", "id": "c1", "name": "ask"}, "decision that nobody made"),
+    ],
+)
+def test_a_responses_call_without_a_truthful_result_says_why(
+    item: dict[str, Any], reason: str
+) -> None:
+    finding = only(patchcore.check_messages([ASK, item, ASK]))
+    assert finding.fix is None
+    assert reason in finding.message
+
+
+# -- the provider errors quoted for server-executed calls -----------------------------------
+
+
+def anthropic_server_call(kind: str, name: str) -> list[dict[str, Any]]:
+    """An assistant message whose server call has no result block (paused mid-turn)."""
+    call = {"type": kind, "id": "srvtoolu_1", "name": name, "input": {}}
+    if kind == "mcp_tool_use":
+        call["server_name"] = "docs"
+    return [{"role": "user", "content": "Look it up."}, {"role": "assistant", "content": [call]}]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "result"),
+    [
+        ("mcp_tool_use", "f", "mcp_tool_result"),
+        ("mcp_tool_use", "web_search", "mcp_tool_result"),
+        ("server_tool_use", "web_search", "web_search_tool_result"),
+        ("server_tool_use", "web_fetch", "web_fetch_tool_result"),
+        ("server_tool_use", "code_execution", "code_execution_tool_result"),
+        ("server_tool_use", "bash_code_execution", "bash_code_execution_tool_result"),
+        (
+            "server_tool_use",
+            "text_editor_code_execution",
+            "text_editor_code_execution_tool_result",
+        ),
+        ("server_tool_use", "tool_search_tool_regex", "tool_search_tool_result"),
+        ("server_tool_use", "tool_search_tool_bm25", "tool_search_tool_result"),
+        ("server_tool_use", "advisor", "advisor_tool_result"),
+    ],
+)
+def test_anthropic_quotes_the_result_block_the_server_call_needs(
+    kind: str, name: str, result: str
+) -> None:
+    """formats.md §6.4: an MCP call is answered by ``mcp_tool_result`` whatever tool it names;
+    a server tool by a block named after it, except the tool-search tools, which share one."""
+    finding = only(patchcore.check_messages(anthropic_server_call(kind, name)))
+    assert finding.provider_error == (
+        f"`{name}` tool use with id `srvtoolu_1` was found without a corresponding `{result}` block"
+    )
+
+
+def test_a_nameless_anthropic_server_call_quotes_no_made_up_block() -> None:
+    messages = anthropic_server_call("server_tool_use", "x")
+    del messages[1]["content"][0]["name"]
+    assert only(patchcore.check_messages(messages)).provider_error is None
+
+
+def test_a_bedrock_server_tool_quotes_no_next_message_error() -> None:
+    """Bedrock's error for a client toolUse names the next message; a server tool's result
+    belongs in its own message, and Bedrock's wording for that is not known: none is quoted."""
+    use = {"toolUse": {"toolUseId": "t1", "name": "web_grounding", "type": "server_tool_use"}}
+    messages = [
+        {"role": "user", "content": [{"text": "News?"}]},
+        {"role": "assistant", "content": [use]},
+    ]
+    finding = only(patchcore.check_messages(messages))
+    assert finding.fix is None
+    assert finding.provider_error is None
+
+
+def pydantic_builtin_call(name: str) -> list[dict[str, Any]]:
+    part = {"part_kind": "builtin-tool-call", "tool_name": name, "tool_call_id": "b1", "args": {}}
+    return [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "News?"}]},
+        {"kind": "response", "parts": [part]},
+    ]
+
+
+def test_a_pydantic_ai_built_in_call_quotes_the_server_tool_error() -> None:
+    finding = only(patchcore.check_messages(pydantic_builtin_call("web_search")))
+    assert finding.provider_error == (
+        "the request would reach the provider with built-in tool call b1 unanswered (e.g. "
+        "Anthropic: `web_search` tool use with id `b1` was found without a corresponding "
+        "`web_search_tool_result` block)"
+    )
+
+
+def test_a_pydantic_ai_mcp_call_quotes_no_made_up_tool_name() -> None:
+    finding = only(patchcore.check_messages(pydantic_builtin_call("mcp_server:docs")))
+    assert finding.provider_error == (
+        "the request would reach the provider with built-in tool call b1 unanswered"
+    )
+
+
+# -- why a list refuses a result ------------------------------------------------------------
+
+
+def test_an_adk_call_followed_by_a_model_event_says_why_it_is_not_fixed() -> None:
+    """The response would need a new event: its ids, author and timestamp cannot be made up."""
+    data = (SAMPLES / "gemini/adk-call-then-model-event.json").read_bytes()
+    (unfixable,) = patchcore.check_document(data).findings
+    assert unfixable.fix is None
+    assert unfixable.message == (
+        "tool call 'get_weather' (no id) has no result, and the history goes on after it; its "
+        "result needs a message of its own here, and each message of this list is the "
+        "`content` of an element whose other fields cannot be made up"
+    )
+
+
+def test_a_stored_response_says_why_its_pending_calls_are_not_fixed() -> None:
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_time", "input": {}}],
+        "stop_reason": "tool_use",
+    }
+    finding = only(list(patchcore.check_data(response)))
+    assert finding.fix is None
+    assert finding.message.endswith(
+        "in the last turn has no result; the document is one message, so nothing can be added "
+        "beside it"
+    )
+
+
+@pytest.mark.parametrize("twice", [False, True], ids=["stray", "second"])
+def test_a_server_tool_result_quotes_no_client_tool_result_error(twice: bool) -> None:
+    """Anthropic's errors for a stray (TP101) or second (TP103) result name ``tool_result``
+    blocks; a ``web_search_tool_result`` is not one, and the wording for it is not known."""
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    content = [call, result, result] if twice else [{"type": "text", "text": "Hm."}, result]
+    messages = [{"role": "user", "content": "News?"}, {"role": "assistant", "content": content}]
+    finding = only(patchcore.check_messages(messages, select=["TP1"]))
+    assert (finding.code, finding.provider_error) == ("TP103" if twice else "TP101", None)
