@@ -16,7 +16,7 @@ engine's own rules and the dialect's own adapter. Only the TP0xx rules can be re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, Union
 
@@ -231,12 +231,9 @@ def _could_hold_messages(raw: msgspec.Raw) -> bool:
     return b"\\u" in data or any(key in data for key in _MESSAGE_KEYS)
 
 
-def _unsure_content(content: _Content) -> bool:
-    """Whether content may carry calls or results the full path reads: a block list holding
-    tool blocks."""
-    return isinstance(content, list) and any(
-        p.type in _CALL_BLOCKS or p.type.endswith("tool_result") for p in content
-    )
+def _unsure_parts(parts: list[_Part]) -> bool:
+    """Whether a content block list may carry calls or results the full path reads."""
+    return any(p.type in _CALL_BLOCKS or p.type.endswith("tool_result") for p in parts)
 
 
 def _results_after(is_result: list[bool], callers: set[int]) -> dict[int, int]:
@@ -257,31 +254,21 @@ def _last_turn(is_result: list[bool]) -> int:
     return last
 
 
-#: What pairing needs of a message: its index, the ids of its calls, the ids it answers.
-_Keys = tuple[int, Sequence[Union[str, None]], Sequence[Union[str, None]]]  # noqa: UP007
+def _open_stacks(counts: dict[str, int]) -> dict[str, list[CallRef]]:
+    """Empty stacks for the ids the count left open: only their calls are paired one by one
+    (pairing is per id, so the others, all answered, need no second look)."""
+    return {key: [] for key, count in counts.items() if count}
 
 
-def _left_open(keys: Iterable[_Keys]) -> tuple[CallRef, ...]:
-    """The calls no result answers, given the messages that call or answer, in order.
-
-    This is the engine's pairing (`patchcore.engine.pair`) over ids: a result answers the
-    nearest earlier call with its id that is still open; a call without an id is never opened.
-    """
-    open_calls: dict[str, list[CallRef]] = {}
-    for index, calls, results in keys:
-        for key in results:
-            stack = open_calls.get(key) if key else None
-            if stack:
-                stack.pop()
-        for number, key in enumerate(calls):
-            if key:
-                open_calls.setdefault(key, []).append((index, number))
-    return tuple(sorted(ref for stack in open_calls.values() for ref in stack))
+def _left_open(stacks: dict[str, list[CallRef]]) -> tuple[CallRef, ...]:
+    return tuple(sorted(ref for stack in stacks.values() for ref in stack))
 
 
-# The readers first only count the open calls of each id, which decides what the pairing
-# decides (whether any call is left open) at a fraction of its cost: they run on every record
-# of a corpus. Only a record with an open call is paired call by call (`_left_open`).
+# The readers pair as the engine does (`patchcore.engine.pair`), over ids: a result answers the
+# nearest earlier call with its id that is still open; a call without an id is never opened.
+# They first only count the open calls of each id, which decides whether any call is left open
+# at a fraction of the cost (they run on every record of a corpus); a record with an open call
+# is then walked again with a stack for each id left open, which tells which calls they are.
 
 
 def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> Lane | None:
@@ -294,7 +281,9 @@ def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> L
                 counts[key] -= 1
         elif type(message) is _AI:
             data = message.data
-            if data.invalid_tool_calls or data.tool_call_chunks or _unsure_content(data.content):
+            if data.invalid_tool_calls or data.tool_call_chunks:
+                return None
+            if type(data.content) is list and _unsure_parts(data.content):
                 return None
             if data.tool_calls:
                 for call in data.tool_calls:
@@ -305,14 +294,20 @@ def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> L
                 return None  # calls kept only in additional_kwargs: read the old way
     if not any(counts.values()):
         return Lane(pointer, "langchain", len(messages))
-    is_result = [isinstance(message, _Tool) for message in messages]
-    left = _left_open(
-        (index, (), (message.data.tool_call_id,))
-        if isinstance(message, _Tool)
-        else (index, [c.id for c in message.data.tool_calls or ()], ())
-        for index, message in enumerate(messages)
-        if isinstance(message, (_Tool, _AI))
-    )
+    stacks = _open_stacks(counts)
+    is_result = []
+    for index, message in enumerate(messages):
+        is_result.append(type(message) is _Tool)
+        if type(message) is _Tool:
+            stack = stacks.get(message.data.tool_call_id or "")
+            if stack:
+                stack.pop()
+        elif type(message) is _AI:
+            for number, call in enumerate(message.data.tool_calls or ()):
+                stack = stacks.get(call.id or "")
+                if stack is not None:
+                    stack.append((index, number))
+    left = _left_open(stacks)
     return Lane(
         pointer,
         "langchain",
@@ -326,21 +321,25 @@ def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> L
 def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None:
     """The lane of an OpenAI Chat list, or ``None`` (unsure)."""
     counts: dict[str, int] = {}
-    answers: list[list[str]] = []
     for message in messages:
         role = message.role
-        if role not in ROLES or _unsure_content(message.content):
+        if role not in ROLES:
+            return None
+        if type(message.content) is list and _unsure_parts(message.content):
             return None
         if role == "tool":
             answered = _answered(message)
             if answered is None:
                 return None
-            answers.append(answered)
             for key in answered:
                 if key and counts.get(key):
                     counts[key] -= 1
-        elif role == "assistant" and _first(message.function_call) not in (b"", b"n"):
-            return None  # a legacy call (not absent, not null): the full path pairs it
+        elif (
+            role == "assistant"
+            and message.function_call is not _ABSENT
+            and _first(message.function_call) != b"n"
+        ):
+            return None  # a legacy call (present, not null): the full path pairs it
         elif role == "assistant" and message.tool_calls:
             for call in message.tool_calls:
                 called = call.id
@@ -348,15 +347,21 @@ def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None
                     counts[called] = counts.get(called, 0) + 1
     if not any(counts.values()):
         return Lane(pointer, "openai-chat", len(messages))
-    is_result = [m.role == "tool" for m in messages]
-    answered_by = iter(answers)
-    left = _left_open(
-        (index, (), next(answered_by))
-        if result
-        else (index, [c.id for c in message.tool_calls or ()], ())
-        for index, (message, result) in enumerate(zip(messages, is_result, strict=True))
-        if result or (message.role == "assistant" and message.tool_calls)
-    )
+    stacks = _open_stacks(counts)
+    is_result = []
+    for index, message in enumerate(messages):
+        is_result.append(message.role == "tool")
+        if message.role == "tool":
+            for key in _answered(message) or ():
+                stack = stacks.get(key)
+                if stack:
+                    stack.pop()
+        elif message.role == "assistant":
+            for number, call in enumerate(message.tool_calls or ()):
+                stack = stacks.get(call.id or "")
+                if stack is not None:
+                    stack.append((index, number))
+    left = _left_open(stacks)
     results = [m for m in messages if m.role == "tool"]
     return Lane(
         pointer,
@@ -378,16 +383,16 @@ def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None
     )
 
 
-def _answered(message: _ChatMessage) -> list[str] | None:
+def _answered(message: _ChatMessage) -> Sequence[str] | None:
     """The keys a tool message answers, read as the full path reads them (``None``: unsure)."""
     if message.tool_call_id is not None:
-        return [message.tool_call_id]
+        return (message.tool_call_id,)
     if message.tool_call_ids is not None:
         return message.tool_call_ids
     if memoryview(message.id)[0] == _NULL_START:
-        return []
+        return ()
     try:
-        return [_STRING.decode(message.id)]
+        return (_STRING.decode(message.id),)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
 
