@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import add
 
 import msgspec
 
@@ -190,14 +192,10 @@ def _uniform_elements(buf: bytes, start: int, decoded: list[msgspec.Raw]) -> lis
     joined = separator.join(decoded)
     if buf[first : first + len(joined)] != joined:
         return None
-    spans = []
-    position = first
+    lengths = [len(raw) for raw in decoded]
     step = len(separator)
-    for raw in decoded:
-        end = position + len(raw)
-        spans.append((position, end))
-        position = end + step
-    return spans
+    starts = list(accumulate((length + step for length in lengths[:-1]), initial=first))
+    return list(zip(starts, map(add, starts, lengths), strict=True))
 
 
 class Spans:
