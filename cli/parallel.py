@@ -8,6 +8,7 @@ only the batches in flight.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -91,7 +92,11 @@ class ProcessMapper:
         return mapper
 
     def _ordered(self, task: Callable[[T], _Task[R]], items: Iterable[T]) -> Iterator[R]:
-        """Start ``items`` a few at a time (jobs + 1 in flight) and yield results in order."""
+        """Start ``items`` a few at a time and yield results in order.
+
+        Two items per job are in flight: while this process works on its own item (or hands
+        a result on), each worker has the next one queued, so that none waits for a submit.
+        """
         pool = self._start()
         window: deque[Future[R] | _Task[R]] = deque()
 
@@ -105,7 +110,7 @@ class ProcessMapper:
             function, arguments = task(item)
             mine = number % self.jobs == 0
             window.append((function, arguments) if mine else pool.submit(function, *arguments))
-            if len(window) > self.jobs:
+            if len(window) > 2 * self.jobs:
                 yield result(window.popleft())
         while window:
             yield result(window.popleft())
@@ -127,6 +132,9 @@ class ProcessMapper:
             method = None
             if sys.platform == "linux":
                 method = "fork" if threading.active_count() == 1 else "forkserver"
+            # What is alive now stays alive: out of the collector's sight, a forked worker's
+            # collections do not touch (and so copy) every page it shares with this process.
+            gc.freeze()
             self._pool = ProcessPoolExecutor(
                 self.jobs - 1,
                 mp_context=multiprocessing.get_context(method),
