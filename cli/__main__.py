@@ -1,6 +1,18 @@
 """``python -m cli`` runs the ``toolpatch`` command."""
 
-from cli.app import main
+import os
+import sys
+
+from cli.app import Interrupted, main
 
 if __name__ == "__main__":  # worker processes of --jobs import this module without running it
-    main()
+    try:
+        main()
+    except Interrupted as done:
+        # Everything has unwound (temporary files removed): exit at once. CPython takes an
+        # interrupt that went through exec() (a dataclass being made, in an import) for an
+        # unhandled one even once caught, and ``python -m`` would end the process by SIGINT
+        # instead of with exit code 2 (a script, such as the console entry point, would not).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(done.code if isinstance(done.code, int) else 2)

@@ -435,8 +435,16 @@ def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
 _TYPER_INTERRUPTED = 130
 
 
+class Interrupted(SystemExit):
+    """The run was interrupted (Ctrl-C, SIGTERM) and has unwound: exit code 2."""
+
+
 def main() -> None:
-    """Console entry point: runs the app and maps every outcome to exit code 0, 1 or 2."""
+    """Console entry point: runs the app and maps every outcome to exit code 0, 1 or 2.
+
+    Raises:
+        SystemExit: Always, with the exit code (`Interrupted` after an interrupt).
+    """
     signal.signal(signal.SIGTERM, _terminate)
     try:
         code = app(prog_name="toolpatch", standalone_mode=False)
@@ -451,7 +459,7 @@ def main() -> None:
         code = ExitCode.ERROR
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("toolpatch: interrupted\n")
-        code = ExitCode.ERROR
+        raise Interrupted(int(ExitCode.ERROR)) from None
     except Exception as exc:  # the last line of defence: never a traceback
         sys.stderr.write(
             f"toolpatch: internal error: {type(exc).__name__}: {visible(str(exc))}\n"

@@ -456,3 +456,19 @@ def test_a_file_that_shrinks_while_it_is_read_is_an_error(tmp_path: Path) -> Non
         os.truncate(path, 4_000)
         with pytest.raises(OSError, match="changed while it was being read"):
             opened.read(3_000, 2_000)
+
+
+def test_an_interrupt_during_an_import_exits_with_code_2() -> None:
+    """Found by the SIGTERM test: an interrupt that passed through ``exec()`` (a dataclass made
+    while a module is imported, which lazy imports do after the handler is installed) ended
+    ``python -m cli`` by SIGINT (-2) although toolpatch caught it and chose exit code 2."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.interrupt_probe"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=Path(__file__).parent.parent,
+        check=False,
+    )
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.stderr == "toolpatch: interrupted\n"

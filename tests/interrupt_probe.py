@@ -1,0 +1,19 @@
+"""Run as ``python -m tests.interrupt_probe``: ``python -m cli``, interrupted while code made by
+``exec()`` runs (as when a signal lands while an import builds a dataclass)."""
+
+from __future__ import annotations
+
+import runpy
+from typing import Any
+
+import cli.app
+
+
+def interrupted_in_exec(*args: Any, **kwargs: Any) -> int:
+    exec("raise KeyboardInterrupt")  # the point of the probe
+    return 0
+
+
+if __name__ == "__main__":
+    cli.app.app = interrupted_in_exec  # type: ignore[assignment]
+    runpy.run_module("cli", run_name="__main__", alter_sys=True)
