@@ -10,7 +10,7 @@ if __name__ == "__main__":  # worker processes of --jobs import this module with
         main()
     except Interrupted as done:
         # Everything has unwound (temporary files removed): exit at once. CPython takes an
-        # interrupt that went through exec() (a dataclass being made, in an import) for an
+        # interrupt that went through an exec call (a dataclass being made, in an import) for an
         # unhandled one even once caught, and ``python -m`` would end the process by SIGINT
         # instead of with exit code 2 (a script, such as the console entry point, would not).
         sys.stdout.flush()
