@@ -124,6 +124,10 @@ class _ChatCall(msgspec.Struct, gc=False):
     id: Union[str, None] = None  # noqa: UP007
 
 
+#: A call as either shape's reader reads it: its id.
+_Call = Union[_LangChainCall, _ChatCall]  # noqa: UP007
+
+
 class _ChatMessage(msgspec.Struct, gc=False):
     role: str
     tool_calls: Union[list[_ChatCall], None] = None  # noqa: UP007
@@ -260,8 +264,46 @@ def _open_stacks(counts: dict[str, int]) -> dict[str, list[CallRef]]:
     return {key: [] for key, count in counts.items() if count}
 
 
+def _open(stacks: dict[str, list[CallRef]], index: int, calls: Sequence[_Call]) -> None:
+    """Message ``index`` issues ``calls``: the ones with an id left open go on its stack."""
+    for number, call in enumerate(calls):
+        stack = stacks.get(call.id or "")
+        if stack is not None:
+            stack.append((index, number))
+
+
+def _answer(stacks: dict[str, list[CallRef]], keys: Sequence[str | None]) -> None:
+    """A message answers ``keys``: each closes the latest open call with its id."""
+    for key in keys:
+        stack = stacks.get(key or "")
+        if stack:
+            stack.pop()
+
+
 def _left_open(stacks: dict[str, list[CallRef]]) -> tuple[CallRef, ...]:
     return tuple(sorted(ref for stack in stacks.values() for ref in stack))
+
+
+def _open_lane(
+    pointer: tuple[str, ...],
+    dialect: str,
+    is_result: list[bool],
+    left: tuple[CallRef, ...],
+    *,
+    answer_keys: frozenset[str] = frozenset(),
+    named_results: bool = False,
+) -> Lane:
+    """The lane of a list with open calls (``is_result``: which messages are results)."""
+    return Lane(
+        pointer,
+        dialect,
+        len(is_result),
+        left,
+        _results_after(is_result, {index for index, _ in left}),
+        _last_turn(is_result),
+        answer_keys,
+        named_results,
+    )
 
 
 # The readers pair as the engine does (`patchcore.engine.pair`), over ids: a result answers the
@@ -299,23 +341,10 @@ def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> L
     for index, message in enumerate(messages):
         is_result.append(type(message) is _Tool)
         if type(message) is _Tool:
-            stack = stacks.get(message.data.tool_call_id or "")
-            if stack:
-                stack.pop()
+            _answer(stacks, (message.data.tool_call_id,))
         elif type(message) is _AI:
-            for number, call in enumerate(message.data.tool_calls or ()):
-                stack = stacks.get(call.id or "")
-                if stack is not None:
-                    stack.append((index, number))
-    left = _left_open(stacks)
-    return Lane(
-        pointer,
-        "langchain",
-        len(messages),
-        left,
-        _results_after(is_result, {index for index, _ in left}),
-        _last_turn(is_result),
-    )
+            _open(stacks, index, message.data.tool_calls or ())
+    return _open_lane(pointer, "langchain", is_result, _left_open(stacks))
 
 
 def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None:
@@ -352,25 +381,16 @@ def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None
     for index, message in enumerate(messages):
         is_result.append(message.role == "tool")
         if message.role == "tool":
-            for key in _answered(message) or ():
-                stack = stacks.get(key)
-                if stack:
-                    stack.pop()
+            _answer(stacks, _answered(message) or ())
         elif message.role == "assistant":
-            for number, call in enumerate(message.tool_calls or ()):
-                stack = stacks.get(call.id or "")
-                if stack is not None:
-                    stack.append((index, number))
-    left = _left_open(stacks)
+            _open(stacks, index, message.tool_calls or ())
     results = [m for m in messages if m.role == "tool"]
-    return Lane(
+    return _open_lane(
         pointer,
         "openai-chat",
-        len(messages),
-        left,
-        _results_after(is_result, {index for index, _ in left}),
-        _last_turn(is_result),
-        frozenset(
+        is_result,
+        _left_open(stacks),
+        answer_keys=frozenset(
             key
             for key, present in (
                 ("tool_call_id", any(m.tool_call_id is not None for m in results)),
@@ -379,7 +399,7 @@ def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None
             )
             if present
         ),
-        any(m.name is not _ABSENT for m in results),
+        named_results=any(m.name is not _ABSENT for m in results),
     )
 
 
