@@ -9,7 +9,7 @@ from typing import Any
 from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects import Dialect
 from patchcore.dialects.base import ListContext
-from patchcore.engine import Pairing, pair
+from patchcore.engine import Dangling, Pairing, pair
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView
 from patchcore.options import Options
 from patchcore.rules import RULES, Applicability, render_text
@@ -65,6 +65,15 @@ def _describe(defect: Defect) -> str:
     }[code]
 
 
+def unanswered(dangling: Dangling, options: Options) -> Defect:
+    """The defect of a call no result answers, with the text of its synthetic result."""
+    call = dangling.call
+    text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
+    return Defect(
+        dangling.code, dangling.message_index, call.path, call, dangling.call_index, text=text
+    )
+
+
 def collect(
     messages: Sequence[Any],
     views: Sequence[MessageView],
@@ -75,20 +84,7 @@ def collect(
     """Every defect of the list that ``options`` selects, in message order (the placement and
     shape checks of the strict rules are not run when none of their rules is selected)."""
     selected = options.selection.codes
-    defects: list[Defect] = []
-    for dangling in pairing.dangling:
-        call = dangling.call
-        text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
-        defects.append(
-            Defect(
-                dangling.code,
-                dangling.message_index,
-                call.path,
-                call,
-                dangling.call_index,
-                text=text,
-            )
-        )
+    defects = [unanswered(dangling, options) for dangling in pairing.dangling]
     for code, refs in (("TP101", pairing.orphans), ("TP103", pairing.duplicates)):
         defects += [Defect(code, r.message_index, r.result.path, result=r.result) for r in refs]
     for answer in pairing.answers if "TP102" in selected else ():

@@ -178,7 +178,6 @@ _ANY_RECORD = msgspec.json.Decoder(Union[dict[str, msgspec.Raw], list[msgspec.Ra
 _LANGCHAIN = msgspec.json.Decoder(list[_LangChainMessage])
 _CHAT = msgspec.json.Decoder(list[_ChatMessage])
 _STRING = msgspec.json.Decoder(str)
-_PARTS = msgspec.json.Decoder(list[_Part])
 
 #: A call, by position: (message index, call index).
 CallRef = tuple[int, int]

@@ -15,17 +15,16 @@ from typing import Any
 
 import orjson
 
-from patchcore.analyze import findings_of
+from patchcore.analyze import findings_of, unanswered
 from patchcore.defects import Defect
 from patchcore.dialects.base import ListContext, ResultInserts, ResultMessageDialect
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
-from patchcore.engine import CallRef, open_code
+from patchcore.engine import CallRef, Dangling, open_code
 from patchcore.jsonspan import Spans
 from patchcore.model import Finding, ToolCall
 from patchcore.options import Options
 from patchcore.quick import Lane
-from patchcore.rules import render_text
 
 _LANGCHAIN = LangChain()
 _CHAT = OpenAIChat()
@@ -61,8 +60,7 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
         call = calls[call_index]
         code = open_code(CallRef(message_index, call_index, call), lane.last_turn)
         if code in options.selection:
-            text = render_text(options.text(code), name=call.name, call_id=call.id)
-            defects.append(Defect(code, message_index, call.path, call, call_index, text=text))
+            defects.append(unanswered(Dangling(message_index, call_index, call, code), options))
     inserts = ResultInserts()
     for k, defect in enumerate(defects):
         caller = callers[defect.message_index][0]
