@@ -125,9 +125,11 @@ class Replace(Sink):
         if self._failure is not None:
             return
         try:
-            self._target().copy_from(source.fd, offset, size)
+            copied = self._target().copy_from(source.fd, offset, size)
         except OSError as exc:
             self._failure = exc
+            return
+        super().copy(source, offset + copied, size - copied)  # what the kernel could not copy
 
     def _target(self) -> AtomicFile:
         if self._file is None:

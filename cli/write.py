@@ -49,33 +49,31 @@ class AtomicFile:
         """Append ``data`` to the new contents."""
         self._handle.write(data)
 
-    def copy_from(self, fd: int, offset: int, size: int) -> None:
-        """Append ``size`` bytes of the file ``fd`` from ``offset`` on, copied by the kernel
-        where it can (``copy_file_range``, then ``sendfile``): the bytes never pass through
-        this process, which makes copying what a fix leaves alone cost next to nothing."""
+    def copy_from(self, fd: int, offset: int, size: int) -> int:
+        """Append up to ``size`` bytes of the file ``fd`` from ``offset`` on, copied by the
+        kernel (``copy_file_range``, then ``sendfile``): the bytes never pass through this
+        process, which makes copying what a fix leaves alone cost next to nothing.
+
+        Returns:
+            How many bytes were copied: fewer than ``size`` where the kernel cannot copy
+            between these files (the caller writes the rest).
+        """
         self._handle.flush()
         out = self._handle.fileno()
+        copied = 0
         for copy in _KERNEL_COPIES:
             try:
-                while size > 0:
-                    done = copy(fd, out, offset, size)
+                while copied < size:
+                    done = copy(fd, out, offset + copied, size - copied)
                     if done == 0:
                         break  # some file systems copy nothing: fall back
-                    offset += done
-                    size -= done
+                    copied += done
             except OSError as exc:
                 if exc.errno not in _CANNOT_COPY:
                     raise
-            if size == 0:
-                return
-        while size > 0:
-            block = os.pread(fd, min(size, 2**22), offset)
-            if not block:
-                msg = "the input file changed while it was being read"
-                raise OSError(msg)
-            self._handle.write(block)
-            offset += len(block)
-            size -= len(block)
+            if copied == size:
+                break
+        return copied
 
     def commit(self) -> None:
         """Make the new contents the file's, durably."""

@@ -472,3 +472,34 @@ def test_an_interrupt_during_an_import_exits_with_code_2() -> None:
     )
     assert result.returncode == 2, (result.returncode, result.stderr)
     assert result.stderr == "toolpatch: interrupted\n"
+
+
+@pytest.mark.parametrize("kernel", ["copies nothing", "cannot copy"])
+def test_what_the_kernel_cannot_copy_is_written_through_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
+) -> None:
+    """Unchanged ranges of a streamed file are copied file to file by the kernel where it can;
+    between files it cannot copy (another file system, a kernel without the call) the rest is
+    read and written here, and the output is the same."""
+    import cli.write
+    from cli.inputs import FileInput
+    from cli.sinks import Replace
+
+    def refuse(source: int, target: int, offset: int, size: int) -> int:
+        if kernel == "cannot copy":
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+        return 0
+
+    monkeypatch.setattr(cli.write, "_KERNEL_COPIES", (refuse,))
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(bytes(range(256)) * 40_000)
+    target = tmp_path / "out.jsonl"
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        with Replace(target, always=True) as sink:
+            sink.write(b"new ")
+            sink.copy(FileInput(fd), 1_000, 9_000_000)
+            sink.finish(changed=True, emit=lambda data: None)
+    finally:
+        os.close(fd)
+    assert target.read_bytes() == b"new " + source.read_bytes()[1_000:9_001_000]
