@@ -407,7 +407,7 @@ def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     from patchcore.dialects import DIALECTS, Dialect
-    from patchcore.sessions import SESSION_FORMATS, SessionFormat
+    from patchcore.layouts.sessions import SESSION_FORMATS, SessionFormat
 
     listed: list[Dialect | SessionFormat] = [*DIALECTS, *SESSION_FORMATS]
     for dialect in listed:

@@ -4,7 +4,7 @@ pre-commit passes every staged ``*.json`` file, and many are not JSON at all: ``
 as ``tsc --init`` writes it and ``.vscode/*.json`` hold comments and trailing commas. Where a
 file without a history is skipped rather than an error (a file found by walking a directory,
 or any file with ``--skip-no-history``), a file that cannot be read as JSON or JSON Lines is
-skipped too when nothing in it looks like a message history (`patchcore.signs`). A broken file
+skipped too when nothing in it looks like a message history (`patchcore.raw.signs`). A broken file
 that does look like one (it names ``"role"``, ``"messages"``, ``"tool_calls"``, ...) stays an
 error: it is most likely a torn history, and must not pass unseen.
 """
@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from cli.run import Outcome
-from patchcore.signs import shows_history
+from patchcore.raw.signs import shows_history
 
 #: How much of the file is searched at a time.
 BLOCK_BYTES = 2**20

@@ -122,8 +122,8 @@ class ProcessMapper:
 
             # A streamed corpus needs the whole engine: imported before the workers fork, it is
             # theirs at once, instead of each importing it on its first record with a defect.
-            import patchcore.analyze
-            import patchcore.quickfix  # noqa: F401
+            import patchcore.engine.check
+            import patchcore.engine.quickfix  # noqa: F401
 
             # Linux: fork, so workers start at once with everything already imported (the
             # pool forks all its workers before it starts a thread of its own), unless a thread

@@ -139,8 +139,8 @@ def _framing_name(source: Source) -> str | None:
 
 def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -> Outcome:
     """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
-    from patchcore.diff import unified_diff
     from patchcore.document import run
+    from patchcore.raw.diff import unified_diff
 
     source = outcome.source
     with _recorded_failure(outcome):

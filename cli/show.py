@@ -22,11 +22,10 @@ from cli import message_text
 from cli.console import Printer
 from cli.report import MARKS, fixability
 from cli.visible import visible, visible_lines
-from patchcore.codec import Framing, decode
 from patchcore.dialects.base import ListContext
 from patchcore.document import Report, dialects_for, run, unique_edits
+from patchcore.engine.locate import MessageList, classify, find_message_lists
 from patchcore.errors import ShapeError
-from patchcore.locate import MessageList, classify, find_message_lists
 from patchcore.model import (
     Delete,
     Edit,
@@ -38,6 +37,7 @@ from patchcore.model import (
     format_pointer,
 )
 from patchcore.options import Options
+from patchcore.raw.codec import Framing, decode
 
 #: How much of a message's text is shown without ``--full``.
 TEXT_LIMIT = 600

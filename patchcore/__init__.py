@@ -9,7 +9,7 @@ returns findings and repaired data. The ``toolpatch`` command is a thin layer ov
 
 Every name below is imported from its module on first use (PEP 562), so that importing
 ``patchcore`` costs nothing and a command that never needs the engine (a check of records
-proven clean by `patchcore.quick`) never loads it; ``check_base_messages`` /
+proven clean by `patchcore.engine.quick`) never loads it; ``check_base_messages`` /
 ``fix_base_messages`` import langchain-core, which nothing else does.
 """
 

@@ -19,8 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from patchcore.analyze import check_list
-from patchcore.apply import apply_edits
 from patchcore.dialects.base import ListContext
 from patchcore.document import (
     RecordsResult,
@@ -30,8 +28,10 @@ from patchcore.document import (
     run,
     unique_edits,
 )
+from patchcore.engine.apply import apply_edits
+from patchcore.engine.check import check_list
+from patchcore.engine.locate import classify, find_message_lists
 from patchcore.errors import NoHistoryError
-from patchcore.locate import classify, find_message_lists
 from patchcore.model import Finding
 from patchcore.options import Options, make_options
 from patchcore.stream import Batch, process_batch

@@ -17,12 +17,12 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from patchcore.analyze import check_list
 from patchcore.api import Repair
-from patchcore.apply import apply_edits
 from patchcore.dialects.base import ListContext
 from patchcore.dialects.langchain import LangChain
 from patchcore.document import unique_edits
+from patchcore.engine.apply import apply_edits
+from patchcore.engine.check import check_list
 from patchcore.model import Edit, Finding, Insert
 from patchcore.options import Options, make_options
 

@@ -1,8 +1,8 @@
 """OpenAI Chat's names: the roles of its messages, and the content-part types of other dialects
 that its lists never hold.
 
-Shared by the OpenAI Chat adapter and the quick proof (`patchcore.quick`), and kept apart from
-both so that the quick proof of a clean file does not import the dialect adapters.
+Shared by the OpenAI Chat adapter and the quick proof (`patchcore.engine.quick`), and kept
+apart from both so that the quick proof of a clean file does not import the dialect adapters.
 """
 
 from __future__ import annotations

@@ -17,22 +17,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from patchcore.codec import Decoded, Framing, Record, decode, parse
+from patchcore.engine.quick import Lane, clean
+from patchcore.engine.quick import read as read_quickly
 from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
-from patchcore.positions import line_and_column, skip_whitespace
-from patchcore.quick import Lane, clean
-from patchcore.quick import read as read_quickly
+from patchcore.raw.codec import Decoded, Framing, Record, decode, parse
+from patchcore.raw.positions import line_and_column, skip_whitespace
 
 # The engine (locating lists, the adapters, pairing, splicing) is imported where it is used: a
-# record proven clean by `patchcore.quick` needs none of it, and a small clean file (what a
+# record proven clean by `patchcore.engine.quick` needs none of it, and a small clean file (what a
 # pre-commit hook or a CI check mostly sees) pays for every import at start-up.
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.jsonspan import Spans
-    from patchcore.locate import MessageList
+    from patchcore.engine.locate import MessageList
     from patchcore.model import Edit, Finding, Pointer
     from patchcore.options import Options
-    from patchcore.splice import Patch
+    from patchcore.raw.jsonspan import Spans
+    from patchcore.raw.splice import Patch
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ class Report:
     Attributes:
         framing: ``"json"``, ``"jsonl"`` (histories inside lines), ``"jsonl-messages"`` (one
             message per line), or an agent session's layout (``"claude-code-session"``,
-            ``"claude-agent-sdk-stream"``, ``"codex-rollout"``: `patchcore.sessions`).
+            ``"claude-agent-sdk-stream"``, ``"codex-rollout"``: `patchcore.layouts.sessions`).
         lists: Every message list found.
         findings: Every selected finding of the input (before any fix).
         output: The repaired bytes when ``fix`` changed something, else ``None``.
@@ -117,7 +117,7 @@ def check_lists(found: Sequence[MessageList], options: Options, *, fixing: bool)
     A check plans every fix (to report what it would do); a fix plans the unsafe ones only
     when they are allowed, so that the safe ones are planned on their own.
     """
-    from patchcore.analyze import check_list
+    from patchcore.engine.check import check_list
 
     findings: list[Finding] = []
     for listed in found:
@@ -171,7 +171,7 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
     if decoded.framing is Framing.JSONL or _is_array(decoded.records[0].raw):
         # Imported here: the session layouts build on this module (and only JSON Lines or an
         # array can be a session log, so other JSON documents never load them).
-        from patchcore.sessions import read_session
+        from patchcore.layouts.sessions import read_session
 
         session = read_session(decoded, options=options, fix=fix)
         if session is not None:
@@ -192,7 +192,7 @@ def _message_lines(decoded: Decoded, options: Options) -> MessageList | None:
     """The whole file as one conversation, when its lines are messages (the first line tells
     whether to look: only then is every line parsed up front)."""
     from patchcore.dialects.base import ListContext
-    from patchcore.locate import MessageList, classify
+    from patchcore.engine.locate import MessageList, classify
 
     first = decoded.records[0]
     if classify([first.parse()], dialects_for(options)) is None:
@@ -215,7 +215,7 @@ def _located_on_its_line(error: ShapeError, records: Sequence[Record]) -> ShapeE
 
 def _located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:
     """``error`` with the line and column of the value it is about."""
-    from patchcore.jsonspan import Spans
+    from patchcore.raw.jsonspan import Spans
 
     try:
         offset = Spans(record.raw).span(path)[0]
@@ -257,15 +257,15 @@ def process_record(
     lane = read_quickly(record.raw) if options.quick else None
     if lane is not None and lane.clean:
         return RecordResult((ListReport(lane.where, line, lane.dialect, lane.messages, None),))
-    from patchcore.jsonspan import Spans
-    from patchcore.splice import apply_patches, splice_patches
+    from patchcore.raw.jsonspan import Spans
+    from patchcore.raw.splice import apply_patches, splice_patches
 
     spans = Spans(record.raw)
     quick = _quick(lane, spans, options, line) if lane is not None else None
     if quick is not None:
         lists, findings = quick
     else:
-        from patchcore.locate import find_message_lists
+        from patchcore.engine.locate import find_message_lists
 
         try:
             found = find_message_lists(record.parse(), dialects=dialects_for(options))
@@ -287,9 +287,10 @@ def process_record(
 def _quick(
     lane: Lane, spans: Spans, options: Options, line: int | None
 ) -> tuple[tuple[ListReport, ...], list[Finding]] | None:
-    """The list and findings of a record whose lane (`patchcore.quick`) has open calls, made
-    without parsing it whole (`patchcore.quickfix`); ``None`` if the full path must decide."""
-    from patchcore import quickfix
+    """The list and findings of a record whose lane (`patchcore.engine.quick`) has open calls,
+    made without parsing it whole (`patchcore.engine.quickfix`); ``None`` if the full path must
+    decide."""
+    from patchcore.engine import quickfix
 
     findings = quickfix.findings(lane, spans, options=options)
     if findings is None:
@@ -321,7 +322,7 @@ class RecordsResult:
     def output(self, data: bytes) -> bytes | None:
         """The repaired text of the records ``data`` (as processed), or ``None`` when nothing
         changed."""
-        from patchcore.splice import apply_patches
+        from patchcore.raw.splice import apply_patches
 
         return apply_patches(data, self.patches) if self.patches else None
 
@@ -408,7 +409,7 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Findin
     """
     if options.quick and clean(new_raw):
         return []
-    from patchcore.locate import find_message_lists
+    from patchcore.engine.locate import find_message_lists
 
     value = parse(new_raw, first_line=record.line)
     found = find_message_lists(value, dialects=dialects_for(options))
@@ -422,7 +423,7 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Findin
 def _run_message_lines(
     decoded: Decoded, listed: MessageList, *, options: Options, fix: bool
 ) -> Report:
-    from patchcore.analyze import check_list
+    from patchcore.engine.check import check_list
 
     records = decoded.records
     summary = _summaries([listed], records[0].line)[0]
@@ -465,9 +466,9 @@ def _edit_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
     that has no line terminator gives that line the file's terminator and leaves the new last
     line without one, so the file still ends as it did.
     """
-    from patchcore.jsonspan import Spans
     from patchcore.model import Delete, Insert
-    from patchcore.splice import element_style, rebased, splice
+    from patchcore.raw.jsonspan import Spans
+    from patchcore.raw.splice import element_style, rebased, splice
 
     records = decoded.records
     ensure_ascii = all(line.isascii() for line in decoded.lines)
@@ -531,8 +532,8 @@ def _message_of(edit: Edit) -> int:
 def _self_check_lines(
     listed: MessageList, edits: Sequence[Edit], options: Options
 ) -> list[Finding]:
-    from patchcore.analyze import check_list
-    from patchcore.apply import apply_edits
+    from patchcore.engine.apply import apply_edits
+    from patchcore.engine.check import check_list
 
     assert listed.dialect is not None
     repaired = apply_edits(listed.messages, edits)

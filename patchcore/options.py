@@ -1,8 +1,8 @@
 """The options of a run: `Options`, and `make_options`, which validates what callers give.
 
 A module of its own because every run builds its options before it reads a byte, and a run
-whose records are all proven clean (`patchcore.quick`) never needs the engine
-(`patchcore.analyze`, the dialect adapters): building options imports only the rule table.
+whose records are all proven clean (`patchcore.engine.quick`) never needs the engine
+(`patchcore.engine.check`, the dialect adapters): building options imports only the rule table.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Options:
 
     @property
     def quick(self) -> bool:
-        """Whether a clean record may be proven clean without a full parse (`patchcore.quick`
+        """Whether a clean record may be proven clean without a full parse (`patchcore.engine.quick`
         proves the TP0xx rules only, for lists of any dialect)."""
         return self.dialect is None and self.selection.codes <= _QUICK_RULES
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
-from patchcore.codec import UTF8_BOM, Framing, decode_batch, parse
 from patchcore.document import (
     ListReport,
     RecordsResult,
@@ -34,11 +33,12 @@ from patchcore.document import (
     run,
 )
 from patchcore.errors import DecodeError, PatchcoreError
+from patchcore.raw.codec import UTF8_BOM, Framing, decode_batch, parse
 
 if TYPE_CHECKING:
     from patchcore.model import Finding
     from patchcore.options import Options
-    from patchcore.splice import Patch
+    from patchcore.raw.splice import Patch
 
 #: Inputs up to this size are read whole (where streaming would gain nothing).
 WHOLE_LIMIT = 8 * 2**20
@@ -109,8 +109,8 @@ def independent_lines(head: bytes | bytearray, *, options: Options) -> bool:
         value = parse(bytes(head[start : end if end >= 0 else len(head)]))
     except DecodeError:
         return False  # a document (its first line is not a value), or a broken input
-    from patchcore.locate import classify  # the engine: only an input too big to read whole
-    from patchcore.sessions import session_format  # sessions build on document (a cycle)
+    from patchcore.engine.locate import classify  # the engine: only an input too big to read whole
+    from patchcore.layouts.sessions import session_format  # sessions build on document (a cycle)
 
     if session_format(value, options) is not None:
         return False  # an agent session log: its conversations run across its lines
@@ -364,7 +364,7 @@ def _read_and_map(
 
 class _LayoutProbe:
     """Tells, as an input's head grows, whether it holds a whole non-blank line and the start
-    of another one: enough to tell JSON Lines from a document the way `patchcore.codec.decode`
+    of another one: enough to tell JSON Lines from a document the way `patchcore.raw.codec.decode`
     does. Each call looks only at what the last one had not seen."""
 
     def __init__(self) -> None:

@@ -1,4 +1,4 @@
-"""`patchcore.dask` on Dask's local schedulers writes exactly what ``toolpatch fix`` writes.
+"""`integrations.dask` on Dask's local schedulers writes exactly what ``toolpatch fix`` writes.
 
 Inputs: every shipped sample (documents, conversations per line, messages per line, agent
 session logs), the shared corpus where it is present, and a generated corpus cut into many
@@ -15,7 +15,7 @@ import pytest
 
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
-from patchcore.dask import FileRepair, fix_files
+from integrations.dask import FileRepair, fix_files
 from tests.conftest import CORPUS, SAMPLES
 from tests.helpers import run as toolpatch
 

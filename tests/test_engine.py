@@ -5,7 +5,7 @@ global set of answered ids; id-less calls are skipped), the TP001-TP003 classifi
 synthetic texts and their placement (after the call's existing results, in call order), rule
 selection, literal template substitution, and that no function mutates its input.
 
-`patchcore.engine.pair` is tested over hand-built `MessageView`s; `patchcore.fix_messages` /
+`patchcore.engine.pairing.pair` is tested over hand-built `MessageView`s; `patchcore.fix_messages` /
 `patchcore.check_messages` over OpenAI Chat dicts and the LangChain shapes langchain-core writes.
 """
 
@@ -28,7 +28,7 @@ from langchain_core.messages import (
 )
 
 import patchcore
-from patchcore.engine import insertion_point, pair
+from patchcore.engine.pairing import insertion_point, pair
 from patchcore.model import MessageView, Role, ToolCall, ToolResult
 from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
 

@@ -47,7 +47,7 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 
 import patchcore
 from patchcore.dialects import DIALECTS
-from patchcore.locate import find_message_lists
+from patchcore.engine.locate import find_message_lists
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, canonical, split_inserted
 from tests.provider_rules import VALIDATORS, Violation, load_langchain, validate

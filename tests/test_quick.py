@@ -1,4 +1,5 @@
-"""The quick lane (`patchcore.quick`, `patchcore.quickfix`) only ever skips work: a record it
+"""The quick lane (`patchcore.engine.quick`, `patchcore.engine.quickfix`) only ever skips
+work: a record it
 reads gets exactly what the full path gives it (the same list, findings, fixes, located the
 same, and the same repaired bytes), and a record it is unsure of goes down the full path.
 
@@ -23,10 +24,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from patchcore.codec import Record
 from patchcore.document import RecordResult, process_record
+from patchcore.engine.quick import clean, read
 from patchcore.options import Options, make_options
-from patchcore.quick import clean, read
+from patchcore.raw.codec import Record
 
 # Mostly what the lane reads; now and then what sends a record down the full path.
 IDS = st.sampled_from(["call_1", "call_2", "call_3"] * 6 + ["", None, 7])
@@ -196,7 +197,7 @@ def test_the_lane_reads_open_calls_and_where_their_results_go() -> None:
 
 
 def test_the_lane_repairs_what_it_reads() -> None:
-    with mock.patch("patchcore.locate.find_message_lists") as full_path:
+    with mock.patch("patchcore.engine.locate.find_message_lists") as full_path:
         result = process_record(Record(DANGLING, 1), options=make_options(), fix=True)
     full_path.assert_not_called()
     assert [f.code for f in result.findings] == ["TP001"]

@@ -24,7 +24,7 @@ import pytest
 
 import patchcore
 from patchcore.dialects import DIALECTS
-from patchcore.locate import find_message_lists
+from patchcore.engine.locate import find_message_lists
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers import canonical
 from tests.provider_rules import validate

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import patchcore
-from patchcore.sessions import session_format
+from patchcore.layouts.sessions import session_format
 from patchcore.stream import WHOLE_LIMIT, Stream, independent_lines
 from tests.conftest import CORPUS
 from tests.helpers import TP001_TEXT, TP002_TEXT, run

@@ -1,4 +1,4 @@
-"""`patchcore.signs`: whether bytes that are not JSON still look like a message history.
+"""`patchcore.raw.signs`: whether bytes that are not JSON still look like a message history.
 
 The rule the CLI passes over unreadable files by: a history names, as JSON strings, the keys and
 block types of some dialect; the JSON-with-comments files of other tools name none of them.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from patchcore.signs import HISTORY_SIGNS, shows_history
+from patchcore.raw.signs import HISTORY_SIGNS, shows_history
 from tests.conftest import ROOT
 
 JSONC = ROOT / "tests" / "data" / "jsonc"

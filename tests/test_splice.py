@@ -2,15 +2,15 @@
 
 Pins DESIGN.md "Fidelity" at the library level:
 
-* `patchcore.jsonspan` finds the exact bytes of a value along a pointer (nested documents,
+* `patchcore.raw.jsonspan` finds the exact bytes of a value along a pointer (nested documents,
   strings holding quotes and brackets, duplicate keys resolved to the last one as parsers do,
   Unicode keys, ``NaN``, big integers);
-* `patchcore.splice.splice` only *adds* bytes, written in the file's own style: a document made
+* `patchcore.raw.splice.splice` only *adds* bytes, written in the file's own style: a document made
   by ``json.dumps`` (2/4-space or tab indent, compact or default separators, CRLF, ASCII escapes
   or raw UTF-8) stays exactly what ``json.dumps`` gives for the edited value, and an insertion
   at the end of a list changes nothing but a comma on the line before;
-* `patchcore.apply.apply_edits` edits parsed values without mutating them;
-* `patchcore.codec.decode` keeps the BOM, chooses JSON vs JSON Lines framing, and locates every
+* `patchcore.engine.apply.apply_edits` edits parsed values without mutating them;
+* `patchcore.raw.codec.decode` keeps the BOM, chooses JSON vs JSON Lines framing, and locates every
   read error by 1-based line and column.
 """
 
@@ -25,13 +25,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from patchcore.apply import apply_edits
-from patchcore.codec import UTF8_BOM, Framing, decode
+from patchcore.engine.apply import apply_edits
 from patchcore.errors import DecodeError
-from patchcore.jsonspan import Spans, _scan_elements, _scan_members
 from patchcore.model import Insert, Pointer, Replace
-from patchcore.positions import line_and_column
-from patchcore.splice import splice
+from patchcore.raw.codec import UTF8_BOM, Framing, decode
+from patchcore.raw.jsonspan import Spans, _scan_elements, _scan_members
+from patchcore.raw.positions import line_and_column
+from patchcore.raw.splice import splice
 
 # --------------------------------------------------------------------------------------------
 # helpers

@@ -1,10 +1,11 @@
 """What ``toolpatch check`` imports for a small clean file: the pre-commit and CI case, where
 start-up is most of the run (issue 6: at most 1.5 times ``python -c "import typer"``).
 
-Such a file is proven clean by `patchcore.quick`, so the run needs neither the engine (locating
-lists, the dialect adapters, pairing, splicing), nor langchain-core or pydantic, nor Rich (text
-on a stream that is no terminal). This pins the imports, not the time: ``-X importtime`` lists
-every module the run loads, Typer's own included, so a heavy import added anywhere on the way
+Such a file is proven clean by `patchcore.engine.quick`, so the run needs neither the engine
+(locating lists, the dialect adapters, pairing, splicing), nor langchain-core or pydantic, nor
+Rich (text on a stream that is no terminal). This pins the imports, not the time:
+``-X importtime`` lists every module the run loads, Typer's own included, so a heavy import
+added anywhere on the way
 shows up here.
 """
 
@@ -23,17 +24,17 @@ from tests.helpers import run
 HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich")
 #: patchcore's engine: only a record that is not proven clean needs it.
 ENGINE = (
-    "patchcore.analyze",
+    "patchcore.engine.check",
     "patchcore.api",
-    "patchcore.apply",
-    "patchcore.defects",
+    "patchcore.engine.apply",
+    "patchcore.engine.defects",
     "patchcore.dialects",
-    "patchcore.engine",
-    "patchcore.jsonspan",
-    "patchcore.locate",
+    "patchcore.engine.pairing",
+    "patchcore.raw.jsonspan",
+    "patchcore.engine.locate",
     "patchcore.model",
-    "patchcore.sessions",
-    "patchcore.splice",
+    "patchcore.layouts.sessions",
+    "patchcore.raw.splice",
 )
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \| *(?P<module>\S+)$", re.MULTILINE)
 
@@ -82,7 +83,7 @@ def test_check_of_a_small_clean_file_loads_no_engine_and_no_heavy_package(
     path = tmp_path / "history.json"
     path.write_bytes(data)
     modules = imported_by_check(path)
-    assert "patchcore.quick" in modules, "the file was not proven clean by patchcore.quick"
+    assert "patchcore.engine.quick" in modules, "the file was not proven clean by the quick lane"
     heavy = [m for m in modules if m.split(".")[0] in HEAVY_PACKAGES]
     assert not heavy, f"`toolpatch check` of a clean file imported {heavy}"
     engine = [m for m in modules if any(m == e or m.startswith(f"{e}.") for e in ENGINE)]

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from patchcore.defects import Defect
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
     BlockDialect,
@@ -26,6 +25,7 @@ from patchcore.dialects.base import (
     optional_name,
     tag,
 )
+from patchcore.engine.defects import Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "assistant", "system"})

@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from patchcore.defects import ANSWERED, DROPPED, Defect
-from patchcore.engine import Answer, insertion_point, result_region
+from patchcore.engine.defects import ANSWERED, DROPPED, Defect
+from patchcore.engine.pairing import Answer, insertion_point, result_region
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import (
     Delete,

@@ -15,7 +15,7 @@ at ``messages`` (the locator finds it as it finds any list), and a call and its 
 one entry; there are no events to read across lines and no turn spread over entries. The
 repair only needed an edit that adds a member an object lacks (`patchcore.model.Replace`). The
 JSON Lines log newer releases append to instead is a session layout
-(`patchcore.sessions.gemini_cli`) that reads its lines into these same messages.
+(`patchcore.layouts.sessions.gemini_cli`) that reads its lines into these same messages.
 
 How ``gemini --resume`` (and ``/resume``) rebuilds the API history (``sessionUtils.ts``,
 ``convertSessionToHistoryFormats``, later ``convertSessionToClientHistory``): notices, and user
@@ -51,7 +51,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects.base import (
     Dialect,
     ListContext,
@@ -64,7 +63,8 @@ from patchcore.dialects.base import (
     tag,
 )
 from patchcore.dialects.gemini import Gemini
-from patchcore.engine import Answer
+from patchcore.engine.defects import ANSWERED, Defect
+from patchcore.engine.pairing import Answer
 from patchcore.model import (
     Edit,
     MessageView,

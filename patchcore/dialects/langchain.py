@@ -23,7 +23,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from patchcore.defects import Defect
 from patchcore.dialects.base import (
     Recognition,
     ResultMessageDialect,
@@ -33,6 +32,7 @@ from patchcore.dialects.base import (
     optional_name,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
+from patchcore.engine.defects import Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).

@@ -24,7 +24,6 @@ from typing import Any
 import orjson
 
 from patchcore.chat_names import FOREIGN_PARTS, ROLES
-from patchcore.defects import Defect
 from patchcore.dialects.base import (
     ListContext,
     Recognition,
@@ -35,6 +34,7 @@ from patchcore.dialects.base import (
     optional_name,
     tag,
 )
+from patchcore.engine.defects import Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
 
 _RESULT_KEYS = ("tool_call_id", "tool_call_ids", "id")

@@ -28,7 +28,7 @@ from patchcore.dialects.base import (
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.engine import Answer
+from patchcore.engine.pairing import Answer
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 _COMMAND_OUTPUT = "'s result is the command's output, which cannot be truthfully made up"

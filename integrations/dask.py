@@ -18,7 +18,7 @@ cluster)::
 
     import dask
     import patchcore
-    from patchcore.dask import fix_files
+    from integrations.dask import fix_files
 
     tasks = fix_files("s3://corpus/2026-*/*.jsonl", "s3://corpus-fixed/", blocksize="64MiB")
     reports = dask.compute(*tasks)
@@ -37,10 +37,10 @@ from dask.bytes import read_bytes
 from dask.delayed import Delayed
 
 from patchcore.api import fix_lines
-from patchcore.codec import UTF8_BOM
 from patchcore.document import run
 from patchcore.errors import NoHistoryError
 from patchcore.options import Options, make_options
+from patchcore.raw.codec import UTF8_BOM
 from patchcore.stream import independent_lines
 
 #: How much of each file is read up front to tell its layout.

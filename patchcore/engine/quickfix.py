@@ -1,11 +1,11 @@
-"""Findings and fixes for the records `patchcore.quick` read, without parsing them whole.
+"""Findings and fixes for the records `patchcore.engine.quick` read, without parsing them whole.
 
 The quick lane pairs a record's calls at C speed and says which are left open. Turning those into
 findings takes only the messages that issued them: each is parsed on its own and read by its
 dialect's adapter (so a call's name, path and malformed arguments are read exactly as the full
 path reads them), its rule is the engine's, its synthetic result and where it goes are planned
-by the adapter, and the findings are built as `patchcore.analyze` builds them. What the full path
-would learn from the other messages (how result messages are written) the lane has read too.
+by the adapter, and the findings are built as `patchcore.engine.check` builds them. What the full
+path would learn from the other messages (how result messages are written) the lane has read too.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import Any
 
 import orjson
 
-from patchcore.analyze import findings_of, unanswered
-from patchcore.defects import Defect
 from patchcore.dialects.base import ListContext, ResultInserts, ResultMessageDialect
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
-from patchcore.engine import CallRef, Dangling, open_code
-from patchcore.jsonspan import Spans
+from patchcore.engine.check import findings_of, unanswered
+from patchcore.engine.defects import Defect
+from patchcore.engine.pairing import CallRef, Dangling, open_code
+from patchcore.engine.quick import Lane
 from patchcore.model import Finding, ToolCall
 from patchcore.options import Options
-from patchcore.quick import Lane
+from patchcore.raw.jsonspan import Spans
 
 _LANGCHAIN = LangChain()
 _CHAT = OpenAIChat()

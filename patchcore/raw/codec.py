@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from patchcore.errors import DecodeError
-from patchcore.positions import line_and_column
+from patchcore.raw.positions import line_and_column
 
 UTF8_BOM = b"\xef\xbb\xbf"
 #: Byte-order marks of the encodings JSON text may not use (RFC 8259 §8.1), longest first:

@@ -16,7 +16,7 @@ How the file is read (formats.md §6.5; the real sessions of corpus/claude-code,
 * Turns: consecutive assistant lines with one ``message.id`` are one API response (Claude Code
   writes one content block a line); consecutive user lines are one user turn, as Claude Code
   merges them before sending. The Anthropic dialect checks these turns
-  (`patchcore.sessions.turns`, shared with the Claude Agent SDK's stream).
+  (`patchcore.layouts.sessions.turns`, shared with the Claude Agent SDK's stream).
 
 Repair: one new ``user`` line per assistant turn with unanswered calls, holding their
 ``tool_result`` blocks (``is_error: true``, the rule's text), right after the turn's last line.
@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from patchcore.dialects.base import tag
+from patchcore.layouts.sessions.entries import Entry
+from patchcore.layouts.sessions.turns import MESSAGE_TYPES, AnthropicSession, Turn, TurnRepair
 from patchcore.model import Edit, Insert, Replace
 from patchcore.options import Options
-from patchcore.sessions.entries import Entry
-from patchcore.sessions.turns import MESSAGE_TYPES, AnthropicSession, Turn, TurnRepair
 
 #: Event lines Claude Code writes besides messages.
 EVENT_TYPES = frozenset(

@@ -28,15 +28,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.analyze import check_list
 from patchcore.dialects.base import ListContext, Recognition
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.document import ListReport
+from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
+from patchcore.layouts.sessions.entries import Entry, place, relocated
+from patchcore.layouts.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 from patchcore.model import Finding, Fix, Pointer, Replace, format_pointer
 from patchcore.options import Options
-from patchcore.sessions.entries import Entry, place, relocated
-from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 
 GEMINI_CLI = GeminiCli()
 #: Where a message of the conversation is: the line, and the pointer inside it.

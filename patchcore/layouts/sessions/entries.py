@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from patchcore.codec import Decoded, Framing, Record, decode
 from patchcore.document import _edit_lines
 from patchcore.errors import DecodeError, ShapeError
-from patchcore.jsonspan import Spans
 from patchcore.model import Edit, Pointer
-from patchcore.positions import line_and_column
-from patchcore.splice import splice
+from patchcore.raw.codec import Decoded, Framing, Record, decode
+from patchcore.raw.jsonspan import Spans
+from patchcore.raw.positions import line_and_column
+from patchcore.raw.splice import splice
 
 #: A name that makes `decode` read the repaired bytes as JSON Lines, as the input was.
 _JSONL_NAME = "session.jsonl"

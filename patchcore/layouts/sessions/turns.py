@@ -30,17 +30,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from patchcore.analyze import check_list
-from patchcore.defects import ANSWERED
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import ListContext, tag
 from patchcore.document import ListReport
+from patchcore.engine.check import check_list
+from patchcore.engine.defects import ANSWERED
 from patchcore.errors import ShapeError, json_kind
+from patchcore.layouts.sessions.entries import Entry, place, relocated
+from patchcore.layouts.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 from patchcore.model import Edit, Finding, Fix, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.rules import RULES, Applicability, render_text
-from patchcore.sessions.entries import Entry, place, relocated
-from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 
 ANTHROPIC = Anthropic()
 MESSAGE_TYPES = frozenset({"user", "assistant"})

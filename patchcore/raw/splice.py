@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from patchcore.jsonspan import Span, Spans
 from patchcore.model import Delete, Edit, Insert, Pointer, Replace, Verbatim
+from patchcore.raw.jsonspan import Span, Spans
 
 #: Gives the original bytes of the value at a pointer (for `Verbatim` parts of new values).
 Raw = Callable[[Pointer], bytes]

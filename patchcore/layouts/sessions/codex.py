@@ -21,15 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.analyze import check_list
 from patchcore.dialects.base import ListContext, tag
 from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.document import ListReport
+from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError, json_kind
+from patchcore.layouts.sessions.entries import Entry, place, relocated
+from patchcore.layouts.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
-from patchcore.sessions.entries import Entry, place, relocated
-from patchcore.sessions.layout import Analysis, SessionFormat, odd_entry, unread
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 SHELL_CALL = "local_shell_call"

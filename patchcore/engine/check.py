@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.defects import ANSWERED, Defect
 from patchcore.dialects import Dialect
 from patchcore.dialects.base import ListContext
-from patchcore.engine import Dangling, Pairing, pair
+from patchcore.engine.defects import ANSWERED, Defect
+from patchcore.engine.pairing import Dangling, Pairing, pair
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView
 from patchcore.options import Options
 from patchcore.rules import RULES, Applicability, render_text

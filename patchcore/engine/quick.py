@@ -10,8 +10,9 @@ nearest earlier open call with its id).
 The answer is a `Lane` (the list, and the calls left open: none for a clean record) or "don't
 know": any doubt (another shape, a field the full path reads differently, anything that might
 hold another message list) sends the record down the full path. So this module never decides a
-finding on its own: `patchcore.quickfix` turns the open calls into findings and fixes with the
-engine's own rules and the dialect's own adapter. Only the TP0xx rules can be read this way.
+finding on its own: `patchcore.engine.quickfix` turns the open calls into findings and fixes
+with the engine's own rules and the dialect's own adapter. Only the TP0xx rules can be read
+this way.
 """
 
 from __future__ import annotations
@@ -305,8 +306,9 @@ def _open_lane(
     )
 
 
-# The readers pair as the engine does (`patchcore.engine.pair`), over ids: a result answers the
-# nearest earlier call with its id that is still open; a call without an id is never opened.
+# The readers pair as the engine does (`patchcore.engine.pairing.pair`), over ids: a result
+# answers the nearest earlier call with its id that is still open; a call without an id is
+# never opened.
 # They first only count the open calls of each id, which decides whether any call is left open
 # at a fraction of the cost (they run on every record of a corpus); a record with an open call
 # is then walked again with a stack for each id left open, which tells which calls they are.

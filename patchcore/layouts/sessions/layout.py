@@ -1,10 +1,10 @@
 """What the agent-session layouts share: the check-and-fix pipeline, and the warnings about the
 entries they keep unread.
 
-A session log is a sequence of *events* (its entries: `patchcore.sessions.entries`); the
+A session log is a sequence of *events* (its entries: `patchcore.layouts.sessions.entries`); the
 conversations are spread over them, between events that are no messages. Each layout (Claude
 Code, the Claude Agent SDK, Codex) reads its entries into message lists for the existing engine
-(`patchcore.analyze.check_list` with a dialect), then turns each finding back into a place in
+(`patchcore.engine.check.check_list` with a dialect), then turns each finding back into a place in
 the file (line, column, pointer inside the entry) and its fix into edits of entries. Entries
 that are not JSON, not objects, or events of a type the layout does not know are kept as they
 are and reported as warnings.
@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from patchcore.codec import Decoded
 from patchcore.dialects import Dialect
 from patchcore.document import ListReport, Report, _still_there, unique_edits
 from patchcore.errors import SelfCheckError, json_kind
+from patchcore.layouts.sessions.entries import Entry, read_entries, reread, write_entries
 from patchcore.model import Finding, format_pointer
 from patchcore.options import Options
-from patchcore.sessions.entries import Entry, read_entries, reread, write_entries
+from patchcore.raw.codec import Decoded
 
 
 def unread(entry: Entry, why: str) -> ListReport:

@@ -10,15 +10,15 @@ too, the array's first element; `read_session` then checks (and repairs) it as a
 
 from __future__ import annotations
 
-from patchcore.codec import Decoded, Framing
 from patchcore.document import Report
+from patchcore.layouts.sessions.agent_sdk import AgentSdk
+from patchcore.layouts.sessions.claude_code import ClaudeCode
+from patchcore.layouts.sessions.codex import Codex
+from patchcore.layouts.sessions.entries import first_entry
+from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
+from patchcore.layouts.sessions.layout import SessionFormat
 from patchcore.options import Options
-from patchcore.sessions.agent_sdk import AgentSdk
-from patchcore.sessions.claude_code import ClaudeCode
-from patchcore.sessions.codex import Codex
-from patchcore.sessions.entries import first_entry
-from patchcore.sessions.gemini_cli import GeminiCliLog
-from patchcore.sessions.layout import SessionFormat
+from patchcore.raw.codec import Decoded, Framing
 
 #: Every session layout, in the order detection tries them (the SDK's entries may carry a
 #: ``uuid``, which alone would read as Claude Code's).

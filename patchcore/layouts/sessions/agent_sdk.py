@@ -14,7 +14,7 @@ How it is read (the SDK's ``SDKMessage`` types; corpus/claude-code, the vercel/a
   a call is only ever answered within its own conversation.
 * Turns: the SDK emits one entry per content block, and the API merges consecutive messages of a
   role, so consecutive assistant entries are one turn whatever their ``message.id``, and
-  consecutive user entries one user turn (`patchcore.sessions.turns`).
+  consecutive user entries one user turn (`patchcore.layouts.sessions.turns`).
 * Framing: JSON Lines (the CLI's output), or one JSON array of the entries (a stream saved
   whole). The first entry tells: its ``type`` is one the SDK emits, it has ``parent_tool_use_id``
   or ``session_id`` (keys of the SDK, which Claude Code's session lines spell ``parentUuid`` and
@@ -35,10 +35,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from patchcore.dialects.base import tag
+from patchcore.layouts.sessions.entries import Entry
+from patchcore.layouts.sessions.turns import MESSAGE_TYPES, AnthropicSession, Turn, TurnRepair
 from patchcore.model import Edit, Insert
 from patchcore.options import Options
-from patchcore.sessions.entries import Entry
-from patchcore.sessions.turns import MESSAGE_TYPES, AnthropicSession, Turn, TurnRepair
 
 #: The other entries the SDK emits (``SDKMessage``) and its stream-json control protocol.
 EVENT_TYPES = frozenset(

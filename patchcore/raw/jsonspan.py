@@ -24,7 +24,7 @@ from operator import add
 import msgspec
 
 from patchcore.model import Pointer
-from patchcore.positions import skip_whitespace
+from patchcore.raw.positions import skip_whitespace
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _STRUCTURAL = re.compile(rb'["\[\]{}]')

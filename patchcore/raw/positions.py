@@ -1,6 +1,6 @@
 """Positions in JSON text: where the next value starts, and a byte offset as line and column.
 
-Kept apart from `patchcore.jsonspan`, which builds on them: every input needs them (to tell a
+Kept apart from `patchcore.raw.jsonspan`, which builds on them: every input needs them (to tell a
 document from an array, to locate a decoding error), spans only a record checked in full.
 """
 

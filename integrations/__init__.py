@@ -1,0 +1,1 @@
+"""Integrations of the toolpatch engine with other systems, each behind an extra."""

@@ -1,0 +1,1 @@
+"""The engine: finding message lists, pairing calls with results, findings and their fixes."""

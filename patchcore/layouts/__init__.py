@@ -1,0 +1,1 @@
+"""Layouts: how an input holds its conversations, and how repairs are written back."""
