@@ -1,4 +1,5 @@
-"""``fix --diff`` on a terminal: the unified diff coloured line by line, git's way.
+"""``fix --diff``: a deterministic unified diff of an input and its repair (no timestamps in the
+headers), and on a terminal that diff coloured line by line, git's way.
 
 Into a pipe or a file the plain diff is written as it is, so the product never changes. For a
 person (stdout is a terminal, or colour was asked for) the data's control characters are shown
@@ -9,6 +10,8 @@ characters is the plain diff byte for byte. No Rich here: Rich would expand tabs
 """
 
 from __future__ import annotations
+
+import difflib
 
 from cli.console import Printer, is_terminal
 from cli.visible import visible_lines
@@ -51,3 +54,31 @@ def print_diff(printer: Printer, diff: str) -> None:
             lines = [coloured_line(line) for line in lines]
         diff = "\n".join(lines)
     printer.raw(diff)
+
+
+def unified_diff(before: bytes, after: bytes, *, name: str, context: int = 3) -> str:
+    """A ``git``-style unified diff from ``a/name`` to ``b/name``.
+
+    Lines are compared as decoded text; a missing final newline is marked as ``diff`` does.
+    """
+    old = _lines(before)
+    new = _lines(after)
+    diff = difflib.unified_diff(
+        old, new, f"a/{name.lstrip('/')}", f"b/{name.lstrip('/')}", n=context, lineterm="\n"
+    )
+    return "".join(_mark_no_newline(line) for line in diff)
+
+
+def _lines(data: bytes) -> list[str]:
+    """Split on ``\n`` only (``str.splitlines`` would also split on U+2028 inside strings)."""
+    parts = data.decode("utf-8", errors="replace").split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _mark_no_newline(line: str) -> str:
+    if line.endswith("\n"):
+        return line
+    return line + "\n\\ No newline at end of file\n"

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from cli.run import Outcome
-from patchcore.raw.signs import shows_history
+from patchcore import shows_history
 
 #: How much of the file is searched at a time.
 BLOCK_BYTES = 2**20

@@ -72,7 +72,7 @@ def _blocks(read: Callable[[int], bytes]) -> Iterator[bytes]:
 
 
 class FileInput:
-    """A regular file, read at any offset (`patchcore.stream.RandomAccess`).
+    """A regular file, read at any offset (`patchcore.RandomAccess`).
 
     ``pread`` rather than a memory map: a file that shrinks while it is read is then an error
     to report, where a mapped page that is gone would kill the process.

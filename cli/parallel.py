@@ -18,13 +18,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from patchcore.stream import Batch
+import patchcore
+from patchcore import Batch
 
 if TYPE_CHECKING:  # imported when a pool starts: most runs never need one
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    from patchcore.document import RecordsResult
-    from patchcore.stream import Mapper
+    from patchcore import Mapper, Result
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -80,9 +80,9 @@ class ProcessMapper:
         would cost this process as much as the work saves."""
 
         def mapper(
-            function: Callable[[Batch], RecordsResult], batches: Iterable[Batch]
-        ) -> Iterator[RecordsResult]:
-            def task(batch: Batch) -> _Task[RecordsResult]:
+            function: Callable[[Batch], Result], batches: Iterable[Batch]
+        ) -> Iterator[Result]:
+            def task(batch: Batch) -> _Task[Result]:
                 if batch.data is not None:  # already read (the input is not a file)
                     return function, (batch,)
                 return _from_file, (function, str(path), batch.offset, batch.size, batch.first_line)
@@ -122,8 +122,7 @@ class ProcessMapper:
 
             # A streamed corpus needs the whole engine: imported before the workers fork, it is
             # theirs at once, instead of each importing it on its first record with a defect.
-            import patchcore.engine.check
-            import patchcore.engine.quickfix  # noqa: F401
+            patchcore.load_engine()
 
             # Linux: fork, so workers start at once with everything already imported (the
             # pool forks all its workers before it starts a thread of its own), unless a thread

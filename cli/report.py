@@ -181,7 +181,7 @@ def render_outcome(
         return
     report = outcome.report
     assert report is not None
-    for listed in report.lists:
+    for listed in report.conversations:
         where = f"{name}:{listed.line}" if listed.line is not None else name
         if listed.warning and verbosity >= 1:
             printer.line(

@@ -13,14 +13,12 @@ from typing import TYPE_CHECKING
 import patchcore
 from cli.inputs import FileInput, Source
 from cli.sinks import Discard, Replace, Sink, Spool, WriteFailed
-from patchcore.stream import Stream, Unchanged
+from patchcore import Stream, Unchanged
 
 if TYPE_CHECKING:
     from cli.parallel import ProcessMapper
-    from patchcore.document import Report
-    from patchcore.options import Options
-    from patchcore.stream import Mapper
-    from patchcore.stream import Progress as StreamProgress
+    from patchcore import Mapper, Options, Result
+    from patchcore import Progress as StreamProgress
 
 
 class Mode(enum.Enum):
@@ -47,13 +45,13 @@ class Outcome:
 
     Attributes:
         source: The input.
-        report: patchcore's report, if the input could be evaluated.
+        report: patchcore's result, if the input could be evaluated.
         error: The located error text, if it could not.
         skipped: Why it was passed over (a walked file without a history), if it was.
     """
 
     source: Source
-    report: Report | None = None
+    report: Result | None = None
     error: str | None = None
     skipped: str | None = None
     diff: str | None = field(default=None, repr=False)
@@ -72,7 +70,7 @@ def process(
 ) -> Outcome:
     """Evaluate one input and carry out ``mode``.
 
-    The input is read as a stream (`patchcore.stream.Stream`): a large JSON Lines corpus is
+    The input is read as a stream (`patchcore.Stream`): a large JSON Lines corpus is
     processed batch by batch (spread over ``pool``'s workers, if given), and its output goes,
     as it comes, to a temporary file that replaces the target only when the whole input
     succeeded and something changed (or to a spool that ``emit`` copies to stdout at the end,
@@ -98,9 +96,9 @@ def process(
                 sink.copy(read, piece.offset, piece.size)
             else:
                 sink.write(piece)
-        outcome.report = stream.report
+        outcome.report = stream.result
         if mode is Mode.FIX:
-            sink.finish(changed=bool(stream.report.fixed), emit=emit)
+            sink.finish(changed=stream.result.changed, emit=emit)
     return outcome
 
 
@@ -139,18 +137,17 @@ def _framing_name(source: Source) -> str | None:
 
 def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -> Outcome:
     """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
-    from patchcore.document import run
-    from patchcore.raw.diff import unified_diff
+    from cli.diff_view import unified_diff
 
     source = outcome.source
     with _recorded_failure(outcome):
         data = source.read()
-        report = run(data, filename=_framing_name(source), options=options, fix=True)
-        outcome.report = report
+        result = patchcore.fix_document(data, filename=_framing_name(source), options=options)
+        outcome.report = result
         if progress is not None:
-            progress(len(data), len(report.lists), len(report.findings))
-        if report.output is not None:
-            outcome.diff = unified_diff(data, report.output, name=source.name)
+            progress(len(data), len(result.conversations), len(result.findings))
+        if result.output is not None:
+            outcome.diff = unified_diff(data, result.output, name=source.name)
     return outcome
 
 

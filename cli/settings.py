@@ -17,7 +17,7 @@ from pathlib import Path
 
 import patchcore
 from cli.config import Config
-from patchcore.options import Options
+from patchcore import Options
 
 
 @dataclass

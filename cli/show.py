@@ -15,17 +15,13 @@ terminal it is shown on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from cli import message_text
 from cli.console import Printer
 from cli.report import MARKS, fixability
 from cli.visible import visible, visible_lines
-from patchcore.dialects.base import ListContext
-from patchcore.document import Report, dialects_for, run, unique_edits
-from patchcore.engine.locate import MessageList, classify, find_message_lists
-from patchcore.errors import ShapeError
 from patchcore.model import (
     Delete,
     Edit,
@@ -36,8 +32,10 @@ from patchcore.model import (
     Verbatim,
     format_pointer,
 )
-from patchcore.options import Options
-from patchcore.raw.codec import Framing, decode
+
+if TYPE_CHECKING:
+    from patchcore import Conversation, Options
+    from patchcore.dialects.base import ListContext
 
 #: How much of a message's text is shown without ``--full``.
 TEXT_LIMIT = 600
@@ -46,20 +44,28 @@ DETAIL_LIMIT = 160
 
 
 @dataclass(frozen=True)
-class Conversation:
-    """One message list of the input, with its findings and the edits ``fix`` would make.
+class Shown:
+    """One conversation as the engine checked it, and which of its findings ``fix`` fixes.
 
     Attributes:
-        listed: The list (its messages, dialect and place).
-        line: The line of its JSON Lines record, or ``None`` in a JSON document.
-        findings: Its findings.
-        fixed: The findings whose fix ``fix`` applies.
+        conversation: The conversation, with its messages (``with_messages``).
+        fixed: Which of its findings (by index) the fix applies.
     """
 
-    listed: MessageList
-    line: int | None
-    findings: list[Finding] = field(default_factory=list)
-    fixed: list[Finding] = field(default_factory=list)
+    conversation: Conversation
+    fixed: frozenset[int]
+
+    def edits(self) -> list[Edit]:
+        """The edits the fix makes in the conversation's messages, each once, in order."""
+        seen: set[int] = set()
+        edits = []
+        for index, planned in enumerate(self.conversation.edits):
+            if index in self.fixed:
+                for edit in planned:
+                    if id(edit) not in seen:
+                        seen.add(id(edit))
+                        edits.append(edit)
+        return edits
 
 
 @dataclass
@@ -78,44 +84,23 @@ class MessageChanges:
     """Paths inside it that are dropped (``()``: the whole message)."""
 
 
-def conversations(data: bytes, *, name: str | None, options: Options) -> list[Conversation]:
-    """Every message list of ``data`` with its findings and fixes.
+def conversations(data: bytes, *, name: str | None, options: Options) -> list[Shown]:
+    """Every conversation of ``data`` as the engine checked it (one ``fix`` run, with the
+    messages kept), with the findings its fix applies.
 
     Raises:
-        PatchcoreError: As `patchcore.document.run` (located where possible).
+        PatchcoreError: As `patchcore.fix_document` (located where possible).
     """
-    report = run(data, filename=name, options=options, fix=True)
-    decoded = decode(data, filename=name)
-    dialects = dialects_for(options)
-    if report.framing == "jsonl-messages":
-        values = [record.parse() for record in decoded.records]
-        kind = classify(values, dialects)
-        assert kind is not None
-        listed = MessageList(ListContext(()), values, kind.dialect, kind.note, kind.warning)
-        found = [Conversation(listed, decoded.records[0].line)]
-    else:
-        jsonl = decoded.framing is Framing.JSONL
-        found = [
-            Conversation(listed, record.line if jsonl else None)
-            for record in decoded.records
-            for listed in find_message_lists(record.parse(), dialects=dialects)
-        ]
-    _attach(found, report)
-    return found
+    import patchcore
 
-
-def _attach(found: Sequence[Conversation], report: Report) -> None:
-    """Give each conversation its findings, matched on list pointer and, for JSON Lines of
-    conversations, on the line of the record (a finding's line is its record's there)."""
-    fixed = {id(f) for f in report.fixed}
-    per_line = report.framing == Framing.JSONL.value
-    for conversation in found:
-        for finding in report.findings:
-            same_record = not per_line or finding.line == conversation.line
-            if same_record and finding.list_pointer == conversation.listed.pointer:
-                conversation.findings.append(finding)
-                if id(finding) in fixed:
-                    conversation.fixed.append(finding)
+    result = patchcore.fix_document(
+        data, filename=name, options=replace(options, with_messages=True)
+    )
+    fixed = {id(f) for f in result.fixed}
+    return [
+        Shown(c, frozenset(k for k, f in enumerate(c.findings) if id(f) in fixed))
+        for c in result.conversations
+    ]
 
 
 def _message_index(context: ListContext, pointer: Pointer) -> int | None:
@@ -174,8 +159,9 @@ def changes(context: ListContext, edits: Sequence[Edit], size: int) -> list[Mess
 class ConversationView:
     """Renders one conversation as Rich panels."""
 
-    def __init__(self, conversation: Conversation, *, full: bool) -> None:
-        self.conversation = conversation
+    def __init__(self, shown: Shown, *, full: bool) -> None:
+        self.shown = shown
+        self.conversation = shown.conversation
         self.text_limit = None if full else TEXT_LIMIT
         self.detail_limit = None if full else DETAIL_LIMIT
 
@@ -184,26 +170,28 @@ class ConversationView:
         from rich.rule import Rule
         from rich.text import Text
 
-        listed = self.conversation.listed
-        where = name if self.conversation.line is None else f"{name}:{self.conversation.line}"
-        pointer = format_pointer(listed.pointer) or "/"
-        dialect = listed.dialect.name if listed.dialect else "not read"
-        title = f"{where} {pointer} · {dialect} · {len(listed.messages)} messages"
+        listed = self.conversation
+        where = name if listed.line is None else f"{name}:{listed.line}"
+        pointer = listed.pointer or "/"
+        dialect = listed.dialect or "not read"
+        title = f"{where} {pointer} · {dialect} · {listed.messages} messages"
         if listed.note:
             title += f" · {listed.note}"
         return Rule(Text(visible(title)), align="left", style="bold")
 
     def panels(self) -> list[Any]:
         """A panel per message, with the inserted ones in their place."""
-        listed = self.conversation.listed
-        slots = changes(listed.context, unique_edits(self.conversation.fixed), len(listed.messages))
+        listed = self.conversation
+        if listed.values is None or listed.context is None:
+            return []  # a part of the input kept unread: its heading says why
+        slots = changes(listed.context, self.shown.edits(), len(listed.values))
         by_message: dict[int, list[Finding]] = {}
-        for finding in self.conversation.findings:
+        for finding in listed.findings:
             by_message.setdefault(finding.message_index, []).append(finding)
         rendered = []
         for index, slot in enumerate(slots):
             rendered += [self._inserted(value) for value in slot.inserted_before]
-            if index < len(listed.messages):
+            if index < len(listed.values):
                 rendered.append(self._message(index, slot, by_message.get(index, [])))
         return rendered
 
@@ -211,8 +199,8 @@ class ConversationView:
         from rich.panel import Panel
         from rich.text import Text
 
-        listed = self.conversation.listed
-        message = listed.messages[index]
+        assert self.conversation.values is not None
+        message = self.conversation.values[index]
         body = Text()
         words = message_text.text(message)
         if words:
@@ -240,11 +228,17 @@ class ConversationView:
 
     def _calls_and_results(self, body: Any, message: Any, index: int) -> None:
         """A line per tool call (name, id, arguments) and per result (the call it answers)."""
-        listed = self.conversation.listed
+        from patchcore import ShapeError
+        from patchcore.dialects import dialect_named
+
+        listed = self.conversation
         if message is None or listed.dialect is None or listed.note is not None:
             return
+        assert listed.context is not None
         try:
-            view = listed.dialect.view(message, listed.context.message_pointer(index))
+            view = dialect_named(listed.dialect).view(
+                message, listed.context.message_pointer(index)
+            )
         except ShapeError:
             return
         for call in view.calls:
@@ -278,10 +272,10 @@ class ConversationView:
         return visible(message_text.shorten(words, self.detail_limit))
 
 
-def render(found: Sequence[Conversation], printer: Printer, *, name: str, full: bool) -> None:
+def render(found: Sequence[Shown], printer: Printer, *, name: str, full: bool) -> None:
     """Print every conversation: a heading, then its panels."""
-    for conversation in found:
-        view = ConversationView(conversation, full=full)
+    for shown in found:
+        view = ConversationView(shown, full=full)
         printer.render(view.heading(name))
         for panel in view.panels():
             printer.render(panel)

@@ -17,19 +17,19 @@ from cli.run import Mode
 from cli.visible import visible
 
 if TYPE_CHECKING:
-    from patchcore.document import Report
+    from patchcore import Result
     from patchcore.model import Finding
 
 #: A column: its heading and which findings of a report it counts.
-Column: TypeAlias = "tuple[str, Callable[[Report], Sequence[Finding]]]"
+Column: TypeAlias = "tuple[str, Callable[[Result], Sequence[Finding]]]"
 
 
 def columns(mode: Mode) -> list[Column]:
     """What a run of ``mode`` counts: findings for a check; fixed and left for a fix."""
     if mode is Mode.CHECK:
-        return [("findings", lambda report: report.findings)]
+        return [("findings", lambda result: result.findings)]
     fixed = "fixed" if mode is Mode.FIX else "would fix"
-    return [(fixed, lambda report: report.fixed), ("left", lambda report: report.remaining)]
+    return [(fixed, lambda result: result.fixed), ("left", lambda result: result.remaining)]
 
 
 def _table(title: str, labels: Sequence[str], counts: Sequence[str], rows: list[list[str]]) -> Any:

@@ -6,7 +6,8 @@ HDFS, ...) as raw blocks cut at line breaks, so every untouched byte is written 
 and the same task graph runs on a laptop (the local scheduler) and on a cluster
 (``dask.distributed``).
 
-A file whose lines are conversations is cut into blocks and each block is repaired on its own by
+A file whose layout can be cut into batches (`patchcore.layout_of_head`: lines that are
+conversations) is cut into blocks and each block is repaired on its own by
 `patchcore.fix_lines`; any other file (a JSON document, one message per line, an agent session
 log) is one conversation and is repaired whole by `patchcore.fix_document`. Either way the
 output is the bytes ``toolpatch fix`` writes (a file with nothing to fix, or no history at all,
@@ -36,12 +37,17 @@ from dask import delayed
 from dask.bytes import read_bytes
 from dask.delayed import Delayed
 
-from patchcore.api import fix_lines
-from patchcore.document import run
-from patchcore.errors import NoHistoryError
-from patchcore.options import Options, make_options
-from patchcore.raw.codec import UTF8_BOM
-from patchcore.stream import independent_lines
+from patchcore import (
+    NoHistoryError,
+    Options,
+    apply_patches,
+    fix_document,
+    fix_lines,
+    layout_of_head,
+)
+
+#: A UTF-8 byte-order mark, which only a file's first block can start with.
+UTF8_BOM = b"\xef\xbb\xbf"
 
 #: How much of each file is read up front to tell its layout.
 HEAD_BYTES = 2**20
@@ -93,7 +99,7 @@ def fix_files(
         blocksize: About how much of a conversation-per-line file each task repairs.
         storage_options: Passed to fsspec (credentials, endpoints).
     """
-    chosen = options if options is not None else make_options()
+    chosen = options if options is not None else Options()
     storage = dict(storage_options or {})
     fs, _, paths = fsspec.get_fs_token_paths(urlpath, storage_options=storage)
     out_fs, _, (out_root,) = fsspec.get_fs_token_paths(output_dir, storage_options=storage)
@@ -103,7 +109,8 @@ def fix_files(
         target = posixpath.join(out_root, posixpath.basename(path))
         with fs.open(path, "rb") as handle:
             head = handle.read(HEAD_BYTES)
-        if independent_lines(head, options=chosen):
+        layout = layout_of_head(head, options=chosen)
+        if layout is not None and layout.batches:
             _, blocks = read_bytes(
                 fs.unstrip_protocol(path),
                 delimiter=b"\n",
@@ -126,8 +133,7 @@ def _fix_block(block: bytes, options: Options, *, first: bool) -> _BlockRepair:
     bom = UTF8_BOM if first and block.startswith(UTF8_BOM) else b""
     lines = block[len(bom) :]
     result = fix_lines(lines, options=options)
-    repaired = result.output(lines)
-    output = block if repaired is None else bom + repaired
+    output = bom + apply_patches(lines, result.patches) if result.patches else block
     return _BlockRepair(output, len(result.fixed), len(result.remaining))
 
 
@@ -152,11 +158,11 @@ def _fix_whole(
     with fs.open(source, "rb") as handle:
         data = handle.read()
     try:
-        report = run(data, filename=source, options=options, fix=True)
+        result = fix_document(data, filename=source, options=options)
     except NoHistoryError as error:  # nothing to repair: the copy is the input
         with out_fs.open(target, "wb") as handle:
             handle.write(data)
         return FileRepair(source, target, 0, 0, 1, error.reason)
     with out_fs.open(target, "wb") as handle:
-        handle.write(data if report.output is None else report.output)
-    return FileRepair(source, target, len(report.fixed), len(report.remaining), 1)
+        handle.write(data if result.output is None else result.output)
+    return FileRepair(source, target, len(result.fixed), len(result.remaining), 1)

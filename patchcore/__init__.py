@@ -4,8 +4,8 @@ A pure library: no printing, no exits, no file system. It takes bytes or parsed 
 returns findings and repaired data. The ``toolpatch`` command is a thin layer over it.
 
 >>> import patchcore
->>> report = patchcore.fix_document(open("history.json", "rb").read())  # doctest: +SKIP
->>> report.output  # repaired bytes, or None when nothing needed fixing  # doctest: +SKIP
+>>> result = patchcore.fix_document(open("history.json", "rb").read())  # doctest: +SKIP
+>>> result.output  # repaired bytes, or None when nothing needed fixing  # doctest: +SKIP
 
 Every name below is imported from its module on first use (PEP 562), so that importing
 ``patchcore`` costs nothing and a command that never needs the engine (a check of records
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from patchcore.api import (
         Repair,
+        apply_patches,
         check_data,
         check_document,
         check_lines,
@@ -29,9 +30,10 @@ if TYPE_CHECKING:
         fix_document,
         fix_lines,
         fix_messages,
+        layout_of_head,
+        load_engine,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
-    from patchcore.document import ListReport, RecordsResult, Report
     from patchcore.errors import (
         DecodeError,
         NoHistoryError,
@@ -41,8 +43,21 @@ if TYPE_CHECKING:
         UnknownDialectError,
         UnknownRuleError,
     )
+    from patchcore.layouts.base import Layout
     from patchcore.model import Finding, Fix, Insert, format_pointer
     from patchcore.options import Options, make_options
+    from patchcore.pipeline import (
+        Batch,
+        Mapper,
+        Piece,
+        Progress,
+        RandomAccess,
+        Stream,
+        Unchanged,
+        process_batch,
+    )
+    from patchcore.raw.signs import shows_history
+    from patchcore.result import Conversation, Result
     from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, Rule, RuleSelection
 
 __version__ = "0.1.0"
@@ -52,6 +67,7 @@ _MODULES = {
     **dict.fromkeys(
         [
             "Repair",
+            "apply_patches",
             "check_data",
             "check_document",
             "check_lines",
@@ -60,11 +76,28 @@ _MODULES = {
             "fix_document",
             "fix_lines",
             "fix_messages",
+            "layout_of_head",
+            "load_engine",
         ],
         "patchcore.api",
     ),
     **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
-    **dict.fromkeys(["ListReport", "RecordsResult", "Report"], "patchcore.document"),
+    "Layout": "patchcore.layouts.base",
+    **dict.fromkeys(
+        [
+            "Batch",
+            "Mapper",
+            "Piece",
+            "Progress",
+            "RandomAccess",
+            "Stream",
+            "Unchanged",
+            "process_batch",
+        ],
+        "patchcore.pipeline",
+    ),
+    **dict.fromkeys(["Conversation", "Result"], "patchcore.result"),
+    "shows_history": "patchcore.raw.signs",
     **dict.fromkeys(
         [
             "DecodeError",
@@ -103,24 +136,32 @@ __all__ = [
     "DEFAULT_TEXTS",
     "RULES",
     "Applicability",
+    "Batch",
+    "Conversation",
     "DecodeError",
     "Finding",
     "Fix",
     "Insert",
-    "ListReport",
+    "Layout",
+    "Mapper",
     "NoHistoryError",
     "Options",
     "PatchcoreError",
-    "RecordsResult",
+    "Piece",
+    "Progress",
+    "RandomAccess",
     "Repair",
-    "Report",
+    "Result",
     "Rule",
     "RuleSelection",
     "SelfCheckError",
     "ShapeError",
+    "Stream",
+    "Unchanged",
     "UnknownDialectError",
     "UnknownRuleError",
     "__version__",
+    "apply_patches",
     "check_base_messages",
     "check_data",
     "check_document",
@@ -132,5 +173,9 @@ __all__ = [
     "fix_lines",
     "fix_messages",
     "format_pointer",
+    "layout_of_head",
+    "load_engine",
     "make_options",
+    "process_batch",
+    "shows_history",
 ]

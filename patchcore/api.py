@@ -1,42 +1,29 @@
-"""The public functions: check or fix a document (bytes), parsed data, or a list of messages.
+"""The public functions: check or fix bytes (a whole document, a batch of lines, a stream) or
+in-memory values (parsed data, a list of messages).
 
-Every function takes keyword-only options:
-
-* ``select`` / ``ignore``: rule selectors (codes, prefixes such as ``"TP0"``, or ``"ALL"``);
-  the default is the TP0xx rules;
-* ``texts``: templates of the synthetic results by rule code (``{name}`` and ``{id}`` are
-  substituted literally);
-* ``dialect``: force one dialect by name instead of detecting it per message list;
-* ``unsafe_fixes`` (fix functions): also apply fixes that delete or move existing content
-  (the TP1xx rules'); without it a fix only ever adds.
-
-None of them mutates its input or touches the file system.
+Every function takes its options one way: ``options``, an `Options` built once with
+`make_options` (rule selectors, synthetic texts, a forced dialect, unsafe fixes), or ``None`` for
+the defaults. Bytes give a `Result`; values give the findings (a check) or a `Repair` (a fix).
+None of them mutates its input or touches the file system: a caller that reads files hands
+their bytes (or a `RandomAccess` view of them, to `Stream`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from patchcore.dialects.base import ListContext
-from patchcore.document import (
-    RecordsResult,
-    Report,
-    check_lists,
-    dialects_for,
-    run,
-    unique_edits,
-)
-from patchcore.engine.apply import apply_edits
-from patchcore.engine.check import check_list
-from patchcore.engine.locate import classify, find_message_lists
-from patchcore.errors import NoHistoryError
-from patchcore.model import Finding
-from patchcore.options import Options, make_options
-from patchcore.stream import Batch, process_batch
+from patchcore.options import Options
+
+if TYPE_CHECKING:
+    from patchcore.layouts.base import Layout
+    from patchcore.model import Finding
+    from patchcore.result import Result
 
 T = TypeVar("T")
+
+_DEFAULTS = Options()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +42,7 @@ class Repair(Generic[T]):
 
     @property
     def changed(self) -> bool:
-        """Whether anything was inserted."""
+        """Whether anything was changed."""
         return bool(self.fixed)
 
 
@@ -64,24 +51,17 @@ def _as_bytes(data: bytes | str) -> bytes:
 
 
 def check_document(
-    data: bytes | str,
-    *,
-    filename: str | None = None,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    dialect: str | None = None,
-) -> Report:
-    """Find defects in a JSON or JSON Lines document.
+    data: bytes | str, *, filename: str | None = None, options: Options | None = None
+) -> Result:
+    """Find defects in a JSON or JSON Lines document (any layout: `patchcore.layouts`).
 
     Args:
         data: The document's bytes (or text).
         filename: Its name, used only to recognise ``.jsonl`` framing.
-        select: Rule selectors to report.
-        ignore: Rule selectors to leave out.
-        dialect: Force a dialect.
+        options: What to check (`make_options`); ``None``: the defaults.
 
     Returns:
-        A `Report` with every message list found and the findings, located by line.
+        A `Result` with every conversation found and the findings, located by line.
 
     Raises:
         DecodeError: Not readable JSON / JSON Lines.
@@ -89,48 +69,41 @@ def check_document(
         ShapeError: A tool-related field of a message has the wrong shape.
 
     Example:
-        >>> report = check_document(b'[{"role": "assistant", "tool_calls": [{"id": "c1", '
+        >>> result = check_document(b'[{"role": "assistant", "tool_calls": [{"id": "c1", '
         ...     b'"type": "function", "function": {"name": "f", "arguments": "{}"}}]}]')
-        >>> [f.code for f in report.findings]
+        >>> [f.code for f in result.findings]
         ['TP002']
     """
-    options = make_options(select=select, ignore=ignore, dialect=dialect)
-    return run(_as_bytes(data), filename=filename, options=options, fix=False)
+    from patchcore.pipeline import run
+
+    return run(_as_bytes(data), filename=filename, options=options or _DEFAULTS, fix=False)
 
 
 def fix_document(
-    data: bytes | str,
-    *,
-    filename: str | None = None,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    texts: Mapping[str, str] | None = None,
-    dialect: str | None = None,
-    unsafe_fixes: bool = False,
-) -> Report:
+    data: bytes | str, *, filename: str | None = None, options: Options | None = None
+) -> Result:
     """Repair a JSON or JSON Lines document by splicing its fixes into its bytes.
 
     Returns:
-        A `Report`; ``report.output`` holds the repaired bytes, or is ``None`` when nothing
+        A `Result`; ``result.output`` holds the repaired bytes, or is ``None`` when nothing
         needed fixing (then the input must be left untouched).
 
     Raises:
         DecodeError, NoHistoryError, ShapeError: as `check_document`.
         SelfCheckError: The repaired output failed the stability check (a bug).
     """
-    options = make_options(
-        select=select, ignore=ignore, texts=texts, dialect=dialect, unsafe_fixes=unsafe_fixes
-    )
-    return run(_as_bytes(data), filename=filename, options=options, fix=True)
+    from patchcore.pipeline import run
+
+    return run(_as_bytes(data), filename=filename, options=options or _DEFAULTS, fix=True)
 
 
-def check_lines(data: bytes, *, options: Options, first_line: int = 1) -> RecordsResult:
+def check_lines(data: bytes, *, options: Options | None = None, first_line: int = 1) -> Result:
     """Find defects in whole lines of a JSON Lines corpus that holds one conversation per line:
     the unit a distributed engine maps over (a partition, a block cut at line breaks).
 
-    Build ``options`` once with `make_options`. Lines are numbered from ``first_line``; blank
-    lines are kept. A corpus with one *message* per line is one conversation across its lines
-    and must go to `check_document` whole (`patchcore.stream.independent_lines` tells which).
+    Lines are numbered from ``first_line``; blank lines are kept. Whether an input's lines can
+    be cut so, `layout_of_head` tells (a file of one message per line, or an agent session, is
+    one conversation across its lines and goes to `check_document` whole).
 
     Raises:
         DecodeError, ShapeError: as `check_document`, for the first line that has one.
@@ -138,82 +111,112 @@ def check_lines(data: bytes, *, options: Options, first_line: int = 1) -> Record
     Example:
         >>> lines = b'{"messages": [{"role": "assistant", "tool_calls": [{"id": "c1", ' \\
         ...     b'"type": "function", "function": {"name": "f", "arguments": "{}"}}]}]}\\n'
-        >>> [(f.code, f.line) for f in check_lines(lines, options=make_options()).findings]
+        >>> [(f.code, f.line) for f in check_lines(lines).findings]
         [('TP002', 1)]
     """
-    return process_batch(Batch.of(data, first_line), options=options, fix=False)
+    from patchcore.layouts.records import CONVERSATION_LINES
+
+    return CONVERSATION_LINES.process_batch(
+        data, first_line=first_line, options=options or _DEFAULTS, fix=False
+    )
 
 
-def fix_lines(data: bytes, *, options: Options, first_line: int = 1) -> RecordsResult:
+def fix_lines(data: bytes, *, options: Options | None = None, first_line: int = 1) -> Result:
     """Repair whole lines of a one-conversation-per-line JSON Lines corpus (see `check_lines`).
 
     Returns:
-        ``patches`` hold the repair (byte ranges of ``data`` and their new bytes);
-        ``output(data)`` is the lines with the repaired ones spliced in (every other byte as it
-        was), or ``None`` when nothing needed fixing.
+        A `Result` whose ``patches`` hold the repair (byte ranges of ``data`` and their new
+        bytes); `apply_patches` gives the repaired lines.
 
     Raises:
         DecodeError, ShapeError: as `check_document`.
         SelfCheckError: A repaired line failed the stability check (a bug).
     """
-    return process_batch(Batch.of(data, first_line), options=options, fix=True)
+    from patchcore.layouts.records import CONVERSATION_LINES
+
+    return CONVERSATION_LINES.process_batch(
+        data, first_line=first_line, options=options or _DEFAULTS, fix=True
+    )
+
+
+def layout_of_head(head: bytes, *, options: Options | None = None) -> Layout | None:
+    """The layout of an input that starts with ``head`` (its first line and the start of the
+    next), or ``None`` when only the whole input tells (a JSON document). ``layout.batches``
+    says whether its lines may be cut into batches for `check_lines` / `fix_lines`.
+    """
+    from patchcore.layouts import layout_of_head as decided
+
+    return decided(head, options=options or _DEFAULTS)
+
+
+def load_engine() -> None:
+    """Import the whole engine now (the dialect adapters, pairing, splicing), which a run
+    otherwise imports on the first record that needs it: a process about to fork workers
+    calls it so that they start with it loaded."""
+    import patchcore.engine.check
+    import patchcore.engine.quickfix
+    import patchcore.raw.splice  # noqa: F401
+
+
+def apply_patches(data: bytes, patches: Sequence[tuple[int, int, bytes]]) -> bytes:
+    """``data`` with ``patches`` (a `Result`'s) applied: every other byte as it was."""
+    from patchcore.raw.splice import apply_patches as apply
+
+    return apply(data, patches)
 
 
 def _data_findings(value: Any, options: Options, *, fixing: bool) -> list[Finding]:
+    from patchcore.engine.locate import find_message_lists
+    from patchcore.errors import NoHistoryError
+    from patchcore.layouts.base import dialects_for
+    from patchcore.layouts.records import check_lists
+
     found = find_message_lists(value, dialects=dialects_for(options))
     if not found:
         msg = "no message history found (no list of chat messages in a known format)"
         raise NoHistoryError(msg)
-    return check_lists(found, options, fixing=fixing)
+    return [f for _, findings in check_lists(found, options, fixing=fixing) for f in findings]
 
 
 def _repaired(value: T, findings: list[Finding], options: Options) -> Repair[T]:
-    fixed = tuple(f for f in findings if options.applies(f.fix))
+    from patchcore.engine.apply import apply_edits
+    from patchcore.layouts.base import applied, unique_edits
+
+    fixed = tuple(applied(findings, options))
     repaired = apply_edits(value, unique_edits(fixed)) if fixed else value
     return Repair(repaired, tuple(findings), fixed)
 
 
-def check_data(
-    value: Any,
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    dialect: str | None = None,
-) -> list[Finding]:
+def check_data(value: Any, *, options: Options | None = None) -> list[Finding]:
     """Find defects in parsed JSON data (a history, a thread state, a list of runs, ...).
 
     Raises:
         NoHistoryError: No message list in it.
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    options = make_options(select=select, ignore=ignore, dialect=dialect)
-    return _data_findings(value, options, fixing=False)
+    return _data_findings(value, options or _DEFAULTS, fixing=False)
 
 
-def fix_data(
-    value: T,
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    texts: Mapping[str, str] | None = None,
-    dialect: str | None = None,
-    unsafe_fixes: bool = False,
-) -> Repair[T]:
+def fix_data(value: T, *, options: Options | None = None) -> Repair[T]:
     """Repair parsed JSON data; the input is not mutated (changed containers are copied).
 
     Raises:
         NoHistoryError: No message list in it.
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    options = make_options(
-        select=select, ignore=ignore, texts=texts, dialect=dialect, unsafe_fixes=unsafe_fixes
-    )
+    options = options or _DEFAULTS
     return _repaired(value, _data_findings(value, options, fixing=True), options)
 
 
 def _message_list_findings(
     messages: Sequence[Any], options: Options, *, fixing: bool
 ) -> list[Finding]:
+    from patchcore.dialects.base import ListContext
+    from patchcore.engine.check import check_list
+    from patchcore.engine.locate import classify
+    from patchcore.errors import NoHistoryError
+    from patchcore.layouts.base import dialects_for
+
     listed = classify(list(messages), dialects_for(options))
     if listed is None or listed.dialect is None:
         note = listed.note if listed is not None else None
@@ -231,11 +234,7 @@ def _message_list_findings(
 
 
 def check_messages(
-    messages: Sequence[Mapping[str, Any]],
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    dialect: str | None = None,
+    messages: Sequence[Mapping[str, Any]], *, options: Options | None = None
 ) -> list[Finding]:
     """Find defects in one list of message dicts (any supported dialect).
 
@@ -247,18 +246,11 @@ def check_messages(
     """
     if not messages:
         return []
-    options = make_options(select=select, ignore=ignore, dialect=dialect)
-    return _message_list_findings(messages, options, fixing=False)
+    return _message_list_findings(messages, options or _DEFAULTS, fixing=False)
 
 
 def fix_messages(
-    messages: Sequence[Mapping[str, Any]],
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    texts: Mapping[str, str] | None = None,
-    dialect: str | None = None,
-    unsafe_fixes: bool = False,
+    messages: Sequence[Mapping[str, Any]], *, options: Options | None = None
 ) -> Repair[list[Any]]:
     """Repair one list of message dicts; returns a new list, the input is not mutated.
 
@@ -279,8 +271,7 @@ def fix_messages(
     """
     if not messages:
         return Repair(list(messages), (), ())
-    options = make_options(
-        select=select, ignore=ignore, texts=texts, dialect=dialect, unsafe_fixes=unsafe_fixes
+    options = options or _DEFAULTS
+    return _repaired(
+        list(messages), _message_list_findings(messages, options, fixing=True), options
     )
-    findings = _message_list_findings(messages, options, fixing=True)
-    return _repaired(list(messages), findings, options)

@@ -12,7 +12,7 @@ Importing this module imports langchain-core; ``patchcore`` itself does not.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
@@ -20,11 +20,11 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from patchcore.api import Repair
 from patchcore.dialects.base import ListContext
 from patchcore.dialects.langchain import LangChain
-from patchcore.document import unique_edits
 from patchcore.engine.apply import apply_edits
 from patchcore.engine.check import check_list
+from patchcore.layouts.base import unique_edits
 from patchcore.model import Edit, Finding, Insert
-from patchcore.options import Options, make_options
+from patchcore.options import Options
 
 _LANGCHAIN = LangChain()
 
@@ -71,26 +71,18 @@ def _findings(messages: Sequence[BaseMessage], options: Options, *, fixing: bool
 
 
 def check_base_messages(
-    messages: Sequence[BaseMessage],
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
+    messages: Sequence[BaseMessage], *, options: Options | None = None
 ) -> list[Finding]:
     """Find defects in a list of LangChain messages.
 
     Raises:
         TypeError: An item is not a ``BaseMessage`` (dicts: use `patchcore.check_messages`).
     """
-    return _findings(messages, make_options(select=select, ignore=ignore), fixing=False)
+    return _findings(messages, options or Options(), fixing=False)
 
 
 def fix_base_messages(
-    messages: Sequence[BaseMessage],
-    *,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    texts: Mapping[str, str] | None = None,
-    unsafe_fixes: bool = False,
+    messages: Sequence[BaseMessage], *, options: Options | None = None
 ) -> Repair[list[BaseMessage]]:
     """Answer dangling calls with synthetic ``ToolMessage(status="error")`` objects.
 
@@ -114,7 +106,7 @@ def fix_base_messages(
         >>> fix_base_messages(history).value[2].tool_call_id
         'c1'
     """
-    options = make_options(select=select, ignore=ignore, texts=texts, unsafe_fixes=unsafe_fixes)
+    options = options or Options()
     findings = _findings(messages, options, fixing=True)
     fixed = tuple(f for f in findings if options.applies(f.fix))
     if not fixed:

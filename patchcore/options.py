@@ -30,12 +30,16 @@ class Options:
         texts: Synthetic-result templates by rule code; missing codes use the defaults.
         dialect: Adapter forced by the caller, or ``None`` to detect per list.
         unsafe_fixes: Apply fixes that delete or move existing content.
+        with_messages: Keep each conversation's messages, as the engine read them, and the
+            edits of its fixes in the result (`patchcore.result.Conversation`): what a viewer
+            of the history needs, at the cost of holding every message.
     """
 
     selection: RuleSelection = field(default_factory=RuleSelection.build)
     texts: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_TEXTS))
     dialect: Dialect | None = None
     unsafe_fixes: bool = False
+    with_messages: bool = False
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -45,7 +49,11 @@ class Options:
     def quick(self) -> bool:
         """Whether a clean record may be proven clean without a full parse (`patchcore.engine.quick`
         proves the TP0xx rules only, for lists of any dialect)."""
-        return self.dialect is None and self.selection.codes <= _QUICK_RULES
+        return (
+            self.dialect is None
+            and self.selection.codes <= _QUICK_RULES
+            and not self.with_messages  # the lane reads no message whole
+        )
 
     def applies(self, fix: Fix | None) -> bool:
         """Whether ``fix`` runs under these options."""
@@ -63,6 +71,7 @@ def make_options(
     texts: Mapping[str, str] | None = None,
     dialect: str | None = None,
     unsafe_fixes: bool = False,
+    with_messages: bool = False,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
@@ -90,4 +99,5 @@ def make_options(
         texts=merged,
         dialect=forced,
         unsafe_fixes=unsafe_fixes,
+        with_messages=with_messages,
     )

@@ -163,7 +163,7 @@ def fixable(findings: Iterable[patchcore.Finding], *, unsafe: bool) -> list[patc
 
 def assert_repair_invariants(
     data: bytes, *, filename: str | None = None, options: Mapping[str, Any] | None = None
-) -> patchcore.Report | None:
+) -> patchcore.Result | None:
     """Run ``fix_document`` on arbitrary bytes; check what any outcome must satisfy.
 
     * It raises only a located `DecodeError`, `ShapeError` or `NoHistoryError` (line and column
@@ -176,7 +176,9 @@ def assert_repair_invariants(
     """
     opts = dict(options or {})
     try:
-        report = patchcore.fix_document(data, filename=filename, **opts)
+        report = patchcore.fix_document(
+            data, filename=filename, options=patchcore.make_options(**opts)
+        )
     except LOCATED_ERRORS as error:
         assert error.line is not None and error.line >= 1, f"no line: {error!r}"
         assert error.column is not None and error.column >= 1, f"no column: {error!r}"
@@ -186,13 +188,17 @@ def assert_repair_invariants(
         return report
     output = report.output
     check_opts = {k: v for k, v in opts.items() if k in ("select", "ignore", "dialect")}
-    rechecked = patchcore.check_document(output, filename=filename, **check_opts)
+    rechecked = patchcore.check_document(
+        output, filename=filename, options=patchcore.make_options(**check_opts)
+    )
     left = fixable(rechecked.findings, unsafe=bool(opts.get("unsafe_fixes")))
     assert not left, f"fixable findings left after fix: {[(f.code, f.message) for f in left]}"
-    again = patchcore.fix_document(output, filename=filename, **opts)
+    again = patchcore.fix_document(
+        output, filename=filename, options=patchcore.make_options(**opts)
+    )
     assert again.output is None, "fixing the output again changed it"
     if not opts.get("unsafe_fixes"):
-        if report.framing == "claude-code-session":
+        if report.layout == "claude-code-session":
             output = repointed_back(data, output)
         assert is_subsequence(data, output), "a safe fix lost or reordered bytes of the input"
     return report

@@ -238,7 +238,7 @@ def test_base_messages_insert_what_deepagents_inserts(history: list[BaseMessage]
     objects_before = list(history)
 
     expected = deepagents_patch(history)
-    repair = patchcore.fix_base_messages(history, texts=TEXTS)
+    repair = patchcore.fix_base_messages(history, options=patchcore.make_options(texts=TEXTS))
 
     assert history == objects_before and all(
         a is b for a, b in zip(history, objects_before, strict=True)
@@ -274,7 +274,7 @@ def test_message_files_insert_what_deepagents_inserts(history: list[BaseMessage]
     document = json.dumps(before).encode()
 
     expected = deepagents_patch(history)
-    report = patchcore.fix_document(document, texts=TEXTS)
+    report = patchcore.fix_document(document, options=patchcore.make_options(texts=TEXTS))
 
     assert as_dicts(history) == before, "deepagents or toolpatch mutated an input message"
     if expected is None:

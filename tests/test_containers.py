@@ -50,7 +50,7 @@ def test_an_approved_and_answered_call_is_clean() -> None:
         item("tool_approval_item", call("c1")),
         item("tool_call_output_item", output("c1")),
     )
-    assert not patchcore.check_data(state, select=["ALL"])
+    assert not patchcore.check_data(state, options=patchcore.make_options(select=["ALL"]))
 
 
 def test_a_pending_call_without_an_approval_is_pending_but_cannot_be_answered_here() -> None:
@@ -104,8 +104,8 @@ def test_a_response_goes_past_an_event_without_content_into_the_user_event() -> 
             {"author": "user", "content": {"role": "user", "parts": [{"text": "Never mind."}]}},
         ]
     }
-    repaired = patchcore.fix_data(session, select=["ALL"])
+    repaired = patchcore.fix_data(session, options=patchcore.make_options(select=["ALL"]))
     assert [(f.code, f.fix is not None) for f in repaired.findings] == [("TP001", True)]
     parts = repaired.value["events"][2]["content"]["parts"]
     assert [next(iter(part)) for part in parts] == ["function_response", "text"]
-    assert not patchcore.check_data(repaired.value, select=["ALL"])
+    assert not patchcore.check_data(repaired.value, options=patchcore.make_options(select=["ALL"]))

@@ -103,7 +103,7 @@ def test_clean_files_report_nothing_and_are_not_rewritten(relative: str) -> None
     report = patchcore.fix_document(read(relative), filename=relative)
     assert report.findings == ()
     assert report.output is None
-    assert report.lists, "the history must be found, not skipped"
+    assert report.conversations, "the history must be found, not skipped"
 
 
 @pytest.mark.parametrize("relative", sorted(OPEN_BY_DESIGN))
@@ -146,7 +146,9 @@ def test_paused_agents_sdk_run_reports_the_pending_approval_once(select: list[st
     write a second one. So the finding says it awaits the decision, and ``fix`` writes nothing.
     """
     data = read(RUN_STATE)
-    report = patchcore.fix_document(data, filename=RUN_STATE, select=select)
+    report = patchcore.fix_document(
+        data, filename=RUN_STATE, options=patchcore.make_options(select=select)
+    )
     (finding,) = report.findings
     assert (finding.code, finding.call_id, finding.dialect) == (
         "TP002",
@@ -158,9 +160,9 @@ def test_paused_agents_sdk_run_reports_the_pending_approval_once(select: list[st
     assert "awaits an approval decision" in finding.message
     assert report.output is None, "fix must write nothing, least of all into a model response"
     assert report.remaining == report.findings
-    checked = [(r.pointer, r.messages) for r in report.lists if r.note is None]
+    checked = [(r.pointer, r.messages) for r in report.conversations if r.note is None]
     assert checked == [("/generated_items", 1)]
-    copies = {r.pointer for r in report.lists if r.note is not None}
+    copies = {r.pointer for r in report.conversations if r.note is not None}
     assert copies == {
         "/session_items",
         "/model_responses/0/output",
@@ -185,9 +187,11 @@ def test_paused_agents_sdk_run_is_left_as_it_is_by_the_cli(tmp_path: Path) -> No
 def test_adk_session_is_read_through_its_events() -> None:
     """ADK keeps the history in events[].content (snake_case, no ids); event_logs are copies."""
     report = patchcore.check_document(read("gemini/adk-context-update.session.json"))
-    checked = [(r.pointer, r.dialect) for r in report.lists if r.note is None]
+    checked = [(r.pointer, r.dialect) for r in report.conversations if r.note is None]
     assert checked == [("/events", "gemini")]
-    assert all(r.pointer.startswith("/event_logs/") for r in report.lists if r.note is not None)
+    assert all(
+        r.pointer.startswith("/event_logs/") for r in report.conversations if r.note is not None
+    )
 
 
 TOOLBENCH = "openai-chat/toolbench-G1-10-legacy-function-call.json"
@@ -224,7 +228,12 @@ def test_toolbench_prefixes_end_on_their_legacy_function_call() -> None:
             },
         ]
     assert patchcore.check_document(report.output, filename=TOOLBENCH).findings == ()
-    assert patchcore.check_document(data, filename=TOOLBENCH, ignore=["TP002"]).findings == ()
+    assert (
+        patchcore.check_document(
+            data, filename=TOOLBENCH, options=patchcore.make_options(ignore=["TP002"])
+        ).findings
+        == ()
+    )
 
 
 @pytest.mark.parametrize(("relative", "count"), sorted(TRAINING.items()))
@@ -238,7 +247,12 @@ def test_training_files_report_only_their_final_call(relative: str, count: int) 
         assert finding.line is not None
         messages = json.loads(lines[finding.line - 1])["messages"]
         assert finding.message_index == len(messages) - 1, "only the last turn is open"
-    assert patchcore.check_document(data, filename=relative, ignore=["TP002"]).findings == ()
+    assert (
+        patchcore.check_document(
+            data, filename=relative, options=patchcore.make_options(ignore=["TP002"])
+        ).findings
+        == ()
+    )
 
 
 @pytest.mark.parametrize("relative", sorted(TRAINING))
@@ -290,19 +304,25 @@ def test_reused_ids_pair_with_the_nearest_open_call() -> None:
 def test_reused_ids_are_legal_under_every_rule(relative: str) -> None:
     """Ids reused after their earlier call was answered (hundreds in these files) are no finding
     of any rule: not TP104, not TP103, not TP101."""
-    report = patchcore.check_document(read(relative), select=["ALL"])
+    report = patchcore.check_document(
+        read(relative), options=patchcore.make_options(select=["ALL"])
+    )
     assert report.findings == ()
 
 
 def test_strict_rules_explain_the_orphans_fixture() -> None:
     """SOURCES.md: eleven tool messages and no assistant message issuing them."""
     relative = "inspect-ai/inspect-log-tool-call-error-orphans.json"
-    report = patchcore.check_document(read(relative), select=["TP1"])
+    report = patchcore.check_document(
+        read(relative), options=patchcore.make_options(select=["TP1"])
+    )
     assert [f.code for f in report.findings] == ["TP101"] * 11
     assert [f.call_id for f in report.findings] == [f"bash_{n}" for n in range(1, 12)]
     # Deleting all eleven would leave an empty history (and lose every result): not offered.
     assert all(f.fix is None for f in report.findings)
-    repaired = patchcore.fix_document(read(relative), select=["TP1"], unsafe_fixes=True)
+    repaired = patchcore.fix_document(
+        read(relative), options=patchcore.make_options(select=["TP1"], unsafe_fixes=True)
+    )
     assert repaired.output is None
     assert [f.code for f in repaired.remaining] == ["TP101"] * 11
 
@@ -317,4 +337,6 @@ def test_outputs_only_replay_holds_no_history() -> None:
 def test_langgraph_thread_state_has_one_history() -> None:
     """A LangGraph thread dump holds one history, at values.messages, read as LangChain."""
     report = patchcore.check_document(read("langchain/deerflow-thread-90040b36.json"))
-    assert [(r.pointer, r.dialect) for r in report.lists] == [("/values/messages", "langchain")]
+    assert [(r.pointer, r.dialect) for r in report.conversations] == [
+        ("/values/messages", "langchain")
+    ]

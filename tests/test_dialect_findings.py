@@ -232,5 +232,7 @@ def test_a_server_tool_result_quotes_no_client_tool_result_error(twice: bool) ->
     call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
     content = [call, result, result] if twice else [{"type": "text", "text": "Hm."}, result]
     messages = [{"role": "user", "content": "News?"}, {"role": "assistant", "content": content}]
-    finding = only(patchcore.check_messages(messages, select=["TP1"]))
+    finding = only(
+        patchcore.check_messages(messages, options=patchcore.make_options(select=["TP1"]))
+    )
     assert (finding.code, finding.provider_error) == ("TP103" if twice else "TP101", None)

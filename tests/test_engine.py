@@ -519,9 +519,13 @@ MIXED = [
 def test_select_and_ignore(
     select: list[str] | None, ignore: list[str] | None, expected: list[str]
 ) -> None:
-    findings = patchcore.check_messages(MIXED, select=select, ignore=ignore)
+    findings = patchcore.check_messages(
+        MIXED, options=patchcore.make_options(select=select, ignore=ignore)
+    )
     assert [f.code for f in findings] == expected
-    repair = patchcore.fix_messages(MIXED, select=select, ignore=ignore)
+    repair = patchcore.fix_messages(
+        MIXED, options=patchcore.make_options(select=select, ignore=ignore)
+    )
     assert [f.code for f in repair.fixed] == expected
     assert len(repair.value) == len(MIXED) + len(expected)
 
@@ -532,16 +536,18 @@ def test_select_and_ignore(
 )
 def test_unknown_selector_raises(select: list[str] | None, ignore: list[str] | None) -> None:
     with pytest.raises(patchcore.UnknownRuleError):
-        patchcore.check_messages(MIXED, select=select, ignore=ignore)
+        patchcore.check_messages(
+            MIXED, options=patchcore.make_options(select=select, ignore=ignore)
+        )
     with pytest.raises(patchcore.UnknownRuleError):
-        patchcore.fix_messages(MIXED, select=select, ignore=ignore)
+        patchcore.fix_messages(MIXED, options=patchcore.make_options(select=select, ignore=ignore))
     with pytest.raises(patchcore.UnknownRuleError):
         patchcore.make_options(select=select, ignore=ignore)
 
 
 def test_unknown_text_code_raises() -> None:
     with pytest.raises(patchcore.UnknownRuleError):
-        patchcore.fix_messages(MIXED, texts={"TP999": "x"})
+        patchcore.fix_messages(MIXED, options=patchcore.make_options(texts={"TP999": "x"}))
 
 
 # --------------------------------------------------------------------------------------------
@@ -565,19 +571,23 @@ def test_templates_are_substituted_literally(
     template: str, name: str, call_id: str, expected: str
 ) -> None:
     history = [oa_user(), oa_ai(oa_call(call_id, name)), oa_user()]
-    repair = patchcore.fix_messages(history, texts={"TP001": template})
+    repair = patchcore.fix_messages(
+        history, options=patchcore.make_options(texts={"TP001": template})
+    )
     assert repair.value[2]["content"] == expected
 
 
 def test_template_per_rule() -> None:
     texts = {"TP001": "one {id}", "TP002": "two {id}", "TP003": "three {id}"}
-    repair = patchcore.fix_messages(MIXED, texts=texts)
+    repair = patchcore.fix_messages(MIXED, options=patchcore.make_options(texts=texts))
     contents = [m["content"] for m in repair.value if m["role"] == "tool"]
     assert contents == ["one d1", "three i1", "two p1"]
 
 
 def test_partial_texts_keep_defaults_for_other_rules() -> None:
-    repair = patchcore.fix_messages(MIXED, texts={"TP003": "bad {name}"})
+    repair = patchcore.fix_messages(
+        MIXED, options=patchcore.make_options(texts={"TP003": "bad {name}"})
+    )
     contents = [m["content"] for m in repair.value if m["role"] == "tool"]
     assert contents == [text(TP001_TEXT, "f", "d1"), "bad g", text(TP002_TEXT, "h", "p1")]
 
@@ -603,8 +613,10 @@ def test_input_is_never_mutated(name: str) -> None:
     ids_before = [id(m) for m in history]
 
     patchcore.check_messages(history)
-    repair = patchcore.fix_messages(history, texts={"TP001": "x {id}"})
-    patchcore.fix_messages(history, select=["TP002"])
+    repair = patchcore.fix_messages(
+        history, options=patchcore.make_options(texts={"TP001": "x {id}"})
+    )
+    patchcore.fix_messages(history, options=patchcore.make_options(select=["TP002"]))
 
     assert history == before, "the input list or a message in it changed"
     assert [id(m) for m in history] == ids_before

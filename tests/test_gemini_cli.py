@@ -35,7 +35,7 @@ def open_call(status: str = "executing", **fields: Any) -> dict[str, Any]:
     return {**call, **fields}
 
 
-def found(report: patchcore.Report) -> list[tuple[str, str | None]]:
+def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
     return [(f.code, f.call_id) for f in report.findings]
 
 
@@ -64,7 +64,7 @@ def test_a_session_is_read_at_its_messages() -> None:
     report = patchcore.check_document(
         (SAMPLES / "gemini-cli/clean.json").read_bytes(), filename=NAME
     )
-    assert [(r.pointer, r.dialect, r.messages) for r in report.lists] == [
+    assert [(r.pointer, r.dialect, r.messages) for r in report.conversations] == [
         ("/messages", "gemini-cli", 7)
     ]
     assert report.findings == ()

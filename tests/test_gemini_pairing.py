@@ -30,7 +30,8 @@ def history(*turns: tuple[str, list[dict[str, Any]]]) -> bytes:
 
 
 def codes(data: bytes, **options: Any) -> list[tuple[str, tuple[str | int, ...]]]:
-    return [(f.code, f.message_path) for f in patchcore.check_document(data, **options).findings]
+    found = patchcore.check_document(data, options=patchcore.make_options(**options))
+    return [(f.code, f.message_path) for f in found.findings]
 
 
 def test_a_nameless_call_gets_a_nameless_response_that_answers_it() -> None:
@@ -42,7 +43,12 @@ def test_a_nameless_call_gets_a_nameless_response_that_answers_it() -> None:
     added = orjson.loads(repaired.output)["contents"][2]
     assert added["role"] == "user"
     assert list(added["parts"][0]["functionResponse"]) == ["response"]
-    assert patchcore.check_document(repaired.output, select=["ALL"]).findings == ()
+    assert (
+        patchcore.check_document(
+            repaired.output, options=patchcore.make_options(select=["ALL"])
+        ).findings
+        == ()
+    )
 
 
 def test_a_response_in_a_later_turn_takes_the_first_open_call_of_its_name() -> None:
@@ -63,7 +69,7 @@ def test_a_response_in_a_later_turn_takes_the_first_open_call_of_its_name() -> N
         ("TP001", ("contents", 1)),
         ("TP102", ("contents", 4)),
     ]
-    repaired = patchcore.fix_document(data, select=["ALL"])
+    repaired = patchcore.fix_document(data, options=patchcore.make_options(select=["ALL"]))
     assert repaired.output is not None
     assert [f.code for f in repaired.fixed] == ["TP001", "TP001"]
     assert codes(repaired.output, select=["ALL"]) == [("TP102", ("contents", 4))]
@@ -95,9 +101,14 @@ def test_an_extra_response_never_answers_another_turns_call() -> None:
         ("TP001", ("contents", 1)),
         ("TP103", ("contents", 5)),
     ]
-    messages = [f.message for f in patchcore.check_document(data, select=["ALL"]).findings]
+    messages = [
+        f.message
+        for f in patchcore.check_document(
+            data, options=patchcore.make_options(select=["ALL"])
+        ).findings
+    ]
     assert messages[0] == "tool result for 'get_weather' (no id) answers no earlier call"
-    repaired = patchcore.fix_document(data, select=["ALL"])
+    repaired = patchcore.fix_document(data, options=patchcore.make_options(select=["ALL"]))
     assert repaired.output is not None
     assert codes(repaired.output, select=["ALL"]) == [
         ("TP101", ("contents", 0)),

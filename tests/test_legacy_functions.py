@@ -36,26 +36,28 @@ def test_the_function_message_right_after_answers_the_call(
 ) -> None:
     """The names must match only where both have one."""
     history = [USER, calling(call_name), reply(reply_name), USER]
-    assert not patchcore.check_messages(history, select=["ALL"])
+    assert not patchcore.check_messages(history, options=patchcore.make_options(select=["ALL"]))
 
 
 def test_a_function_message_of_another_name_answers_nothing() -> None:
     history = [USER, calling("f"), reply("g"), USER]
-    findings = patchcore.check_messages(history, select=["ALL"])
+    findings = patchcore.check_messages(history, options=patchcore.make_options(select=["ALL"]))
     assert [(f.code, f.message_index) for f in findings] == [("TP001", 1), ("TP101", 2)]
     assert findings[1].message == "tool result for 'g' (no id) answers no earlier call"
 
 
 def test_a_function_message_later_than_right_after_answers_nothing() -> None:
     history = [USER, calling("f"), USER, reply("f")]
-    findings = patchcore.check_messages(history, select=["ALL"])
+    findings = patchcore.check_messages(history, options=patchcore.make_options(select=["ALL"]))
     assert [(f.code, f.message_index) for f in findings] == [("TP001", 1), ("TP101", 3)]
 
 
 def test_a_null_function_call_is_no_call() -> None:
     """SDK dumps write ``function_call: null`` beside ``tool_calls`` (formats.md §4.1)."""
     dump = {"role": "assistant", "content": "Hi.", "function_call": None, "tool_calls": None}
-    assert not patchcore.check_messages([USER, dump], select=["ALL"])
+    assert not patchcore.check_messages(
+        [USER, dump], options=patchcore.make_options(select=["ALL"])
+    )
 
 
 def test_a_pending_legacy_call_gets_a_function_message_without_an_id() -> None:

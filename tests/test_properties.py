@@ -419,7 +419,7 @@ def cases(draw: st.DrawFn, *, tidy: bool = False, containers: tuple[str, ...] = 
 # --- helpers over a case ----------------------------------------------------------------------
 
 
-def fix(case: Case) -> patchcore.Report:
+def fix(case: Case) -> patchcore.Result:
     return patchcore.fix_document(case.data, filename=case.filename)
 
 

@@ -24,10 +24,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from patchcore.document import RecordResult, process_record
 from patchcore.engine.quick import clean, read
+from patchcore.layouts.records import process_record
 from patchcore.options import Options, make_options
 from patchcore.raw.codec import Record
+from patchcore.result import Result
 
 # Mostly what the lane reads; now and then what sends a record down the full path.
 IDS = st.sampled_from(["call_1", "call_2", "call_3"] * 6 + ["", None, 7])
@@ -141,13 +142,14 @@ def record(draw: st.DrawFn) -> bytes:
     return dump(body, spaced)
 
 
-def outcome(raw: bytes, options: Options, *, fix: bool, lane: bool) -> RecordResult | str:
+def outcome(raw: bytes, options: Options, *, fix: bool, lane: bool) -> Result | str:
     """What `process_record` gives a record (at line 3), with or without the lane."""
+    record = Record(raw, 3, 2)
     try:
         if lane:
-            return process_record(Record(raw, 3, 2), options=options, fix=fix)
-        with mock.patch("patchcore.document.read_quickly", return_value=None):
-            return process_record(Record(raw, 3, 2), options=options, fix=fix)
+            return process_record(record, layout="jsonl", options=options, fix=fix, jsonl=True)
+        with mock.patch("patchcore.engine.quick.read", return_value=None):
+            return process_record(record, layout="jsonl", options=options, fix=fix, jsonl=True)
     except Exception as error:  # the same error either way
         return f"{type(error).__name__}: {error}"
 
@@ -198,7 +200,9 @@ def test_the_lane_reads_open_calls_and_where_their_results_go() -> None:
 
 def test_the_lane_repairs_what_it_reads() -> None:
     with mock.patch("patchcore.engine.locate.find_message_lists") as full_path:
-        result = process_record(Record(DANGLING, 1), options=make_options(), fix=True)
+        result = process_record(
+            Record(DANGLING, 1), layout="json", options=make_options(), fix=True, jsonl=False
+        )
     full_path.assert_not_called()
     assert [f.code for f in result.findings] == ["TP001"]
     ((start, end, new),) = result.patches

@@ -120,7 +120,9 @@ def test_check_reports_the_expected_findings(case: Case) -> None:
     assert result.returncode == (1 if case.findings else 0), explain(result)
     assert result.stdout == b"", "check writes nothing to stdout"
     report = patchcore.check_document(
-        (SAMPLES / case.path).read_bytes(), filename=case.path, select=case.select or None
+        (SAMPLES / case.path).read_bytes(),
+        filename=case.path,
+        options=patchcore.make_options(select=case.select or None),
     )
     assert found(report.findings) == [tuple(f) for f in case.findings]
     unfixable = [f for f in report.findings if f.fix is None]
@@ -141,7 +143,7 @@ def test_check_reports_the_expected_findings(case: Case) -> None:
     else:
         assert "warning:" in stderr, explain(result)
         assert case.warning in stderr, explain(result)
-        assert any(listed.warning for listed in report.lists)
+        assert any(listed.warning for listed in report.conversations)
 
 
 def safe_output(case: Case) -> bytes:
@@ -183,9 +185,13 @@ def test_repaired_sample_is_clean_and_stable(case: Case) -> None:
     check = toolpatch("check", *case.selectors, str(repaired.relative_to(ROOT)))
     assert check.returncode == (1 if left else 0), explain(check)
     select = case.select or None
-    report = patchcore.check_document(repaired.read_bytes(), filename=repaired.name, select=select)
+    report = patchcore.check_document(
+        repaired.read_bytes(), filename=repaired.name, options=patchcore.make_options(select=select)
+    )
     assert found(report.findings) == left
-    again = patchcore.fix_document(repaired.read_bytes(), filename=repaired.name, select=select)
+    again = patchcore.fix_document(
+        repaired.read_bytes(), filename=repaired.name, options=patchcore.make_options(select=select)
+    )
     assert again.output is None, "fixing a repaired file must change nothing"
 
 
@@ -242,7 +248,9 @@ def test_unsafe_repair_passes_the_provider_and_is_stable(case: Case) -> None:
     assert again.stdout == data, "fixing an unsafe-fixed file again must change nothing"
     check = toolpatch("check", "--select", "ALL", str(repaired.relative_to(ROOT)))
     assert check.returncode == (1 if left else 0), explain(check)
-    report = patchcore.check_document(data, filename=repaired.name, select=["ALL"])
+    report = patchcore.check_document(
+        data, filename=repaired.name, options=patchcore.make_options(select=["ALL"])
+    )
     assert found(report.findings) == left
 
 
@@ -269,7 +277,9 @@ def test_safe_fix_only_inserts(case: Case) -> None:
     assert [d for d, _ in before] == [d for d, _ in after]
     for (_, old), (_, new) in zip(before, after, strict=True):
         assert only_inserted(old, new), f"{case.path}: fix changed more than insertions"
-    report = patchcore.check_document(safe_output(case), filename=case.path, select=case.select)
+    report = patchcore.check_document(
+        safe_output(case), filename=case.path, options=patchcore.make_options(select=case.select)
+    )
     strict_left = [f for f in found(report.findings) if not f[0].startswith("TP0")]
     assert strict_left == [f for f in left_after(case, unsafe=False) if not f[0].startswith("TP0")]
 

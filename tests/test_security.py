@@ -301,7 +301,7 @@ def test_no_dangerous_code(path: Path) -> None:
 
 def test_the_static_scan_covers_both_packages() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in SOURCES}
-    expected = {"patchcore/raw/codec.py", "patchcore/document.py", "cli/write.py", "cli/app.py"}
+    expected = {"patchcore/raw/codec.py", "patchcore/pipeline.py", "cli/write.py", "cli/app.py"}
     assert expected <= names
 
 
@@ -334,10 +334,14 @@ NAMES_AND_IDS = [
 def test_templates_substitute_only_name_and_id(name: str, call_id: str) -> None:
     history = dangling_history(call_id, name)
     expected = literal(TEMPLATE, name, call_id)
-    report = patchcore.fix_document(json.dumps(history), texts={"TP001": TEMPLATE})
+    report = patchcore.fix_document(
+        json.dumps(history), options=patchcore.make_options(texts={"TP001": TEMPLATE})
+    )
     assert report.output is not None
     assert json.loads(report.output)[2]["content"] == expected
-    repair = patchcore.fix_messages(history, texts={"TP001": TEMPLATE})
+    repair = patchcore.fix_messages(
+        history, options=patchcore.make_options(texts={"TP001": TEMPLATE})
+    )
     assert repair.value[2]["content"] == expected
     default = patchcore.fix_data({"messages": history})
     assert default.value["messages"][2]["content"] == tp001(name, call_id)
@@ -350,7 +354,9 @@ def test_templates_are_literal_for_base_messages(name: str, call_id: str) -> Non
         AIMessage("", tool_calls=[{"name": name, "args": {}, "id": call_id}]),
         HumanMessage("stop"),
     ]
-    repair = patchcore.fix_base_messages(history, texts={"TP001": TEMPLATE})
+    repair = patchcore.fix_base_messages(
+        history, options=patchcore.make_options(texts={"TP001": TEMPLATE})
+    )
     assert repair.value[2].content == literal(TEMPLATE, name, call_id)
 
 

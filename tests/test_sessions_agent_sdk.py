@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 import patchcore
-from patchcore.layouts.sessions import session_format
-from patchcore.stream import WHOLE_LIMIT, Stream, independent_lines
+from patchcore.layouts import layout_of
+from patchcore.layouts.base import Layout
+from patchcore.pipeline import WHOLE_LIMIT, Stream
+from patchcore.raw.codec import decode
 from tests.conftest import CORPUS
 from tests.helpers import TP001_TEXT, TP002_TEXT, run
 from tests.provider_rules import anthropic
@@ -55,15 +57,20 @@ def array(*entries: Any) -> bytes:
     return pretty([list(entries)])
 
 
-def check(data: bytes, name: str = "stream.jsonl", **options: Any) -> patchcore.Report:
-    return patchcore.check_document(data, filename=name, **options)
+def check(data: bytes, name: str = "stream.jsonl", **options: Any) -> patchcore.Result:
+    return patchcore.check_document(data, filename=name, options=patchcore.make_options(**options))
 
 
-def fix(data: bytes, name: str = "stream.jsonl", **options: Any) -> patchcore.Report:
-    return patchcore.fix_document(data, filename=name, **options)
+def fix(data: bytes, name: str = "stream.jsonl", **options: Any) -> patchcore.Result:
+    return patchcore.fix_document(data, filename=name, options=patchcore.make_options(**options))
 
 
-def found(report: patchcore.Report) -> list[tuple[str, str | None]]:
+def array_layout(first: dict[str, Any]) -> Layout:
+    """The layout of a JSON array whose first element is ``first``."""
+    return layout_of(decode(json.dumps([first]).encode()), patchcore.make_options())
+
+
+def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
     return [(f.code, f.call_id) for f in report.findings]
 
 
@@ -100,8 +107,7 @@ def call(number: int, call_id: str, parent: str | None = None) -> dict[str, Any]
     ids=["init", "assistant", "subagent-user", "result", "kept-array", "stream-event"],
 )
 def test_an_sdk_entry_makes_a_file_its_stream(value: dict[str, Any]) -> None:
-    layout = session_format(value, patchcore.make_options(), array=True)
-    assert layout is not None and layout.name == "claude-agent-sdk"
+    assert array_layout(value).name == FRAMING
 
 
 @pytest.mark.parametrize(
@@ -117,20 +123,19 @@ def test_an_sdk_entry_makes_a_file_its_stream(value: dict[str, Any]) -> None:
     ids=["claude-code-uuid", "claude-code-keys", "role-not-type", "text-message", "init", "chat"],
 )
 def test_other_objects_do_not(value: dict[str, Any]) -> None:
-    layout = session_format(value, patchcore.make_options(), array=True)
-    assert layout is None or layout.name != "claude-agent-sdk"
+    assert array_layout(value).name != FRAMING
 
 
 def test_a_forced_dialect_other_than_anthropic_reads_no_stream() -> None:
     data = (SAMPLES / "claude-agent-sdk/main-thread.jsonl").read_bytes()
     with pytest.raises(patchcore.NoHistoryError):
         check(data, dialect="openai-chat")
-    assert check(data, dialect="anthropic").framing == FRAMING
+    assert check(data, dialect="anthropic").layout == FRAMING
 
 
 def test_an_array_of_chat_messages_is_no_stream() -> None:
     data = array({"role": "user", "content": "Hi."}, {"role": "assistant", "content": "Hello."})
-    assert check(data, "chat.json").framing == "json"
+    assert check(data, "chat.json").layout == "json"
 
 
 def test_formats_lists_the_stream() -> None:
@@ -164,7 +169,7 @@ def test_consecutive_assistant_entries_are_one_turn_whatever_their_message_ids()
     )
     report = check(data, select=["ALL"])
     assert report.findings == ()
-    assert [(r.line, r.messages) for r in report.lists] == [(2, 2)]
+    assert [(r.line, r.messages) for r in report.conversations] == [(2, 2)]
 
 
 def test_a_subagent_never_answers_the_main_thread() -> None:
@@ -181,7 +186,7 @@ def test_a_subagent_never_answers_the_main_thread() -> None:
     )
     report = check(data, select=["ALL"])
     assert sorted(found(report)) == [("TP002", task), ("TP101", task)]
-    assert [r.line for r in report.lists] == [2, 3], "two conversations"
+    assert [r.line for r in report.conversations] == [2, 3], "two conversations"
     repaired = fix(data)
     assert repaired.output is not None
     added = entries_of(repaired.output, "s.jsonl")[2]
@@ -203,7 +208,7 @@ def test_events_are_kept_and_odd_entries_warned_about() -> None:
     ]
     data = array(*entries)
     report = fix(data, "stream.json")
-    warnings = [(r.line, r.pointer, r.note) for r in report.lists if r.warning]
+    warnings = [(r.line, r.pointer, r.note) for r in report.conversations if r.warning]
     assert warnings == [
         (27, "/2", "an entry that is a string, not an event; kept as it is"),
         (28, "/3", "an event of unknown type 'x-telemetry'; kept as it is"),
@@ -294,7 +299,7 @@ def test_a_broken_array_is_a_located_decode_error() -> None:
 def test_fix_twice_is_fix_once_and_leaves_nothing_fixable(relative: str) -> None:
     once = fix((SAMPLES / relative).read_bytes(), relative)
     assert once.output == (SAMPLES / fixed_path(relative)).read_bytes()
-    assert once.framing == FRAMING
+    assert once.layout == FRAMING
     twice = fix(once.output, relative)
     assert twice.output is None, "fixing a repaired stream changes nothing"
     for select in (None, ["ALL"]):
@@ -317,7 +322,9 @@ def test_both_framings_read_the_same_conversations() -> None:
         lines = check((SAMPLES / f"claude-agent-sdk/{name}.jsonl").read_bytes())
         whole = check((SAMPLES / f"claude-agent-sdk/{name}.json").read_bytes(), "s.json")
         assert found(lines) == found(whole)
-        assert [r.messages for r in lines.lists] == [r.messages for r in whole.lists]
+        assert [r.messages for r in lines.conversations] == [
+            r.messages for r in whole.conversations
+        ]
 
 
 # -- streaming -------------------------------------------------------------------------------
@@ -337,14 +344,15 @@ def test_a_stream_over_the_streaming_threshold_is_read_whole() -> None:
         number += 2
     data = stream(*head, *body, sdk_final(number, "success", len(body)))
     assert len(data) > WHOLE_LIMIT
-    assert not independent_lines(data[:4096], options=patchcore.make_options())
+    layout = patchcore.layout_of_head(data[:4096], options=patchcore.make_options())
+    assert layout is not None and not layout.batches
     chunks = [data[k : k + 2**20] for k in range(0, len(data), 2**20)]
     options = patchcore.make_options()
     streamed = Stream(iter(chunks), filename="big.jsonl", options=options, fix=True)
     output = b"".join(streamed)
     assert not streamed.streamed
-    assert streamed.report.framing == FRAMING
-    assert found(streamed.report) == [("TP001", "toolu_Open")]
+    assert streamed.result.layout == FRAMING
+    assert found(streamed.result) == [("TP001", "toolu_Open")]
     assert output.startswith(stream(*head[:2], new_main_entry("toolu_Open"), head[2]))
     assert output == fix(data, "big.jsonl").output
 
@@ -370,5 +378,7 @@ def test_a_block_whose_type_is_not_text_is_an_unknown_block() -> None:
         1,
     )
     assert b'"type":[]' in data
-    report = patchcore.fix_document(data, filename=path.name, select=["ALL"], unsafe_fixes=True)
+    report = patchcore.fix_document(
+        data, filename=path.name, options=patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    )
     assert [(f.code, f.call_id) for f in report.findings] == [("TP001", "toolu_01PyTest")]

@@ -38,15 +38,15 @@ def session(*records: Any) -> bytes:
     return compact_jsonl(records)
 
 
-def check(data: bytes, **options: Any) -> patchcore.Report:
-    return patchcore.check_document(data, filename=NAME, **options)
+def check(data: bytes, **options: Any) -> patchcore.Result:
+    return patchcore.check_document(data, filename=NAME, options=patchcore.make_options(**options))
 
 
-def fix(data: bytes, **options: Any) -> patchcore.Report:
-    return patchcore.fix_document(data, filename=NAME, **options)
+def fix(data: bytes, **options: Any) -> patchcore.Result:
+    return patchcore.fix_document(data, filename=NAME, options=patchcore.make_options(**options))
 
 
-def found(report: patchcore.Report) -> list[tuple[str, str | None]]:
+def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
     return [(f.code, f.call_id) for f in report.findings]
 
 
@@ -97,8 +97,8 @@ def test_a_session_is_read_whole_as_anthropic_turns() -> None:
     """Assistant lines of one response are one turn; the file is one report."""
     data = (SAMPLES / "claude-code/parallel-split.jsonl").read_bytes()
     report = check(data)
-    assert report.framing == "claude-code-session"
-    assert [(r.line, r.dialect, r.messages) for r in report.lists] == [(2, "anthropic", 4)]
+    assert report.layout == "claude-code-session"
+    assert [(r.line, r.dialect, r.messages) for r in report.conversations] == [(2, "anthropic", 4)]
     (finding,) = report.findings
     assert (finding.code, finding.call_id, finding.tool_name) == (
         "TP001",
@@ -128,7 +128,7 @@ def test_inline_sidechains_are_conversations_of_their_own() -> None:
         text_of(4, "Both checked.", "msg_Main2"),
     ]
     report = check(session(*records), select=["TP0", "TP101"])
-    assert [(r.line, r.messages) for r in report.lists] == [(1, 4), (3, 2), (4, 1)]
+    assert [(r.line, r.messages) for r in report.conversations] == [(1, 4), (3, 2), (4, 1)]
     assert found(report) == [("TP002", "toolu_Grep"), ("TP101", "toolu_Grep")]
     pending, orphan = report.findings
     assert (pending.line, orphan.line) == (5, 6)
@@ -141,7 +141,7 @@ def test_subagent_file_is_one_conversation_by_agent_id() -> None:
     result = cc_result(3, 91, "toolu_Ls", "README.md", source=2)
     records = [{**record, **agent} for record in (cc_user(1, 89, "ls"), call, result)]
     report = check(session(*records), select=["ALL"])
-    assert [(r.line, r.messages) for r in report.lists] == [(1, 3)]
+    assert [(r.line, r.messages) for r in report.conversations] == [(1, 3)]
     assert report.findings == ()
 
 
@@ -186,7 +186,7 @@ def test_streamed_calls_of_one_response_are_one_turn() -> None:
     ]
     report = check(session(*records), select=["ALL"])
     assert report.findings == ()
-    assert [r.messages for r in report.lists] == [4]
+    assert [r.messages for r in report.conversations] == [4]
 
 
 # -- repair ---------------------------------------------------------------------------------
@@ -342,7 +342,7 @@ def test_lines_that_are_not_events_are_kept_and_reported() -> None:
         ]
     )
     report = fix(data)
-    warnings = [(r.line, r.note) for r in report.lists if r.warning]
+    warnings = [(r.line, r.note) for r in report.conversations if r.warning]
     assert warnings == [
         (4, "a line that is a string, not an event; kept as it is"),
         (5, "a line that is a list, not an event; kept as it is"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import patchcore
-from patchcore.stream import Stream
+from patchcore import Stream
 from tests.conftest import SAMPLES
 from tests.helpers import run
 
@@ -40,5 +40,5 @@ def test_a_session_over_the_streaming_threshold_is_read_whole() -> None:
     stream = Stream(iter([data]), filename="s.jsonl", options=options, fix=True, whole_limit=64)
     output = b"".join(stream)
     assert not stream.streamed
-    assert stream.report.framing == "claude-code-session"
+    assert stream.result.layout == "claude-code-session"
     assert output == (SAMPLES / "claude-code/parallel-split.fixed.jsonl").read_bytes()

@@ -28,7 +28,7 @@ def rollout_of(*records: Any) -> bytes:
     return compact_jsonl([META, *records])
 
 
-def found(report: patchcore.Report) -> list[tuple[str, str | None]]:
+def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
     return [(f.code, f.call_id) for f in report.findings]
 
 
@@ -39,8 +39,10 @@ def output(call_id: str, words: str, kind: str = "function_call_output") -> dict
 def test_a_rollout_is_read_as_its_response_items() -> None:
     data = (SAMPLES / "codex/aborted-turn.jsonl").read_bytes()
     report = patchcore.check_document(data, filename=NAME)
-    assert report.framing == "codex-rollout"
-    assert [(r.line, r.dialect, r.messages) for r in report.lists] == [(5, "openai-responses", 6)]
+    assert report.layout == "codex-rollout"
+    assert [(r.line, r.dialect, r.messages) for r in report.conversations] == [
+        (5, "openai-responses", 6)
+    ]
     (finding,) = report.findings
     assert (finding.code, finding.call_id, finding.line) == ("TP001", "call_8Kp3GitSt", 8)
     assert patchcore.format_pointer(finding.pointer) == "/payload"
@@ -76,7 +78,10 @@ def test_a_local_shell_call_is_answered_by_a_function_call_output() -> None:
         *codex_user(4, "Thanks."),
     ]
     assert (
-        patchcore.check_document(rollout_of(*records), filename=NAME, select=["ALL"]).findings == ()
+        patchcore.check_document(
+            rollout_of(*records), filename=NAME, options=patchcore.make_options(select=["ALL"])
+        ).findings
+        == ()
     )
 
 
@@ -104,11 +109,15 @@ def test_orphan_output_lines_go_only_with_unsafe_fixes() -> None:
         codex_item(4, output("call_New", "README.md")),
     ]
     data = rollout_of(*records)
-    report = patchcore.fix_document(data, filename=NAME, select=["ALL"])
+    report = patchcore.fix_document(
+        data, filename=NAME, options=patchcore.make_options(select=["ALL"])
+    )
     assert found(report) == [("TP101", "call_Old")]
     assert report.output is None
     assert [f.fix.applicability.value for f in report.findings if f.fix] == ["unsafe"]
-    unsafe = patchcore.fix_document(data, filename=NAME, select=["ALL"], unsafe_fixes=True)
+    unsafe = patchcore.fix_document(
+        data, filename=NAME, options=patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    )
     assert unsafe.output is not None
     lines = data.split(b"\n")
     assert unsafe.output.split(b"\n") == lines[:3] + lines[4:]
@@ -125,7 +134,7 @@ def test_unreadable_lines_are_kept_and_reported() -> None:
         ]
     )
     report = patchcore.fix_document(data, filename=NAME)
-    assert [(r.line, r.note) for r in report.lists if r.warning] == [
+    assert [(r.line, r.note) for r in report.conversations if r.warning] == [
         (4, "a response_item whose payload is a string; kept as it is"),
         (5, "a line of unknown type 'ghost_snapshot'; kept as it is"),
         (
@@ -152,7 +161,7 @@ def test_a_rollout_is_recognised_past_a_torn_first_line() -> None:
         *codex_user(1, "Go."), codex_item(2, exec_call("call_Ls", "ls"))
     )
     report = patchcore.check_document(data, filename=NAME)
-    assert report.framing == "codex-rollout"
+    assert report.layout == "codex-rollout"
     assert found(report) == [("TP002", "call_Ls")]
 
 
@@ -165,7 +174,9 @@ def test_the_line_that_makes_a_file_a_rollout_is_never_dropped() -> None:
         codex_item(3, output("call_Old", "stale")),
     ]
     data = compact_jsonl(records)
-    report = patchcore.fix_document(data, filename=NAME, select=["ALL"], unsafe_fixes=True)
+    report = patchcore.fix_document(
+        data, filename=NAME, options=patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    )
     assert found(report) == [("TP101", "call_Cut"), ("TP101", "call_Old")]
     assert [f.fix is not None for f in report.findings] == [False, True]
     assert report.output == b"\n".join([*data.split(b"\n")[:3], b""])

@@ -49,7 +49,7 @@ def read(relative: str) -> bytes:
     return (CORPUS / relative).read_bytes()
 
 
-def found(report: patchcore.Report) -> list[tuple[str, str | None]]:
+def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
     return [(f.code, f.call_id) for f in report.findings]
 
 
@@ -59,10 +59,12 @@ def records(data: bytes) -> list[Any]:
 
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_every_session_is_read_as_a_session(path: Path) -> None:
-    report = patchcore.fix_document(path.read_bytes(), filename=path.name, select=["ALL"])
+    report = patchcore.fix_document(
+        path.read_bytes(), filename=path.name, options=patchcore.make_options(select=["ALL"])
+    )
     expected = "codex-rollout" if path.parent.name == "codex" else "claude-code-session"
-    assert report.framing == expected
-    assert [r for r in report.lists if not r.warning], "its conversation is found"
+    assert report.layout == expected
+    assert [r for r in report.conversations if not r.warning], "its conversation is found"
 
 
 @pytest.mark.parametrize("relative", CLEAN)
@@ -71,11 +73,13 @@ def test_clean_sessions_report_nothing(relative: str) -> None:
     under any rule: parallel results on lines of their own, calls of one response written
     between results of its first calls, subagent traffic in progress lines and Claude Code's own
     rejection results are all read as Claude Code sends them."""
-    report = patchcore.fix_document(read(relative), filename=relative, select=["ALL"])
+    report = patchcore.fix_document(
+        read(relative), filename=relative, options=patchcore.make_options(select=["ALL"])
+    )
     assert report.findings == ()
     assert report.output is None
-    assert [r.warning for r in report.lists] == [False]
-    assert report.lists[0].messages > 1
+    assert [r.warning for r in report.conversations] == [False]
+    assert report.conversations[0].messages > 1
 
 
 def test_the_capture_taken_while_a_tool_ran_reports_its_one_open_call() -> None:
@@ -104,7 +108,9 @@ def test_its_repair_resumes() -> None:
     assert [m["uuid"] for m in messages] == chain[::-1]
     assert anthropic(api_messages(messages)) == []
     assert anthropic(api_messages(messages[:-1])), "the validator sees the original's defect"
-    again = patchcore.fix_document(output, filename=TRUNCATED, select=["ALL"])
+    again = patchcore.fix_document(
+        output, filename=TRUNCATED, options=patchcore.make_options(select=["ALL"])
+    )
     assert again.findings == ()
     assert again.output is None
 
@@ -146,7 +152,7 @@ def test_edge_cases_file_behaves_as_sources_describes() -> None:
     data = read(relative)
     report = patchcore.fix_document(data, filename=relative)
     assert found(report) == [("TP001", "tool_edge_002"), ("TP002", "toolu_todowrite_002")]
-    warnings = {r.line: r.note for r in report.lists if r.warning}
+    warnings = {r.line: r.note for r in report.conversations if r.warning}
     assert sorted(warnings) == [10, 11, 13, 14, 15, 16, 18]
     assert "no 'content'" in (warnings[10] or "")
     assert report.output is not None
@@ -177,7 +183,7 @@ def test_a_torn_rollout_line_is_reported_and_kept() -> None:
     the rest of the rollout, which holds no call, is clean."""
     relative = "codex/claude-code-log-malformed-rollout.jsonl"
     report = patchcore.fix_document(read(relative), filename=relative)
-    assert [(r.line, r.warning) for r in report.lists] == [(1, False), (3, True)]
+    assert [(r.line, r.warning) for r in report.conversations] == [(1, False), (3, True)]
     assert report.findings == ()
     assert report.output is None
 
@@ -190,9 +196,11 @@ def test_the_agent_sdk_stream_is_clean() -> None:
     results). Nothing to report under any rule, nothing to rewrite."""
     relative = "claude-code/vercel-ai-claude-agent-sdk-subagent-stream.json"
     for select in (None, ["ALL"]):
-        report = patchcore.fix_document(read(relative), filename=relative, select=select)
-        assert report.framing == "claude-agent-sdk-stream"
-        assert [(r.line, r.dialect, r.messages, r.warning) for r in report.lists] == [
+        report = patchcore.fix_document(
+            read(relative), filename=relative, options=patchcore.make_options(select=select)
+        )
+        assert report.layout == "claude-agent-sdk-stream"
+        assert [(r.line, r.dialect, r.messages, r.warning) for r in report.conversations] == [
             (2, "anthropic", 2, False),
             (40, "anthropic", 3, False),
         ]

@@ -39,7 +39,7 @@ OPEN_TURN = gcli_turn(134, "", [call()])
 DONE_TURN = gcli_turn(134, "", [call("success", result=ANSWER)])
 
 
-def found(report: patchcore.Report) -> list[tuple[str, str | None, int | None]]:
+def found(report: patchcore.Result) -> list[tuple[str, str | None, int | None]]:
     return [(f.code, f.call_id, f.line) for f in report.findings]
 
 
@@ -55,8 +55,8 @@ def changed_lines(before: bytes, after: bytes) -> list[int]:
 
 def test_a_log_is_read_as_the_conversation_the_cli_resumes() -> None:
     report = patchcore.check_document(log(PROMPT, OPEN_TURN, DONE_TURN), filename=NAME)
-    assert report.framing == "gemini-cli-log"
-    assert [(r.line, r.dialect, r.messages) for r in report.lists] == [(2, "gemini-cli", 2)]
+    assert report.layout == "gemini-cli-log"
+    assert [(r.line, r.dialect, r.messages) for r in report.conversations] == [(2, "gemini-cli", 2)]
     assert report.findings == (), "the call's last version has its result"
 
 
@@ -105,7 +105,7 @@ def test_messages_set_in_the_metadata_replace_the_message_lines() -> None:
     listed = json.loads(report.output.split(b"\n")[3])["$set"]["messages"]
     assert "error" in listed[1]["toolCalls"][0]["result"][0]["functionResponse"]["response"]
     assert listed[0] == PROMPT and listed[2] == LATER
-    assert [r.pointer for r in report.lists] == ["/$set/messages"]
+    assert [r.pointer for r in report.conversations] == ["/$set/messages"]
 
 
 def test_an_empty_messages_set_gives_the_message_lines_back() -> None:
@@ -117,7 +117,7 @@ def test_a_torn_last_line_and_unknown_records_are_kept_and_reported() -> None:
     data = log(PROMPT, OPEN_TURN, {"$unknown": 1}) + b'{"id":"g9","type":"gem'
     report = patchcore.fix_document(data, filename=NAME)
     assert found(report) == [("TP002", CALL_ID, 3)]
-    warnings = [(r.line, r.note) for r in report.lists if r.warning]
+    warnings = [(r.line, r.note) for r in report.conversations if r.warning]
     assert [line for line, _ in warnings] == [4, 5]
     assert report.output is not None
     assert report.output.endswith(b'\n{"id":"g9","type":"gem')
@@ -135,5 +135,5 @@ def test_session_documents_one_a_line_are_not_a_log() -> None:
     """A JSON Lines file of whole session records: each line is checked on its own."""
     session = {**GEMINI_CLI_SESSION, "messages": [PROMPT, OPEN_TURN]}
     report = patchcore.check_document(compact_jsonl([session, session]), filename="all.jsonl")
-    assert report.framing == "jsonl"
+    assert report.layout == "jsonl"
     assert found(report) == [("TP002", CALL_ID, 1), ("TP002", CALL_ID, 2)]

@@ -1,9 +1,9 @@
 """Streaming, ``--jobs`` and the per-line API give exactly what a whole-input run gives.
 
-`patchcore.stream.Stream` is exercised with tiny limits (a few hundred bytes read whole, batches
+`patchcore.Stream` is exercised with tiny limits (a few hundred bytes read whole, batches
 of a few hundred bytes) so that every sample and generated corpus is cut into many batches at
 arbitrary chunk boundaries; its output bytes, findings (with lines and columns) and message
-lists must equal `patchcore.document.run` on the whole input. The CLI is then run on a corpus
+lists must equal `patchcore.pipeline.run` on the whole input. The CLI is then run on a corpus
 over the real streaming threshold with ``--jobs 1`` and ``--jobs 2``.
 """
 
@@ -19,9 +19,8 @@ from hypothesis import strategies as st
 
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
-from patchcore.document import Report, run
 from patchcore.options import Options
-from patchcore.stream import WHOLE_LIMIT, Piece, Stream, Unchanged, independent_lines
+from patchcore.pipeline import WHOLE_LIMIT, Piece, Stream, Unchanged, run
 from tests.conftest import SAMPLES
 from tests.helpers import run as toolpatch
 
@@ -79,7 +78,7 @@ def streamed(
     return stream
 
 
-def located(report: Report) -> list[tuple[Any, ...]]:
+def located(report: patchcore.Result) -> list[tuple[Any, ...]]:
     return [(f.code, f.line, f.column, f.call_id, f.message) for f in report.findings]
 
 
@@ -88,9 +87,9 @@ def assert_same(data: bytes, options: Options, *, fix: bool, chunk: int, batch: 
     whole = run(data, filename="input.jsonl", options=options, fix=fix)
     for file in (False, True):
         stream = streamed(data, options, fix=fix, chunk=chunk, batch=batch, file=file)
-        report = stream.report
+        report = stream.result
         assert located(report) == located(whole)
-        assert report.lists == whole.lists
+        assert report.conversations == whole.conversations
         assert [f.code for f in report.fixed] == [f.code for f in whole.fixed]
         assert [f.code for f in report.remaining] == [f.code for f in whole.remaining]
         if fix:
@@ -123,7 +122,7 @@ def test_a_streamed_file_is_copied_around_its_repairs() -> None:
     pieces = list(stream)
     copied = sum(p.size for p in pieces if isinstance(p, Unchanged))
     new = sum(len(p) for p in pieces if not isinstance(p, Unchanged))
-    assert stream.report.fixed
+    assert stream.result.fixed
     assert copied == len(data)  # every input byte is kept: the repairs only insert
     assert 0 < new < len(data) / 20
 
@@ -164,7 +163,8 @@ def test_one_message_per_line_is_never_cut() -> None:
     message = b'{"role": "user", "content": "%d"}'
     data = b"\n".join(message % n for n in range(100)) + b"\n"
     options = patchcore.make_options()
-    assert not independent_lines(data, options=options)
+    layout = patchcore.layout_of_head(data, options=options)
+    assert layout is not None and not layout.batches
     stream = streamed(data, options, fix=False, chunk=50, batch=100)
     assert not stream.streamed
 
@@ -194,7 +194,7 @@ def test_fix_lines_is_the_per_line_unit() -> None:
     options = patchcore.make_options()
     result = patchcore.fix_lines(data, options=options, first_line=101)
     whole = run(data, filename="x.jsonl", options=options, fix=True)
-    assert result.output(data) == whole.output
+    assert patchcore.apply_patches(data, result.patches) == whole.output
     assert [f.line - 100 for f in result.findings if f.line] == [f.line for f in whole.findings]
     assert patchcore.check_lines(data, options=options).findings == whole.findings
 

@@ -1023,18 +1023,19 @@ def cases(
 # =============================================================================================
 
 
-def fix(case: Case, *, unsafe: bool, data: bytes | None = None) -> patchcore.Report:
+def fix(case: Case, *, unsafe: bool, data: bytes | None = None) -> patchcore.Result:
     return patchcore.fix_document(
         case.data if data is None else data,
         filename=case.filename,
-        select=["ALL"],
-        unsafe_fixes=unsafe,
+        options=patchcore.make_options(select=["ALL"], unsafe_fixes=unsafe),
     )
 
 
-def check(case: Case, data: bytes | None = None) -> patchcore.Report:
+def check(case: Case, data: bytes | None = None) -> patchcore.Result:
     return patchcore.check_document(
-        case.data if data is None else data, filename=case.filename, select=["ALL"]
+        case.data if data is None else data,
+        filename=case.filename,
+        options=patchcore.make_options(select=["ALL"]),
     )
 
 
@@ -1076,9 +1077,9 @@ def provider_violations(variant: Variant, messages: Sequence[Any]) -> list[Viola
     return found
 
 
-def assert_read_as(case: Case, report: patchcore.Report) -> None:
+def assert_read_as(case: Case, report: patchcore.Result) -> None:
     """Every list was found and read in the generated dialect."""
-    dialects = [listed.dialect for listed in report.lists]
+    dialects = [listed.dialect for listed in report.conversations]
     assert dialects == [case.variant.dialect] * len(case.histories), (
         f"lists read as {dialects} in {case.describe()}"
     )

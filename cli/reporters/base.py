@@ -63,7 +63,7 @@ class InputWarning:
             return []
         return [
             cls(outcome.source.name, listed.line, listed.note or "", listed.pointer)
-            for listed in outcome.report.lists
+            for listed in outcome.report.conversations
             if listed.warning
         ]
 

@@ -1,1 +1,66 @@
-"""Layouts: how an input holds its conversations, and how repairs are written back."""
+"""Layouts: how an input holds its conversations, and how repairs are written back.
+
+`layout_of` is the one place an input's layout is decided, from its head (`Head`): the agent
+session layouts first (their first entry tells), then one message per line, one conversation
+per line, and a JSON document. Whoever needs the layout (the pipeline, the batcher, the Dask
+integration, ``toolpatch show``) asks it, with the whole input or just its start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from patchcore.errors import DecodeError
+from patchcore.layouts.base import Head, Layout
+from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
+from patchcore.raw.codec import UTF8_BOM, Decoded, Framing, decode_batch, parse
+
+if TYPE_CHECKING:
+    from patchcore.options import Options
+
+
+def layout_of(decoded: Decoded, options: Options) -> Layout:
+    """The layout of an input (``decoded`` may be all of it, or its first lines).
+
+    Raises:
+        DecodeError: The first record is not JSON and a layout must read it to tell.
+    """
+    return _decided(Head(decoded), options)
+
+
+def _decided(head: Head, options: Options) -> Layout:
+    return next(layout for layout in _candidates(head) if layout.recognises(head, options))
+
+
+def _candidates(head: Head) -> Iterator[Layout]:
+    """The layouts, in the order they are asked. The session and message-per-line layouts are
+    loaded only for an input that may be one: a JSON document that is no array never is."""
+    if head.first_entry is not None:
+        from patchcore.layouts.sessions import SESSION_LAYOUTS
+
+        yield from SESSION_LAYOUTS
+    if head.framing is Framing.JSONL:
+        from patchcore.layouts.message_lines import MESSAGE_LINES
+
+        yield MESSAGE_LINES
+    yield CONVERSATION_LINES
+    yield JSON_DOCUMENT
+
+
+def layout_of_head(head: bytes | bytearray, *, options: Options) -> Layout | None:
+    """The layout of an input that starts with ``head`` (at least its first non-blank line and
+    the start of the next), when its first line is a JSON value: the input is JSON Lines, and
+    `layout_of` decides from that line as it does for the whole input. ``None`` when the first
+    line is not a value: a JSON document (or a broken input), which only the whole tells.
+    """
+    start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
+    while start < len(head) and head[start] in b" \t\r\n":
+        start += 1
+    end = head.find(b"\n", start)
+    line = bytes(head[start : end if end >= 0 else len(head)])
+    try:
+        value = parse(line)
+    except DecodeError:
+        return None
+    return _decided(Head(decode_batch(line, first_line=1), first_record=value), options)

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from patchcore.errors import DecodeError
-from patchcore.raw.positions import line_and_column
+from patchcore.raw.positions import line_and_column, skip_whitespace
 
 UTF8_BOM = b"\xef\xbb\xbf"
 #: Byte-order marks of the encodings JSON text may not use (RFC 8259 §8.1), longest first:
@@ -198,3 +198,19 @@ def _decode_lines(bom: bytes, lines: list[bytes], *, first_line: int = 1) -> Dec
             records.append(Record(line, k + first_line, k, offset))
         offset += len(line) + 1
     return Decoded(bom, Framing.JSONL, lines, records)
+
+
+def first_element(raw: bytes) -> object:
+    """The first element of a JSON document that is an array (``None`` when it does not parse
+    alone), parsed without parsing the rest: whether the document is an agent session is told
+    by that element, and most arrays are no session (they are parsed later, as a whole)."""
+    text = raw.decode("utf-8", errors="replace")
+    # Whitespace, "[" and whitespace: ASCII, so a byte offset is a character offset there.
+    start = skip_whitespace(raw, skip_whitespace(raw, 0) + 1)
+    try:
+        return _FIRST_VALUE.raw_decode(text, start)[0]
+    except (ValueError, RecursionError):  # not JSON there (JSONDecodeError is a ValueError)
+        return None
+
+
+_FIRST_VALUE = json.JSONDecoder()

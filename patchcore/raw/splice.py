@@ -13,10 +13,13 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patchcore.model import Delete, Edit, Insert, Pointer, Replace, Verbatim
 from patchcore.raw.jsonspan import Span, Spans
+
+if TYPE_CHECKING:
+    from patchcore.raw.codec import Decoded
 
 #: Gives the original bytes of the value at a pointer (for `Verbatim` parts of new values).
 Raw = Callable[[Pointer], bytes]
@@ -423,3 +426,70 @@ def _rebuild(
     if not texts:
         return (opener + 1, 1, closer - 1, b"")
     return (first, 1, last, separator.join(texts))
+
+
+def splice_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
+    """The physical lines of JSON Lines whose records are the elements of one list (one
+    message per line, an agent session's entries) after ``edits`` of that list: new elements
+    become new lines, removed ones drop their line, and edits inside an element are spliced
+    into its own line.
+
+    New lines end like the file's lines (CRLF files keep CRLF). Inserting after a last line
+    that has no line terminator gives that line the file's terminator and leaves the new last
+    line without one, so the file still ends as it did.
+    """
+    records = decoded.records
+    ensure_ascii = all(line.isascii() for line in decoded.lines)
+    eol = b"\r" if any(line.endswith(b"\r") for line in decoded.lines) else b""
+    lines: list[bytes | None] = list(decoded.lines)
+
+    def raw(pointer: Pointer) -> bytes:
+        return Spans(records[int(pointer[0])].raw).raw(pointer[1:])
+
+    inside: dict[int, list[Edit]] = {}
+    after_line: dict[int, list[bytes]] = {}
+    for edit in edits:
+        if isinstance(edit, Insert) and not edit.array:
+            neighbour = records[max(edit.index - 1, 0)]
+            style = element_style(
+                neighbour.raw, 0, len(neighbour.raw.rstrip()), ensure_ascii=ensure_ascii
+            )
+            # Index 0 never happens for results (they follow a call); keep it at the top if so.
+            slot = records[edit.index - 1].index if edit.index > 0 else -1
+            after_line.setdefault(slot, []).extend(style.render(v, raw) for v in edit.values)
+        elif isinstance(edit, Delete) and len(edit.pointer) == 1:
+            lines[records[int(edit.pointer[0])].index] = None
+        else:
+            inside.setdefault(_message_of(edit), []).append(rebased(edit, 1))
+    for message_index, message_edits in inside.items():
+        record = records[message_index]
+        lines[record.index] = splice(record.raw, message_edits, raw=raw, ensure_ascii=ensure_ascii)
+
+    out: list[bytes] = [line + eol for line in after_line.get(-1, [])]
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
+        new = after_line.get(index, [])
+        if line is None:  # a removed message: its new neighbours still end like the file's lines
+            out += [n + eol for n in new]
+        elif new and index == last:  # no terminator after this line: it moves to the last one
+            out.append(line + eol)
+            out += [n + eol for n in new[:-1]]
+            out.append(new[-1])
+        else:
+            out.append(line)
+            out += [n + eol for n in new]
+    if decoded.lines[-1] and lines[-1] is None:
+        # The file had no final newline and its last line went: the new last line loses its
+        # terminator too (a CRLF's CR included), so the file still ends without one.
+        while len(out) > 1 and not out[-1].strip():
+            out.pop()
+        out[-1] = out[-1].removesuffix(b"\r")
+    return out
+
+
+def _message_of(edit: Edit) -> int:
+    """The message (line) an edit inside a message belongs to."""
+    place = edit.array if isinstance(edit, Insert) else edit.pointer
+    first = place[0]
+    assert isinstance(first, int)
+    return first

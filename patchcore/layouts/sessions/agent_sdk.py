@@ -67,7 +67,7 @@ ENTRY_KEYS = frozenset({"type", "message", "parent_tool_use_id", "session_id", "
 class AgentSdk(AnthropicSession):
     """Claude Agent SDK message stream (stream-json)."""
 
-    name = "claude-agent-sdk"
+    short_name = "claude-agent-sdk"
     title = "Claude Agent SDK message stream"
     recognised_by = (
         "JSON Lines, or one JSON array, of messages with `type` user / assistant / system / "
@@ -79,12 +79,12 @@ class AgentSdk(AnthropicSession):
         "`claude -p --output-format stream-json` output, the Agent SDK's `query()` messages "
         "saved as JSON Lines or as a JSON array"
     )
-    framing = "claude-agent-sdk-stream"
+    name = "claude-agent-sdk-stream"
     arrays = True
     events = EVENT_TYPES
     runs = True
 
-    def recognises(self, value: dict[str, Any]) -> bool:
+    def recognises_entry(self, value: dict[str, Any]) -> bool:
         kind = tag(value, "type")
         if kind not in MESSAGE_TYPES | EVENT_TYPES or MARKERS.isdisjoint(value):
             return False

@@ -105,7 +105,7 @@ class _Roots:
 class ClaudeCode(AnthropicSession):
     """Claude Code session JSONL."""
 
-    name = "claude-code"
+    short_name = "claude-code"
     title = "Claude Code session log"
     recognised_by = (
         "JSON Lines of events with `type` user / assistant / summary / system / progress / ... "
@@ -116,11 +116,11 @@ class ClaudeCode(AnthropicSession):
         "`~/.claude/projects/<project>/<session>.jsonl`, subagent files "
         "`<session>/subagents/agent-*.jsonl`"
     )
-    framing = "claude-code-session"
+    name = "claude-code-session"
     events = EVENT_TYPES
     runs = False
 
-    def recognises(self, value: dict[str, Any]) -> bool:
+    def recognises_entry(self, value: dict[str, Any]) -> bool:
         kind = tag(value, "type")
         return kind in MESSAGE_TYPES | EVENT_TYPES and not MARKERS.isdisjoint(value)
 

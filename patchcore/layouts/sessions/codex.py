@@ -23,13 +23,14 @@ from typing import Any
 
 from patchcore.dialects.base import ListContext, tag
 from patchcore.dialects.openai_responses import OpenAIResponses
-from patchcore.document import ListReport
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError, json_kind
+from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import Analysis, SessionFormat, odd_entry, unread
+from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, shown, unread
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
+from patchcore.result import Conversation
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 SHELL_CALL = "local_shell_call"
@@ -55,24 +56,26 @@ class CodexItems(OpenAIResponses):
 CODEX_ITEMS = CodexItems()
 
 
-class Codex(SessionFormat):
+class Codex(SessionLayout):
     """Codex CLI rollout JSONL."""
 
-    name = "codex"
+    short_name = "codex"
     title = "Codex rollout"
     recognised_by = (
         "JSON Lines of `{timestamp, type, payload}` with `type` session_meta / response_item / "
         "event_msg / turn_context / compacted; Responses items in the `response_item` payloads"
     )
     containers = "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`"
-    framing = "codex-rollout"
+    name = "codex-rollout"
     dialect = CODEX_ITEMS
 
-    def recognises(self, value: dict[str, Any]) -> bool:
+    def recognises_entry(self, value: dict[str, Any]) -> bool:
         return tag(value, "type") in LINE_TYPES
 
-    def analyse(self, lines: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
-        notes: list[ListReport] = []
+    def analyse_entries(
+        self, lines: Sequence[Entry], options: Options, *, fixing: bool
+    ) -> Analysis:
+        notes: list[Conversation] = []
         items: list[Entry] = []
         for line in lines:
             odd = odd_entry(line)
@@ -88,19 +91,18 @@ class Codex(SessionFormat):
                 what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
                 notes.append(unread(line, what))
         payloads = [line.value["payload"] for line in items]
+        context = ListContext(())
         try:
             found = check_list(
                 payloads,
                 dialect=CODEX_ITEMS,
-                context=ListContext(()),
+                context=context,
                 options=options,
                 plan_unsafe=options.unsafe_fixes or not fixing,
             )
         except ShapeError as error:
             line = items[int(error.path[0])]
             raise relocated(error, line, ("payload", *error.path[1:])) from None
-        first = items[0].record.line if items else 1
-        listed = ListReport("", first, CODEX_ITEMS.name, len(payloads), None)
         edits = _LineEdits(items, next(line for line in lines if isinstance(line.value, dict)))
         findings = []
         for finding in found:
@@ -115,6 +117,12 @@ class Codex(SessionFormat):
                     fix=edits.fix(finding.fix),
                 )
             )
+        first = items[0].record.line if items else 1
+        listed = Conversation(
+            "", first, CODEX_ITEMS.name, len(payloads), None, False, tuple(findings)
+        )
+        if options.with_messages:
+            listed = shown(listed, payloads, context, found)
         reports = sorted([listed, *notes], key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))
 

@@ -10,7 +10,7 @@ entries:
 * ``Replace((k, *pointer), value)`` / ``Delete((k, *pointer))``: spliced into entry ``k``;
 * ``Delete((k,))``: entry ``k`` removed.
 
-In JSON Lines these are the edits the message-per-line writer of `patchcore.document` applies
+In JSON Lines these are the edits the line writer `patchcore.raw.splice.splice_lines` applies
 (a new entry is a new line); in an array they are edits of the document's top-level array,
 spliced into its bytes. Either way every entry that needs no change is written back byte for
 byte.
@@ -18,24 +18,16 @@ byte.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from patchcore.document import _edit_lines
 from patchcore.errors import DecodeError, ShapeError
 from patchcore.model import Edit, Pointer
-from patchcore.raw.codec import Decoded, Framing, Record, decode
+from patchcore.raw.codec import Decoded, Framing, Record
 from patchcore.raw.jsonspan import Spans
 from patchcore.raw.positions import line_and_column
-from patchcore.raw.splice import splice
-
-#: A name that makes `decode` read the repaired bytes as JSON Lines, as the input was.
-_JSONL_NAME = "session.jsonl"
-_WHITESPACE = re.compile(r"[ \t\r\n]*")
-_FIRST_VALUE = json.JSONDecoder()
+from patchcore.raw.splice import splice, splice_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,48 +103,11 @@ def _elements(document: Record) -> list[Entry]:
     return entries
 
 
-def first_entry(decoded: Decoded) -> object:
-    """What decides whether the file is a session: its first JSON object for JSON Lines (a
-    torn or stray line before it is passed over; no fix changes it, so a repaired session still
-    reads as one), the first element of a document that is an array, else ``None``.
-
-    Only that element is parsed: most arrays are no session, and are parsed later as a whole.
-    """
-    if decoded.framing is Framing.JSONL:
-        for record in decoded.records:
-            try:
-                value = record.parse()
-            except DecodeError:
-                continue
-            if isinstance(value, dict):
-                return value
-        return None
-    text = decoded.records[0].raw.decode("utf-8", errors="replace")
-    start = _skip_whitespace(text, 0)
-    if not text.startswith("[", start):
-        return None
-    try:
-        return _FIRST_VALUE.raw_decode(text, _skip_whitespace(text, start + 1))[0]
-    except (ValueError, RecursionError):  # not JSON there (JSONDecodeError is a ValueError)
-        return None
-
-
-def _skip_whitespace(text: str, position: int) -> int:
-    match = _WHITESPACE.match(text, position)
-    assert match is not None  # the pattern matches the empty string
-    return match.end()
-
-
 def write_entries(decoded: Decoded, edits: Sequence[Edit]) -> bytes:
     """The file with ``edits`` applied; every entry they do not touch keeps its bytes."""
     if decoded.framing is Framing.JSONL:
-        return decoded.join(_edit_lines(decoded, edits))
+        return decoded.join(splice_lines(decoded, edits))
     return decoded.join([splice(decoded.records[0].raw, edits)])
-
-
-def reread(output: bytes, framing: Framing) -> list[Entry]:
-    """The entries of repaired bytes, read with the framing of the input they came from."""
-    return read_entries(decode(output, filename=_JSONL_NAME if framing is Framing.JSONL else None))
 
 
 def place(entry: Entry, pointer: Pointer) -> tuple[int, int]:

@@ -30,13 +30,14 @@ from typing import Any
 
 from patchcore.dialects.base import ListContext, Recognition
 from patchcore.dialects.gemini_cli import GeminiCli
-from patchcore.document import ListReport
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
+from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import Analysis, SessionFormat, odd_entry, unread
+from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, shown, unread
 from patchcore.model import Finding, Fix, Pointer, Replace, format_pointer
 from patchcore.options import Options
+from patchcore.result import Conversation
 
 GEMINI_CLI = GeminiCli()
 #: Where a message of the conversation is: the line, and the pointer inside it.
@@ -52,7 +53,7 @@ def _is_metadata(value: dict[str, Any]) -> bool:
     )
 
 
-def _conversation(lines: Sequence[Entry], notes: list[ListReport]) -> list[Place]:
+def _conversation(lines: Sequence[Entry], notes: list[Conversation]) -> list[Place]:
     """Where each message of the conversation the CLI resumes is, in order; ``notes`` gets a
     warning for each line that is no record of the log."""
     latest: dict[str, Entry] = {}  # id -> the line of its last version, in first-line order
@@ -94,10 +95,10 @@ def _moved(fix: Fix | None, places: Sequence[Place]) -> Fix | None:
     return replace(fix, edits=tuple(edits))
 
 
-class GeminiCliLog(SessionFormat):
+class GeminiCliLog(SessionLayout):
     """Gemini CLI session JSON Lines."""
 
-    name = "gemini-cli-log"
+    short_name = "gemini-cli-log"
     title = "Gemini CLI session log"
     recognised_by = (
         "JSON Lines whose first record is `{sessionId, projectHash, ...}`, then message records "
@@ -105,14 +106,16 @@ class GeminiCliLog(SessionFormat):
         "`$rewindTo` records"
     )
     containers = "`~/.gemini/tmp/<project>/chats/session-*.jsonl`"
-    framing = "gemini-cli-log"
+    name = "gemini-cli-log"
     dialect = GEMINI_CLI
 
-    def recognises(self, value: dict[str, Any]) -> bool:
+    def recognises_entry(self, value: dict[str, Any]) -> bool:
         return _is_metadata(value)
 
-    def analyse(self, entries: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
-        notes: list[ListReport] = []
+    def analyse_entries(
+        self, entries: Sequence[Entry], options: Options, *, fixing: bool
+    ) -> Analysis:
+        notes: list[Conversation] = []
         places = _conversation(entries, notes)
         messages: list[Any] = []
         for line, prefix in places:
@@ -123,10 +126,9 @@ class GeminiCliLog(SessionFormat):
             if not readable:
                 notes.append(unread(line, "a message Gemini CLI's dialect does not read"))
             messages.append(message if readable else None)
+        context = ListContext(())
         try:
-            found = check_list(
-                messages, dialect=GEMINI_CLI, context=ListContext(()), options=options
-            )
+            found = check_list(messages, dialect=GEMINI_CLI, context=context, options=options)
         except ShapeError as error:
             line, prefix = places[int(error.path[0])]
             raise relocated(error, line, (*prefix, *error.path[1:])) from None
@@ -144,8 +146,16 @@ class GeminiCliLog(SessionFormat):
                 )
             )
         first, inside = places[0] if places else (entries[0], ())
-        listed = ListReport(
-            format_pointer(inside[:-1]), first.record.line, GEMINI_CLI.name, len(places), None
+        listed = Conversation(
+            format_pointer(inside[:-1]),
+            first.record.line,
+            GEMINI_CLI.name,
+            len(places),
+            None,
+            False,
+            tuple(findings),
         )
+        if options.with_messages:
+            listed = shown(listed, messages, context, found)
         reports = sorted([listed, *notes], key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))

@@ -1,38 +1,45 @@
-"""What the agent-session layouts share: the check-and-fix pipeline, and the warnings about the
-entries they keep unread.
+"""What the agent-session layouts share: reading the entries, the warnings about the entries
+they keep unread, and writing edits of entries back.
 
-A session log is a sequence of *events* (its entries: `patchcore.layouts.sessions.entries`); the
-conversations are spread over them, between events that are no messages. Each layout (Claude
-Code, the Claude Agent SDK, Codex) reads its entries into message lists for the existing engine
-(`patchcore.engine.check.check_list` with a dialect), then turns each finding back into a place in
-the file (line, column, pointer inside the entry) and its fix into edits of entries. Entries
-that are not JSON, not objects, or events of a type the layout does not know are kept as they
-are and reported as warnings.
+A session log is a sequence of *events* (its entries: `patchcore.layouts.sessions.entries`);
+the conversations are spread over them, between events that are no messages. Each layout
+(Claude Code, the Claude Agent SDK, Codex, Gemini CLI) reads its entries into message lists for
+the engine (`patchcore.engine.check.check_list` with a dialect), then turns each finding back
+into a place in the file (line, column, pointer inside the entry) and its fix into edits of
+entries. Entries that are not JSON, not objects, or events of a type the layout does not know
+are kept as they are and reported as warnings. Checking, the repair and its self-check are
+`patchcore.layouts.base.WholeLayout`'s.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from patchcore.dialects import Dialect
-from patchcore.document import ListReport, Report, _still_there, unique_edits
-from patchcore.errors import SelfCheckError, json_kind
-from patchcore.layouts.sessions.entries import Entry, read_entries, reread, write_entries
-from patchcore.model import Finding, format_pointer
-from patchcore.options import Options
-from patchcore.raw.codec import Decoded
+from patchcore.errors import json_kind
+from patchcore.layouts.base import Analysis, Head, WholeLayout
+from patchcore.layouts.sessions.entries import Entry, read_entries, write_entries
+from patchcore.raw.codec import Decoded, Framing
+from patchcore.result import Conversation
+
+if TYPE_CHECKING:
+    from patchcore.dialects import Dialect
+    from patchcore.dialects.base import ListContext
+    from patchcore.model import Edit, Finding
+    from patchcore.options import Options
 
 
-def unread(entry: Entry, why: str) -> ListReport:
+def unread(entry: Entry, why: str) -> Conversation:
     """The warning for an entry that is kept as it is without being read."""
+    from patchcore.model import format_pointer
+
     where = format_pointer(entry.root)
-    return ListReport(where, entry.record.line, None, 0, f"{why}; kept as it is", warning=True)
+    return Conversation(where, entry.record.line, None, 0, f"{why}; kept as it is", warning=True)
 
 
-def odd_entry(entry: Entry) -> ListReport | None:
+def odd_entry(entry: Entry) -> Conversation | None:
     """The warning for an entry that is no JSON object at all, or ``None`` for an object."""
     if entry.problem is not None:
         return unread(entry, f"not JSON ({entry.problem})")
@@ -41,24 +48,24 @@ def odd_entry(entry: Entry) -> ListReport | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """What reading and checking a session found.
+def shown(
+    listed: Conversation, values: Sequence[Any], context: ListContext, found: Sequence[Finding]
+) -> Conversation:
+    """``listed`` with the messages the engine checked and, for each finding, the edits its fix
+    makes in them (``found``: the findings as the engine made them, before their edits were
+    addressed to the file's entries, in the order of ``listed.findings``)."""
+    return replace(
+        listed,
+        values=tuple(values),
+        context=context,
+        edits=tuple(f.fix.edits if f.fix is not None else () for f in found),
+    )
 
-    Attributes:
-        lists: One entry per conversation checked, and one warning per entry kept unread.
-        findings: The selected findings, located in the file, in file order; their fixes hold
-            edits of entries.
-    """
 
-    lists: tuple[ListReport, ...]
-    findings: tuple[Finding, ...]
-
-
-class SessionFormat(ABC):
+class SessionLayout(WholeLayout):
     """One agent-session layout: how to recognise its entries and check its conversations."""
 
-    name: ClassVar[str]
+    short_name: ClassVar[str]
     """Short name, for ``toolpatch formats``."""
     title: ClassVar[str]
     """Human name, for ``toolpatch formats``."""
@@ -66,8 +73,6 @@ class SessionFormat(ABC):
     """How a file is recognised, for ``toolpatch formats``."""
     containers: ClassVar[str]
     """Where such files are found, for ``toolpatch formats``."""
-    framing: ClassVar[str]
-    """What `Report.framing` says for such a file."""
     dialect: ClassVar[Dialect]
     """The dialect of its messages (``--dialect`` may name it, or nothing)."""
     arrays: ClassVar[bool] = False
@@ -75,50 +80,33 @@ class SessionFormat(ABC):
     JSON Lines are)."""
 
     @abstractmethod
-    def recognises(self, value: dict[str, Any]) -> bool:
+    def recognises_entry(self, value: dict[str, Any]) -> bool:
         """Whether a JSON object is an entry of this layout."""
 
     @abstractmethod
-    def analyse(self, entries: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
+    def analyse_entries(
+        self, entries: Sequence[Entry], options: Options, *, fixing: bool
+    ) -> Analysis:
         """Read the conversations out of the entries and check them.
 
         Raises:
             ShapeError: A message has a tool-related field of the wrong shape (located).
         """
 
-    def claims(self, first: dict[str, Any], options: Options) -> bool:
-        """Whether a file whose first JSON object is ``first`` is a session of this layout
-        (and ``--dialect``, if given, names its messages' dialect)."""
+    def recognises(self, head: Head, options: Options) -> bool:
+        """A session is told by its first entry (`Head.first_entry`), and ``--dialect``, if
+        given, must name its messages' dialect."""
+        first = head.first_entry
         forced = options.dialect
-        return (forced is None or forced.name == self.dialect.name) and self.recognises(first)
+        return (
+            isinstance(first, dict)
+            and (self.arrays or head.framing is Framing.JSONL)
+            and (forced is None or forced.name == self.dialect.name)
+            and self.recognises_entry(first)
+        )
 
-    def report(self, decoded: Decoded, *, options: Options, fix: bool) -> Report:
-        """Check (and with ``fix``, repair) the session.
+    def analyse(self, decoded: Decoded, options: Options, *, fixing: bool) -> Analysis:
+        return self.analyse_entries(read_entries(decoded), options, fixing=fixing)
 
-        Raises:
-            DecodeError: The session is a JSON document that does not parse.
-            ShapeError: A message has a tool-related field of the wrong shape.
-            SelfCheckError: The repaired session did not check clean (a bug: nothing is written).
-        """
-        analysis = self.analyse(read_entries(decoded), options, fixing=fix)
-        findings = analysis.findings
-        to_fix = tuple(f for f in findings if options.applies(f.fix)) if fix else ()
-        if not to_fix:
-            return Report(self.framing, analysis.lists, findings, remaining=findings)
-        output = write_entries(decoded, unique_edits(to_fix))
-        after = self._self_check(reread(output, decoded.framing), options)
-        remaining = _still_there(findings, to_fix, after)
-        return Report(self.framing, analysis.lists, findings, output, to_fix, remaining)
-
-    def _self_check(self, entries: Sequence[Entry], options: Options) -> list[Finding]:
-        """Black's stability check: the repaired session must have nothing left to fix.
-
-        Returns:
-            The findings it still has (none of them fixable).
-        """
-        again = self.analyse(entries, options, fixing=True)
-        left = [f for f in again.findings if options.applies(f.fix)]
-        if left:
-            msg = "internal error: the repaired session still has fixable findings; nothing written"
-            raise SelfCheckError(msg, line=left[0].line, column=left[0].column)
-        return list(again.findings)
+    def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
+        return write_entries(decoded, edits)

@@ -32,14 +32,15 @@ from typing import Any, ClassVar
 
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import ListContext, tag
-from patchcore.document import ListReport
 from patchcore.engine.check import check_list
 from patchcore.engine.defects import ANSWERED
 from patchcore.errors import ShapeError, json_kind
+from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import Analysis, SessionFormat, odd_entry, unread
-from patchcore.model import Edit, Finding, Fix, Pointer, ToolCall
+from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
+from patchcore.model import Edit, Finding, Fix, Insert, Pointer, ToolCall
 from patchcore.options import Options
+from patchcore.result import Conversation
 from patchcore.rules import RULES, Applicability, render_text
 
 ANTHROPIC = Anthropic()
@@ -182,10 +183,12 @@ class TurnRepair(ABC):
         """The edits that add ``message`` (a user message holding the results of ``turn``'s
         unanswered calls, the first of them ``call_id``) to the file right after ``turn``."""
 
-    def check(self, turns: Sequence[Turn]) -> list[Finding]:
+    def check(self, turns: Sequence[Turn]) -> tuple[list[Finding], list[tuple[Edit, ...]]]:
         """The conversation's findings, located in the file, with entry fixes where safe (the
         dialect's own fixes edit merged messages: only the calls' results are carried over, as
-        new entries)."""
+        new entries); and for each, what its fix does to the turns (a new user turn after the
+        turn it answers), for whoever shows the conversation.
+        """
         messages = [turn.message() for turn in turns]
         try:
             found = check_list(
@@ -203,15 +206,17 @@ class TurnRepair(ABC):
         for finding in found:
             if finding.code in ANSWERED and finding.fix is not None:
                 answered.setdefault(finding.message_index, []).append(finding)
-        fixes = {
-            id(finding): fix
-            for index, group in answered.items()
-            for finding, fix in zip(group, self._fixes(turns[index], group), strict=True)
-        }
+        fixes: dict[int, tuple[Fix, tuple[Edit, ...]]] = {}
+        for index, group in answered.items():
+            planned, new_turn = self._fixes(turns[index], group)
+            shown: tuple[Edit, ...] = (Insert((), index + 1, (new_turn,)),)
+            fixes.update((id(f), (fix, shown)) for f, fix in zip(group, planned, strict=True))
         located = []
+        edits: list[tuple[Edit, ...]] = []
         for finding in found:
             entry, path = turns[finding.message_index].locate(finding.call_path)
             row, column = place(entry, ("message", *path))
+            fix, planned_edits = fixes.get(id(finding), (None, ()))
             located.append(
                 replace(
                     finding,
@@ -219,13 +224,15 @@ class TurnRepair(ABC):
                     call_path=path,
                     line=row,
                     column=column,
-                    fix=fixes.get(id(finding)),
+                    fix=fix,
                 )
             )
-        return located
+            edits.append(planned_edits)
+        return located, edits
 
-    def _fixes(self, turn: Turn, group: Sequence[Finding]) -> list[Fix]:
-        """One new entry after ``turn`` answering every call of ``group`` (in call order)."""
+    def _fixes(self, turn: Turn, group: Sequence[Finding]) -> tuple[list[Fix], dict[str, Any]]:
+        """One new entry after ``turn`` answering every call of ``group`` (in call order): the
+        fix of each, and the new user message the entry holds."""
         blocks = [
             ANTHROPIC.result_block(
                 turn.message(),
@@ -241,10 +248,11 @@ class TurnRepair(ABC):
         ]
         message = ANTHROPIC.new_turn(turn.message(), blocks)
         edits = self.answer(turn, message, group[0].call_id or "")
-        return [
+        fixes = [
             Fix(Applicability.SAFE, RULES[finding.code].fix_description or "", edits)
             for finding in group
         ]
+        return fixes, message
 
     def new_uuid(self, session: object, call_id: str) -> str:
         """A UUIDv5 of the session and the call, unique in the file (a clash, which only a
@@ -259,7 +267,7 @@ class TurnRepair(ABC):
         return candidate
 
 
-class AnthropicSession(SessionFormat):
+class AnthropicSession(SessionLayout):
     """A layout whose conversations are Anthropic messages in ``user`` / ``assistant`` entries."""
 
     dialect = ANTHROPIC
@@ -276,8 +284,10 @@ class AnthropicSession(SessionFormat):
     def repair(self, entries: Sequence[Entry], options: Options) -> TurnRepair:
         """The repair of a session made of ``entries``."""
 
-    def analyse(self, entries: Sequence[Entry], options: Options, *, fixing: bool) -> Analysis:
-        notes: list[ListReport] = []
+    def analyse_entries(
+        self, entries: Sequence[Entry], options: Options, *, fixing: bool
+    ) -> Analysis:
+        notes: list[Conversation] = []
         threads: dict[object, list[_MessageEntry]] = {}
         conversation_of = self.conversations(entries)
         for entry in entries:
@@ -296,14 +306,23 @@ class AnthropicSession(SessionFormat):
             elif kind not in self.events:
                 what = f"an event of unknown type {kind!r}" if kind else "an object without 'type'"
                 notes.append(unread(entry, what))
-        lists: list[ListReport] = []
+        lists: list[Conversation] = []
         findings: list[Finding] = []
         repair = self.repair(entries, options)
         for messages in threads.values():
             turns = _group_turns(messages, runs=self.runs)
             first = turns[0].entries[0].record.line
-            lists.append(ListReport("", first, ANTHROPIC.name, len(turns), None))
-            findings += repair.check(turns)
+            found, edits = repair.check(turns)
+            listed = Conversation("", first, ANTHROPIC.name, len(turns), None, False, tuple(found))
+            if options.with_messages:
+                listed = replace(
+                    listed,
+                    values=tuple(turn.message() for turn in turns),
+                    context=ListContext(()),
+                    edits=tuple(edits),
+                )
+            lists.append(listed)
+            findings += found
         findings.sort(key=lambda f: (f.line or 0, f.column or 0))
         reports = sorted(lists + notes, key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))

@@ -1,16 +1,17 @@
-"""Corpora too big to hold: JSON Lines checked and repaired batch by batch, in bounded memory.
+"""The path of one input, whatever its layout and however it is read: `run` for bytes held
+whole, `Stream` for chunks of a pipe or a file read at any offset. Both end in one `Result`.
 
-A corpus of gigabytes is one conversation per line (training and evaluation sets). Holding it
-whole would cost its size in memory several times over, so the input is cut at line breaks into
-batches of about ``batch_bytes``; each batch is checked (and repaired) on its own by
-`process_batch`, the unit a process pool or a distributed engine maps over, and the output comes
-out batch by batch, in input order. Memory stays bounded by the batches in flight and the
-largest record.
-
-Only inputs that would be read record by record anyway are streamed. An input that fits in
-``whole_limit`` bytes, a JSON document, and a file that is one conversation across its lines
-(one message per line) are read whole and handed to `patchcore.document.run`, so a streamed run
-and a whole one give the same bytes and the same findings.
+1. The layout is decided once, from the head of the input (`patchcore.layouts.layout_of`).
+2. An input that fits in ``whole_limit`` bytes, or whose layout cannot be cut into independent
+   batches (a JSON document, one message per line, an agent session), is read whole and its
+   layout processes it (`patchcore.layouts.base.Layout.process`): split into conversations,
+   checked by the engine (`patchcore.engine.check.check_list`), repaired by splicing edits into
+   the bytes, and the repair re-checked.
+3. A larger input of conversation lines is cut at line breaks into batches of about
+   ``batch_bytes`` (`Batch`); each is processed on its own by `process_batch`, the unit a
+   process pool or a distributed engine maps over, and the output comes out batch by batch, in
+   input order. Memory stays bounded by the batches in flight and the largest record, and a
+   streamed run and a whole one give the same bytes and the same findings.
 """
 
 from __future__ import annotations
@@ -23,17 +24,11 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
-from patchcore.document import (
-    ListReport,
-    RecordsResult,
-    Report,
-    dialects_for,
-    no_history,
-    process_records,
-    run,
-)
-from patchcore.errors import DecodeError, PatchcoreError
-from patchcore.raw.codec import UTF8_BOM, Framing, decode_batch, parse
+from patchcore.errors import PatchcoreError
+from patchcore.layouts import layout_of, layout_of_head
+from patchcore.layouts.records import CONVERSATION_LINES, no_history
+from patchcore.raw.codec import UTF8_BOM, decode
+from patchcore.result import Conversation, Result, moved
 
 if TYPE_CHECKING:
     from patchcore.model import Finding
@@ -79,42 +74,33 @@ Progress = Callable[[int, int, int], None]
 
 #: Maps a function over batches lazily and in order, like the built-in ``map`` or a process
 #: pool's ordered map; a batch without its data is read first (`Batch`).
-Mapper = Callable[[Callable[[Batch], RecordsResult], Iterable[Batch]], Iterable[RecordsResult]]
+Mapper = Callable[[Callable[[Batch], Result], Iterable[Batch]], Iterable[Result]]
 
 
-def process_batch(batch: Batch, *, options: Options, fix: bool) -> RecordsResult:
-    """Check (and with ``fix``, repair) every record of one batch (its data read), its lines
-    numbered from ``first_line``.
+def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Result:
+    """Check (and with ``fix``, repair) one input held whole.
 
     Raises:
-        DecodeError, ShapeError, SelfCheckError: as `patchcore.document.run`.
+        DecodeError: The input is not readable JSON / JSON Lines (the first bad record).
+        NoHistoryError: It holds no message list.
+        ShapeError: A message has a tool-related field of the wrong shape.
+        SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
+    """
+    decoded = decode(data, filename=filename)
+    return layout_of(decoded, options).process(decoded, options=options, fix=fix)
+
+
+def process_batch(batch: Batch, *, options: Options, fix: bool) -> Result:
+    """Check (and with ``fix``, repair) every line of one batch of conversation lines (its data
+    read), numbered from ``first_line``; the result's patches are of the batch's data.
+
+    Raises:
+        DecodeError, ShapeError, SelfCheckError: As `run`.
     """
     assert batch.data is not None, "a batch is processed once it is read"
-    decoded = decode_batch(batch.data, first_line=batch.first_line)
-    return process_records(decoded, options=options, fix=fix)
-
-
-def independent_lines(head: bytes | bytearray, *, options: Options) -> bool:
-    """Whether an input that starts with ``head`` (at least its first non-blank line and the
-    start of the next) is JSON Lines whose lines can be checked and repaired each on its own:
-    records that hold conversations, not the messages of one conversation or the events of an
-    agent session. It decides as
-    `patchcore.document.run` decides for the whole input, so either way gives the same bytes.
-    """
-    start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
-    while start < len(head) and head[start] in b" \t\r\n":
-        start += 1
-    end = head.find(b"\n", start)
-    try:
-        value = parse(bytes(head[start : end if end >= 0 else len(head)]))
-    except DecodeError:
-        return False  # a document (its first line is not a value), or a broken input
-    from patchcore.engine.locate import classify  # the engine: only an input too big to read whole
-    from patchcore.layouts.sessions import session_format  # sessions build on document (a cycle)
-
-    if session_format(value, options) is not None:
-        return False  # an agent session log: its conversations run across its lines
-    return classify([value], dialects_for(options)) is None
+    return CONVERSATION_LINES.process_batch(
+        batch.data, first_line=batch.first_line, options=options, fix=fix
+    )
 
 
 @runtime_checkable
@@ -180,25 +166,27 @@ class Stream:
         self._progress = progress
         self._whole_limit = whole_limit
         self._batch_bytes = batch_bytes
-        self._report: Report | None = None
+        self._result: Result | None = None
         self.streamed = False
         """Whether the input was processed batch by batch (else it was read whole)."""
 
     @property
-    def report(self) -> Report:
+    def result(self) -> Result:
         """The outcome, once the output has been iterated to its end. For a streamed input its
-        ``output`` is ``None``: the output is what the iteration yielded (``fixed`` tells
-        whether it differs from the input)."""
-        if self._report is None:
+        ``output`` is ``None`` and it keeps no patches: the output is what the iteration yielded
+        (``changed`` tells whether it differs from the input)."""
+        if self._result is None:
             msg = "the stream has not been read to its end"
             raise RuntimeError(msg)
-        return self._report
+        return self._result
 
     def __iter__(self) -> Iterator[Piece]:
         head, complete = self._head()
         if complete:
             yield from self._whole(bytes(head))
-        elif not independent_lines(head, options=self._options):
+            return
+        layout = layout_of_head(head, options=self._options)
+        if layout is None or not layout.batches:
             yield from self._whole(self._rest(head))
         else:
             self.streamed = True
@@ -241,11 +229,12 @@ class Stream:
         return bytes(head)
 
     def _whole(self, data: bytes) -> Iterator[Piece]:
-        self._report = run(data, filename=self._filename, options=self._options, fix=self._fix)
+        result = run(data, filename=self._filename, options=self._options, fix=self._fix)
+        self._result = result
         if self._progress is not None:
-            self._progress(len(data), len(self._report.lists), len(self._report.findings))
+            self._progress(len(data), len(result.conversations), len(result.findings))
         if self._fix:
-            yield data if self._report.output is None else self._report.output
+            yield data if result.output is None else result.output
 
     def _stream(self, head: bytearray) -> Iterator[Piece]:
         bom = UTF8_BOM if head.startswith(UTF8_BOM) else b""
@@ -275,7 +264,7 @@ class Stream:
             totals.add(result)
             if self._progress is not None:
                 done = batch.size + (len(bom) if number == 0 else 1)
-                self._progress(done, len(result.lists), len(result.findings))
+                self._progress(done, len(result.conversations), len(result.findings))
             if not self._fix:
                 continue
             if batch.data is not None:
@@ -288,9 +277,9 @@ class Stream:
                 written = batch.offset + end
         if self._fix and self._file is not None:
             yield Unchanged(written, self._file.size - written)
-        if not totals.lists:
+        if not totals.conversations:
             raise no_history(None)
-        self._report = totals.report()
+        self._result = totals.result()
 
     def _chunk_batches(self, buffer: bytearray) -> Iterator[Batch]:
         """Cut the chunked input (``buffer``: what has been read so far, its byte-order mark
@@ -352,8 +341,8 @@ _CUT_WINDOW = 2**16
 
 
 def _read_and_map(
-    file: RandomAccess | None, function: Callable[[Batch], RecordsResult], batches: Iterable[Batch]
-) -> Iterator[RecordsResult]:
+    file: RandomAccess | None, function: Callable[[Batch], Result], batches: Iterable[Batch]
+) -> Iterator[Result]:
     """The in-process mapper: each batch read (if it is not yet), then processed."""
     for batch in batches:
         if batch.data is None:
@@ -407,42 +396,36 @@ def _patched(data: bytes, patches: Sequence[Patch]) -> Iterator[bytes | memoryvi
 
 class _Totals:
     """The results of a streamed input's batches, each numbered from line 1, summed into one
-    report on the input's own lines."""
+    result on the input's own lines (without their patches: the output was streamed)."""
 
     def __init__(self) -> None:
-        self.lists: list[ListReport] = []
+        self.conversations: list[Conversation] = []
         self.findings: list[Finding] = []
         self.fixed: list[Finding] = []
         self.remaining: list[Finding] = []
         self.lines = 0
         """How many lines the batches added so far hold: where the next one starts."""
 
-    def add(self, result: RecordsResult) -> None:
+    def add(self, result: Result) -> None:
         """Add the next batch's result."""
         lines = self.lines
         self.lines += result.lines
         if not lines:
-            moved = {id(f): f for f in result.findings}
-            self.lists += result.lists
+            here = {id(f): f for f in result.findings}
+            self.conversations += result.conversations
         else:
-            moved = {id(f): _moved(f, lines) for f in result.findings}
-            self.lists += [
-                replace(r, line=r.line + lines) if r.line is not None else r for r in result.lists
-            ]
-        self.findings += moved.values()
-        self.fixed += [moved[id(f)] for f in result.fixed]
-        self.remaining += [moved[id(f)] for f in result.remaining]
+            here = {id(f): moved(f, lines) for f in result.findings}
+            self.conversations += [c.moved(lines) for c in result.conversations]
+        self.findings += here.values()
+        self.fixed += [here[id(f)] for f in result.fixed]
+        self.remaining += [here[id(f)] for f in result.remaining]
 
-    def report(self) -> Report:
-        return Report(
-            Framing.JSONL.value,
-            tuple(self.lists),
+    def result(self) -> Result:
+        return Result(
+            CONVERSATION_LINES.name,
+            tuple(self.conversations),
             tuple(self.findings),
-            None,
             tuple(self.fixed),
             tuple(self.remaining),
+            lines=self.lines,
         )
-
-
-def _moved(finding: Finding, lines: int) -> Finding:
-    return replace(finding, line=finding.line + lines) if finding.line is not None else finding

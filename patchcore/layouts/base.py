@@ -1,0 +1,232 @@
+"""The layout interface: how an input holds its conversations, and how repairs are written back.
+
+Every input goes through one layout (`patchcore.layouts.layout_of` picks it from the head of the
+input): a JSON document, JSON Lines with a conversation per line, JSON Lines with a message per
+line, or an agent session log. A layout recognises itself from the head (`Head`), says whether
+its lines can be cut into independent batches (``batches``: only then is a large input
+streamed), splits the input into conversations, checks them with the engine and writes the
+repairs back (`Layout.process`). The bookkeeping every layout shares is here too: which fixes
+apply, their edits once each, the stability self-check, and which findings a repair leaves.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from patchcore.errors import DecodeError, SelfCheckError
+from patchcore.raw.codec import Decoded, Framing, first_element
+from patchcore.raw.positions import skip_whitespace
+from patchcore.result import Conversation, Result
+
+if TYPE_CHECKING:
+    from patchcore.dialects import Dialect
+    from patchcore.model import Edit, Finding
+    from patchcore.options import Options
+
+_UNSET: Any = object()
+
+
+class Head:
+    """The start of an input, which a layout recognises itself from: its framing, its first
+    record and its first entry (each parsed on first use only).
+
+    Attributes:
+        decoded: The input, or its first lines.
+    """
+
+    def __init__(self, decoded: Decoded, *, first_record: Any = _UNSET) -> None:
+        self.decoded = decoded
+        self._record: Any = first_record
+        self._entry: Any = _UNSET
+
+    @property
+    def framing(self) -> Framing:
+        """JSON document or JSON Lines."""
+        return self.decoded.framing
+
+    @property
+    def first_record(self) -> Any:
+        """The value of the first record (the document, or the first non-blank line).
+
+        Raises:
+            DecodeError: It is not JSON.
+        """
+        if self._record is _UNSET:
+            self._record = self.decoded.records[0].parse()
+        return self._record
+
+    @property
+    def first_entry(self) -> object:
+        """What tells an agent session: the first JSON object of JSON Lines (a torn or stray
+        line before it is passed over; no fix changes it, so a repaired session still reads as
+        one), the first element of a document that is an array, else ``None``."""
+        if self._entry is _UNSET:
+            self._entry = self._find_first_entry()
+        return self._entry
+
+    def _find_first_entry(self) -> object:
+        if self.framing is Framing.JSONL:
+            for index, record in enumerate(self.decoded.records):
+                try:
+                    value = self.first_record if index == 0 else record.parse()
+                except DecodeError:
+                    continue
+                if isinstance(value, dict):
+                    return value
+            return None
+        raw = self.decoded.records[0].raw
+        if not raw.startswith(b"[", skip_whitespace(raw, 0)):
+            return None  # no other document can be a session: the session layouts stay unloaded
+        return first_element(raw)
+
+
+class Layout(ABC):
+    """One way an input holds its conversations."""
+
+    name: ClassVar[str]
+    """What `Result.layout` says for such an input."""
+    batches: ClassVar[bool] = False
+    """Whether its lines can be cut into batches checked and repaired each on its own (a large
+    input is then streamed); else the input is read whole."""
+
+    @abstractmethod
+    def recognises(self, head: Head, options: Options) -> bool:
+        """Whether an input that starts with ``head`` has this layout (asked in
+        `patchcore.layouts.LAYOUTS` order: the first that says yes is the input's).
+
+        Raises:
+            DecodeError: The record it must read is not JSON.
+        """
+
+    @abstractmethod
+    def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+        """Check (and with ``fix``, repair) an input of this layout.
+
+        Raises:
+            NoHistoryError: It holds no message list.
+            DecodeError, ShapeError: A record is not JSON, or a message has a tool-related field
+                of the wrong shape (located).
+            SelfCheckError: The repair did not check clean (a bug: nothing may be written).
+        """
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What reading and checking a whole input found.
+
+    Attributes:
+        conversations: Its conversations, and a warning for each part kept unread, in order.
+        findings: The selected findings, located in the file, in file order; their fixes edit
+            the input as `WholeLayout.write` reads edits.
+    """
+
+    conversations: tuple[Conversation, ...]
+    findings: tuple[Finding, ...]
+
+
+class WholeLayout(Layout):
+    """A layout whose conversations run across the whole input (one message per line, an agent
+    session's events): read, checked and repaired as a whole."""
+
+    @abstractmethod
+    def analyse(self, decoded: Decoded, options: Options, *, fixing: bool) -> Analysis:
+        """Read the conversations out of the input and check them.
+
+        Raises:
+            DecodeError, ShapeError: As `Layout.process`.
+        """
+
+    @abstractmethod
+    def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
+        """The input (byte-order mark included) with ``edits`` applied: every byte they do not
+        touch is kept."""
+
+    def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+        analysis = self.analyse(decoded, options, fixing=fix)
+        findings = analysis.findings
+        conversations = analysis.conversations
+        lines = len(decoded.lines)
+        to_fix = tuple(applied(findings, options)) if fix else ()
+        if not to_fix:
+            return Result(self.name, conversations, findings, remaining=findings, lines=lines)
+        output = self.write(decoded, unique_edits(to_fix))
+        framing = decoded.framing
+        try:
+            again = self.analyse(_redecoded(output, framing), options, fixing=True)
+        except DecodeError as error:
+            msg = f"internal error: the repair is not readable ({error.reason}); nothing written"
+            raise SelfCheckError(msg, line=error.line, column=error.column) from None
+        after = self_checked(again.findings, options)
+        remaining = still_there(findings, to_fix, after)
+        patch = ((0, len(decoded.body), output[len(decoded.bom) :]),)
+        return Result(self.name, conversations, findings, to_fix, remaining, patch, output, lines)
+
+
+def _redecoded(output: bytes, framing: Framing) -> Decoded:
+    """Repaired bytes, decoded with the framing of the input they came from."""
+    from patchcore.raw.codec import decode
+
+    return decode(output, filename="repaired.jsonl" if framing is Framing.JSONL else None)
+
+
+def dialects_for(options: Options) -> Sequence[Dialect]:
+    """The adapters detection may choose from: all of them, or the one the caller forced."""
+    from patchcore.dialects import DIALECTS
+
+    return DIALECTS if options.dialect is None else (options.dialect,)
+
+
+def applied(findings: Iterable[Finding], options: Options) -> list[Finding]:
+    """The findings whose fix runs under ``options``."""
+    return [f for f in findings if options.applies(f.fix)]
+
+
+def unique_edits(findings: Iterable[Finding]) -> list[Edit]:
+    """The edits of the findings' fixes, each once (fixes may share an edit), in order."""
+    seen: set[int] = set()
+    edits = []
+    for finding in findings:
+        if finding.fix is None:
+            continue
+        for edit in finding.fix.edits:
+            if id(edit) not in seen:
+                seen.add(id(edit))
+                edits.append(edit)
+    return edits
+
+
+def self_checked(after: Sequence[Finding], options: Options) -> list[Finding]:
+    """Black's stability check: ``after``, the findings of the repaired data, must hold nothing
+    left to fix.
+
+    Returns:
+        ``after`` (none of them fixable).
+
+    Raises:
+        SelfCheckError: One of them is still fixable (a bug: nothing may be written).
+    """
+    left = applied(after, options)
+    if left:
+        msg = "internal error: the repair still has fixable findings; nothing written"
+        raise SelfCheckError(msg, line=left[0].line or 1, column=left[0].column or 1)
+    return list(after)
+
+
+def still_there(
+    before: Sequence[Finding], fixed: Sequence[Finding], after: Sequence[Finding]
+) -> tuple[Finding, ...]:
+    """The findings not fixed that the re-check of the repaired data still reports (matched
+    on rule and id: positions move when results are added)."""
+    left = Counter((f.code, f.call_id) for f in after)
+    done = {id(f) for f in fixed}
+    kept = []
+    for finding in before:
+        key = (finding.code, finding.call_id)
+        if id(finding) not in done and left[key]:
+            left[key] -= 1
+            kept.append(finding)
+    return tuple(kept)

@@ -1,0 +1,290 @@
+"""Records that hold histories: a JSON document, or JSON Lines with a conversation per line.
+
+Each record is checked on its own and repaired by splicing into its own bytes, so an untouched
+line of a corpus is written back byte for byte, and a corpus can be cut into batches of lines
+(`patchcore.batches`) that are checked each on its own. A record in one of the two commonest
+shapes is read by the quick lane (`patchcore.engine.quick`) first: a clean one is never parsed
+whole, and one with open calls is planned from its calling messages only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
+from patchcore.layouts.base import Head, Layout, applied, dialects_for, self_checked, still_there
+from patchcore.raw.codec import Decoded, Framing, Record, decode_batch, parse
+from patchcore.raw.positions import line_and_column
+from patchcore.result import Conversation, Result
+
+# The engine (locating lists, the adapters, pairing, splicing) is imported where it is used: a
+# record proven clean by the quick lane needs none of it, and a small clean file (what a
+# pre-commit hook or a CI check mostly sees) pays for every import at start-up.
+if TYPE_CHECKING:
+    from patchcore.engine.locate import MessageList
+    from patchcore.engine.quick import Lane
+    from patchcore.model import Finding, Pointer
+    from patchcore.options import Options
+    from patchcore.raw.jsonspan import Spans
+    from patchcore.raw.splice import Patch
+
+
+class JsonDocument(Layout):
+    """One JSON document holding histories anywhere inside it (the fallback layout)."""
+
+    name = Framing.JSON.value
+
+    def recognises(self, head: Head, options: Options) -> bool:
+        return head.framing is Framing.JSON
+
+    def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+        return _whole(self.name, decoded, options=options, fix=fix)
+
+
+class ConversationLines(Layout):
+    """JSON Lines whose lines each hold their own histories (training and evaluation sets)."""
+
+    name = Framing.JSONL.value
+    batches = True
+
+    def recognises(self, head: Head, options: Options) -> bool:
+        return head.framing is Framing.JSONL
+
+    def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+        return _whole(self.name, decoded, options=options, fix=fix)
+
+    def process_batch(self, data: bytes, *, first_line: int, options: Options, fix: bool) -> Result:
+        """Check (and with ``fix``, repair) a run of whole lines cut from a larger input at a
+        line break, numbered from ``first_line``; its patches are of ``data``.
+
+        Raises:
+            DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first line
+                that has one.
+        """
+        decoded = decode_batch(data, first_line=first_line)
+        return process_records(self.name, decoded, options=options, fix=fix)
+
+
+def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+    """`process_records` over a whole input: it must hold a history, and its output is the
+    repaired input (byte-order mark included)."""
+    result = process_records(layout, decoded, options=options, fix=fix)
+    if not result.conversations:
+        raise no_history(decoded.records[0] if decoded.framing is Framing.JSON else None)
+    if not result.patches:
+        return result
+    from patchcore.raw.splice import apply_patches
+
+    return replace(result, output=decoded.bom + apply_patches(decoded.body, result.patches))
+
+
+def no_history(document: Record | None) -> NoHistoryError:
+    """Say why nothing was found: a bare scalar (``document``: the record of a JSON document),
+    or no list that reads as messages."""
+    value = document.parse() if document is not None else None
+    if document is not None and not isinstance(value, (dict, list)):
+        msg = f"the document is {json_kind(value)}, not a message history"
+        return NoHistoryError(msg, line=document.line, column=1)
+    msg = "no message history found (no list of chat messages in a known format)"
+    return NoHistoryError(msg, line=1, column=1)
+
+
+def process_records(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+    """`process_record` over every record of ``decoded``, joined into one result whose patches
+    are of ``decoded.body``.
+
+    Raises:
+        DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first record
+            that has one.
+    """
+    conversations: list[Conversation] = []
+    findings: list[Finding] = []
+    fixed: list[Finding] = []
+    remaining: list[Finding] = []
+    patches: list[Patch] = []
+    jsonl = decoded.framing is Framing.JSONL
+    for record in decoded.records:
+        result = process_record(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
+        conversations += result.conversations
+        findings += result.findings
+        remaining += result.remaining
+        if result.patches:
+            at = record.offset
+            patches += [(at + start, at + end, new) for start, end, new in result.patches]
+            fixed += result.fixed
+    return Result(
+        layout,
+        tuple(conversations),
+        tuple(findings),
+        tuple(fixed),
+        tuple(remaining),
+        tuple(patches),
+        lines=len(decoded.lines),
+    )
+
+
+def process_record(
+    record: Record, *, layout: str, options: Options, fix: bool, jsonl: bool
+) -> Result:
+    """Check (and with ``fix``, repair) one record of an input of ``layout``; the result's
+    patches are of the record's bytes.
+
+    Raises:
+        DecodeError, ShapeError, SelfCheckError: As `Layout.process`.
+    """
+    from patchcore.engine.quick import read as read_quickly
+
+    line = record.line if jsonl else None
+    lane = read_quickly(record.raw) if options.quick else None
+    if lane is not None and lane.clean:
+        listed = Conversation(lane.where, line, lane.dialect, lane.messages, None)
+        return Result(layout, (listed,), ())
+    from patchcore.raw.jsonspan import Spans
+
+    spans = Spans(record.raw)
+    conversations = _quick(lane, spans, record, options, line) if lane is not None else None
+    if conversations is None:
+        conversations = _checked(record, spans, options=options, fixing=fix, line=line)
+    findings = tuple(f for c in conversations for f in c.findings)
+    to_fix = tuple(applied(findings, options)) if fix else ()
+    if not to_fix:
+        return Result(layout, conversations, findings, remaining=findings)
+    from patchcore.layouts.base import unique_edits
+    from patchcore.raw.splice import apply_patches, splice_patches
+
+    patches = tuple(splice_patches(record.raw, unique_edits(to_fix), spans=spans))
+    after = _self_check(apply_patches(record.raw, patches), record, options)
+    remaining = still_there(findings, to_fix, after)
+    return Result(layout, conversations, findings, to_fix, remaining, patches)
+
+
+def _checked(
+    record: Record, spans: Spans, *, options: Options, fixing: bool, line: int | None
+) -> tuple[Conversation, ...]:
+    """Every message list of the record, checked, its findings located in the file."""
+    from patchcore.engine.locate import find_message_lists
+
+    try:
+        found = find_message_lists(record.parse(), dialects=dialects_for(options))
+        return tuple(
+            conversation(listed, _locate(findings, spans, record.line), options=options, line=line)
+            for listed, findings in check_lists(found, options, fixing=fixing)
+        )
+    except ShapeError as error:
+        raise located(error, record, error.path) from None
+
+
+def check_lists(
+    found: Sequence[MessageList], options: Options, *, fixing: bool
+) -> list[tuple[MessageList, list[Finding]]]:
+    """Each list with its findings (a list with a note is reported, not checked).
+
+    A check plans every fix (to report what it would do); a fix plans the unsafe ones only
+    when they are allowed, so that the safe ones are planned on their own.
+    """
+    from patchcore.engine.check import check_list
+
+    checked = []
+    for listed in found:
+        findings: list[Finding] = []
+        if listed.dialect is not None and listed.note is None:
+            findings = check_list(
+                listed.messages,
+                dialect=listed.dialect,
+                context=listed.context,
+                options=options,
+                plan_unsafe=options.unsafe_fixes or not fixing,
+            )
+        checked.append((listed, findings))
+    return checked
+
+
+def conversation(
+    listed: MessageList, findings: Sequence[Finding], *, options: Options, line: int | None
+) -> Conversation:
+    """The conversation of a list with its findings (with ``with_messages``, its messages and
+    the edits of the findings' fixes too)."""
+    from patchcore.model import format_pointer
+
+    summary = Conversation(
+        format_pointer(listed.pointer),
+        line,
+        listed.dialect.name if listed.dialect else None,
+        sum(1 for m in listed.messages if m is not None),
+        listed.note,
+        listed.warning,
+        tuple(findings),
+    )
+    if not options.with_messages:
+        return summary
+    return replace(
+        summary,
+        values=tuple(listed.messages),
+        context=listed.context,
+        edits=tuple(f.fix.edits if f.fix is not None else () for f in findings),
+    )
+
+
+def _quick(
+    lane: Lane, spans: Spans, record: Record, options: Options, line: int | None
+) -> tuple[Conversation, ...] | None:
+    """The conversation of a record whose lane has open calls, made without parsing it whole
+    (`patchcore.engine.quickfix`); ``None`` if the full path must decide."""
+    from patchcore.engine import quickfix
+
+    findings = quickfix.findings(lane, spans, options=options)
+    if findings is None:
+        return None
+    found = tuple(_locate(findings, spans, record.line))
+    return (Conversation(lane.where, line, lane.dialect, lane.messages, None, False, found),)
+
+
+def _locate(findings: Sequence[Finding], spans: Spans, first_line: int) -> list[Finding]:
+    """Give each finding the line and column of its calling message in ``spans.buf``."""
+    raw = spans.buf
+    out = []
+    for finding in findings:
+        line, column = line_and_column(raw, spans.span(finding.message_path)[0])
+        out.append(replace(finding, line=line + first_line - 1, column=column))
+    return out
+
+
+def located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:
+    """``error`` with the line and column of the value it is about."""
+    from patchcore.raw.jsonspan import Spans
+
+    try:
+        offset = Spans(record.raw).span(path)[0]
+    except KeyError:
+        offset = 0
+    line, column = line_and_column(record.raw, offset)
+    return ShapeError(error.reason, path=error.path, line=line + record.line - 1, column=column)
+
+
+def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Finding]:
+    """The stability check of a repaired record: it must parse and have nothing left to fix.
+
+    Returns:
+        The findings the repaired record still has (none of them fixable).
+    """
+    from patchcore.engine.quick import clean
+
+    if options.quick and clean(new_raw):
+        return []
+    from patchcore.engine.locate import find_message_lists
+    from patchcore.errors import DecodeError
+
+    try:
+        value = parse(new_raw, first_line=record.line)
+    except DecodeError as error:
+        msg = f"internal error: the repair is not readable ({error.reason}); nothing written"
+        raise SelfCheckError(msg, line=error.line, column=error.column) from None
+    found = find_message_lists(value, dialects=dialects_for(options))
+    after = [f for _, findings in check_lists(found, options, fixing=True) for f in findings]
+    return self_checked(after, options)
+
+
+JSON_DOCUMENT = JsonDocument()
+CONVERSATION_LINES = ConversationLines()

@@ -1,0 +1,106 @@
+"""What a run yields: `Result`, the one outcome of checking (and fixing) bytes, whatever their
+layout and however they were read (a whole document, a batch of lines, a streamed corpus).
+
+A result carries what was checked, not only what was found: every `Conversation` of the input
+(its place, dialect and size, and with ``with_messages`` the messages as the engine read them
+and the edits the fix plans in them), so that whoever shows a history (``toolpatch show``)
+draws what the engine checked instead of reading the input a second time.
+
+Only typing imports at run time: a run whose records are all proven clean by the quick lane
+builds results without loading the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from patchcore.dialects.base import ListContext
+    from patchcore.model import Edit, Finding
+    from patchcore.raw.splice import Patch
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One message list of the input, as the engine checked it.
+
+    Attributes:
+        pointer: JSON pointer of the list in its record (``""`` for a list that is the record,
+            or is spread over lines: one message per line, an agent session's events).
+        line: The line of its record, or of its first message, in JSON Lines; ``None`` in a
+            JSON document.
+        dialect: Dialect name, or ``None`` when it was not read.
+        messages: Number of messages.
+        note: Why it was not checked, if it was not.
+        warning: The note is a problem worth showing (mixed dialects, an entry kept unread),
+            not routine.
+        findings: Its selected findings, located in the file, in order.
+        values: With ``with_messages``: the messages as the engine read them (for an agent
+            session, one merged message per turn), else ``None``.
+        context: With ``with_messages``: where the list sits in its record, which is what the
+            planned edits are relative to.
+        edits: With ``with_messages``: for each finding, the edits of its fix in terms of
+            ``values`` and ``context`` (for a session, what the entries it writes amount to).
+    """
+
+    pointer: str
+    line: int | None
+    dialect: str | None
+    messages: int
+    note: str | None
+    warning: bool = False
+    findings: tuple[Finding, ...] = ()
+    values: tuple[Any, ...] | None = None
+    context: ListContext | None = None
+    edits: tuple[tuple[Edit, ...], ...] = ()
+
+    def moved(self, lines: int) -> Conversation:
+        """The same conversation ``lines`` lines further down (found in a piece of the input
+        numbered from its own first line)."""
+        return replace(
+            self,
+            line=None if self.line is None else self.line + lines,
+            findings=tuple(moved(f, lines) for f in self.findings),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome for one input, or one piece of it.
+
+    Attributes:
+        layout: How the input holds its conversations (`patchcore.layouts`): ``"json"``,
+            ``"jsonl"`` (histories inside lines), ``"jsonl-messages"`` (one message per line),
+            or an agent session's layout (``"claude-code-session"``, ...).
+        conversations: Every message list found, in input order (and a warning for each part
+            of the input kept unread).
+        findings: Every selected finding (before any fix), in input order.
+        fixed: Findings whose fix is in the repair.
+        remaining: Findings still there after the fix (all of them for a check), as located in
+            the input; a finding the other fixes made go away is not among them.
+        patches: The repair as patches of the input's body (after a byte-order mark; for a
+            batch, of the batch): byte ranges and their new bytes. None when nothing changed.
+        output: The repaired bytes of a whole input (byte-order mark included), or ``None`` when
+            nothing changed or the input was streamed (its output is what the stream yielded).
+        lines: How many physical lines the input (or batch) has.
+    """
+
+    layout: str
+    conversations: tuple[Conversation, ...]
+    findings: tuple[Finding, ...]
+    fixed: tuple[Finding, ...] = ()
+    remaining: tuple[Finding, ...] = ()
+    patches: tuple[Patch, ...] = ()
+    output: bytes | None = None
+    lines: int = 1
+
+    @property
+    def changed(self) -> bool:
+        """Whether the fix changed anything (every fix applied edits the bytes)."""
+        return bool(self.fixed)
+
+
+def moved(finding: Finding, lines: int) -> Finding:
+    """``finding`` ``lines`` lines further down."""
+    return replace(finding, line=finding.line + lines) if finding.line is not None else finding
