@@ -406,20 +406,22 @@ def rule(
 def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
-    from patchcore.dialects import DIALECTS, Dialect
-    from patchcore.layouts.sessions import SESSION_FORMATS, SessionFormat
+    from patchcore.dialects import DIALECTS
+    from patchcore.layouts.sessions import SESSION_LAYOUTS
 
-    listed: list[Dialect | SessionFormat] = [*DIALECTS, *SESSION_FORMATS]
-    for dialect in listed:
-        printer.line(((dialect.name, "bold cyan"), (f"  {dialect.title}", "bold")))
-        printer.text(f"  recognised by: {dialect.recognised_by}")
-        printer.text(f"  found in: {dialect.containers}")
+    listed = [(d.name, d.title, d.recognised_by, d.containers) for d in DIALECTS] + [
+        (s.short_name, s.title, s.recognised_by, s.containers) for s in SESSION_LAYOUTS
+    ]
+    for name, title, recognised_by, containers in listed:
+        printer.line(((name, "bold cyan"), (f"  {title}", "bold")))
+        printer.text(f"  recognised by: {recognised_by}")
+        printer.text(f"  found in: {containers}")
         printer.text("")
     printer.text(
         "Detection is per message list: the first dialect (in the order above) that reads every "
         "message and sees a marker of its own wins; --dialect NAME forces one. Lists are found "
         "anywhere in a document; JSON Lines hold one conversation or one message per line, or "
-        f"are an agent session log (the last {len(SESSION_FORMATS)} above), read as a whole, as "
+        f"are an agent session log (the last {len(SESSION_LAYOUTS)} above), read as a whole, as "
         "is a JSON array of Claude Agent SDK messages."
     )
     return int(ExitCode.OK)
@@ -466,4 +468,8 @@ def main() -> None:
             "This is a bug in toolpatch; please report it with the input that caused it.\n"
         )
         code = ExitCode.ERROR
+    finally:
+        # The run is over: a SIGTERM from now on (the interpreter shutting down) ends the
+        # process as SIGTERM does, instead of raising into the shutdown with a traceback.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sys.exit(int(code) if isinstance(code, int) else 0)
