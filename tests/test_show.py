@@ -13,6 +13,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, run, text
 from tests.test_cli import CLEAN, DANGLING, DANGLING_JSONL, snapshot, write
@@ -177,3 +179,51 @@ def test_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     write(tmp_path / "d" / "h.json", DANGLING)
     result = show("d", cwd=tmp_path, expect=2)
     assert result.stdout == b"" and "one file" in result.stderr
+
+
+#: Every shipped input (expected repairs left out).
+SAMPLE_INPUTS = sorted(
+    p
+    for p in SAMPLES.rglob("*.json*")
+    if ".fixed." not in p.name and ".unsafe." not in p.name and p.suffix in (".json", ".jsonl")
+)
+
+
+def panels(result: Result) -> list[tuple[str, str]]:
+    """Every panel as (title, text inside it, lines joined by spaces), top to bottom."""
+    lines = result.stdout.decode().splitlines()
+    found = []
+    for start, line in enumerate(lines):
+        title = TITLE.match(line)
+        if title:
+            end = next(i for i in range(start, len(lines)) if lines[i].startswith("╰"))
+            body = " ".join(row.strip("│ ").strip() for row in lines[start + 1 : end])
+            found.append((title["title"], body))
+    return found
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("path", SAMPLE_INPUTS, ids=lambda p: str(p.relative_to(SAMPLES)))
+def test_show_marks_every_finding_check_reports_on_its_message(path: Path) -> None:
+    """On every sample (sessions, message lines, documents, corpora of conversations), each
+    finding ``check`` reports is drawn in the panel of the message it is about, and ``show``
+    draws no finding ``check`` does not report."""
+    selectors = ["--select", "ALL"] if path.parent.name == "strict" else []
+    name = str(path.relative_to(SAMPLES))
+    check = run(["check", "--output-format", "json", *selectors, name], cwd=SAMPLES)
+    assert check.code in (0, 1), check.show()
+    findings = [r for r in json.loads(check.stdout) if r["kind"] == "finding"]
+    shown = show("--full", *selectors, name, cwd=SAMPLES, env={**clean_env(), "COLUMNS": "200"})
+    drawn = panels(shown)
+    for finding in findings:
+        mark = f"✗ {finding['code']}"
+        assert any(
+            title.startswith(f"#{finding['message_index']} ")
+            and mark in body
+            and words(finding["message"]) in words(body)
+            for title, body in drawn
+        ), f"{name}: {finding['code']} {finding['call_id']} not shown on its message"
+    assert sum(body.count("✗ TP") for _, body in drawn) == len(findings)
