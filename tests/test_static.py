@@ -6,8 +6,11 @@ one command README documents.
 
 from __future__ import annotations
 
+import ast
+import graphlib
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -31,3 +34,54 @@ def test_ruff_lint_is_clean() -> None:
 def test_ruff_format_is_clean() -> None:
     result = run("ruff", "format", "--check", ".")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+#: The patchcore modules the CLI may import besides the public ``patchcore`` package: the
+#: vocabulary of findings and edits (``show`` draws edits), and the dialect and session
+#: tables that ``toolpatch formats`` and ``rule`` list.
+CLI_INTERNALS = frozenset({"patchcore.model", "patchcore.dialects", "patchcore.layouts.sessions"})
+
+
+def imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function (``from x import y``
+    counts as ``x`` and, when it is one, the module ``x.y``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_patchcore_has_no_import_cycle() -> None:
+    """Lazy imports included: importing a module imports its packages' ``__init__`` too."""
+    modules = {module_name(p): p for p in (ROOT / "patchcore").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges = set()
+        for imported in imports(path) & modules.keys():
+            parts = imported.split(".")
+            for depth in range(1, len(parts) + 1):
+                target = ".".join(parts[:depth])
+                if target in modules and target != name and not name.startswith(target + "."):
+                    edges.add(target)
+        graph[name] = edges
+    graphlib.TopologicalSorter(graph).prepare()  # raises CycleError, naming the cycle
+
+
+def test_the_cli_uses_the_public_api() -> None:
+    modules = {module_name(p) for p in (ROOT / "patchcore").rglob("*.py")} - {"patchcore"}
+    for path in sorted((ROOT / "cli").rglob("*.py")):
+        internal = {
+            name
+            for name in imports(path) & modules
+            if not any(name == m or name.startswith(m + ".") for m in CLI_INTERNALS)
+        }
+        assert not internal, f"{path.relative_to(ROOT)} imports patchcore internals {internal}"
