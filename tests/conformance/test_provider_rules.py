@@ -872,7 +872,7 @@ def test_validate_dispatches_on_toolpatch_dialect_names() -> None:
 # samples/strict/ keeps TP1xx defects in its safe-only *.fixed.* outputs on purpose (a safe fix
 # never deletes or moves); its *.unsafe.* outputs are validated in test_samples.py. The agent
 # session logs (claude-code/, claude-agent-sdk/, codex/, gemini-cli/*.jsonl) hold their
-# conversations across event entries, not in lists: tests/test_sessions_samples.py validates
+# conversations across event entries, not in lists: tests/layouts/test_sessions_samples.py validates
 # them conversation by conversation.
 SESSIONS = ("claude-code", "claude-agent-sdk", "codex")
 FIXED_SAMPLES = sorted(

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_FIXED, snapshot, write
 from tests.helpers import TP001_TEXT, run, text
-from tests.test_cli import CLEAN, DANGLING, DANGLING_FIXED, snapshot, write
 
 #: An OpenAI Chat history whose only defect is an orphan tool result (TP101, unsafe fix).
 ORPHAN = (

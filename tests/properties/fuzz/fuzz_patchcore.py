@@ -1,8 +1,8 @@
 """Coverage-guided fuzzing of patchcore's parser and engine with atheris (libFuzzer).
 
-Run by ``tests/test_fuzz.py`` for a bounded time; by hand::
+Run by ``tests/properties/test_fuzz.py`` for a bounded time; by hand::
 
-    python tests/fuzz/fuzz_patchcore.py CORPUS_DIR -max_total_time=60 -seed=1
+    python tests/properties/fuzz/fuzz_patchcore.py CORPUS_DIR -max_total_time=60 -seed=1
 
 patchcore is instrumented (``atheris.instrument_imports``) so that libFuzzer is guided by the
 branches it reaches. Each input is fixed as a JSON document and as JSON Lines, with the default
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 #: Option sets every input is fixed with.
 OPTION_SETS: list[dict[str, Any]] = [{}, {"select": ["ALL"], "unsafe_fixes": True}]

@@ -467,7 +467,7 @@ def test_an_interrupt_during_an_import_exits_with_code_2() -> None:
         capture_output=True,
         text=True,
         env=clean_env(),
-        cwd=Path(__file__).parent.parent,
+        cwd=Path(__file__).parents[2],
         check=False,
     )
     assert result.returncode == 2, (result.returncode, result.stderr)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_JSONL, write
 from tests.conftest import SAMPLES
 from tests.helpers import MODULE, clean_env, run
-from tests.test_cli import CLEAN, DANGLING, DANGLING_JSONL, write
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The progress bar's counts (the summary line never says "conversation").

@@ -47,7 +47,7 @@ def fixed_entry(data: bytes, message: int = 1, call: int = 0) -> dict[str, Any]:
 
 
 #: The samples without a repaired twin (the repaired ones, and their inputs, are held to the
-#: same rule in tests/test_provider_rules.py).
+#: same rule in tests/conformance/test_provider_rules.py).
 UNREPAIRED = ("gemini-cli/clean.json", "gemini-cli/success-without-result.json")
 
 

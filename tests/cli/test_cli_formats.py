@@ -10,7 +10,7 @@ the relative names; the only normalisations are the version in the SARIF driver 
 itself (the SARIF ``%SRCROOT%``).
 
 Regenerate the golden files after a deliberate change with
-``TOOLPATCH_UPDATE_GOLDEN=1 python -m pytest tests/test_cli_formats.py`` and review the diff.
+``TOOLPATCH_UPDATE_GOLDEN=1 python -m pytest tests/cli/test_cli_formats.py`` and review the diff.
 
 Also pinned: the SARIF log is valid against the official SARIF 2.1.0 schema (vendored in
 ``tests/data/sarif``), JSON and JSON Lines carry the same objects, machine formats put nothing

@@ -21,6 +21,7 @@ from patchcore.layouts.sessions import session_format
 from patchcore.stream import WHOLE_LIMIT, Stream, independent_lines
 from tests.conftest import CORPUS
 from tests.helpers import TP001_TEXT, TP002_TEXT, run
+from tests.layouts.test_sessions_samples import sdk_conversations
 from tests.provider_rules import anthropic
 from tests.sample_cases import (
     SAMPLES,
@@ -39,7 +40,6 @@ from tests.sample_cases import (
     sdk_user,
     tool_use,
 )
-from tests.test_sessions_samples import sdk_conversations
 
 FRAMING = "claude-agent-sdk-stream"
 SDK_SAMPLES = [c.path for c in all_cases() if c.path.startswith("claude-agent-sdk/")]
@@ -363,7 +363,7 @@ def new_main_entry(call_id: str) -> dict[str, Any]:
 def test_a_block_whose_type_is_not_text_is_an_unknown_block() -> None:
     """Found by the corruption properties: a session's messages are read without recognition,
     and a block whose ``type`` is a list crashed the reader (it was looked up in a set)."""
-    path = Path(__file__).parent.parent / "samples" / "claude-agent-sdk" / "main-thread.jsonl"
+    path = Path(__file__).parents[2] / "samples" / "claude-agent-sdk" / "main-thread.jsonl"
     data = path.read_bytes().replace(
         b'"content":[{"type":"text","text":"Running the tests first."}]',
         b'"content":[{"type":[],"text":"Running the tests first."}]',

@@ -1,10 +1,10 @@
 """A bounded coverage-guided fuzz run of patchcore (atheris), as part of the test suite.
 
-``tests/fuzz/fuzz_patchcore.py`` runs in a subprocess, seeded with every file of samples/ (copied
-into a temporary corpus folder, which libFuzzer extends), with a fixed ``-seed`` and a fixed
-number of runs, so a run is reproducible; ``-max_total_time`` caps it on a slow machine. It must
-end cleanly: no uncaught exception, no timeout, no memory blow-up. On failure the message shows
-libFuzzer's report and the crashing input.
+``tests/properties/fuzz/fuzz_patchcore.py`` runs in a subprocess, seeded with every file of
+samples/ (copied into a temporary corpus folder, which libFuzzer extends), with a fixed ``-seed``
+and a fixed number of runs, so a run is reproducible; ``-max_total_time`` caps it on a slow
+machine. It must end cleanly: no uncaught exception, no timeout, no memory blow-up. On failure
+the message shows libFuzzer's report and the crashing input.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from tests.helpers import clean_env
 from tests.robustness import ROOT, SAMPLES
 
-HARNESS = ROOT / "tests" / "fuzz" / "fuzz_patchcore.py"
+HARNESS = ROOT / "tests" / "properties" / "fuzz" / "fuzz_patchcore.py"
 SEED = 20261202
 RUNS = 30_000
 MAX_SECONDS = 25

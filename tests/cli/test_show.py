@@ -13,9 +13,9 @@ import json
 import re
 from pathlib import Path
 
+from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_JSONL, snapshot, write
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, run, text
-from tests.test_cli import CLEAN, DANGLING, DANGLING_JSONL, snapshot, write
 
 TITLE = re.compile(r"^╭─ (?P<title>.+?) ─+╮$")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
