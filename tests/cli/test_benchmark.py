@@ -11,10 +11,13 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.helpers import clean_env
 
 
+@pytest.mark.slow
 def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "benchmarks.run", "--conversations", "30", "--repeat", "1"],

@@ -290,6 +290,7 @@ def big_history() -> tuple[bytes, bytes]:
     return data, repaired(data)
 
 
+@pytest.mark.slow
 def test_sigterm_at_random_moments(big_history: tuple[bytes, bytes], tmp_path: Path) -> None:
     """SIGTERM during start-up, parsing, writing or after: the file is the original or the
     complete repair, never anything in between, and no temporary file is left."""

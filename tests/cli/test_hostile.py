@@ -375,6 +375,7 @@ def problems_with(case: Broken, error: tuple[int, int, str]) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stdin", [False, True], ids=["fix-file", "fix-stdin"])
 @pytest.mark.parametrize("case", BROKEN, ids=[c.id for c in BROKEN])
 def test_fix_refuses_broken_input(case: Broken, stdin: bool, tmp_path: Path) -> None:
@@ -623,6 +624,7 @@ def _huge_document() -> tuple[bytes, int]:
     return data, insert_at
 
 
+@pytest.mark.slow
 def test_200_mb_single_line_is_repaired(tmp_path: Path) -> None:
     data, insert_at = _huge_document()
     assert data.count(b"\n") == 0 and len(data) > HUGE

@@ -212,6 +212,7 @@ def test_progress_bar_on_a_terminal_while_an_input_is_slow(tmp_path: Path) -> No
     assert "Found 2 findings in 2 files" in plain(stderr).splitlines()[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "terminal"),
     [

@@ -323,6 +323,7 @@ def test_both_framings_read_the_same_conversations() -> None:
 # -- streaming -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_stream_over_the_streaming_threshold_is_read_whole() -> None:
     """Streaming cuts JSON Lines into batches of independent lines; a stream's entries are not
     independent (its first call is answered only by a message far below), so a stream larger

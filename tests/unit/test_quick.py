@@ -159,6 +159,7 @@ OPTIONS = {
 }
 
 
+@pytest.mark.slow
 @settings(max_examples=2500, deadline=None, derandomize=True)
 @given(raw=record(), options=st.sampled_from(sorted(OPTIONS)), fix=st.booleans())
 # Found by the first version of this test: a bare "tool_result" block (Anthropic's) was read
