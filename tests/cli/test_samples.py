@@ -1,8 +1,11 @@
 """Every shipped sample through the real CLI: findings, repaired bytes, stability, in place.
 
-The samples and their expected repairs are defined (by hand, with langchain-core writing the
-LangChain shapes) in ``tests/sample_cases.py``; this file first pins that ``samples/`` holds
-exactly what those definitions say, then runs each pair through ``python -m cli``.
+The samples are files: each input beside its expected repair (stated by hand; the LangChain ones
+written by langchain-core, ``tests/langchain_samples.py``), and a ``cases.toml`` per folder saying
+what ``check`` must report (read by ``tests/sample_cases.py``). This file first pins that
+``samples/`` holds exactly the files the data names, that the LangChain files are what their
+generator writes and that samples/README.md is generated from the data, then runs each pair
+through ``python -m cli``.
 
 The provider-strict samples (``samples/strict/``) are run with their selectors (``--select
 ALL``): ``check`` must mark each finding fixable, unsafe-fixable or not fixable; ``fix`` must
@@ -27,11 +30,24 @@ from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers import canonical
+from tests.langchain_samples import files as langchain_files
 from tests.provider_rules import validate
-from tests.sample_cases import Case, all_cases, expected_files, fixed_path, unsafe_path
+from tests.sample_cases import (
+    DATA_FILE,
+    REGENERATE,
+    Case,
+    all_cases,
+    case_files,
+    data_files,
+    fixed_path,
+    readme,
+    unsafe_path,
+)
 
 CASES = all_cases()
-FILES = expected_files()
+#: Every file of samples/ but the data files: each case's input and expected outputs, the README.
+FILES = sorted({relative for case in CASES for relative in case_files(case)} | {"README.md"})
+LANGCHAIN = langchain_files()
 STRICT = [case for case in CASES if case.select]
 FIXABILITY = ("safe", "unsafe", "none")
 
@@ -51,16 +67,39 @@ def explain(result: subprocess.CompletedProcess[bytes]) -> str:
     return f"exit {result.returncode}\nstderr:\n{result.stderr.decode()}"
 
 
-@pytest.mark.parametrize("relative", sorted(FILES))
+def json_value(path: Path) -> object:
+    """A sample file's value: its JSON document, or the list of its JSON Lines' values (blank
+    lines left out)."""
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(text)
+
+
+@pytest.mark.parametrize("relative", FILES)
 def test_sample_file_matches_its_definition(relative: str) -> None:
-    assert (SAMPLES / relative).read_bytes() == FILES[relative], (
-        f"samples/{relative} is out of date: run `python -m tests.sample_cases`"
-    )
+    """The README is generated from the data, a LangChain file is what langchain-core writes,
+    and every other file (stated by hand) reads as JSON or JSON Lines."""
+    data = (SAMPLES / relative).read_bytes()
+    if relative == "README.md":
+        assert data == readme(CASES), f"samples/README.md is out of date: run `{REGENERATE}`"
+    elif relative in LANGCHAIN:
+        assert data == LANGCHAIN[relative], (
+            f"samples/{relative} is not what langchain-core writes: run "
+            "`python -m tests.langchain_samples` and review the diff"
+        )
+    else:
+        assert json_value(SAMPLES / relative) not in (None, []), f"samples/{relative} is empty"
 
 
 def test_samples_hold_no_stray_file() -> None:
+    """Every file belongs to a case of its folder's data file, and the LangChain generator
+    writes exactly the files of the LangChain cases."""
     on_disk = {str(p.relative_to(SAMPLES)) for p in SAMPLES.rglob("*") if p.is_file()}
-    assert on_disk == set(FILES)
+    data = {str(p.relative_to(SAMPLES)) for p in data_files()}
+    assert on_disk - data == set(FILES), f"files no {DATA_FILE} names, or inputs missing"
+    langchain = {f for f in FILES if f.startswith(("langchain/", "strict/langchain/"))}
+    assert set(LANGCHAIN) == langchain
 
 
 def fix_exit(case: Case, *, unsafe: bool = False) -> int:
@@ -158,6 +197,7 @@ def unsafe_output(case: Case) -> bytes:
     return safe_output(case)
 
 
+@pytest.mark.slow  # a process per sample; the one-run directory tests below stay fast
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
 def test_fix_to_stdout_gives_the_expected_repair(case: Case) -> None:
     original = (SAMPLES / case.path).read_bytes()
@@ -166,6 +206,7 @@ def test_fix_to_stdout_gives_the_expected_repair(case: Case) -> None:
     assert result.stdout == safe_output(case)
 
 
+@pytest.mark.slow  # a process per sample; the one-run directory tests below stay fast
 @pytest.mark.parametrize("case", STRICT, ids=lambda c: c.path)
 def test_unsafe_fix_to_stdout_gives_the_expected_repair(case: Case) -> None:
     original = (SAMPLES / case.path).read_bytes()
@@ -176,6 +217,7 @@ def test_unsafe_fix_to_stdout_gives_the_expected_repair(case: Case) -> None:
     assert result.stdout == unsafe_output(case)
 
 
+@pytest.mark.slow  # a process per sample; the one-run directory tests below stay fast
 @pytest.mark.parametrize("case", [c for c in CASES if c.expected], ids=lambda c: c.path)
 def test_repaired_sample_is_clean_and_stable(case: Case) -> None:
     repaired = SAMPLES / fixed_path(case.path)
@@ -192,18 +234,14 @@ def test_repaired_sample_is_clean_and_stable(case: Case) -> None:
 def message_lists(path: Path) -> list[tuple[str, list[object]]]:
     """``(dialect, messages)`` of each history in a sample (JSON Lines: the non-blank lines'
     values as one list, so that one message per line is one history)."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix == ".jsonl":
-        value: object = [json.loads(line) for line in text.splitlines() if line.strip()]
-    else:
-        value = json.loads(text)
     return [
         (listed.dialect.name, [m for m in listed.messages if m is not None])
-        for listed in find_message_lists(value, dialects=DIALECTS)
+        for listed in find_message_lists(json_value(path), dialects=DIALECTS)
         if listed.dialect is not None and listed.note is None
     ]
 
 
+@pytest.mark.slow  # a process per sample; the one-run directory tests below stay fast
 @pytest.mark.parametrize("case", [c for c in STRICT if c.unsafe], ids=lambda c: c.path)
 def test_unsafe_repair_passes_the_provider_and_is_stable(case: Case) -> None:
     """After ``fix --unsafe-fixes --select ALL`` a history passes every rule of its provider
@@ -274,6 +312,7 @@ def test_safe_fix_only_inserts(case: Case) -> None:
     assert strict_left == [f for f in left_after(case, unsafe=False) if not f[0].startswith("TP0")]
 
 
+@pytest.mark.slow  # a process per sample; the one-run directory tests below stay fast
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
 def test_fix_in_place(case: Case, tmp_path: Path) -> None:
     target = tmp_path / Path(case.path).name

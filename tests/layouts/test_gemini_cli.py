@@ -12,14 +12,8 @@ import pytest
 import patchcore
 from tests.helpers import TP001_TEXT, TP002_TEXT, text
 from tests.provider_rules import gemini_cli
-from tests.sample_cases import (
-    SAMPLES,
-    gcli_call,
-    gcli_message,
-    gcli_turn,
-    gemini_cli_session,
-    stringified,
-)
+from tests.sample_cases import SAMPLES
+from tests.session_logs import gcli_call, gcli_message, gcli_turn, gemini_cli_session, stringified
 
 NAME = "session-2026-03-02T08-14-3f2b8c1e.json"
 CALL_ID = "read_file-1772439310402-8c2f5a1e7b3d9"

@@ -1,7 +1,7 @@
 """Claude Agent SDK message streams: detection, conversations, the new entry, both framings
 (JSON Lines and one JSON array), stability, and a stream too large to stream.
 
-Streams are built with the sample helpers (``tests/sample_cases.py``): in the CLI's stream-json
+Streams are built with the session builders (``tests/session_logs.py``): in the CLI's stream-json
 shape (compact JSON Lines, roles, ``session_id`` and ``uuid``), or kept as a pretty-printed
 array in the shape of corpus/claude-code's vercel/ai fixture (no role, no ids). Every expected
 value is stated here, not read back from toolpatch.
@@ -23,15 +23,12 @@ from tests.conftest import CORPUS
 from tests.helpers import TP001_TEXT, TP002_TEXT, run
 from tests.layouts.test_sessions_samples import sdk_conversations
 from tests.provider_rules import anthropic
-from tests.sample_cases import (
-    SAMPLES,
+from tests.sample_cases import SAMPLES, all_cases, fixed_path, json_doc
+from tests.session_logs import (
     SDK_SESSION,
     SESSION_NAMESPACE,
-    all_cases,
     anthropic_result,
     compact_jsonl,
-    fixed_path,
-    json_doc,
     kept,
     sdk_assistant,
     sdk_final,

@@ -1,6 +1,6 @@
 """Claude Code session logs (issue 8): conversations, placement, chain, determinism, strict rules.
 
-Sessions are built line by line with the sample helpers (``tests/sample_cases.py``), in the
+Sessions are built line by line with the session builders (``tests/session_logs.py``), in the
 compact raw-UTF-8 form Claude Code writes. Every expected value is stated here, not read back
 from toolpatch.
 """
@@ -17,9 +17,9 @@ import pytest
 import patchcore
 from tests.helpers import TP001_TEXT, TP002_TEXT, text
 from tests.provider_rules import anthropic
-from tests.sample_cases import (
+from tests.sample_cases import SAMPLES
+from tests.session_logs import (
     CLAUDE_SESSION,
-    SAMPLES,
     SESSION_ID,
     SESSION_NAMESPACE,
     cc_assistant,

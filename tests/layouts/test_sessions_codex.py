@@ -10,8 +10,8 @@ import pytest
 
 import patchcore
 from tests.helpers import TP001_TEXT, text
-from tests.sample_cases import (
-    SAMPLES,
+from tests.sample_cases import SAMPLES
+from tests.session_logs import (
     codex_event,
     codex_item,
     codex_user,

@@ -10,13 +10,7 @@ from typing import Any
 import pytest
 
 import patchcore
-from tests.sample_cases import (
-    GEMINI_CLI_SESSION,
-    compact_jsonl,
-    gcli_call,
-    gcli_message,
-    gcli_turn,
-)
+from tests.session_logs import GEMINI_CLI_SESSION, compact_jsonl, gcli_call, gcli_message, gcli_turn
 
 NAME = "session-2026-03-02T08-14-3f2b8c1e.jsonl"
 META = {**GEMINI_CLI_SESSION, "kind": "main"}
