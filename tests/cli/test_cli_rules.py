@@ -267,7 +267,7 @@ def inputs_of(folder: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.rglob("*")
-        if p.is_file() and ".fixed." not in p.name and ".unsafe." not in p.name
+        if p.suffix in (".json", ".jsonl") and ".fixed." not in p.name and ".unsafe." not in p.name
     )
 
 
