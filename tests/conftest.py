@@ -1,4 +1,9 @@
-"""Shared fixtures: where the shipped samples and the shared corpus live."""
+"""Shared fixtures: where the shipped samples and the shared corpus live; the ``slow`` mark.
+
+``python -m pytest -m "not slow"`` is the fast inner loop; plain ``python -m pytest`` runs all.
+Every test of a slow level (`SLOW_LEVELS`) and every test that reads the shared corpus is marked
+``slow`` here; a single slow test elsewhere carries ``@pytest.mark.slow`` itself.
+"""
 
 from __future__ import annotations
 
@@ -18,3 +23,19 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"no corpus at {CORPUS}")
     return CORPUS
+
+
+#: The folders of tests/ whose every test is slow: generated and fuzzed input, the real corpus,
+#: real libraries and tools (mypy, deepagents, Dask).
+SLOW_LEVELS = ("properties", "corpus", "conformance")
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` the tests of the slow levels and every test that reads the corpus."""
+    slow_folders = [TESTS / level for level in SLOW_LEVELS]
+    for item in items:
+        path = Path(item.path)
+        reads_corpus = "corpus" in getattr(item, "fixturenames", ())
+        if reads_corpus or any(path.is_relative_to(folder) for folder in slow_folders):
+            item.add_marker(pytest.mark.slow)

@@ -1,5 +1,5 @@
 """Helpers shared by the robustness tests (hostile input, failure injection, security,
-corruption properties) and the atheris harness in ``tests/fuzz``.
+corruption properties) and the atheris harness in ``tests/properties/fuzz``.
 
 * a small history with exactly one dangling call (`dangling_history`), in OpenAI Chat shape;
 * `Snapshot`: a file's bytes, mode, inode and mtime, to prove a file was left alone;

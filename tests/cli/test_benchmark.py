@@ -1,0 +1,43 @@
+"""The benchmark runner works (CI runs it once, small; the timings themselves are not tested).
+
+Speed and memory are judged by ``python -m benchmarks.run`` on the full bench corpus, as ratios
+measured in one run; here a tiny corpus proves that every case runs and that the table and the
+verdicts are printed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.helpers import clean_env
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--conversations", "30", "--repeat", "1"],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    rows = re.findall(r"^\| ([^|]+?) \| ([0-9.]+) \|", completed.stdout, re.MULTILINE)
+    cases = {name for name, _ in rows}
+    for dialect in ("langchain", "openai-chat"):
+        for case in ("bare orjson", "fix --jobs 1", "fix --jobs 2", "check --jobs 1"):
+            assert f"{dialect}: {case}" in cases, completed.stdout
+    assert "langchain: deepagents" in cases  # deepagents is in the test dependencies
+    assert {"start-up: import typer", "start-up: toolpatch check"} <= cases
+    assert all(float(seconds) > 0 for _, seconds in rows)
+    verdicts = re.findall(
+        r"^- (.+): ([0-9.]+) \(target [≤≥] [0-9.]+\) (PASS|MISS)$", completed.stdout, re.MULTILINE
+    )
+    assert len(verdicts) == 2 * 3 + 1 + 1, completed.stdout  # per dialect, deepagents, start-up

@@ -1,0 +1,488 @@
+"""The provider-strict rules on the command line (issue 4), run as a user runs them.
+
+Pins ``toolpatch rules`` and ``toolpatch rule CODE``, the ruff-style fixability marks on
+``check`` lines (``[*]`` fixable, ``[~]`` fixable with ``--unsafe-fixes``, no mark: not
+fixable), the summary's counts of both, that ``fix`` without ``--unsafe-fixes`` only ever
+inserts bytes, the exit codes of ``fix --unsafe-fixes`` (0 when everything was fixable, 1 when
+TP104/TP105 findings remain), and rule selection by prefix (``--select TP1``) and ``--ignore``.
+
+The rule codes and names are the ones issue 4 and DESIGN.md list, written out here; wording is
+pinned only where the issue fixes it (codes, names, provider errors quoted in peers.md (d),
+whether a fix is safe, unsafe or absent).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tests.helpers import TP001_TEXT, Result, run, text
+
+#: Every rule of DESIGN.md and issue 4: code → (name, fix kind).
+RULES = {
+    "TP001": ("dangling-tool-call", "safe"),
+    "TP002": ("pending-tool-call", "safe"),
+    "TP003": ("invalid-tool-call", "safe"),
+    "TP101": ("orphan-tool-result", "unsafe"),
+    "TP102": ("misplaced-tool-result", "unsafe"),
+    "TP103": ("duplicate-tool-result", "unsafe"),
+    "TP104": ("duplicate-tool-call-id", "none"),
+    "TP105": ("missing-tool-call-id", "none"),
+    "TP106": ("tool-result-not-first", "unsafe"),
+    "TP107": ("empty-tool-calls", "unsafe"),
+}
+CODE = re.compile(r"\bTP\d{3}\b")
+#: ``path:line:col: CODE [mark] message``: the mark is ``[*]``, ``[~]`` or absent.
+FINDING_LINE = re.compile(r"^(?P<path>.+?):\d+:\d+: (?P<code>TP\d{3})(?P<mark> \[[*~]\])? \S")
+
+# --------------------------------------------------------------------------------------------
+# histories
+
+
+def call(call_id: str | None, name: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+def assistant(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
+def tool(call_id: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def user(words: str) -> dict[str, Any]:
+    return {"role": "user", "content": words}
+
+
+def dump(messages: list[Any], indent: int | None = 2) -> bytes:
+    return (json.dumps(messages, indent=indent) + "\n").encode()
+
+
+#: Every kind of finding fix can do something about: an orphan (TP101, unsafe), a misplaced
+#: result (TP102, unsafe), a duplicate (TP103, unsafe), an empty tool_calls (TP107, unsafe) and
+#: a dangling call (TP001, safe).
+FIXABLE = [
+    tool("call_gone", "Booked."),
+    user("Weather in Rome?"),
+    assistant(call("call_rome", "get_weather")),
+    user("In Celsius."),
+    tool("call_rome", "22C"),
+    assistant(call("call_time", "get_time")),
+    tool("call_time", "09:00"),
+    tool("call_time", "09:00"),
+    {"role": "assistant", "content": "22C, 09:00.", "tool_calls": []},
+    assistant(call("call_book", "book_table")),
+    user("Cancel that."),
+]
+#: The same after ``fix --select ALL --unsafe-fixes``, stated by hand.
+FIXABLE_REPAIRED = [
+    user("Weather in Rome?"),
+    assistant(call("call_rome", "get_weather")),
+    tool("call_rome", "22C"),
+    user("In Celsius."),
+    assistant(call("call_time", "get_time")),
+    tool("call_time", "09:00"),
+    {"role": "assistant", "content": "22C, 09:00."},
+    assistant(call("call_book", "book_table")),
+    tool("call_book", text(TP001_TEXT, "book_table", "call_book")),
+    user("Cancel that."),
+]
+FIXABLE_CODES = ["TP101", "TP102", "TP103", "TP107", "TP001"]
+
+#: Findings of all three kinds: TP001 (safe), TP101 (unsafe), TP104 and TP105 (no fix).
+MIXED = [
+    user("Weather in Paris and Rome?"),
+    tool("call_stale", "old result"),
+    assistant(call("call_0", "get_weather"), call("call_0", "get_weather")),
+    tool("call_0", "18C"),
+    tool("call_0", "24C"),
+    assistant(call(None, "get_time")),
+    user("And book a table."),
+    assistant(call("call_book", "book_table")),
+    user("No, cancel."),
+]
+MIXED_FIXES = {"TP101": "unsafe", "TP104": "none", "TP105": "none", "TP001": "safe"}
+
+
+def write(tmp_path: Path, messages: list[Any], name: str = "history.json", **kw: Any) -> Path:
+    path = tmp_path / name
+    path.write_bytes(dump(messages, **kw))
+    return path
+
+
+def findings(result: Result) -> list[tuple[str, str]]:
+    """``(code, mark)`` of each finding line on stderr (``""``: no mark)."""
+    found = []
+    for line in result.stderr_lines:
+        match = FINDING_LINE.match(line)
+        if match:
+            found.append((match["code"], (match["mark"] or "").strip()))
+    return found
+
+
+def summary(result: Result) -> str:
+    """The closing line of a run."""
+    return result.stderr_lines[-1]
+
+
+def only_insertions(before: bytes, after: bytes) -> list[str]:
+    """The edits that turn ``before`` into ``after`` other than insertions (none: ``after`` is
+    ``before`` with bytes inserted)."""
+    old, new = before.decode(), after.decode()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [
+        f"{op} {old[i1:i2]!r} -> {new[j1:j2]!r}"
+        for op, i1, i2, j1, j2 in matcher.get_opcodes()
+        if op not in ("equal", "insert")
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# toolpatch rules / toolpatch rule CODE
+
+
+def test_rules_lists_every_rule_once() -> None:
+    result = run(["rules"], expect=0)
+    listed = CODE.findall(result.stdout.decode())
+    assert sorted(listed) == sorted(RULES), result.show()
+    out = result.stdout.decode()
+    for code, (name, _) in RULES.items():
+        (line,) = [line for line in out.splitlines() if re.match(rf"\s*{code}\b", line)]
+        assert name in line, result.show()
+
+
+def test_rules_tells_safe_unsafe_and_unfixable_apart() -> None:
+    out = run(["rules"], expect=0).stdout.decode()
+    for code, (_, fix) in RULES.items():
+        (line,) = [line for line in out.splitlines() if re.match(rf"\s*{code}\b", line)]
+        if fix == "unsafe":
+            assert "unsafe" in line, line
+        elif fix == "safe":
+            assert re.search(r"\bsafe\b", line) and "unsafe" not in line, line
+        else:
+            assert re.search(r"\bno fix\b", line, re.IGNORECASE), line
+
+
+@pytest.mark.parametrize("spelling", ["TP101", "tp101", " TP101 "])
+def test_rule_explains_tp101(spelling: str) -> None:
+    result = run(["rule", spelling], expect=0)
+    out = result.stdout.decode()
+    assert "TP101" in out and "orphan-tool-result" in out, result.show()
+    # What providers answer (peers.md (d)): OpenAI Chat and Anthropic at least.
+    assert "must be a response to a preceeding message with 'tool_calls'" in out, result.show()
+    assert "unexpected `tool_use_id` found in `tool_result` blocks" in out, result.show()
+    # The fix, and that it is unsafe (it deletes content).
+    assert re.search(r"\bdrop", out, re.IGNORECASE), result.show()
+    assert "unsafe" in out and "--unsafe-fixes" in out, result.show()
+    assert CODE.findall(out) == ["TP101"], "explains that one rule only"
+
+
+@pytest.mark.parametrize(("code", "fix"), [(c, f) for c, (_, f) in RULES.items()])
+def test_rule_explains_every_rule_and_its_fix_kind(code: str, fix: str) -> None:
+    result = run(["rule", code], expect=0)
+    out = result.stdout.decode()
+    assert RULES[code][0] in out, result.show()
+    if fix == "unsafe":
+        assert "unsafe" in out, result.show()
+    elif fix == "safe":
+        assert re.search(r"\bsafe\b", out) and "unsafe" not in out, result.show()
+    else:
+        assert re.search(r"\bno fix\b", out, re.IGNORECASE), result.show()
+        assert "unsafe" not in out, result.show()
+    assert result.stderr == "", result.show()
+
+
+@pytest.mark.parametrize("code", ["TP999", "TP1", "ALL", "E501"])
+def test_rule_of_an_unknown_code_is_a_usage_error(code: str) -> None:
+    result = run(["rule", code], expect=2)
+    assert result.stdout == b"", result.show()
+    assert code in result.stderr, result.show()
+
+
+def test_rule_without_a_code_is_a_usage_error() -> None:
+    run(["rule"], expect=2)
+
+
+# --------------------------------------------------------------------------------------------
+# check: marks and summary
+
+
+def test_check_marks_safe_unsafe_and_unfixable_findings(tmp_path: Path) -> None:
+    path = write(tmp_path, MIXED)
+    result = run(["check", "--select", "ALL", str(path)], expect=1)
+    marks = {"safe": "[*]", "unsafe": "[~]", "none": ""}
+    assert findings(result) == [
+        ("TP101", marks["unsafe"]),
+        ("TP104", marks["none"]),
+        ("TP105", marks["none"]),
+        ("TP001", marks["safe"]),
+    ], result.show()
+
+
+def test_check_summary_counts_fixable_and_unsafe_fixable(tmp_path: Path) -> None:
+    result = run(["check", "--select", "ALL", str(write(tmp_path, MIXED))], expect=1)
+    line = summary(result)
+    assert re.search(r"\b4 findings\b", line), result.show()
+    assert re.search(r"\b1 fixable\b", line), result.show()
+    assert re.search(r"\b1 more\b[^.]*--unsafe-fixes", line), result.show()
+
+
+def test_check_summary_counts_over_several_files(tmp_path: Path) -> None:
+    write(tmp_path, MIXED, "a.json")
+    write(tmp_path, FIXABLE, "b.json")
+    result = run(["check", "--select", "ALL", str(tmp_path)], expect=1)
+    assert len(findings(result)) == 4 + 5, result.show()
+    line = summary(result)
+    assert re.search(r"\b9 findings in 2 files\b", line), result.show()
+    assert re.search(r"\b2 fixable\b", line), result.show()
+    assert re.search(r"\b5 more\b[^.]*--unsafe-fixes", line), result.show()
+
+
+def test_check_summary_without_unsafe_findings_does_not_mention_them(tmp_path: Path) -> None:
+    dangling = [user("Hi"), assistant(call("call_1", "get_weather")), user("Bye")]
+    result = run(["check", "--select", "ALL", str(write(tmp_path, dangling))], expect=1)
+    assert findings(result) == [("TP001", "[*]")], result.show()
+    assert "--unsafe-fixes" not in summary(result), result.show()
+
+
+def test_default_check_reports_no_strict_rule(tmp_path: Path) -> None:
+    result = run(["check", str(write(tmp_path, MIXED))], expect=1)
+    assert findings(result) == [("TP001", "[*]")], result.show()
+
+
+# --------------------------------------------------------------------------------------------
+# fix without --unsafe-fixes: only insertions
+
+
+def inputs_of(folder: Path) -> list[Path]:
+    """The sample inputs under ``folder`` (not their expected outputs)."""
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.suffix in (".json", ".jsonl") and ".fixed." not in p.name and ".unsafe." not in p.name
+    )
+
+
+def test_fix_without_unsafe_fixes_only_inserts(tmp_path: Path) -> None:
+    """``fix --select ALL`` never deletes or moves: each output is its input plus inserted
+    bytes, and a file whose findings are all unsafe or unfixable is not rewritten."""
+    folder = tmp_path / "strict"
+    shutil.copytree(SAMPLES / "strict", folder)
+    write(folder, FIXABLE, "fixable.json")
+    write(folder, MIXED, "mixed.json", indent=None)
+    before = {p: p.read_bytes() for p in inputs_of(folder)}
+    assert len(before) > 20
+    stamps = {p: p.stat().st_mtime_ns for p in before}
+    run(["fix", "--select", "ALL", *map(str, before)], expect=1)
+    changed = 0
+    for path, data in before.items():
+        after = path.read_bytes()
+        assert not only_insertions(data, after), f"{path.name}: {only_insertions(data, after)}"
+        if after == data:
+            assert path.stat().st_mtime_ns == stamps[path], f"{path.name} rewritten unchanged"
+        else:
+            changed += 1
+    assert changed >= 3, "some of these files have a dangling call to answer"
+
+
+def test_fix_without_unsafe_fixes_leaves_strict_findings(tmp_path: Path) -> None:
+    path = write(tmp_path, FIXABLE, indent=4)
+    original = path.read_bytes()
+    result = run(["fix", "--select", "ALL", str(path)], expect=1)
+    assert not only_insertions(original, path.read_bytes()), result.show()
+    # The unsafe-fixable findings are the ones left, still marked so.
+    assert findings(result) == [
+        ("TP101", "[~]"),
+        ("TP102", "[~]"),
+        ("TP103", "[~]"),
+        ("TP107", "[~]"),
+    ], result.show()
+    assert re.search(r"\b4 findings\b[^,.]*--unsafe-fixes", summary(result)), result.show()
+    recheck = run(["check", "--select", "ALL", str(path)], expect=1)
+    assert [code for code, _ in findings(recheck)] == FIXABLE_CODES[:-1], recheck.show()
+
+
+# --------------------------------------------------------------------------------------------
+# fix --unsafe-fixes: exit codes
+
+
+def test_unsafe_fix_of_fixable_findings_exits_0(tmp_path: Path) -> None:
+    path = write(tmp_path, FIXABLE)
+    before = run(["check", "--select", "ALL", str(path)], expect=1)
+    assert [code for code, _ in findings(before)] == FIXABLE_CODES, before.show()
+    result = run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=0)
+    assert json.loads(path.read_bytes()) == FIXABLE_REPAIRED, result.show()
+    assert findings(result) == [], "nothing remains to report"
+    run(["check", "--select", "ALL", str(path)], expect=0)
+    again = path.read_bytes()
+    run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=0)
+    assert path.read_bytes() == again, "a second unsafe fix changes nothing"
+
+
+def test_unsafe_fix_to_stdout(tmp_path: Path) -> None:
+    result = run(["fix", "--select", "ALL", "--unsafe-fixes", "-"], input=dump(FIXABLE), expect=0)
+    assert json.loads(result.stdout) == FIXABLE_REPAIRED, result.show()
+
+
+def test_unsafe_fix_exits_1_when_unfixable_findings_remain(tmp_path: Path) -> None:
+    path = write(tmp_path, MIXED)
+    result = run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=1)
+    assert sorted(code for code, _ in findings(result)) == ["TP104", "TP105"], result.show()
+    assert all(mark == "" for _, mark in findings(result)), result.show()
+    repaired = json.loads(path.read_bytes())
+    assert tool("call_stale", "old result") not in repaired, "the orphan is dropped"
+    assert tool("call_book", text(TP001_TEXT, "book_table", "call_book")) in repaired
+    recheck = run(["check", "--select", "ALL", str(path)], expect=1)
+    assert sorted(code for code, _ in findings(recheck)) == ["TP104", "TP105"], recheck.show()
+    again = path.read_bytes()
+    run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=1)
+    assert path.read_bytes() == again
+
+
+@pytest.mark.parametrize("code", ["TP104", "TP105"])
+def test_unsafe_fix_exits_1_for_one_unfixable_finding(tmp_path: Path, code: str) -> None:
+    if code == "TP104":
+        messages = [
+            user("Paris and Rome?"),
+            assistant(call("call_0", "get_weather"), call("call_0", "get_weather")),
+            tool("call_0", "18C"),
+            tool("call_0", "24C"),
+        ]
+    else:
+        messages = [user("Time?"), assistant(call("", "get_time")), user("Hello?")]
+    path = write(tmp_path, messages)
+    original = path.read_bytes()
+    result = run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=1)
+    assert findings(result) == [(code, "")], result.show()
+    assert path.read_bytes() == original, "nothing to fix: the file is left alone"
+
+
+def test_unsafe_fixes_apply_only_to_selected_rules(tmp_path: Path) -> None:
+    """``--unsafe-fixes`` alone runs the default (TP0xx) rules: the orphan stays."""
+    path = write(tmp_path, FIXABLE)
+    run(["fix", "--unsafe-fixes", str(path)], expect=0)
+    repaired = json.loads(path.read_bytes())
+    assert repaired[0] == tool("call_gone", "Booked."), "TP101 was not selected"
+    assert tool("call_book", text(TP001_TEXT, "book_table", "call_book")) in repaired
+
+
+# --------------------------------------------------------------------------------------------
+# --select TP1 / --ignore
+
+
+@pytest.mark.parametrize("selector", ["TP1", "tp1", "TP10"])
+def test_select_tp1_selects_only_the_strict_rules(tmp_path: Path, selector: str) -> None:
+    path = write(tmp_path, MIXED)
+    result = run(["check", "--select", selector, str(path)], expect=1)
+    codes = [code for code, _ in findings(result)]
+    assert codes == ["TP101", "TP104", "TP105"], result.show()
+
+
+def test_select_tp1_fix_inserts_no_synthetic_result(tmp_path: Path) -> None:
+    path = write(tmp_path, FIXABLE)
+    original = path.read_bytes()
+    result = run(["fix", "--select", "TP1", str(path)], expect=1)
+    assert path.read_bytes() == original, "no TP1xx fix is safe: nothing is written"
+    assert [code for code, _ in findings(result)] == FIXABLE_CODES[:-1], result.show()
+    run(["fix", "--select", "TP1", "--unsafe-fixes", str(path)], expect=0)
+    repaired = json.loads(path.read_bytes())
+    assert repaired == [m for m in FIXABLE_REPAIRED if m.get("tool_call_id") != "call_book"]
+    dangling = run(["check", "--select", "ALL", str(path)], expect=1)
+    assert findings(dangling) == [("TP001", "[*]")], dangling.show()
+
+
+def test_select_combines_prefixes_and_codes(tmp_path: Path) -> None:
+    path = write(tmp_path, MIXED)
+    result = run(["check", "--select", "TP0,TP105", str(path)], expect=1)
+    assert [code for code, _ in findings(result)] == ["TP105", "TP001"], result.show()
+
+
+ANTHROPIC: list[dict[str, Any]] = [
+    {"role": "user", "content": "Weather in Lisbon?"},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}],
+    },
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Here:"},
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "21C"},
+            {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "stale"},
+        ],
+    },
+    {"role": "assistant", "content": "21C."},
+]
+
+
+def test_ignore_tp106(tmp_path: Path) -> None:
+    path = write(tmp_path, ANTHROPIC)
+    everything = run(["check", "--select", "ALL", str(path)], expect=1)
+    assert [code for code, _ in findings(everything)] == ["TP106", "TP101"], everything.show()
+    ignored = run(["check", "--select", "ALL", "--ignore", "TP106", str(path)], expect=1)
+    assert [code for code, _ in findings(ignored)] == ["TP101"], ignored.show()
+    run(["fix", "--select", "ALL", "--ignore", "TP106", "--unsafe-fixes", str(path)], expect=0)
+    repaired = json.loads(path.read_bytes())
+    # The orphan is dropped; the text stays first, as TP106 was ignored.
+    assert repaired[2]["content"] == ANTHROPIC[2]["content"][:2]
+    after = run(["check", "--select", "ALL", str(path)], expect=1)
+    assert findings(after) == [("TP106", "[~]")], after.show()
+    run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=0)
+    assert json.loads(path.read_bytes())[2]["content"] == [
+        ANTHROPIC[2]["content"][1],
+        ANTHROPIC[2]["content"][0],
+    ]
+
+
+def test_ignore_wins_over_select(tmp_path: Path) -> None:
+    path = write(tmp_path, ANTHROPIC)
+    run(["check", "--select", "TP106", "--ignore", "TP1", str(path)], expect=0)
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_unknown_selector_is_a_usage_error(tmp_path: Path, option: str) -> None:
+    path = write(tmp_path, MIXED)
+    original = path.read_bytes()
+    result = run(["fix", option, "TP9", str(path)], expect=2)
+    assert "TP9" in result.stderr, result.show()
+    assert path.read_bytes() == original
+
+
+# --------------------------------------------------------------------------------------------
+# Unsafe fixes never empty a history
+
+
+@pytest.mark.parametrize("name", ["history.jsonl", "history.json"])
+def test_unsafe_fix_does_not_delete_the_whole_history(tmp_path: Path, name: str) -> None:
+    """A file that is nothing but an orphan result used to be written back empty (0 bytes),
+    which `check` then refused: deleting everything is not offered."""
+    path = tmp_path / name
+    original = b'{"role":"tool","tool_call_id":"call_1","content":"18C"}\n'
+    path.write_bytes(original)
+    fixed = run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=1)
+    assert path.read_bytes() == original
+    assert findings(fixed) == [("TP101", "")]
+    assert "not fixable" in summary(fixed)
+    assert findings(run(["check", "--select", "ALL", str(path)], expect=1)) == [("TP101", "")]
+
+
+def test_unsafe_fix_leaving_one_message_line_reads_back(tmp_path: Path) -> None:
+    """Two message lines in a `.json` file; deleting the orphan leaves one line, which no
+    longer frames as JSON Lines: it reads back as a one-message history, not as an error."""
+    path = tmp_path / "history.json"
+    path.write_bytes(
+        b'{"role":"tool","tool_call_id":"call_1","content":"18C"}\n{"role":"user","content":"x"}\n'
+    )
+    run(["fix", "--select", "ALL", "--unsafe-fixes", str(path)], expect=0)
+    assert path.read_bytes() == b'{"role":"user","content":"x"}\n'
+    assert summary(run(["check", "--select", "ALL", str(path)], expect=0)) == (
+        "No findings in 1 file."
+    )

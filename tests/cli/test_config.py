@@ -1,0 +1,307 @@
+"""Configuration: ``[tool.toolpatch]`` in ``pyproject.toml`` or a ``toolpatch.toml``, as in ruff.
+
+Pinned through the real entry point: discovery from the common parent of the inputs upwards
+(``toolpatch.toml`` wins in one folder, a ``pyproject.toml`` without the table is passed over,
+one that never mentions toolpatch is not even parsed), every key (select, ignore,
+per-file-ignores, texts, dialect, unsafe-fixes, output-format), the command line winning over
+the file, ``--config PATH``, ``--config 'KEY = VALUE'``, ``--isolated``, and errors that name the
+file and the key with exit code 2 and nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_FIXED, snapshot, write
+from tests.helpers import TP001_TEXT, run, text
+
+#: An OpenAI Chat history whose only defect is an orphan tool result (TP101, unsafe fix).
+ORPHAN = (
+    json.dumps(
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "tool_call_id": "zz", "content": "stale"},
+            {"role": "assistant", "content": "hello"},
+        ],
+        indent=2,
+    )
+    + "\n"
+).encode()
+
+
+def pyproject(folder: Path, table: str) -> Path:
+    """A ``pyproject.toml`` with a project table and ``table`` after it."""
+    return write(
+        folder / "pyproject.toml", f'[project]\nname = "x"\n\n{table}'.encode(), mtime=None
+    )
+
+
+def toolpatch_toml(folder: Path, body: str) -> Path:
+    return write(folder / "toolpatch.toml", body.encode(), mtime=None)
+
+
+# --------------------------------------------------------------------------------------------
+# discovery
+
+
+def test_pyproject_table_applies(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    run(["check", "h.json"], cwd=tmp_path, expect=1)
+    pyproject(tmp_path, '[tool.toolpatch]\nselect = ["TP1"]\n')
+    run(["check", "h.json"], cwd=tmp_path, expect=0)
+
+
+def test_toolpatch_toml_applies_with_top_level_keys(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    toolpatch_toml(tmp_path, 'ignore = ["TP001"]\n')
+    run(["check", "h.json"], cwd=tmp_path, expect=0)
+
+
+def test_toolpatch_toml_wins_over_pyproject_in_the_same_folder(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    pyproject(tmp_path, '[tool.toolpatch]\nignore = ["TP001"]\n')
+    toolpatch_toml(tmp_path, 'ignore = ["TP002"]\n')
+    run(["check", "h.json"], cwd=tmp_path, expect=1)
+
+
+def test_nearest_configuration_above_the_inputs_wins(tmp_path: Path) -> None:
+    toolpatch_toml(tmp_path, 'ignore = ["TP001"]\n')
+    project = tmp_path / "project"
+    pyproject(project, "[tool.other]\nkey = 1\n")  # no [tool.toolpatch]: passed over
+    write(project / "data" / "deep" / "h.json", DANGLING)
+    run(["check", "data/deep/h.json"], cwd=project, expect=0)
+    toolpatch_toml(project / "data", 'select = ["TP0"]\n')
+    run(["check", "data/deep/h.json"], cwd=project, expect=1)
+
+
+def test_discovery_starts_at_the_common_parent_of_the_inputs(tmp_path: Path) -> None:
+    write(tmp_path / "runs" / "a" / "h.json", DANGLING)
+    write(tmp_path / "runs" / "b" / "h.json", DANGLING)
+    toolpatch_toml(tmp_path / "runs" / "a", 'ignore = ["TP001"]\n')
+    # Common parent: runs/ (no configuration there or above) -> the file in a/ does not count.
+    run(["check", "runs/a/h.json", "runs/b/h.json"], cwd=tmp_path, expect=1)
+    # Only runs/a -> it counts.
+    run(["check", "runs/a/h.json"], cwd=tmp_path, expect=0)
+    run(["check", "runs/a"], cwd=tmp_path, expect=0)
+
+
+def test_pyproject_that_never_mentions_toolpatch_is_not_parsed(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    write(tmp_path / "pyproject.toml", b"this is [not toml", mtime=None)
+    run(["check", "h.json"], cwd=tmp_path, expect=1)
+
+
+def test_invalid_toml_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    write(tmp_path / "pyproject.toml", b"[tool.toolpatch\nselect = 1\n", mtime=None)
+    result = run(["check", "h.json"], cwd=tmp_path, expect=2)
+    assert "pyproject.toml" in result.stderr and "invalid TOML" in result.stderr
+    assert result.stdout == b""
+
+
+def test_stdin_discovers_from_the_current_folder_or_the_stdin_filename(tmp_path: Path) -> None:
+    toolpatch_toml(tmp_path / "quiet", 'ignore = ["TP001"]\n')
+    (tmp_path / "loud").mkdir()
+    run(["check", "-"], input=DANGLING, cwd=tmp_path / "quiet", expect=0)
+    run(["check", "-"], input=DANGLING, cwd=tmp_path / "loud", expect=1)
+    named = ["check", "--stdin-filename", "quiet/h.json", "-"]
+    run(named, input=DANGLING, cwd=tmp_path, expect=0)
+
+
+def test_verbose_names_the_configuration_used(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", CLEAN)
+    path = toolpatch_toml(tmp_path, 'select = ["TP0"]\n')
+    verbose = run(["check", "-v", "h.json"], cwd=tmp_path, expect=0)
+    assert str(path) in verbose.stderr
+    plain = run(["check", "h.json"], cwd=tmp_path, expect=0)
+    assert "toolpatch.toml" not in plain.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# keys
+
+
+def test_per_file_ignores_by_path_and_by_file_name(tmp_path: Path) -> None:
+    toolpatch_toml(
+        tmp_path,
+        '[per-file-ignores]\n"logs/*.json" = ["TP001"]\n"special.json" = ["TP0"]\n',
+    )
+    write(tmp_path / "logs" / "a.json", DANGLING)
+    write(tmp_path / "other" / "a.json", DANGLING)
+    write(tmp_path / "deep" / "er" / "special.json", DANGLING)
+    run(["check", "logs/a.json"], cwd=tmp_path, expect=0)
+    run(["check", "deep/er/special.json"], cwd=tmp_path, expect=0)
+    result = run(["check", "--output-format", "jsonl", "."], cwd=tmp_path, expect=1)
+    files = [json.loads(line)["file"] for line in result.stdout.decode().splitlines()]
+    assert files == [str(Path("other") / "a.json")]
+
+
+def test_per_file_ignores_apply_to_fix(tmp_path: Path) -> None:
+    toolpatch_toml(tmp_path, '[per-file-ignores]\n"keep-*.json" = ["TP001"]\n')
+    kept = write(tmp_path / "keep-me.json", DANGLING)
+    fixed = write(tmp_path / "fix-me.json", DANGLING)
+    before = snapshot(kept)
+    run(["fix", "keep-me.json", "fix-me.json"], cwd=tmp_path, expect=0)
+    assert snapshot(kept) == before
+    assert fixed.read_bytes() == DANGLING_FIXED
+
+
+def test_per_file_ignores_relative_to_the_configuration_folder(tmp_path: Path) -> None:
+    toolpatch_toml(tmp_path, '[per-file-ignores]\n"data/*" = ["TP001"]\n')
+    write(tmp_path / "data" / "h.json", DANGLING)
+    run(["check", "h.json"], cwd=tmp_path / "data", expect=0)
+
+
+def test_texts_change_the_synthetic_result(tmp_path: Path) -> None:
+    toolpatch_toml(tmp_path, '[texts]\nTP001 = "Tool {name} ({id}) was interrupted."\n')
+    path = write(tmp_path / "h.json", DANGLING)
+    run(["fix", "h.json"], cwd=tmp_path, expect=0)
+    fixed = json.loads(path.read_bytes())
+    assert fixed[3]["content"] == "Tool get_weather (call_1) was interrupted."
+    default = run(["fix", "--isolated", "-"], input=DANGLING, cwd=tmp_path, expect=0)
+    assert json.loads(default.stdout)[3]["content"] == text(TP001_TEXT, "get_weather", "call_1")
+
+
+def test_dialect_is_forced(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    toolpatch_toml(tmp_path, 'dialect = "langchain"\n')
+    run(["check", "h.json"], cwd=tmp_path, expect=2)  # an OpenAI file read as LangChain
+    run(["check", "--dialect", "openai-chat", "h.json"], cwd=tmp_path, expect=1)
+
+
+def test_unsafe_fixes_and_the_option_that_turns_them_off(tmp_path: Path) -> None:
+    toolpatch_toml(tmp_path, 'select = ["ALL"]\nunsafe-fixes = true\n')
+    path = write(tmp_path / "h.json", ORPHAN)
+    run(["fix", "--no-unsafe-fixes", "h.json"], cwd=tmp_path, expect=1)
+    assert path.read_bytes() == ORPHAN
+    run(["fix", "h.json"], cwd=tmp_path, expect=0)
+    assert [m["role"] for m in json.loads(path.read_bytes())] == ["user", "assistant"]
+
+
+def test_output_format_is_the_default_of_check_only(tmp_path: Path) -> None:
+    toolpatch_toml(tmp_path, 'output-format = "json"\n')
+    write(tmp_path / "h.json", DANGLING)
+    checked = run(["check", "h.json"], cwd=tmp_path, expect=1)
+    assert json.loads(checked.stdout)[0]["code"] == "TP001"
+    text_format = run(["check", "--output-format", "text", "h.json"], cwd=tmp_path, expect=1)
+    assert text_format.stdout == b"" and "TP001" in text_format.stderr
+    fixed = run(["fix", "--check", "h.json"], cwd=tmp_path, expect=1)
+    assert fixed.stdout == b""
+
+
+# --------------------------------------------------------------------------------------------
+# the command line wins
+
+
+def test_select_on_the_command_line_replaces_select_and_ignore(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    toolpatch_toml(tmp_path, 'select = ["TP1"]\nignore = ["TP001"]\n')
+    run(["check", "h.json"], cwd=tmp_path, expect=0)
+    run(["check", "--select", "TP0", "h.json"], cwd=tmp_path, expect=1)
+
+
+def test_ignore_on_the_command_line_adds_to_the_configured_one(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    toolpatch_toml(tmp_path, 'ignore = ["TP002"]\n')
+    run(["check", "h.json"], cwd=tmp_path, expect=1)
+    run(["check", "--ignore", "TP001", "h.json"], cwd=tmp_path, expect=0)
+
+
+# --------------------------------------------------------------------------------------------
+# --config and --isolated
+
+
+def test_config_names_a_file_anywhere(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    elsewhere = toolpatch_toml(tmp_path / "elsewhere", 'ignore = ["TP001"]\n')
+    run(["check", "--config", str(elsewhere), "h.json"], cwd=tmp_path, expect=0)
+    named_pyproject = pyproject(tmp_path / "other", '[tool.toolpatch]\nignore = ["TP0"]\n')
+    run(["check", "--config", str(named_pyproject), "h.json"], cwd=tmp_path, expect=0)
+
+
+def test_config_file_replaces_the_discovered_one(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    toolpatch_toml(tmp_path, 'ignore = ["TP001"]\n')
+    empty = toolpatch_toml(tmp_path / "empty", "")
+    run(["check", "--config", str(empty), "h.json"], cwd=tmp_path, expect=1)
+
+
+def test_config_override_of_one_key(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    toolpatch_toml(tmp_path, 'select = ["TP1"]\n')
+    run(["check", "h.json"], cwd=tmp_path, expect=0)
+    run(["check", "--config", 'select = ["TP0"]', "h.json"], cwd=tmp_path, expect=1)
+    both = ["--config", 'select = ["TP0"]', "--config", 'ignore = ["TP001"]']
+    run(["check", *both, "h.json"], cwd=tmp_path, expect=0)
+
+
+def test_isolated_ignores_configuration_files(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    toolpatch_toml(tmp_path, 'ignore = ["TP001"]\nthis-key = "is unknown"\n')
+    run(["check", "--isolated", "h.json"], cwd=tmp_path, expect=1)
+    run(["check", "--isolated", "--config", 'ignore = ["TP001"]', "h.json"], cwd=tmp_path, expect=0)
+
+
+def test_isolated_with_a_config_file_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    path = toolpatch_toml(tmp_path, "")
+    result = run(["check", "--isolated", "--config", str(path), "h.json"], cwd=tmp_path, expect=2)
+    assert "--isolated" in result.stderr
+
+
+def test_missing_config_file_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    result = run(["check", "--config", "nope.toml", "h.json"], cwd=tmp_path, expect=2)
+    assert "nope.toml" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# errors name the file and the key
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        pytest.param('selectt = ["TP001"]\n', "selectt", id="unknown-key"),
+        pytest.param('select = "TP001"\n', "select", id="select-not-a-list"),
+        pytest.param('select = ["TP9"]\n', "select", id="unknown-rule"),
+        pytest.param('ignore = ["NOPE"]\n', "ignore", id="unknown-ignored-rule"),
+        pytest.param('unsafe-fixes = "yes"\n', "unsafe-fixes", id="flag-not-a-boolean"),
+        pytest.param('dialect = "klingon"\n', "dialect", id="unknown-dialect"),
+        pytest.param('output-format = "xml"\n', "output-format", id="unknown-format"),
+        pytest.param('[texts]\nTP101 = "x"\n', "texts", id="text-for-a-rule-without-one"),
+        pytest.param('[texts]\nTP001 = "  "\n', "texts", id="empty-text"),
+        pytest.param('[per-file-ignores]\n"*.json" = ["TP9"]\n', "per-file-ignores", id="pfi"),
+        pytest.param('per-file-ignores = ["TP001"]\n', "per-file-ignores", id="pfi-not-a-table"),
+    ],
+)
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_bad_configuration_names_file_and_key_and_writes_nothing(
+    tmp_path: Path, body: str, named: str, command: str
+) -> None:
+    path = write(tmp_path / "h.json", DANGLING)
+    before = snapshot(path)
+    toolpatch_toml(tmp_path, body)
+    result = run([command, "h.json"], cwd=tmp_path, expect=2)
+    assert result.stdout == b""
+    (line,) = result.stderr_lines
+    assert "toolpatch.toml" in line and named in line, result.show()
+    assert snapshot(path) == before
+
+
+def test_unknown_key_in_pyproject_names_the_table(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    pyproject(tmp_path, "[tool.toolpatch]\nline-length = 3\n")
+    result = run(["check", "h.json"], cwd=tmp_path, expect=2)
+    assert "pyproject.toml" in result.stderr and "[tool.toolpatch]" in result.stderr
+    assert "'line-length'" in result.stderr
+
+
+def test_bad_override_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    for override in ('select = ["TP9"]', "nope = 1", "select = ["):
+        result = run(["check", "--config", override, "h.json"], cwd=tmp_path, expect=2)
+        assert "--config" in result.stderr, result.show()

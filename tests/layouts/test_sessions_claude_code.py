@@ -1,0 +1,424 @@
+"""Claude Code session logs (issue 8): conversations, placement, chain, determinism, strict rules.
+
+Sessions are built line by line with the session builders (``tests/session_logs.py``), in the
+compact raw-UTF-8 form Claude Code writes. Every expected value is stated here, not read back
+from toolpatch.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import patchcore
+from tests.helpers import TP001_TEXT, TP002_TEXT, text
+from tests.provider_rules import anthropic
+from tests.sample_cases import SAMPLES
+from tests.session_logs import (
+    CLAUDE_SESSION,
+    SESSION_ID,
+    SESSION_NAMESPACE,
+    cc_assistant,
+    cc_progress,
+    cc_result,
+    cc_user,
+    compact_jsonl,
+    line_uuid,
+    tool_use,
+)
+
+NAME = "session.jsonl"
+
+
+def session(*records: Any) -> bytes:
+    return compact_jsonl(records)
+
+
+def check(data: bytes, **options: Any) -> patchcore.Result:
+    return patchcore.check_document(data, filename=NAME, options=patchcore.make_options(**options))
+
+
+def fix(data: bytes, **options: Any) -> patchcore.Result:
+    return patchcore.fix_document(data, filename=NAME, options=patchcore.make_options(**options))
+
+
+def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
+    return [(f.code, f.call_id) for f in report.findings]
+
+
+def lines(data: bytes) -> list[bytes]:
+    return data.split(b"\n")
+
+
+def synthetic_uuid(call_id: str, *series: int) -> str:
+    name = "/".join([SESSION_ID, call_id, *map(str, series)])
+    return str(uuid.uuid5(SESSION_NAMESPACE, name))
+
+
+def text_of(second: int, words: str, message_id: str) -> dict[str, Any]:
+    return cc_assistant(second, second - 1, message_id, {"type": "text", "text": words})
+
+
+def api_messages(records: Sequence[Any]) -> list[dict[str, Any]]:
+    """The main thread as the API receives it, written from the issue (not from toolpatch):
+    user and assistant lines in file order; lines of one response (one ``message.id``) make one
+    assistant message, consecutive user lines one user message."""
+    out: list[dict[str, Any]] = []
+    last_id = None
+    for record in records:
+        if not isinstance(record, dict) or record.get("type") not in ("user", "assistant"):
+            continue
+        if record.get("isSidechain"):
+            continue
+        message = record["message"]
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        same_response = record["type"] == "assistant" and message.get("id") == last_id
+        if (
+            out
+            and out[-1]["role"] == record["type"]
+            and (record["type"] == "user" or same_response)
+        ):
+            out[-1]["content"] += blocks
+        else:
+            out.append({"role": record["type"], "content": list(blocks)})
+        last_id = message.get("id") if record["type"] == "assistant" else None
+    return out
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def test_a_session_is_read_whole_as_anthropic_turns() -> None:
+    """Assistant lines of one response are one turn; the file is one report."""
+    data = (SAMPLES / "claude-code/parallel-split.jsonl").read_bytes()
+    report = check(data)
+    assert report.layout == "claude-code-session"
+    assert [(r.line, r.dialect, r.messages) for r in report.conversations] == [(2, "anthropic", 4)]
+    (finding,) = report.findings
+    assert (finding.code, finding.call_id, finding.tool_name) == (
+        "TP001",
+        "toolu_01WxPor",
+        "get_weather",
+    )
+    assert finding.line == 7
+    assert lines(data)[6][finding.column - 1 :].startswith(
+        b'{"type":"tool_use","id":"toolu_01WxPor"'
+    )
+    assert patchcore.format_pointer(finding.pointer) == "/message/content/0"
+    assert "messages.1: `tool_use` ids were found without" in (finding.provider_error or "")
+
+
+def test_inline_sidechains_are_conversations_of_their_own() -> None:
+    """Two subagents kept inline, their lines interleaved: each chain root is one conversation,
+    and a result in one never answers a call of another (nor of the main thread)."""
+    side = {"sidechain": True}
+    records = [
+        cc_user(1, None, "Look into both modules."),
+        cc_assistant(2, 1, "msg_Main1", tool_use("toolu_Task", "Task", prompt="cart and tax")),
+        cc_user(11, None, "cart", **side),
+        cc_user(21, None, "tax", **side),
+        cc_assistant(12, 11, "msg_SideA", tool_use("toolu_Grep", "Grep", pattern="x"), **side),
+        cc_result(22, 21, "toolu_Grep", "no matches", source=21, **side),
+        cc_result(3, 2, "toolu_Task", "done", source=2),
+        text_of(4, "Both checked.", "msg_Main2"),
+    ]
+    report = check(session(*records), select=["TP0", "TP101"])
+    assert [(r.line, r.messages) for r in report.conversations] == [(1, 4), (3, 2), (4, 1)]
+    assert found(report) == [("TP002", "toolu_Grep"), ("TP101", "toolu_Grep")]
+    pending, orphan = report.findings
+    assert (pending.line, orphan.line) == (5, 6)
+
+
+def test_subagent_file_is_one_conversation_by_agent_id() -> None:
+    """A subagent's own file: every line a sidechain of one agent, parents outside the file."""
+    agent = {"isSidechain": True, "agentId": "a7c41d2"}
+    call = cc_assistant(2, 90, "msg_Sub1", tool_use("toolu_Ls", "Bash", command="ls"))
+    result = cc_result(3, 91, "toolu_Ls", "README.md", source=2)
+    records = [{**record, **agent} for record in (cc_user(1, 89, "ls"), call, result)]
+    report = check(session(*records), select=["ALL"])
+    assert [(r.line, r.messages) for r in report.conversations] == [(1, 3)]
+    assert report.findings == ()
+
+
+def test_messages_inside_progress_lines_are_never_paired() -> None:
+    """A subagent's traffic copied into progress lines neither answers a main-thread call nor
+    counts as calls of its own."""
+    nested_result = {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_Main", "content": "ok"}],
+        },
+    }
+    nested_call = {
+        "type": "assistant",
+        "message": {"role": "assistant", "content": [tool_use("toolu_Nested", "Read", path="a")]},
+    }
+    progress = [
+        {**cc_progress(3, 2, "toolu_Main"), "data": {"type": "agent_progress", "message": nested}}
+        for nested in (nested_call, nested_result)
+    ]
+    records = [
+        cc_user(1, None, "Go."),
+        cc_assistant(2, 1, "msg_Main", tool_use("toolu_Main", "Task", prompt="read a")),
+        *progress,
+        cc_user(5, 3, "Stop."),
+    ]
+    assert found(check(session(*records), select=["ALL"])) == [("TP001", "toolu_Main")]
+
+
+def test_streamed_calls_of_one_response_are_one_turn() -> None:
+    """Claude Code runs each call as soon as its block is complete: a response's later
+    tool_use lines come after the results of its first ones. It is still one response, and
+    its results one user turn: no strict finding."""
+    records = [
+        cc_user(1, None, "Read both."),
+        cc_assistant(2, 1, "msg_Strm", tool_use("toolu_R1", "Read", file_path="a")),
+        cc_result(3, 2, "toolu_R1", "A", source=2),
+        cc_assistant(4, 3, "msg_Strm", tool_use("toolu_R2", "Read", file_path="b")),
+        cc_result(5, 4, "toolu_R2", "B", source=4),
+        text_of(6, "Done.", "msg_Done"),
+    ]
+    report = check(session(*records), select=["ALL"])
+    assert report.findings == ()
+    assert [r.messages for r in report.conversations] == [4]
+
+
+# -- repair ---------------------------------------------------------------------------------
+
+
+def interrupted() -> list[Any]:
+    """A response split over three lines, both calls left open, hooks' progress lines after
+    its last line, and a new prompt."""
+    return [
+        cc_user(1, None, "Check the weather in Oslo and Bergen."),
+        text_of(2, "Checking both.", "msg_Two"),
+        cc_assistant(3, 2, "msg_Two", tool_use("toolu_Oslo", "get_weather", city="Oslo")),
+        cc_progress(4, 3, "toolu_Oslo"),
+        cc_assistant(5, 4, "msg_Two", tool_use("toolu_Brgn", "get_weather", city="Bergen")),
+        cc_progress(6, 5, "toolu_Brgn"),
+        cc_progress(7, 5, "toolu_Brgn"),
+        cc_user(8, 7, "Forget it."),
+    ]
+
+
+def test_new_line_follows_the_response_and_takes_over_its_children() -> None:
+    records = interrupted()
+    data = session(*records)
+    report = fix(data)
+    assert found(report) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
+    assert report.output is not None
+    before, after = lines(data), lines(report.output)
+    assert len(after) == len(before) + 1
+    new = json.loads(after[5])
+    new_uuid = synthetic_uuid("toolu_Oslo")
+    assert list(new) == [
+        "parentUuid",
+        "isSidechain",
+        "userType",
+        "cwd",
+        "sessionId",
+        "version",
+        "gitBranch",
+        "slug",
+        "type",
+        "message",
+        "uuid",
+        "timestamp",
+    ], "Claude Code's own key order"
+    results = [
+        {
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": text(TP001_TEXT, "get_weather", call_id),
+            "is_error": True,
+        }
+        for call_id in ("toolu_Oslo", "toolu_Brgn")
+    ]
+    assert new == {
+        "parentUuid": line_uuid(5),
+        **CLAUDE_SESSION,
+        "type": "user",
+        "message": {"role": "user", "content": results},
+        "uuid": new_uuid,
+        "timestamp": records[4]["timestamp"],
+    }
+    assert after[:5] == before[:5], "lines up to the response's last one are untouched"
+    # Both lines that hung off the response's last line now hang off the new one; nothing
+    # else on them changes.
+    old_parent = f'"parentUuid":"{line_uuid(5)}"'.encode()
+    for index in (5, 6):
+        assert after[index + 1] == before[index].replace(
+            old_parent, f'"parentUuid":"{new_uuid}"'.encode()
+        )
+    assert after[8:] == before[7:]
+
+
+def test_the_repaired_chain_passes_through_the_new_line() -> None:
+    """From the last line back to the root, the chain holds every message line, the new one
+    included, and the main thread passes the Anthropic rules."""
+    output = fix(session(*interrupted())).output
+    assert output is not None
+    records = [json.loads(line) for line in lines(output) if line]
+    by_uuid = {r["uuid"]: r for r in records}
+    chain, node = [], records[-1]
+    while node is not None:
+        chain.append(node["uuid"])
+        node = by_uuid.get(node["parentUuid"]) if node["parentUuid"] else None
+    messages = {r["uuid"] for r in records if r["type"] in ("user", "assistant")}
+    assert messages <= set(chain), "one unbroken chain through every message line"
+    assert len(messages) == 6
+    assert anthropic(api_messages(records)) == []
+    assert anthropic(api_messages([json.loads(x) for x in lines(session(*interrupted())) if x]))
+
+
+def test_fixing_is_deterministic_and_idempotent() -> None:
+    data = session(*interrupted())
+    once = fix(data).output
+    assert once is not None
+    assert fix(data).output == once, "the same input gets the same bytes"
+    assert fix(once).output is None, "fix after fix changes nothing"
+    assert check(once).findings == ()
+    assert check(once, select=["ALL"]).findings == ()
+
+
+def test_a_uuid_already_in_the_file_moves_to_the_next_of_the_series() -> None:
+    taken = synthetic_uuid("toolu_Oslo")
+    records = interrupted()
+    records.insert(0, {"type": "summary", "summary": "Weather", "leafUuid": "x", "uuid": taken})
+    output = fix(session(*records)).output
+    assert output is not None
+    assert json.loads(lines(output)[6])["uuid"] == synthetic_uuid("toolu_Oslo", 1)
+
+
+def test_the_last_line_of_the_file_gets_the_results_after_it() -> None:
+    """The session the issue is about: captured while the tool ran, the call is last. CRLF
+    line ends and the missing final newline are kept."""
+    records = [
+        cc_user(1, None, "Find large files."),
+        cc_assistant(2, 1, "msg_Find", tool_use("toolu_Find", "Bash", command="du -a | sort")),
+    ]
+    data = compact_jsonl(records).rstrip(b"\n").replace(b"\n", b"\r\n")
+    report = fix(data)
+    assert found(report) == [("TP002", "toolu_Find")]
+    assert report.output is not None
+    first, second, new = report.output.split(b"\r\n")
+    assert data == first + b"\r\n" + second
+    assert json.loads(new)["message"]["content"][0]["content"] == text(
+        TP002_TEXT, "Bash", "toolu_Find"
+    )
+    assert json.loads(new)["parentUuid"] == line_uuid(2)
+
+
+def test_sidechain_results_carry_the_sidechain_flag() -> None:
+    data = (SAMPLES / "claude-code/sidechain.jsonl").read_bytes()
+    output = fix(data).output
+    assert output is not None
+    added = [json.loads(line) for line in lines(output) if line not in lines(data)]
+    assert [(a["isSidechain"], a["parentUuid"]) for a in added] == [(True, line_uuid(14))]
+
+
+# -- what is kept unread --------------------------------------------------------------------
+
+
+def test_lines_that_are_not_events_are_kept_and_reported() -> None:
+    records = interrupted()
+    data = b"\n".join(
+        [
+            session(*records[:3]).rstrip(b"\n"),
+            b'"a stray string"',
+            b"[1, 2]",
+            b'{"type": "x-telemetry", "sessionId": "s"}',
+            b'{"type": "user", "message": "not an object"}',
+            b'{"type": "assistant", "message": {"role": "assistant", "contenst": []}}',
+            b'{"type": "user", "message": {"role": "user", "content": ["bare"]}}',
+            b'{"parentUuid": "torn',
+            session(*records[3:]),
+        ]
+    )
+    report = fix(data)
+    warnings = [(r.line, r.note) for r in report.conversations if r.warning]
+    assert warnings == [
+        (4, "a line that is a string, not an event; kept as it is"),
+        (5, "a line that is a list, not an event; kept as it is"),
+        (6, "an event of unknown type 'x-telemetry'; kept as it is"),
+        (7, "a user line whose 'message' is a string; kept as it is"),
+        (8, "an assistant line whose message has no 'content' list or text; kept as it is"),
+        (9, "a user line whose 'content' holds a string; kept as it is"),
+        (10, "not JSON (invalid JSON: Unterminated string starting at); kept as it is"),
+    ]
+    assert found(report) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
+    assert report.output is not None
+    assert lines(report.output)[3:10] == lines(data)[3:10], "kept byte for byte"
+
+
+def test_a_tool_field_of_the_wrong_shape_is_an_error_on_its_line() -> None:
+    broken = cc_assistant(2, 1, "msg_Bad", {"type": "tool_use", "id": {"x": 1}, "name": "Bash"})
+    data = session(cc_user(1, None, "Go."), broken)
+    with pytest.raises(patchcore.ShapeError) as caught:
+        check(data)
+    error = caught.value
+    assert (error.line, error.pointer) == (2, "/message/content/0/id")
+    assert error.column is not None
+    assert lines(data)[1][error.column - 1 :].startswith(b'{"x":1}')
+
+
+# -- provider-strict rules ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("middle", "expected"),
+    [
+        (
+            [cc_result(3, 2, "toolu_Gone", "stale", source=2)],
+            [("TP101", "toolu_Gone")],
+        ),
+        (
+            [
+                cc_assistant(3, 2, "msg_Call", tool_use("toolu_Twice", "Bash", command="ls")),
+                cc_result(4, 3, "toolu_Twice", "a", source=3),
+                cc_result(5, 4, "toolu_Twice", "a", source=3),
+            ],
+            [("TP103", "toolu_Twice")],
+        ),
+        (
+            [
+                cc_assistant(3, 2, "msg_Call", tool_use("toolu_Late", "Bash", command="ls")),
+                cc_user(4, 3, "Hurry up."),
+                cc_result(5, 4, "toolu_Late", "a", source=3),
+            ],
+            [("TP106", None)],
+        ),
+    ],
+    ids=["orphan", "duplicate", "text-before-results"],
+)
+def test_strict_rules_report_on_the_main_thread_without_a_fix(
+    middle: list[Any], expected: list[tuple[str, str | None]]
+) -> None:
+    """Orphan, duplicate and misordered results are reported at their line; removing or moving
+    lines of a session is not offered, even with --unsafe-fixes."""
+    records = [cc_user(1, None, "Go."), text_of(2, "On it.", "msg_Intro"), *middle]
+    records.append(text_of(len(records) + 1, "Done.", "msg_Done"))
+    data = session(*records)
+    report = check(data, select=["ALL"])
+    assert found(report) == expected
+    assert all(f.fix is None for f in report.findings)
+    assert check(data).findings == (), "opt-in rules"
+    unsafe = fix(data, select=["ALL"], unsafe_fixes=True)
+    assert unsafe.output is None
+    assert found(unsafe) == expected
+
+
+def test_orphan_result_is_located_at_its_block() -> None:
+    records = [
+        cc_user(1, None, "Go."),
+        text_of(2, "On it.", "msg_Intro"),
+        cc_result(3, 2, "toolu_Gone", "stale", source=2),
+    ]
+    (finding,) = check(session(*records), select=["TP101"]).findings
+    assert (finding.line, patchcore.format_pointer(finding.pointer)) == (3, "/message/content/0")

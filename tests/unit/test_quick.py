@@ -1,0 +1,231 @@
+"""The quick lane (`patchcore.engine.quick`, `patchcore.engine.quickfix`) only ever skips
+work: a record it
+reads gets exactly what the full path gives it (the same list, findings, fixes, located the
+same, and the same repaired bytes), and a record it is unsure of goes down the full path.
+
+Records are generated in the two shapes the lane reads (LangChain ``messages_to_dict`` and
+OpenAI Chat, at ``messages`` or as a bare list) with everything that could make them differ:
+reused and missing ids, results before their calls, invalid calls and malformed arguments,
+calls kept only in ``additional_kwargs`` or in content blocks, chunks, legacy ``function_call``
+messages (and their ``function`` answers, with and without names), result messages with
+and without names and with each answering key, other keys beside ``messages`` (known and
+unknown to the lane, some holding another history), odd content types, non-ASCII text and
+both JSON layouts (compact and spaced).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from unittest import mock
+
+import orjson
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from patchcore.engine.quick import clean, read
+from patchcore.layouts.records import process_record
+from patchcore.options import Options, make_options
+from patchcore.raw.codec import Record
+from patchcore.result import Result
+
+# Mostly what the lane reads; now and then what sends a record down the full path.
+IDS = st.sampled_from(["call_1", "call_2", "call_3"] * 6 + ["", None, 7])
+TEXT = st.sampled_from(["hi", "", "\\u00e9t\\u00e9", '"quoted"', "été ☃"])
+NAMES = st.sampled_from(["get_time", "", None, "{id}"])
+ARGUMENTS = st.sampled_from(["{}", '{"city": "Paris"}', "{", "", None, {"a": 1}, 7])
+
+
+@st.composite
+def langchain_message(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(
+        st.sampled_from(
+            ["human", "ai", "ai", "tool", "tool", "system", "chat"] * 3 + ["AIMessageChunk"]
+        )
+    )
+    data: dict[str, Any] = {"content": draw(TEXT), "additional_kwargs": {}, "type": kind}
+    if kind in ("ai", "AIMessageChunk"):
+        calls = draw(st.lists(IDS, max_size=3))
+        data["tool_calls"] = [
+            {"name": draw(NAMES), "args": {}, "id": c, "type": "tool_call"} for c in calls
+        ]
+        if draw(st.integers(0, 4)) == 4:
+            data["invalid_tool_calls"] = draw(
+                st.sampled_from([[], [{"name": "f", "args": "{", "id": "call_9"}]])
+            )
+        if draw(st.integers(0, 10)) == 10:
+            data["additional_kwargs"] = {"tool_calls": [{"id": "call_1"}]}
+        if draw(st.integers(0, 10)) == 10:
+            data["content"] = [{"type": draw(st.sampled_from(["text", "tool_use"])), "id": "x"}]
+    if kind == "tool":
+        data["tool_call_id"] = draw(IDS)
+        data["status"] = "success"
+    if draw(st.integers(0, 30)) == 30:
+        return {"type": kind, "data": draw(st.sampled_from([7, "x", None]))}
+    return {"type": kind, "data": data}
+
+
+@st.composite
+def chat_message(draw: st.DrawFn) -> dict[str, Any]:
+    role = draw(
+        st.sampled_from(["user", "assistant", "assistant", "tool", "tool", "system", "function"])
+    )
+    message: dict[str, Any] = {"role": role, "content": draw(TEXT)}
+    if role == "assistant" and draw(st.booleans()):
+        calls = draw(st.lists(IDS, max_size=3))
+        message["tool_calls"] = [
+            {
+                "id": c,
+                "type": "function",
+                "function": {"name": draw(NAMES), "arguments": draw(ARGUMENTS)},
+            }
+            for c in calls
+        ]
+        message["content"] = draw(st.sampled_from([None, "", [{"type": "text", "text": "x"}]]))
+    if role == "assistant" and draw(st.integers(0, 3)) == 3:
+        # The legacy form (formats.md §4.2): one call, no id, answered by the next function
+        # message of its name; null in SDK dumps (no call); beside tool_calls now and then.
+        message["function_call"] = draw(
+            st.sampled_from(
+                [None, {"name": draw(NAMES), "arguments": draw(ARGUMENTS)}, {"name": "get_time"}]
+            )
+        )
+    if role == "function" and draw(st.booleans()):
+        message["name"] = draw(NAMES)
+    if role == "tool":
+        key = draw(st.sampled_from(["tool_call_id", "tool_call_ids", "id", None]))
+        if key == "tool_call_ids":
+            message[key] = draw(st.lists(IDS.filter(lambda i: isinstance(i, str)), max_size=2))
+        elif key is not None:
+            message[key] = draw(IDS)
+        if draw(st.booleans()):
+            message["name"] = draw(NAMES)
+    if draw(st.integers(0, 20)) == 20:
+        message["content"] = draw(st.sampled_from([7, {"a": 1}, [{"type": "tool_result"}]]))
+    return message
+
+
+#: Keys beside the history: ones the lane reads in its first pass (`quick._Extras`), others it
+#: does not know, and some that hold a history of their own.
+EXTRAS = st.sampled_from(
+    [
+        None,
+        {"id": "s-1"},
+        {"session_id": "s-1", "tools": [{"type": "function", "function": {"name": "f"}}]},
+        {"metadata": {"content": "x"}},
+        {"meta": {"content": "x"}},
+        {"label": 1, "notes": "fine"},
+        {"other": [{"role": "user"}]},
+        {"metadata": {"messages": [{"role": "assistant", "tool_calls": []}]}},
+    ]
+)
+
+
+def dump(value: Any, spaced: bool) -> bytes:
+    if spaced:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    return orjson.dumps(value)
+
+
+@st.composite
+def record(draw: st.DrawFn) -> bytes:
+    shape = draw(st.sampled_from([langchain_message, chat_message]))
+    messages = draw(st.lists(shape(), max_size=8))
+    spaced = draw(st.booleans())
+    if draw(st.booleans()):
+        return dump(messages, spaced)
+    body: dict[str, Any] = {"messages": messages}
+    extra = draw(EXTRAS)
+    if extra:
+        body = {**extra, **body} if draw(st.booleans()) else {**body, **extra}
+    return dump(body, spaced)
+
+
+def outcome(raw: bytes, options: Options, *, fix: bool, lane: bool) -> Result | str:
+    """What `process_record` gives a record (at line 3), with or without the lane."""
+    record = Record(raw, 3, 2)
+    try:
+        if lane:
+            return process_record(record, layout="jsonl", options=options, fix=fix, jsonl=True)
+        with mock.patch("patchcore.engine.quick.read", return_value=None):
+            return process_record(record, layout="jsonl", options=options, fix=fix, jsonl=True)
+    except Exception as error:  # the same error either way
+        return f"{type(error).__name__}: {error}"
+
+
+OPTIONS = {
+    "default": make_options(),
+    "ignore TP002": make_options(ignore=["TP002"]),
+    "own texts": make_options(texts={"TP001": "{name} ({id}) cut off.", "TP002": "{id}?"}),
+}
+
+
+@pytest.mark.slow
+@settings(max_examples=2500, deadline=None, derandomize=True)
+@given(raw=record(), options=st.sampled_from(sorted(OPTIONS)), fix=st.booleans())
+# Found by the first version of this test: a bare "tool_result" block (Anthropic's) was read
+# as OpenAI Chat content.
+@example(
+    raw=b'{"messages":[{"role":"user","content":[{"type":"tool_result"}]}]}',
+    options="default",
+    fix=False,
+)
+def test_the_lane_gives_what_the_full_path_gives(raw: bytes, options: str, fix: bool) -> None:
+    chosen = OPTIONS[options]
+    assert outcome(raw, chosen, fix=fix, lane=True) == outcome(raw, chosen, fix=fix, lane=False)
+
+
+def test_the_lane_runs_only_for_the_tp0_rules_and_detected_dialects() -> None:
+    assert make_options().quick
+    assert not make_options(select=["ALL"]).quick
+    assert not make_options(dialect="anthropic").quick
+
+
+DANGLING = (
+    b'{"session_id": "s", "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", '
+    b'"type": "function", "function": {"name": "f", "arguments": "{}"}}]}, '
+    b'{"role": "user", "content": "next"}]}'
+)
+
+
+def test_the_lane_reads_open_calls_and_where_their_results_go() -> None:
+    lane = read(DANGLING)
+    assert lane is not None
+    assert (lane.pointer, lane.dialect, lane.messages) == (("messages",), "openai-chat", 2)
+    assert lane.open_calls == ((0, 0),)
+    assert lane.results_after == {0: 1}
+    assert lane.last_turn == 1
+    assert not clean(DANGLING)
+
+
+def test_the_lane_repairs_what_it_reads() -> None:
+    with mock.patch("patchcore.engine.locate.find_message_lists") as full_path:
+        result = process_record(
+            Record(DANGLING, 1), layout="json", options=make_options(), fix=True, jsonl=False
+        )
+    full_path.assert_not_called()
+    assert [f.code for f in result.findings] == ["TP001"]
+    ((start, end, new),) = result.patches
+    assert start == end == DANGLING.index(b'{"role": "user"')
+    assert new.startswith(b'{"role": "tool", "tool_call_id": "c1", "content": "Tool call f')
+    assert new.endswith(b"}, ")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # another history beside the one at "messages"
+        b'{"messages": [], "history": [{"role": "user", "content": "x"}]}',
+        # deeper than msgspec recurses: the full path locates the error
+        b"[" * 5000,
+        # invalid UTF-8 in text msgspec skips: the full path refuses the record
+        b'{"messages": [{"role": "user", "content": "h\xffi"}]}',
+        # an id that is a number: the full path reads it as its decimal text
+        b'{"messages": [{"role": "tool", "tool_call_id": 7, "content": "x"}]}',
+        # a list of no messages
+        b'{"messages": []}',
+    ],
+)
+def test_the_lane_says_dont_know_rather_than_guess(raw: bytes) -> None:
+    assert read(raw) is None
