@@ -20,7 +20,7 @@ from typing import Any
 
 from cli import message_text
 from cli.console import Printer
-from cli.report import MARKS, fixability
+from cli.text_report import MARKS, fixability
 from cli.visible import visible, visible_lines
 from patchcore.dialects.base import ListContext
 from patchcore.document import Report, dialects_for, run, unique_edits
