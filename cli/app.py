@@ -19,7 +19,7 @@ from cli.output_format import OutputFormat
 from cli.visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
-# machinery it runs (`cli.execute` for check and fix), so `--help` and the listings load none of
+# machinery it runs (`cli.command_run` for check and fix), so `--help` and the listings load none of
 # it, and a check loads only what its inputs need.
 
 EXIT_CODES_HELP = (
@@ -194,8 +194,8 @@ def check(
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing."""
-    from cli.execute import load_configuration, rule_settings, run_inputs
-    from cli.run import Mode
+    from cli.command_run import load_configuration, rule_settings, run_inputs
+    from cli.input_run import Mode
 
     found = load_configuration(
         config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
@@ -261,8 +261,8 @@ def fix(
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
-    from cli.execute import load_configuration, rule_settings, run_inputs
-    from cli.run import Mode
+    from cli.command_run import load_configuration, rule_settings, run_inputs
+    from cli.input_run import Mode
 
     found = load_configuration(
         config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
@@ -307,9 +307,9 @@ def show(
     would insert appear where it would put them. Exit 0 once shown, 2 when the file cannot be
     read.
     """
-    from cli.execute import input_sources, load_configuration, rule_settings
-    from cli.report import error_pieces
+    from cli.command_run import input_sources, load_configuration, rule_settings
     from cli.show import conversations, render
+    from cli.text_report import error_pieces
 
     found = load_configuration(
         config, isolated=isolated, paths=[path], stdin_filename=stdin_filename

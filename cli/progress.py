@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from cli.console import Printer, is_terminal
-from cli.report import plural
+from cli.text_report import plural
 
 #: How long a run goes before the bar appears.
 DELAY_SECONDS = 0.5

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli import message_text
 from cli.console import Printer
-from cli.report import MARKS, fixability
+from cli.text_report import MARKS, fixability
 from cli.visible import visible, visible_lines
 from patchcore.model import (
     Delete,

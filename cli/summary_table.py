@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import patchcore
 from cli.console import Printer, is_terminal
-from cli.report import Summary
-from cli.run import Mode
+from cli.input_run import Mode
+from cli.text_report import Summary
 from cli.visible import visible
 
 if TYPE_CHECKING:

@@ -162,7 +162,7 @@ def test_read_only_folder_in_process(
     def refuse(*args: Any, **kwargs: Any) -> tuple[int, str]:
         raise PermissionError(errno.EACCES, "Permission denied", str(kwargs.get("dir")))
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.write calls
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.atomic_write calls
     code = run_main(["fix", str(path)], monkeypatch)
     stderr = capsys.readouterr().err
     assert code == 2, stderr
@@ -267,7 +267,7 @@ def test_interrupt_during_the_write(
         reached.append(step)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(os, step, interrupt)  # cli.write calls os.<step>
+    monkeypatch.setattr(os, step, interrupt)  # cli.atomic_write calls os.<step>
     code = run_main(["fix", str(path)], monkeypatch)
     stderr = capsys.readouterr().err
     assert reached == [step], f"os.{step} was never called by the write"
@@ -482,16 +482,16 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
     """Unchanged ranges of a streamed file are copied file to file by the kernel where it can;
     between files it cannot copy (another file system, a kernel without the call) the rest is
     read and written here, and the output is the same."""
-    import cli.write
+    import cli.atomic_write
     from cli.inputs import FileInput
-    from cli.sinks import Replace
+    from cli.output_sinks import Replace
 
     def refuse(source: int, target: int, offset: int, size: int) -> int:
         if kernel == "cannot copy":
             raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
         return 0
 
-    monkeypatch.setattr(cli.write, "_KERNEL_COPIES", (refuse,))
+    monkeypatch.setattr(cli.atomic_write, "_KERNEL_COPIES", (refuse,))
     source = tmp_path / "in.jsonl"
     source.write_bytes(bytes(range(256)) * 40_000)
     target = tmp_path / "out.jsonl"

@@ -23,7 +23,7 @@ import math
 import re
 from typing import Any
 
-from cli.reporters.base import InputError, InputWarning
+from cli.machine_reports.base import InputError, InputWarning
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, Replace, Verbatim, format_pointer
 
 #: What ``json.dumps`` leaves raw but a terminal obeys: DEL and the C1 controls (CSI, OSC, ...).

@@ -16,7 +16,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 import patchcore
-from cli.config import Config
+from cli.config_files import Config
 from patchcore import Options
 
 

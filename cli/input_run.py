@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import patchcore
 from cli.inputs import FileInput, Source
-from cli.sinks import Discard, Replace, Sink, Spool, WriteFailed
+from cli.output_sinks import Discard, Replace, Sink, Spool, WriteFailed
 from patchcore import Stream, Unchanged
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """``--output-format json`` (one array) and ``jsonl`` (one object per line, as it comes).
 
-Both hold the same objects (`cli.reporters.records`), in input order: for each input its
+Both hold the same objects (`cli.machine_reports.records`), in input order: for each input its
 warnings (parts not checked) and findings, or its error entry when it could not be evaluated.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from cli.reporters.base import InputError, InputWarning, Reporter
-from cli.reporters.records import error_record, finding_record, json_text, warning_record
-from cli.run import Outcome
+from cli.input_run import Outcome
+from cli.machine_reports.base import InputError, InputWarning, Reporter
+from cli.machine_reports.records import error_record, finding_record, json_text, warning_record
 
 
 def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from cli.console import Pieces, Printer
 from cli.exit_codes import ExitCode
-from cli.run import Mode, Outcome
+from cli.input_run import Mode, Outcome
 
 if TYPE_CHECKING:
     from patchcore.model import Finding

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from cli.run import Outcome
+from cli.input_run import Outcome
 from patchcore import shows_history
 
 #: How much of the file is searched at a time.

@@ -7,10 +7,10 @@ be evaluated (``executionSuccessful`` is false when there is any). A part of an 
 not checked (a list mixing dialects, a session entry kept unread) is a result too, of level
 ``warning`` under the extra rule ``unchecked``: code scanning shows results as alerts, where a
 notification would go unseen, and the run still succeeded. Files are named relative to the
-working directory (``%SRCROOT%``) or by their ``file://`` URI (`cli.reporters.artifacts`).
-toolpatch's own details
-(dialect, call id, tool name, the fix and its edits) ride in the results' property bags, in the
-JSON report's words. Columns count Unicode code points, as toolpatch's do.
+working directory (``%SRCROOT%``) or by their ``file://`` URI
+(`cli.machine_reports.sarif_artifacts`). toolpatch's own details (dialect, call id, tool name,
+the fix and its edits) ride in the results' property bags, in the JSON report's words. Columns
+count Unicode code points, as toolpatch's do.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import patchcore
-from cli.reporters.artifacts import SRCROOT, artifact_location, directory_uri
-from cli.reporters.base import InputError, InputWarning, Reporter
-from cli.reporters.records import fix_record, json_text
-from cli.run import Outcome
+from cli.input_run import Outcome
+from cli.machine_reports.base import InputError, InputWarning, Reporter
+from cli.machine_reports.records import fix_record, json_text
+from cli.machine_reports.sarif_artifacts import SRCROOT, artifact_location, directory_uri
 from patchcore.model import Finding, format_pointer
 
 SARIF_SCHEMA = (

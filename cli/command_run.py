@@ -17,22 +17,22 @@ from typing import IO, TYPE_CHECKING
 import typer
 
 import patchcore
-from cli import config as configuration
+from cli import config_files as configuration
 from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
 from cli.exit_codes import ExitCode
-from cli.foreign import pass_over_foreign
+from cli.foreign_files import pass_over_foreign
+from cli.input_run import Mode, emit_stdout, process
 from cli.inputs import NoInputError, Source, resolve
 from cli.output_format import OutputFormat
 from cli.parallel import ProcessMapper, available_cores
 from cli.progress import Progress, progress_wanted
-from cli.report import Summary, error_pieces, render_outcome, render_summary
-from cli.run import Mode, emit_stdout, process
-from cli.settings import RuleSettings
+from cli.rule_settings import RuleSettings
 from cli.summary_table import render_tables
+from cli.text_report import Summary, error_pieces, render_outcome, render_summary
 from cli.visible import visible
 
 if TYPE_CHECKING:
-    from cli.reporters import Reporter
+    from cli.machine_reports import Reporter
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -116,7 +116,7 @@ def _report_streams(
             return None, None
         text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
         return None, Printer(text, styled=False)
-    from cli.reporters import REPORTERS  # machine formats only: the text report needs none
+    from cli.machine_reports import REPORTERS  # machine formats only: the text report needs none
 
     binary: IO[bytes] = (
         sys.stdout.buffer if to_file is None else stack.enter_context(to_file.open("wb"))

@@ -10,8 +10,8 @@ they separate the properties.
 
 from __future__ import annotations
 
-from cli.reporters.base import InputError, InputWarning, Reporter
-from cli.run import Outcome
+from cli.input_run import Outcome
+from cli.machine_reports.base import InputError, InputWarning, Reporter
 from patchcore.model import Finding
 
 

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import IO
 
-from cli.run import Outcome
+from cli.input_run import Outcome
 
 _LOCATED = re.compile(r"(?P<line>\d+):(?P<column>\d+): (?P<reason>.*)", re.DOTALL)
 
