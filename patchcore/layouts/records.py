@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from patchcore.engine.quick import clean
+from patchcore.engine.quick import read as read_quickly
 from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
 from patchcore.layouts.base import Head, Layout, applied, dialects_for, self_checked, still_there
 from patchcore.raw.codec import Decoded, Framing, Record, decode_batch, parse
@@ -134,8 +136,6 @@ def process_record(
     Raises:
         DecodeError, ShapeError, SelfCheckError: As `Layout.process`.
     """
-    from patchcore.engine.quick import read as read_quickly
-
     line = record.line if jsonl else None
     lane = read_quickly(record.raw) if options.quick else None
     if lane is not None and lane.clean:
@@ -269,8 +269,6 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Findin
     Returns:
         The findings the repaired record still has (none of them fixable).
     """
-    from patchcore.engine.quick import clean
-
     if options.quick and clean(new_raw):
         return []
     from patchcore.engine.locate import find_message_lists
