@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from patchcore.errors import UnknownRuleError
-from patchcore.rules import DEFAULT_TEXTS, Applicability, RuleSelection
+from patchcore.rules import DEFAULT_TEXTS, Applicability, RuleSelection, template_problem
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
@@ -87,6 +87,10 @@ def make_options(
             raise UnknownRuleError(msg)
         if not template.strip():
             msg = f"texts: the template for {code} is empty (providers reject empty results)"
+            raise UnknownRuleError(msg)
+        problem = template_problem(template)
+        if problem is not None:
+            msg = f"texts: the template for {code} has {problem}"
             raise UnknownRuleError(msg)
         merged[code] = template
     forced = None

@@ -258,6 +258,38 @@ def render_text(template: str, *, name: str | None, call_id: str | None) -> str:
     return fill(template, {"name": name or "unknown", "id": call_id or "unknown"})
 
 
+#: The placeholders a template of a synthetic result may use.
+PLACEHOLDERS = ("name", "id")
+
+
+def template_problem(template: str) -> str | None:
+    """Why ``template`` cannot be a synthetic text, or ``None`` when it can: a ``{word}`` that is
+    no known placeholder (a typo such as ``{nme}`` would be written into every history as it
+    stands), or a brace that opens or closes nothing. Braces around other text (``{"a": 1}``)
+    are kept as written.
+
+    >>> template_problem("Tool {nme} failed")
+    "an unknown placeholder '{nme}' (known: {name}, {id})"
+    >>> template_problem("Tool {name} {")
+    "a '{' that is never closed (at character 13)"
+    """
+    for match in _PLACEHOLDER.finditer(template):
+        if match.group(1) not in PLACEHOLDERS:
+            known = ", ".join(f"{{{p}}}" for p in PLACEHOLDERS)
+            return f"an unknown placeholder '{match.group(0)}' (known: {known})"
+    opened: list[int] = []
+    for position, char in enumerate(template):
+        if char == "{":
+            opened.append(position)
+        elif char == "}" and not opened:
+            return f"a '}}' that closes nothing (at character {position + 1})"
+        elif char == "}":
+            opened.pop()
+    if opened:
+        return f"a '{{' that is never closed (at character {opened[-1] + 1})"
+    return None
+
+
 def fill(template: str, values: Mapping[str, str]) -> str:
     """Replace each ``{key}`` of ``values`` in ``template`` in a single pass: a value that itself
     reads ``{id}`` (a tool name is data) is never expanded again, and other braces stay as written.

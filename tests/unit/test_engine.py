@@ -12,6 +12,7 @@ selection, literal template substitution, and that no function mutates its input
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -561,10 +562,10 @@ def test_unknown_text_code_raises() -> None:
         ("{name} {id}", "{id}", "c1", "{id} c1"),
         ("{name} {id}", "t", "{name}", "t {name}"),
         ("{id}/{name}", "{name}{id}", "x", "x/{name}{id}"),
-        ("{other} {0} {} {{id}} {name!r}", "t", "c1", "{other} {0} {} {c1} {name!r}"),
+        ("{other!s} {0!r} {} {{id}} {name!r}", "t", "c1", "{other!s} {0!r} {} {c1} {name!r}"),
         ("no placeholders", "t", "c1", "no placeholders"),
         ("{name}{name} {id}{id}", "t", "c", "tt cc"),
-        ("%s %(name)s {NAME}", "t", "c", "%s %(name)s {NAME}"),
+        ("%s %(name)s {NAME!s}", "t", "c", "%s %(name)s {NAME!s}"),
     ],
 )
 def test_templates_are_substituted_literally(
@@ -654,3 +655,26 @@ def test_anthropic_empty_string_turn_takes_only_the_results() -> None:
             "is_error": True,
         }
     ]
+
+
+@pytest.mark.parametrize(
+    ("template", "problem"),
+    [
+        ("x {nme} {", "unknown placeholder '{nme}'"),
+        ("Tool {name} {", "'{' that is never closed"),
+        ("done} {id}", "'}' that closes nothing"),
+    ],
+)
+def test_a_template_with_an_unknown_placeholder_or_a_broken_brace_is_refused(
+    template: str, problem: str
+) -> None:
+    """A typo in a configured text would otherwise be written into every history it repairs."""
+    with pytest.raises(patchcore.UnknownRuleError, match=re.escape(problem)):
+        patchcore.make_options(texts={"TP001": template})
+
+
+def test_braces_around_other_text_are_kept_as_written() -> None:
+    options = patchcore.make_options(texts={"TP001": '{"error": "{name} ({id}) cut"}'})
+    history = [oa_user(), oa_ai(oa_call("c1", "f")), oa_user()]
+    repair = patchcore.fix_messages(history, options=options)
+    assert repair.value[2]["content"] == '{"error": "f (c1) cut"}'

@@ -312,8 +312,8 @@ def test_the_static_scan_covers_both_packages() -> None:
 # --------------------------------------------------------------------------------------------
 
 TEMPLATE = (
-    "A {__class__} B {0} C {name.__init__} D {name} E {id} F {{name}} G {id!r} H %s %(name)s "
-    "I ${name} J {name:>10} K {} L {__globals__}"
+    "A {name.__class__} B {0!s} C {name.__init__} D {name} E {id} F {{name}} G {id!r} H %s "
+    "%(name)s I ${name} J {name:>10} K {} L {id[0]}"
 )
 
 
@@ -330,6 +330,14 @@ NAMES_AND_IDS = [
     ("{name.__init__}", "%s"),
     ("f{}", "{{id}}"),
 ]
+
+
+@pytest.mark.parametrize("word", ["{__class__}", "{0}", "{__globals__}", "{NAME}"])
+def test_a_template_naming_another_field_is_refused(word: str) -> None:
+    """What ``str.format`` would look up is no placeholder of a synthetic text: refused when
+    the options are made, so that it never reaches a history."""
+    with pytest.raises(patchcore.UnknownRuleError, match=re.escape(word)):
+        patchcore.make_options(texts={"TP001": f"Tool {{name}} {word}"})
 
 
 @pytest.mark.parametrize(("name", "call_id"), NAMES_AND_IDS)
