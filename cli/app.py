@@ -308,6 +308,7 @@ def show(
     read.
     """
     from cli.command_run import input_sources, load_configuration, rule_settings
+    from cli.input_errors import InputError
     from cli.show import conversations, render
     from cli.text_report import error_pieces
 
@@ -326,11 +327,8 @@ def show(
         found_lists = conversations(
             source.read(), name=named, options=rules.options_for(source.name)
         )
-    except OSError as exc:
-        printer.line(error_pieces(source.name, exc.strerror or str(exc)))
-        return int(ExitCode.ERROR)
-    except patchcore.PatchcoreError as exc:
-        printer.line(error_pieces(source.name, exc.located()))
+    except (OSError, patchcore.PatchcoreError) as exc:
+        printer.line(error_pieces(InputError.of(source.name, exc)))
         return int(ExitCode.ERROR)
     out = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     render(found_lists, out, name=source.name, full=full)

@@ -21,6 +21,7 @@ from cli import config_files as configuration
 from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
 from cli.exit_codes import ExitCode
 from cli.foreign_files import pass_over_foreign
+from cli.input_errors import InputError
 from cli.input_run import Mode, emit_stdout, process
 from cli.inputs import NoInputError, Source, resolve
 from cli.output_format import OutputFormat
@@ -164,7 +165,8 @@ def run_inputs(
                 else (None, None)
             )
         except OSError as exc:
-            printer.line(error_pieces(str(output), f"cannot write the report: {exc.strerror}"))
+            failed = InputError(str(output), f"cannot write the report: {exc.strerror}")
+            printer.line(error_pieces(failed))
             return int(ExitCode.ERROR)
         sizes = [_size(source) for source in sources]
         show_bar = progress_wanted(

@@ -37,7 +37,8 @@ def pass_over_foreign(outcome: Outcome) -> Outcome:
             return outcome
     except OSError:  # unreadable: the error stands
         return outcome
-    why = f"not JSON or JSON Lines ({outcome.error}), and no sign of a message history in it"
+    located = outcome.error.located()
+    why = f"not JSON or JSON Lines ({located}), and no sign of a message history in it"
     return replace(outcome, error=None, skipped=why)
 
 

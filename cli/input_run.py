@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import patchcore
+from cli.input_errors import InputError
 from cli.inputs import FileInput, Source
 from cli.output_sinks import Discard, Replace, Sink, Spool, WriteFailed
 from patchcore import Stream, Unchanged
@@ -46,13 +47,13 @@ class Outcome:
     Attributes:
         source: The input.
         report: patchcore's result, if the input could be evaluated.
-        error: The located error text, if it could not.
+        error: Why it could not (or could not be written), if so.
         skipped: Why it was passed over (a walked file without a history), if it was.
     """
 
     source: Source
     report: Result | None = None
-    error: str | None = None
+    error: InputError | None = None
     skipped: str | None = None
     diff: str | None = field(default=None, repr=False)
     """The unified diff, for ``fix --diff`` when the input would change."""
@@ -109,15 +110,11 @@ def _recorded_failure(outcome: Outcome) -> Iterator[None]:
         yield
     except patchcore.NoHistoryError as exc:
         if outcome.source.explicit:
-            outcome.error = exc.located()
+            outcome.error = InputError.of(outcome.source.name, exc)
         else:
             outcome.skipped = exc.reason
-    except patchcore.PatchcoreError as exc:
-        outcome.error = exc.located()
-    except WriteFailed as exc:
-        outcome.error = str(exc)
-    except OSError as exc:  # reading the input
-        outcome.error = exc.strerror or str(exc)
+    except (patchcore.PatchcoreError, WriteFailed, OSError) as exc:  # OSError: reading the input
+        outcome.error = InputError.of(outcome.source.name, exc)
 
 
 def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper | None:

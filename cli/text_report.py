@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from cli.console import Pieces, Printer
 from cli.exit_codes import ExitCode
+from cli.input_errors import InputError
 from cli.input_run import Mode, Outcome
 
 if TYPE_CHECKING:
@@ -55,11 +56,9 @@ def print_finding(printer: Printer, name: str, finding: Finding, *, mark_fixable
         printer.line((("    provider error: ", "dim"), (finding.provider_error, "dim")))
 
 
-def error_pieces(name: str, error: str) -> Pieces:
-    """``path:line:col: error: reason``."""
-    where = f"{name}:{error}" if error[:1].isdigit() else f"{name}: {error}"
-    head, _, reason = where.partition(": ")
-    return ((head + ":", "bold"), (" error: ", "bold red"), (reason, ""))
+def error_pieces(error: InputError) -> Pieces:
+    """``path:line:col: error: reason (at /pointer)``, as far as the location is known."""
+    return ((error.place + ":", "bold"), (" error: ", "bold red"), (error.described, ""))
 
 
 def _by_code(findings: Sequence[Finding]) -> str:
@@ -173,7 +172,7 @@ def render_outcome(
     """
     name = outcome.source.name
     if outcome.error is not None:
-        printer.line(error_pieces(name, outcome.error))
+        printer.line(error_pieces(outcome.error))
         return
     if outcome.skipped is not None:
         if verbosity > 1:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         ShapeError,
         UnknownDialectError,
         UnknownRuleError,
+        located_text,
     )
     from patchcore.layouts.base import Layout
     from patchcore.model import Finding, Fix, Insert, format_pointer
@@ -107,6 +108,7 @@ _MODULES = {
             "ShapeError",
             "UnknownDialectError",
             "UnknownRuleError",
+            "located_text",
         ],
         "patchcore.errors",
     ),
@@ -175,6 +177,7 @@ __all__ = [
     "format_pointer",
     "layout_of_head",
     "load_engine",
+    "located_text",
     "make_options",
     "process_batch",
     "shows_history",

@@ -18,6 +18,14 @@ def json_kind(value: object) -> str:
     return next((kind for cls, kind in kinds.items() if isinstance(value, cls)), "a number")
 
 
+def located_text(reason: str, *, line: int | None, column: int | None, pointer: str | None) -> str:
+    """``line:column: reason (at /pointer)``, each part as far as known (a column defaults to 1
+    where the line is known): how an error reads to people."""
+    where = f"{line}:{column if column is not None else 1}: " if line is not None else ""
+    suffix = f" (at {pointer})" if pointer else ""
+    return f"{where}{reason}{suffix}"
+
+
 def _restored(
     cls: type[PatchcoreError], args: tuple[Any, ...], state: dict[str, Any]
 ) -> PatchcoreError:
@@ -65,12 +73,9 @@ class PatchcoreError(ValueError):
         return error
 
     def located(self) -> str:
-        """The reason prefixed by ``line:column:`` (as far as known) and suffixed by the pointer."""
-        where = ""
-        if self.line is not None:
-            where = f"{self.line}:{self.column if self.column is not None else 1}: "
-        suffix = f" (at {self.pointer})" if self.pointer else ""
-        return f"{where}{self.reason}{suffix}"
+        """The reason prefixed by ``line:column:`` (as far as known) and suffixed by the pointer:
+        the error's text for people (a program reads the attributes instead)."""
+        return located_text(self.reason, line=self.line, column=self.column, pointer=self.pointer)
 
 
 class DecodeError(PatchcoreError):

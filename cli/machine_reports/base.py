@@ -1,43 +1,19 @@
-"""What every machine-readable report shares: the reporter interface, the error and warning
-entries.
+"""What every machine-readable report shares: the reporter interface and the warning entries.
 
 An input that cannot be read is part of the report too (an error entry, a SARIF tool execution
-notification), so a consumer of the report alone sees that the run failed, not just exit code 2.
+notification, made from the outcome's `cli.input_errors.InputError` field by field), so a
+consumer of the report alone sees that the run failed, not just exit code 2.
 So is a part of an input that was not checked (a warning: a list mixing dialects, a session
 entry kept unread), so that a report without findings does not claim more than was checked.
 """
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import IO
 
 from cli.input_run import Outcome
-
-_LOCATED = re.compile(r"(?P<line>\d+):(?P<column>\d+): (?P<reason>.*)", re.DOTALL)
-
-
-@dataclass(frozen=True, slots=True)
-class InputError:
-    """An input that could not be evaluated (or written), located as far as known."""
-
-    file: str
-    line: int | None
-    column: int | None
-    message: str
-
-    @classmethod
-    def of(cls, outcome: Outcome) -> InputError | None:
-        """The error of ``outcome``, if it has one (its text may start with ``line:col: ``)."""
-        if outcome.error is None:
-            return None
-        located = _LOCATED.fullmatch(outcome.error)
-        if located is None:
-            return cls(outcome.source.name, None, None, outcome.error)
-        line, column = int(located["line"]), int(located["column"])
-        return cls(outcome.source.name, line, column, located["reason"])
 
 
 @dataclass(frozen=True, slots=True)

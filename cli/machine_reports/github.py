@@ -10,8 +10,9 @@ they separate the properties.
 
 from __future__ import annotations
 
+from cli.input_errors import InputError
 from cli.input_run import Outcome
-from cli.machine_reports.base import InputError, InputWarning, Reporter
+from cli.machine_reports.base import InputWarning, Reporter
 from patchcore.model import Finding
 
 
@@ -48,9 +49,9 @@ def finding_annotation(file: str, finding: Finding) -> str:
 
 
 def error_annotation(error: InputError) -> str:
-    """The annotation of an input that could not be evaluated."""
-    where = ":".join(str(p) for p in (error.file, error.line, error.column) if p is not None)
-    message = f"{where}: error: {error.message}"
+    """The annotation of an input that could not be evaluated, in the words of the text report
+    (``F:L:C: error: reason (at /pointer)``)."""
+    message = f"{error.place}: error: {error.described}"
     return annotation("error", "toolpatch (error)", error.file, error.line, error.column, message)
 
 
@@ -65,9 +66,8 @@ class GithubReporter(Reporter):
     """Annotations written as each input is done."""
 
     def add(self, outcome: Outcome) -> None:
-        error = InputError.of(outcome)
-        if error is not None:
-            self.write(error_annotation(error))
+        if outcome.error is not None:
+            self.write(error_annotation(outcome.error))
         elif outcome.report is not None:
             name = outcome.source.name
             warnings = [warning_annotation(w) for w in InputWarning.all_of(outcome)]

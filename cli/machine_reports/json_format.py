@@ -9,15 +9,14 @@ from __future__ import annotations
 from typing import IO, Any
 
 from cli.input_run import Outcome
-from cli.machine_reports.base import InputError, InputWarning, Reporter
+from cli.machine_reports.base import InputWarning, Reporter
 from cli.machine_reports.records import error_record, finding_record, json_text, warning_record
 
 
 def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:
     """The report objects of one input: its error, or its warnings and findings."""
-    error = InputError.of(outcome)
-    if error is not None:
-        return [error_record(error)]
+    if outcome.error is not None:
+        return [error_record(outcome.error)]
     if outcome.report is None:
         return []
     warnings = [warning_record(w) for w in InputWarning.all_of(outcome)]

@@ -23,7 +23,8 @@ import math
 import re
 from typing import Any
 
-from cli.machine_reports.base import InputError, InputWarning
+from cli.input_errors import InputError
+from cli.machine_reports.base import InputWarning
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, Replace, Verbatim, format_pointer
 
 #: What ``json.dumps`` leaves raw but a terminal obeys: DEL and the C1 controls (CSI, OSC, ...).
@@ -117,11 +118,13 @@ def warning_record(warning: InputWarning) -> dict[str, Any]:
 
 
 def error_record(error: InputError) -> dict[str, Any]:
-    """An input that could not be evaluated."""
+    """An input that could not be evaluated: its location as far as known (``null`` where
+    not), the pointer of the offending value included."""
     return {
         "kind": "error",
         "file": error.file,
         "line": error.line,
         "column": error.column,
         "message": error.message,
+        "pointer": error.pointer,
     }

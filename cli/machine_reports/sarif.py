@@ -2,12 +2,12 @@
 
 One run: the tool with a rule entry per toolpatch rule (results point at them by id and index),
 one result per finding located by file, line and column plus the JSON pointer as a logical
-location, and one invocation whose tool execution notifications are the inputs that could not
-be evaluated (``executionSuccessful`` is false when there is any). A part of an input that was
-not checked (a list mixing dialects, a session entry kept unread) is a result too, of level
-``warning`` under the extra rule ``unchecked``: code scanning shows results as alerts, where a
-notification would go unseen, and the run still succeeded. Files are named relative to the
-working directory (``%SRCROOT%``) or by their ``file://`` URI
+location, and one invocation whose tool execution notifications are the inputs that could not be
+evaluated (``executionSuccessful`` is false when there is any), located the same way as far as
+known. A part of an input that was not checked (a list mixing dialects, a session entry kept
+unread) is a result too, of level ``warning`` under the extra rule ``unchecked``: code scanning
+shows results as alerts, where a notification would go unseen, and the run still succeeded.
+Files are named relative to the working directory (``%SRCROOT%``) or by their ``file://`` URI
 (`cli.machine_reports.sarif_artifacts`). toolpatch's own details (dialect, call id, tool name,
 the fix and its edits) ride in the results' property bags, in the JSON report's words. Columns
 count Unicode code points, as toolpatch's do.
@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import patchcore
+from cli.input_errors import InputError
 from cli.input_run import Outcome
-from cli.machine_reports.base import InputError, InputWarning, Reporter
+from cli.machine_reports.base import InputWarning, Reporter
 from cli.machine_reports.records import fix_record, json_text
 from cli.machine_reports.sarif_artifacts import SRCROOT, artifact_location, directory_uri
 from patchcore.model import Finding, format_pointer
@@ -65,9 +66,10 @@ def physical_location(artifact: Artifact, line: int | None, column: int | None) 
 
 
 def pointed_location(
-    artifact: Artifact, line: int, column: int | None, pointer: str
+    artifact: Artifact, line: int | None, column: int | None, pointer: str
 ) -> dict[str, Any]:
-    """Where a result is: the file and line, and its JSON pointer as a logical location."""
+    """Where a result (or an error) is: the file and line, and its JSON pointer as a logical
+    location."""
     location = physical_location(artifact, line, column)
     location["logicalLocations"] = [{"fullyQualifiedName": pointer or "/", "kind": "value"}]
     return location
@@ -125,12 +127,14 @@ def warning_result(artifact: Artifact, warning: InputWarning) -> dict[str, Any]:
 
 
 def notification(artifact: Artifact, error: InputError) -> dict[str, Any]:
-    """An input that could not be evaluated, as a tool execution notification."""
-    return {
-        "level": "error",
-        "message": {"text": error.message},
-        "locations": [physical_location(artifact, error.line, error.column)],
-    }
+    """An input that could not be evaluated, as a tool execution notification: located by line
+    and column and by the offending value's JSON pointer (a logical location, as in a result),
+    each as far as known."""
+    if error.pointer is None:
+        location = physical_location(artifact, error.line, error.column)
+    else:
+        location = pointed_location(artifact, error.line, error.column, error.pointer)
+    return {"level": "error", "message": {"text": error.message}, "locations": [location]}
 
 
 class SarifReporter(Reporter):
@@ -144,9 +148,8 @@ class SarifReporter(Reporter):
 
     def add(self, outcome: Outcome) -> None:
         artifact = artifact_location(outcome.source.name, self.root)
-        error = InputError.of(outcome)
-        if error is not None:
-            self.notifications.append(notification(artifact, error))
+        if outcome.error is not None:
+            self.notifications.append(notification(artifact, outcome.error))
         elif outcome.report is not None:
             self.results += [warning_result(artifact, w) for w in InputWarning.all_of(outcome)]
             self.results += [result(artifact, f) for f in outcome.report.findings]

@@ -190,6 +190,7 @@ def test_unreadable_input_is_an_entry_in_every_machine_format(inputs: Path) -> N
         "line": 2,
         "column": 1,
         "message": "invalid JSON: Expecting value",
+        "pointer": None,
     }
     github = check(inputs, "--output-format", "github").stdout.decode().splitlines()
     assert github[-1].startswith("::error title=toolpatch (error),file=broken.json,line=2,col=1::")
