@@ -46,13 +46,13 @@ class Outcome:
 
     Attributes:
         source: The input.
-        report: patchcore's result, if the input could be evaluated.
+        result: patchcore's result, if the input could be evaluated.
         error: Why it could not (or could not be written), if so.
         skipped: Why it was passed over (a walked file without a history), if it was.
     """
 
     source: Source
-    report: Result | None = None
+    result: Result | None = None
     error: InputError | None = None
     skipped: str | None = None
     diff: str | None = field(default=None, repr=False)
@@ -97,7 +97,7 @@ def process(
                 sink.copy(read, piece.offset, piece.size)
             else:
                 sink.write(piece)
-        outcome.report = stream.result
+        outcome.result = stream.result
         if mode is Mode.FIX:
             sink.finish(changed=stream.result.changed, emit=emit)
     return outcome
@@ -140,7 +140,7 @@ def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -
     with _recorded_failure(outcome):
         data = source.read()
         result = patchcore.fix_document(data, filename=_framing_name(source), options=options)
-        outcome.report = result
+        outcome.result = result
         if progress is not None:
             progress(len(data), len(result.conversations), len(result.findings))
         if result.output is not None:

@@ -56,9 +56,9 @@ def by_rule(summary: Summary) -> Any:
     counted = columns(summary.mode)
     counts = [Counter[str]() for _ in counted]
     for outcome in summary.evaluated:
-        assert outcome.report is not None
+        assert outcome.result is not None
         for counter, (_, pick) in zip(counts, counted, strict=True):
-            counter.update(f.code for f in pick(outcome.report))
+            counter.update(f.code for f in pick(outcome.result))
     codes = sorted(set().union(*counts))
     rows = [
         [code, patchcore.RULES[code].name, *(str(counter[code]) for counter in counts)]
@@ -72,8 +72,8 @@ def by_file(summary: Summary) -> Any:
     counted = columns(summary.mode)
     rows = []
     for outcome in summary.evaluated:
-        assert outcome.report is not None
-        numbers = [len(pick(outcome.report)) for _, pick in counted]
+        assert outcome.result is not None
+        numbers = [len(pick(outcome.result)) for _, pick in counted]
         if any(numbers):
             rows.append([outcome.source.name, *(str(n) for n in numbers)])
     return _table("By file", ["file"], [head for head, _ in counted], rows)
@@ -85,7 +85,7 @@ def wanted(summary: Summary, *, verbosity: int, watched: bool) -> bool:
     finding lines get no box drawing unless they ask with ``-v``."""
     if verbosity < 1:
         return False
-    reports = [o.report for o in summary.evaluated if o.report is not None]
+    reports = [o.result for o in summary.evaluated if o.result is not None]
     has_findings = any(pick(r) for r in reports for _, pick in columns(summary.mode))
     return has_findings and (verbosity > 1 or (len(summary.outcomes) > 1 and watched))
 

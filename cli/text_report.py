@@ -81,13 +81,13 @@ class Summary:
     @property
     def evaluated(self) -> list[Outcome]:
         """Inputs with a report."""
-        return [o for o in self.outcomes if o.report is not None and o.error is None]
+        return [o for o in self.outcomes if o.result is not None and o.error is None]
 
     def _changed(self) -> list[Outcome]:
-        return [o for o in self.evaluated if o.report is not None and o.report.fixed]
+        return [o for o in self.evaluated if o.result is not None and o.result.fixed]
 
     def _remaining(self) -> list[Finding]:
-        return [f for o in self.evaluated if o.report is not None for f in o.report.remaining]
+        return [f for o in self.evaluated if o.result is not None for f in o.result.remaining]
 
     def exit_code(self, *, exit_zero: bool = False, exit_non_zero_on_fix: bool = False) -> ExitCode:
         """Errors win over findings; ``fix`` is clean when nothing remains to be fixed.
@@ -102,7 +102,7 @@ class Summary:
         if exit_non_zero_on_fix and self.mode is Mode.FIX and self._changed():
             return ExitCode.FINDINGS
         if self.mode is Mode.CHECK:
-            findings = any(o.report and o.report.findings for o in self.evaluated)
+            findings = any(o.result and o.result.findings for o in self.evaluated)
             return ExitCode.FINDINGS if findings else ExitCode.OK
         if self.mode in (Mode.FIX_CHECK, Mode.FIX_DIFF) and self._changed():
             return ExitCode.FINDINGS
@@ -113,8 +113,8 @@ class Summary:
         parts: list[str] = []
         evaluated = self.evaluated
         if self.mode is Mode.CHECK:
-            with_findings = [o for o in evaluated if o.report and o.report.findings]
-            findings = [f for o in with_findings if o.report for f in o.report.findings]
+            with_findings = [o for o in evaluated if o.result and o.result.findings]
+            findings = [f for o in with_findings if o.result for f in o.result.findings]
             if findings:
                 kinds = Counter(fixability(f) for f in findings)
                 how = f"{kinds['safe']} fixable with `toolpatch fix`"
@@ -131,7 +131,7 @@ class Summary:
                 parts.append(f"No findings in {plural(len(evaluated), 'file')}")
         else:
             changed = self._changed()
-            fixed = [f for o in changed if o.report for f in o.report.fixed]
+            fixed = [f for o in changed if o.result for f in o.result.fixed]
             verb = "Fixed" if self.mode is Mode.FIX else "Would fix"
             if fixed:
                 parts.append(
@@ -178,7 +178,7 @@ def render_outcome(
         if verbosity > 1:
             printer.text(f"{name}: skipped: {outcome.skipped}")
         return
-    report = outcome.report
+    report = outcome.result
     assert report is not None
     for listed in report.conversations:
         where = f"{name}:{listed.line}" if listed.line is not None else name

@@ -35,11 +35,11 @@ class InputWarning:
     @classmethod
     def all_of(cls, outcome: Outcome) -> list[InputWarning]:
         """The warnings of ``outcome``, in input order (none for an input that failed)."""
-        if outcome.report is None or outcome.error is not None:
+        if outcome.result is None or outcome.error is not None:
             return []
         return [
             cls(outcome.source.name, listed.line, listed.note or "", listed.pointer)
-            for listed in outcome.report.conversations
+            for listed in outcome.result.conversations
             if listed.warning
         ]
 

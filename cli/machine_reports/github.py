@@ -68,8 +68,8 @@ class GithubReporter(Reporter):
     def add(self, outcome: Outcome) -> None:
         if outcome.error is not None:
             self.write(error_annotation(outcome.error))
-        elif outcome.report is not None:
+        elif outcome.result is not None:
             name = outcome.source.name
             warnings = [warning_annotation(w) for w in InputWarning.all_of(outcome)]
-            findings = [finding_annotation(name, f) for f in outcome.report.findings]
+            findings = [finding_annotation(name, f) for f in outcome.result.findings]
             self.write("".join(warnings + findings))

@@ -17,10 +17,10 @@ def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:
     """The report objects of one input: its error, or its warnings and findings."""
     if outcome.error is not None:
         return [error_record(outcome.error)]
-    if outcome.report is None:
+    if outcome.result is None:
         return []
     warnings = [warning_record(w) for w in InputWarning.all_of(outcome)]
-    return warnings + [finding_record(outcome.source.name, f) for f in outcome.report.findings]
+    return warnings + [finding_record(outcome.source.name, f) for f in outcome.result.findings]
 
 
 class JsonReporter(Reporter):

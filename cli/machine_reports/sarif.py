@@ -150,9 +150,9 @@ class SarifReporter(Reporter):
         artifact = artifact_location(outcome.source.name, self.root)
         if outcome.error is not None:
             self.notifications.append(notification(artifact, outcome.error))
-        elif outcome.report is not None:
+        elif outcome.result is not None:
             self.results += [warning_result(artifact, w) for w in InputWarning.all_of(outcome)]
-            self.results += [result(artifact, f) for f in outcome.report.findings]
+            self.results += [result(artifact, f) for f in outcome.result.findings]
 
     def log(self) -> dict[str, Any]:
         """The whole SARIF log."""
