@@ -599,8 +599,9 @@ def openai_cases() -> list[Case]:
     ]
     malformed_fixed = inserted(malformed, [(1, openai_result(TP003, "save_note", "call_sv1"))])
 
-    # The legacy functions API (formats.md §4.2): one function_call an assistant message, no
-    # ids, answered by the {"role": "function", "name"} message right after it.
+    # The legacy functions API (docs/formats.md#legacy-function_call): one function_call an
+    # assistant message, no ids, answered by the {"role": "function", "name"} message right after
+    # it.
     def legacy_call(name: str, arguments: str) -> dict[str, Any]:
         return {
             "role": "assistant",
@@ -992,7 +993,7 @@ def openai_cases() -> list[Case]:
 
 
 def anthropic_result(template: str, name: str, call_id: str) -> dict[str, Any]:
-    """The ``tool_result`` block a correct repair inserts (formats.md §6.1)."""
+    """The ``tool_result`` block a correct repair inserts (docs/formats.md#anthropic)."""
     return {
         "type": "tool_result",
         "tool_use_id": call_id,
@@ -1345,7 +1346,8 @@ def anthropic_cases() -> list[Case]:
 def responses_output(
     template: str, name: str, call_id: str, kind: str = "function_call_output"
 ) -> dict[str, Any]:
-    """The output item a correct repair inserts (formats.md §5: no ``id``, no ``status``)."""
+    """The output item a correct repair inserts (docs/formats.md#openai-responses: no ``id``, no
+    ``status``)."""
     return {"type": kind, "call_id": call_id, "output": text(template, name, call_id)}
 
 
@@ -1456,7 +1458,7 @@ def responses_cases() -> list[Case]:
         responses_output(TP002, "run_tests", custom_call, "custom_tool_call_output"),
     ]
 
-    # A custom tool whose item lost its name: the synthetic text says `unknown` (DESIGN.md), not
+    # A custom tool whose item lost its name: the synthetic text says `unknown`, not
     # the item type.
     nameless_call = "call_Nm0Lp4Qr7Ts2Uv5W"
     nameless = [
@@ -1994,7 +1996,7 @@ def gemini_cases() -> list[Case]:
 
 
 def bedrock_result(template: str, name: str, call_id: str) -> dict[str, Any]:
-    """The ``toolResult`` block a correct repair inserts (formats.md §8)."""
+    """The ``toolResult`` block a correct repair inserts (docs/formats.md#bedrock)."""
     return {
         "toolResult": {
             "toolUseId": call_id,
@@ -2438,7 +2440,7 @@ def strict_openai_cases() -> list[Case]:
     ]
 
     # A misplaced result moved back beside a sibling's synthetic result: the turn's results
-    # end up in call order (DESIGN.md, Placement).
+    # end up in call order (docs/pairing.md#placement).
     paris_weather, paris_time = "call_Pw1", "call_Pt2"
     siblings = [
         {"role": "user", "content": "Weather and local time in Paris?"},
@@ -3362,8 +3364,8 @@ def strict_gemini_cases() -> list[Case]:
 
 
 # pydantic-ai histories as ModelMessagesTypeAdapter writes them (the corpus's pydantic-deepagents
-# files): requests and responses with their metadata, parts with every key. A result belongs in
-# the request right after its call's response (peers.md (a) 8: the block providers' rule).
+# files): requests and responses with their metadata, parts with every key. A result belongs in the
+# request right after its call's response (the block providers' rule: docs/formats.md#pydantic-ai).
 PA_RUN = "a844ef0a-f944-4511-a382-8cf3e2b078bc"
 
 
@@ -3667,7 +3669,7 @@ def strict_responses_cases() -> list[Case]:
 
 
 def strict_cases() -> list[Case]:
-    """The provider-strict samples (issue 4): one per rule and dialect, and combined ones."""
+    """The provider-strict samples (docs/rules.md): one per rule and dialect, and combined ones."""
     return (
         strict_openai_cases()
         + strict_langchain_cases()
@@ -3679,7 +3681,7 @@ def strict_cases() -> list[Case]:
     )
 
 
-# -- Agent session logs (issue 8) ---------------------------------------------------------
+# -- Agent session logs (docs/formats.md#agent-session-layouts) ----------------------------
 # Claude Code sessions and Codex rollouts, written compactly with raw UTF-8 as both tools write
 # them. Each repair is stated in full: the new Claude Code line copies the session keys and the
 # timestamp of the assistant line it follows, hangs off that line (whose children now hang off

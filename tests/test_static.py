@@ -1,6 +1,6 @@
 """The code-quality gates run with the tests: mypy (strict) and ruff over the whole project.
 
-patchcore promises a typed, pure library (DESIGN.md); these keep the promise checked by the
+patchcore promises a typed, pure library (README, Python API); these keep the promise checked by the
 one command README documents.
 """
 
