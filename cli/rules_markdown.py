@@ -30,9 +30,9 @@ families:
   (a log, a training set). Where they have a fix it deletes or moves existing content, so it is
   *unsafe*: `fix` applies it only with `--unsafe-fixes`.
 
-Selection works by code prefix: `--select TP0` (the default, `{", ".join(DEFAULT_SELECT)}`),
-`--select TP1`, `--select TP101,TP103`, or `--select ALL` for every rule; `--ignore` takes the
-same selectors and wins over `--select`. The same keys exist in the configuration
+Selection works by code prefix, as in ruff: `--select {",".join(DEFAULT_SELECT)}` is the default;
+`--select TP1`, `--select TP101,TP103` or `--select ALL` (every rule) choose others, and `--ignore`
+takes the same selectors and wins over `--select`. The same keys exist in the configuration
 (`select`, `ignore`, `per-file-ignores`; see [cli.md](cli.md#configuration)). How calls and
 results are paired, and what the synthetic results say, is in [pairing.md](pairing.md).
 
