@@ -15,7 +15,7 @@ import typer
 import patchcore
 from cli.console import ColorMode, Printer, stderr_printer, wants_color
 from cli.exit_codes import ExitCode
-from cli.output_format import OutputFormat
+from cli.output_format import OutputFormat, RulesFormat
 from cli.visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
@@ -340,8 +340,22 @@ _FIX_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix (--unsafe-fixes)", None:
 
 
 @app.command()
-def rules(color: ColorOpt = ColorMode.AUTO) -> int:
+def rules(
+    color: ColorOpt = ColorMode.AUTO,
+    output_format: Annotated[
+        RulesFormat,
+        typer.Option(
+            "--output-format",
+            help="text (the listing) or markdown (the rules reference, docs/rules.md).",
+        ),
+    ] = RulesFormat.TEXT,
+) -> int:
     """List every rule: code, name, whether it is on by default, its fix, what it checks."""
+    if output_format is RulesFormat.MARKDOWN:
+        from cli.rules_markdown import rules_markdown
+
+        sys.stdout.write(rules_markdown())
+        return int(ExitCode.OK)
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     defaults = patchcore.RuleSelection.build().codes
     for rule in patchcore.RULES.values():
@@ -431,7 +445,7 @@ def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
 
 
 #: What ``app()`` returns after a ``KeyboardInterrupt`` (Typer's ``Exit(130)``); toolpatch's
-#: own commands never return it, and DESIGN allows only 0, 1 and 2.
+#: own commands never return it: an interrupted run exits 2 (docs/cli.md#exit-codes).
 _TYPER_INTERRUPTED = 130
 
 

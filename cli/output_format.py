@@ -13,3 +13,10 @@ class OutputFormat(str, enum.Enum):
     JSONL = "jsonl"
     GITHUB = "github"
     SARIF = "sarif"
+
+
+class RulesFormat(str, enum.Enum):
+    """The ``rules --output-format`` choices: the listing, or ``docs/rules.md`` itself."""
+
+    TEXT = "text"
+    MARKDOWN = "markdown"

@@ -2,7 +2,7 @@
 
 This is the in-process counterpart of deepagents' ``PatchToolCallsMiddleware``: the same calls
 are answered, with ``ToolMessage`` objects built by langchain-core, but pairing follows
-DESIGN.md (nearest earlier unanswered call) and placement puts synthetic results after the
+docs/pairing.md (nearest earlier unanswered call) and placement puts synthetic results after the
 call's existing results. Messages are read through their attributes (LangChain has already
 applied its own parsing: ``additional_kwargs`` fallbacks, chunk merging), never re-serialised,
 and never mutated.

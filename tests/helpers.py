@@ -1,5 +1,5 @@
-"""Helpers shared by the tests: the DESIGN.md texts, a subsequence splitter, and a runner for
-the real ``toolpatch`` entry point in a subprocess (check-jsonschema's ``run_line``).
+"""Helpers shared by the tests: the default synthetic texts, a subsequence splitter, and a runner
+for the real ``toolpatch`` entry point in a subprocess (check-jsonschema's ``run_line``).
 
 Every run returns a `Result`; passing ``expect`` asserts the exit code and, when it is wrong,
 the assertion message shows the command, stdout and stderr.
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-# The synthetic texts DESIGN.md fixes, written out here on purpose (not imported from patchcore).
+# The synthetic texts docs/pairing.md#synthetic-results fixes, written out here on purpose (not
+# imported from patchcore).
 TP001_TEXT = (
     "Tool call {name} with id {id} was cancelled - another message came in before it could be "
     "completed."
@@ -29,7 +30,8 @@ TP003_TEXT = (
 
 
 def text(template: str, name: str, call_id: str) -> str:
-    """A DESIGN.md text with its placeholders filled (the templates hold no other braces)."""
+    """A default synthetic text with its placeholders filled (the templates hold no other
+    braces)."""
     return template.replace("{name}", name).replace("{id}", call_id)
 
 

@@ -1,19 +1,19 @@
 """An independent validator of the rules each provider enforces on a tool-using history.
 
-Written from ``reference/peers.md`` section (d) and ``reference/formats.md`` §4-§8, not from
-toolpatch's code: the tests run it on every repaired sample and on generated histories, so a
-repair that toolpatch believes correct is judged by a second, separate reading of the
-providers' rules (issue 3: "A repaired history must pass the provider's own rules").
+Written from the providers' documented rules and the errors users report (docs/formats.md,
+docs/rules.md), not from toolpatch's code: the tests run it on every repaired sample and on
+generated histories, so a repair that toolpatch believes correct is judged by a second, separate
+reading of the providers' rules: a repaired history must pass the provider's own rules.
 
-One function per provider (OpenAI Chat, Anthropic, OpenAI Responses, Gemini, Bedrock), one
-for LangGraph's pre-flight check of LangChain messages, one for pydantic-ai histories (held
-to the block providers' rules) and one for Gemini CLI sessions (held to Gemini's, through the
-history the CLI resumes them into) takes one message list (parsed JSON values) and returns every
-`Violation`: the rule broken, the provider's error text as users report it (peers.md quotes,
-with the index and ids filled in) and the index of the offending message. An empty list means
-the provider would accept the tool structure of the history. Only the rules about tool calls
-and results are checked (plus Gemini's empty ``parts``); roles, ids' character sets and other
-request fields are out of scope.
+One function per provider (OpenAI Chat, Anthropic, OpenAI Responses, Gemini, Bedrock), one for
+LangGraph's pre-flight check of LangChain messages, one for pydantic-ai histories (held to the block
+providers' rules) and one for Gemini CLI sessions (held to Gemini's, through the history the CLI
+resumes them into) takes one message list (parsed JSON values) and returns every `Violation`: the
+rule broken, the provider's error text as users report it (as docs/rules.md quotes it, with the
+index and ids filled in) and the index of the offending message. An empty list means the provider
+would accept the tool structure of the history. Only the rules about tool calls and results are
+checked (plus Gemini's empty ``parts``); roles, ids' character sets and other request fields are out
+of scope.
 
 Where the sources leave a choice open, the stricter reading is taken and said so in the
 function's docstring (e.g. consecutive user turns are not merged before checking Anthropic's
@@ -65,7 +65,7 @@ def _blocks(message: Any, key: str = "content") -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-# --- OpenAI Chat Completions (peers.md (d), formats.md §4) -----------------------------------
+# --- OpenAI Chat Completions (docs/formats.md#openai-chat) -----------------------------------
 
 OPENAI_UNANSWERED = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
@@ -83,7 +83,8 @@ OPENAI_EMPTY = (
     "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum "
     "length 1, but got an empty array instead."
 )
-# The legacy functions API (formats.md §4.2) is not quoted anywhere: these say the rule.
+# The legacy functions API (docs/formats.md#legacy-function_call) is not quoted anywhere: these say
+# the rule.
 OPENAI_FUNCTION_UNANSWERED = (
     "messages[{index}]: an assistant 'function_call' must be followed by a 'function' message "
     "with its name"
@@ -96,7 +97,7 @@ OPENAI_FUNCTION_ORPHAN = (
 
 def _openai_answers(message: Mapping[str, Any]) -> list[Any]:
     """The call ids a tool message answers: ``tool_call_id``; SWE-agent's ``tool_call_ids``
-    list; tau2's ``id`` when ``tool_call_id`` is absent (issue 3, "OpenAI-like variants")."""
+    list; tau2's ``id`` when ``tool_call_id`` is absent (OpenAI-like variants in real data)."""
     if message.get("tool_call_id") is not None:
         return [message["tool_call_id"]]
     if isinstance(message.get("tool_call_ids"), list):
@@ -197,7 +198,7 @@ def openai_chat(messages: Messages) -> list[Violation]:
     return found
 
 
-# --- Anthropic Messages (peers.md (d), formats.md §6) ----------------------------------------
+# --- Anthropic Messages (docs/formats.md#anthropic) ----------------------------------------
 
 ANTHROPIC_UNANSWERED = (
     "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately "
@@ -224,7 +225,8 @@ ANTHROPIC_NOT_FIRST = (
     "message. Messages following `tool_use` blocks must begin with a matching number of "
     "`tool_result` blocks."
 )
-#: DESIGN.md "never an empty content" (the API itself quotes no text for this one).
+#: A synthetic result never has an empty content (docs/pairing.md#synthetic-results; the API itself
+#: quotes no text for this one).
 ANTHROPIC_EMPTY_ERROR = "messages.{index}.content.{block}: `tool_result` with is_error is empty"
 SERVER_CALL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
 
@@ -330,7 +332,7 @@ def _anthropic_server_tools(
         add("server-unanswered", index, error)
 
 
-# --- OpenAI Responses (peers.md (d), formats.md §5) ------------------------------------------
+# --- OpenAI Responses (docs/formats.md#openai-responses) ------------------------------------------
 
 #: Call item → its output item (the client-executed calls toolpatch answers).
 RESPONSES_CALLS = {
@@ -424,7 +426,7 @@ def responses(items: Messages) -> list[Violation]:
     return sorted(found, key=lambda v: v.index)
 
 
-# --- Google Gemini (peers.md (d), formats.md §7) ---------------------------------------------
+# --- Google Gemini (docs/formats.md#gemini) ---------------------------------------------
 
 GEMINI_COUNT = (
     "Please ensure that the number of function response parts is equal to the number of "
@@ -601,7 +603,7 @@ def gemini_cli(messages: Messages) -> list[Violation]:
     return gemini(gemini_cli_contents(messages))
 
 
-# --- AWS Bedrock Converse (peers.md (d), formats.md §8) --------------------------------------
+# --- AWS Bedrock Converse (docs/formats.md#bedrock) --------------------------------------
 
 BEDROCK_EXPECTED = (
     "Expected toolResult blocks at messages.{index}.content for the following Ids: {ids}"
@@ -696,7 +698,7 @@ def bedrock(messages: Messages) -> list[Violation]:
     return found
 
 
-# --- LangGraph's pre-flight check on LangChain messages (peers.md (a) 2, (d) framework) ------
+# --- LangGraph's pre-flight check on LangChain messages (docs/formats.md#langchain) ------
 
 LANGGRAPH_INVALID_CHAT_HISTORY = (
     "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the "
@@ -740,7 +742,7 @@ def langgraph(messages: Messages) -> list[Violation]:
 
     Calls in ``invalid_tool_calls`` are held to the same rule: LangGraph does not look at them,
     but langchain-openai sends them to the provider as ``tool_calls``, which then need results
-    (formats.md §2.5); they are reported with the OpenAI text.
+    (docs/formats.md#langchain); they are reported with the OpenAI text.
     """
     loaded = [load_langchain(m) for m in messages]
     answered = {m.tool_call_id for m in loaded if isinstance(m, ToolMessage)}
@@ -760,7 +762,7 @@ def langgraph(messages: Messages) -> list[Violation]:
     return found
 
 
-# --- pydantic-ai message histories (peers.md (a) 8, mapped to the provider it is sent to) ---
+# --- pydantic-ai message histories (docs/formats.md#pydantic-ai: the block providers' rules) ---
 
 
 def _part_kind(part: Any) -> str | None:

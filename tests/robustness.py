@@ -24,7 +24,7 @@ import patchcore
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 
-#: The DESIGN.md text of a TP001 synthetic result (written out, not imported from patchcore).
+#: The default text of a TP001 synthetic result (written out, not imported from patchcore).
 TP001_TEXT = (
     "Tool call {name} with id {id} was cancelled - another message came in before it could be "
     "completed."
@@ -205,10 +205,10 @@ def assert_repair_invariants(
 
 
 def repointed_back(data: bytes, output: bytes) -> bytes:
-    """A repaired Claude Code session whose changed lines that hang off an added line are
-    pointed back at that line's own parent: re-pointing the lines that hung off a response to
-    the new result line is the one change besides added lines that a safe fix makes to a
-    session (issue 8); after it, the input must be a subsequence of the output again."""
+    """A repaired Claude Code session whose changed lines that hang off an added line are pointed
+    back at that line's own parent: re-pointing the lines that hung off a response to the new result
+    line is the one change besides added lines that a safe fix makes to a session
+    (docs/formats.md#claude-code); after it, the input must be a subsequence of the output again."""
     before = set(data.split(b"\n"))
     known = {value.get("uuid") for value in map(_object, before) if value is not None}
     added: dict[str, Any] = {}

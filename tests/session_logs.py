@@ -22,7 +22,7 @@ from tests.sample_cases import jsonl
 
 
 def anthropic_result(template: str, name: str, call_id: str) -> dict[str, Any]:
-    """The ``tool_result`` block a correct repair inserts (formats.md §6.1)."""
+    """The ``tool_result`` block a correct repair inserts (docs/formats.md#claude-code)."""
     return {
         "type": "tool_result",
         "tool_use_id": call_id,

@@ -1,4 +1,4 @@
-"""The dialect adapters, in detection order (reference/formats.md §11)."""
+"""The dialect adapters, in detection order (docs/formats.md#detection)."""
 
 from __future__ import annotations
 

@@ -52,7 +52,8 @@ MARKERS = frozenset(
     {"tool_use", "tool_result", "server_tool_use", "thinking", "redacted_thinking", "mcp_tool_use"}
 )
 SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
-#: Server tools whose result block is not named after the tool (formats.md §6.4).
+#: Server tools whose result block is not named after the tool
+#: (docs/formats.md#anthropic-server-tools).
 SHARED_RESULTS = {
     "tool_search_tool_regex": "tool_search_tool_result",
     "tool_search_tool_bm25": "tool_search_tool_result",

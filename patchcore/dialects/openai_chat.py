@@ -8,7 +8,8 @@ this reads the variants found in real files:
 * flat entries ``{"id", "name", "arguments"}`` (tau2) and ``{"id", "function": "<name>"}``
   (inspect_ai), custom tools ``{"type": "custom", "custom": {"name", "input"}}``,
 * results keyed by ``tool_call_id`` (the API), ``tool_call_ids`` (SWE-agent) or ``id`` (tau2),
-* the legacy ``function_call`` (one call an assistant message, no id: formats.md §4.2),
+* the legacy ``function_call`` (one call an assistant message, no id:
+  docs/formats.md#legacy-function_call),
   answered by the ``{"role": "function", "name"}`` message right after its message (ToolBench).
 
 A synthetic result uses whichever answering key, and ``name`` if present, its neighbours use; a

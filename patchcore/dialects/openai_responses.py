@@ -167,7 +167,7 @@ class OpenAIResponses(ResultMessageDialect):
             _, unanswerable = CALLS[kind]
             call = ToolCall(
                 id=call_id(message.get(key), (*pointer, key)),
-                # Only the tool's own name: the item type is no name (DESIGN.md: `unknown`).
+                # Only the tool's own name: the item type is no name (the text says `unknown`).
                 name=optional_name(message.get("name")),
                 invalid=kind == "function_call" and arguments_malformed(message.get("arguments")),
                 unanswerable=unanswerable,

@@ -1,11 +1,11 @@
 """The pairing engine: which result answers which call, which calls dangle. Knows no dialect.
 
-Pairing rule (DESIGN.md): walk the messages in order; a result answers the *nearest earlier call
-with the same key that is still unanswered*. A call is dangling when no later result answers it.
-There is deliberately no global set of answered ids: real histories reuse ids across turns
-(tau-bench, tau2), and a global set would let a later turn's result hide an earlier dangling call.
-Reusing an id after the earlier call was answered is therefore legal; reusing it while that call
-is still open is not (TP104).
+Pairing rule (docs/pairing.md#the-pairing-rule): walk the messages in order; a result answers the
+*nearest earlier call with the same key that is still unanswered*. A call is dangling when no later
+result answers it. There is deliberately no global set of answered ids: real histories reuse ids
+across turns (tau-bench, tau2), and a global set would let a later turn's result hide an earlier
+dangling call. Reusing an id after the earlier call was answered is therefore legal; reusing it
+while that call is still open is not (TP104).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The ``toolpatch`` command, run as a user runs it: a subprocess of the real entry point.
 
-Pins DESIGN.md "Command line" and "Fidelity" plus style-anchors §4: exit codes 0/1/2 (errors
+Pins docs/cli.md and docs/pairing.md#fidelity, as black and ruff behave: exit codes 0/1/2 (errors
 win over findings), stdin and ``-``, stdout carrying only the product, in-place writes that
 leave clean files alone (bytes and mtime) and keep mode and symlinks, ``--check`` / ``--diff``
 writing nothing, directory walks, located one-line errors for unreadable input, byte fidelity
@@ -264,7 +264,8 @@ def test_fix_other_files_are_still_fixed_when_one_fails(tmp_path: Path) -> None:
         (["check"], DANGLING_JSONL, 1),
         (["fix", "--check", "-"], DANGLING, 1),
         (["fix", "--check"], CLEAN, 0),
-        # JSON Lines from Python's json.dumps: NaN is valid input everywhere else (DESIGN.md)
+        # JSON Lines from Python's json.dumps: NaN is valid input everywhere else
+        # (docs/pairing.md#fidelity)
         pytest.param(
             ["check"],
             b'{"role": "user", "content": "a", "score": NaN}\n' + DANGLING_JSONL,

@@ -235,7 +235,8 @@ def test_a_list_not_checked_is_a_warning_in_every_machine_format(inputs: Path) -
 
 @pytest.mark.parametrize("output_format", ["text", "json", "jsonl", "github", "sarif"])
 def test_a_warning_alone_keeps_exit_code_0(tmp_path: Path, output_format: str) -> None:
-    """A warning is no finding (DESIGN: a mixed list is reported with a warning, not repaired)."""
+    """A warning is no finding (docs/cli.md#output-formats: a mixed list is reported with a warning,
+    not repaired)."""
     mixed = "anthropic-with-openai-tool-message.json"
     shutil.copyfile(ROOT / "samples" / "mixed" / mixed, tmp_path / mixed)
     result = run(["check", "--output-format", output_format, mixed], cwd=tmp_path, expect=0)

@@ -1,4 +1,4 @@
-"""The provider-strict rules on the command line (issue 4), run as a user runs them.
+"""The provider-strict rules on the command line (docs/rules.md), run as a user runs them.
 
 Pins ``toolpatch rules`` and ``toolpatch rule CODE``, the ruff-style fixability marks on
 ``check`` lines (``[*]`` fixable, ``[~]`` fixable with ``--unsafe-fixes``, no mark: not
@@ -6,9 +6,9 @@ fixable), the summary's counts of both, that ``fix`` without ``--unsafe-fixes`` 
 inserts bytes, the exit codes of ``fix --unsafe-fixes`` (0 when everything was fixable, 1 when
 TP104/TP105 findings remain), and rule selection by prefix (``--select TP1``) and ``--ignore``.
 
-The rule codes and names are the ones issue 4 and DESIGN.md list, written out here; wording is
-pinned only where the issue fixes it (codes, names, provider errors quoted in peers.md (d),
-whether a fix is safe, unsafe or absent).
+The rule codes and names are the ones docs/rules.md lists, written out here; wording is pinned
+only where the contract fixes it (codes, names, the provider errors users report, whether a fix
+is safe, unsafe or absent).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pytest
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, run, text
 
-#: Every rule of DESIGN.md and issue 4: code → (name, fix kind).
+#: Every rule of docs/rules.md: code → (name, fix kind).
 RULES = {
     "TP001": ("dangling-tool-call", "safe"),
     "TP002": ("pending-tool-call", "safe"),
@@ -176,7 +176,7 @@ def test_rule_explains_tp101(spelling: str) -> None:
     result = run(["rule", spelling], expect=0)
     out = result.stdout.decode()
     assert "TP101" in out and "orphan-tool-result" in out, result.show()
-    # What providers answer (peers.md (d)): OpenAI Chat and Anthropic at least.
+    # What providers answer (docs/rules.md): OpenAI Chat and Anthropic at least.
     assert "must be a response to a preceeding message with 'tool_calls'" in out, result.show()
     assert "unexpected `tool_use_id` found in `tool_result` blocks" in out, result.show()
     # The fix, and that it is unsafe (it deletes content).

@@ -1,4 +1,4 @@
-"""Failure injection around the in-place write (issue 5, "Writes").
+"""Failure injection around the in-place write (docs/cli.md#writing).
 
 A repaired file is written to a temporary file in its own folder, fsynced and renamed over the
 original. Whatever goes wrong on the way (the file or its folder is read-only, the disk is full,

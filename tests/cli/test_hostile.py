@@ -1,4 +1,4 @@
-"""Hostile and broken input (issue 5): one clear error line, exit 2, the file left alone.
+"""Hostile and broken input: one clear error line, exit 2, the file left alone.
 
 Every broken input of the table goes through ``fix FILE`` (in place) and ``fix -`` (stdin), one
 process each; through ``check`` (all files in one process, for speed); and through

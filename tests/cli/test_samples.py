@@ -251,7 +251,7 @@ def message_lists(path: Path) -> list[tuple[str, list[object]]]:
 @pytest.mark.parametrize("case", [c for c in STRICT if c.unsafe], ids=lambda c: c.path)
 def test_unsafe_repair_passes_the_provider_and_is_stable(case: Case) -> None:
     """After ``fix --unsafe-fixes --select ALL`` a history passes every rule of its provider
-    (issue 4), unless a finding without a fix (TP104, TP105) is left; fixing again changes
+    (docs/rules.md), unless a finding without a fix (TP104, TP105) is left; fixing again changes
     nothing, and ``check`` reports exactly the findings that have no fix."""
     repaired = SAMPLES / unsafe_path(case.path)
     histories = message_lists(repaired)
@@ -295,7 +295,7 @@ def test_unsafe_repair_passes_the_provider_and_is_stable(case: Case) -> None:
 def only_inserted(old: object, new: object) -> bool:
     """Whether ``new`` is ``old`` with elements inserted into its lists (at any depth) and
     nothing deleted, moved or changed; an Anthropic string content may become a block list
-    that keeps the string in a text block (DESIGN.md, the plain-string reply)."""
+    that keeps the string in a text block (docs/formats.md#anthropic, the plain-string reply)."""
     if isinstance(old, dict) and isinstance(new, dict):
         return list(old) == list(new) and all(only_inserted(old[k], new[k]) for k in old)
     if isinstance(old, list) and isinstance(new, list):

@@ -1,5 +1,6 @@
 """What ``toolpatch check`` imports for a small clean file: the pre-commit and CI case, where
-start-up is most of the run (issue 6: at most 1.5 times ``python -c "import typer"``).
+start-up is most of the run (docs/benchmarks.md#targets-and-verdicts: at most 1.5 times
+``python -c "import typer"``).
 
 Such a file is proven clean by `patchcore.engine.quick`, so the run needs neither the engine
 (locating lists, the dialect adapters, pairing, splicing), nor langchain-core or pydantic, nor

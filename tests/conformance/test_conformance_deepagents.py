@@ -1,9 +1,10 @@
-"""Conformance with the real deepagents ``PatchToolCallsMiddleware`` (DESIGN.md, synthetic results).
+"""Conformance with the real deepagents ``PatchToolCallsMiddleware``.
 
-DESIGN.md promises that on LangChain lists without reused ids or results placed before their
-call, toolpatch inserts the ToolMessages the deepagents middleware inserts: one per unanswered
-call, same ids and names, same neighbours. This file pins that promise against the installed
-middleware (not a copy of it), on random histories restricted to exactly that domain:
+docs/pairing.md#no-global-set-of-answered-ids promises that on LangChain lists without reused ids or
+results placed before their call, toolpatch inserts the ToolMessages the deepagents middleware
+inserts: one per unanswered call, same ids and names, same neighbours. This file pins that promise
+against the installed middleware (not a copy of it), on random histories restricted to exactly that
+domain:
 
 * every call id and every result id is fresh (no reuse, no duplicates, no ``None`` or ``""``);
 * a result never comes before its call (it may come later, after an intervening message);

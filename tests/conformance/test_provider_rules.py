@@ -1,8 +1,7 @@
-"""Repaired histories pass the providers' own rules (issue 3, "Tests").
+"""Repaired histories pass the providers' own rules.
 
 ``tests/provider_rules.py`` is a validator written from the providers' documented errors
-(``reference/peers.md`` (d), ``reference/formats.md`` §4-§8), independently of toolpatch. This
-file pins three things:
+(docs/formats.md, docs/rules.md), independently of toolpatch. This file pins three things:
 
 (a) the validator itself: each rule catches a small broken history, and the clean version of
     it passes (a validator that accepts everything would make (b) and (c) worthless);
@@ -20,7 +19,7 @@ file pins three things:
     changes nothing; ``check`` finds nothing; removing the synthetic results gives back the
     input exactly (an Anthropic string content that became a block list keeps its string in a
     text block); one synthetic result per fixed finding, for exactly the unanswered calls, with
-    DESIGN.md's texts and error flags (compared by tool name where a Gemini turn mixes calls
+    the default texts and error flags (compared by tool name where a Gemini turn mixes calls
     with and without ids of one name, since an id-less response may answer either); thinking
     blocks, ``thoughtSignature`` parts and reasoning
     items are unchanged and in place, and no synthetic output lands between a reasoning item and
@@ -278,8 +277,8 @@ def test_openai_variants_of_real_data_pass() -> None:
 
 
 def test_openai_legacy_functions_pass_when_answered_right_after() -> None:
-    """formats.md §4.2: the function message right after the call, past the tool messages of
-    the same message's tool_calls; a nameless reply answers by place."""
+    """docs/formats.md#legacy-function_call: the function message right after the call, past the
+    tool messages of the same message's tool_calls; a nameless reply answers by place."""
     mixed = {**LEGACY_CALL, "tool_calls": [call("c1")]}
     history = [USER, mixed, tool("c1"), LEGACY_REPLY, LEGACY_CALL, {"role": "function"}]
     assert validate("openai-chat", history) == []
@@ -974,8 +973,8 @@ TEXT = st.text(alphabet='ab é😀"\\/\n{}', min_size=1, max_size=5)
 
 
 def expected_text(code: str, name: str | None, call_id: str | None) -> str:
-    """DESIGN.md's text, substituted literally in one pass; without an id (Gemini) the
-    ``with id {id}`` words are left out, as formats.md §7 writes it."""
+    """The default text, substituted literally in one pass; without an id (Gemini) the
+    ``with id {id}`` words are left out (docs/pairing.md#synthetic-results)."""
     template = TEXTS[code]
     if call_id is None:
         template = template.replace(" with id {id}", "")
@@ -999,7 +998,7 @@ class History:
     Attributes:
         loose: Which calls are the unanswered ones is only known by name: a Gemini turn has
             calls of one name with and without ids, and a response without an id may answer
-            either (by name, in order: issue 3). The repair is then compared by tool name.
+            either (by name, in order). The repair is then compared by tool name.
     """
 
     messages: list[dict[str, Any]] = field(default_factory=list)

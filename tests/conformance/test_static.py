@@ -1,7 +1,7 @@
 """The code-quality gates run with the tests: mypy (strict) and ruff over the whole project.
 
-patchcore promises a typed, pure library (DESIGN.md); these keep the promise checked by the
-one command README documents.
+patchcore promises a typed, pure library (docs/architecture.md); these keep the promise checked
+by the one command README documents.
 """
 
 from __future__ import annotations

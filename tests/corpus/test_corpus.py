@@ -1,8 +1,9 @@
-"""The real transcripts in ../shared/corpus: no crash on any, and the verdicts of SOURCES.md.
+"""The real transcripts in ../shared/corpus: no crash on any, and the verdicts of
+docs/corpus.md.
 
 The corpus is read in place (never copied into this repository). For the files of the dialects
-toolpatch reads, the findings must explain SOURCES.md: clean files report nothing, training files
-and stored responses report exactly their open calls (TP002, not fixable where nothing can be
+toolpatch reads, the findings must explain docs/corpus.md: clean files report nothing, training
+files and stored responses report exactly their open calls (TP002, not fixable where nothing can be
 added), reused ids never hide or invent a finding, and a negative control holds no history to
 misjudge.
 """
@@ -21,7 +22,7 @@ from tests.conftest import CORPUS, ROOT
 
 ALL_FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".json", ".jsonl"))
 
-#: Files of the formats this release reads, with SOURCES.md's verdict: expected findings.
+#: Files of the formats this release reads, with their verdict (docs/corpus.md): expected findings.
 CLEAN = [
     "langchain/deepagents-summarization-seed-lc.json",
     "langchain/deerflow-thread-90040b36.json",
@@ -46,9 +47,10 @@ CLEAN = [
     "pydantic-ai/pydantic-deepagents-71570e7e-history.json",
     "pydantic-ai/pydantic-deepagents-a8545ee1-history.json",
 ]
-#: Stored responses and paused runs: their calls are open by design (SOURCES.md), reported as
-#: pending (TP002) with the ids SOURCES.md lists, and not fixable beside a single response.
-OPEN_BY_DESIGN = {
+#: Stored responses and paused runs: their calls are open on purpose
+#: (docs/corpus.md#open-by-design), reported as pending (TP002) with the ids the manifest lists, and
+#: not fixable beside a single response.
+OPEN_ON_PURPOSE = {
     "anthropic/vercel-ai-anthropic-programmatic-tool-calling.1.json": (
         "anthropic",
         {
@@ -106,9 +108,9 @@ def test_clean_files_report_nothing_and_are_not_rewritten(relative: str) -> None
     assert report.conversations, "the history must be found, not skipped"
 
 
-@pytest.mark.parametrize("relative", sorted(OPEN_BY_DESIGN))
+@pytest.mark.parametrize("relative", sorted(OPEN_ON_PURPOSE))
 def test_stored_responses_report_their_open_calls_as_pending(relative: str) -> None:
-    dialect, ids = OPEN_BY_DESIGN[relative]
+    dialect, ids = OPEN_ON_PURPOSE[relative]
     report = patchcore.fix_document(read(relative), filename=relative)
     assert {f.call_id for f in report.findings} == ids
     assert {(f.code, f.dialect) for f in report.findings} == {("TP002", dialect)}
@@ -130,7 +132,7 @@ RUN_STATE = "openai-responses/agents-sdk-runstate-pending-approval.json"
 
 @pytest.mark.parametrize("select", [None, ["ALL"]], ids=["default", "ALL"])
 def test_paused_agents_sdk_run_reports_the_pending_approval_once(select: list[str] | None) -> None:
-    """The run is paused on a tool approval (SOURCES.md: one open call, by design).
+    """The run is paused on a tool approval (docs/corpus.md#open-by-design: one open call).
 
     A run resumes from ``original_input`` + ``generated_items`` (the Agents SDK's RunState); the
     same call is repeated in ``session_items``, ``model_responses``, ``last_model_response`` and
@@ -139,7 +141,7 @@ def test_paused_agents_sdk_run_reports_the_pending_approval_once(select: list[st
     sent to the model: it is no second call (no TP104).
 
     The call is reported once, as TP002, and not fixed. It is pending in the plain sense of the
-    rule (the last turn's call, no result), and SOURCES.md counts it open; reporting it keeps
+    rule (the last turn's call, no result), and the manifest counts it open; reporting it keeps
     the README's contract for data open on purpose (a paused run, a training target: ``--ignore
     TP002``). But it is no defect to repair: its result is for the resumed run to add once
     someone decides, and a made-up output would take that decision and make the resumed run
@@ -198,10 +200,10 @@ TOOLBENCH = "openai-chat/toolbench-G1-10-legacy-function-call.json"
 
 
 def test_toolbench_prefixes_end_on_their_legacy_function_call() -> None:
-    """SOURCES.md: three growing ``train_messages`` prefixes, each ending on an assistant
-    ``function_call`` (the training target, the last one the terminal ``Finish``): 6 calls, 3
-    answered by the ``function`` message right after them, 3 open by design. Legacy calls have
-    no id: they pair by place and name. They are pending (TP002), and a fix answers each with a
+    """docs/corpus.md#open-by-design: three growing ``train_messages`` prefixes, each ending on an
+    assistant ``function_call`` (the training target, the last one the terminal ``Finish``): 6
+    calls, 3 answered by the ``function`` message right after them, 3 open by design. Legacy calls
+    have no id: they pair by place and name. They are pending (TP002), and a fix answers each with a
     function message after it."""
     data = read(TOOLBENCH)
     report = patchcore.fix_document(data, filename=TOOLBENCH)
@@ -272,8 +274,9 @@ def test_fixing_training_files_keeps_every_other_line(relative: str) -> None:
 def test_reused_ids_pair_with_the_nearest_open_call() -> None:
     """tau-bench reuses API-issued ids: drop the result of a reused call's second use.
 
-    A global set of answered ids would still see the id answered (by the first use) and miss
-    the defect; the DESIGN.md rule reports exactly the second call.
+    A global set of answered ids would still see the id answered (by the first use) and miss the
+    defect; the pairing rule (docs/pairing.md#no-global-set-of-answered-ids) reports exactly the
+    second call.
     """
     trajectories = json.loads(read("openai-chat/taubench-gpt-4o-airline.json"))
     for number, trajectory in enumerate(trajectories):
@@ -311,7 +314,8 @@ def test_reused_ids_are_legal_under_every_rule(relative: str) -> None:
 
 
 def test_strict_rules_explain_the_orphans_fixture() -> None:
-    """SOURCES.md: eleven tool messages and no assistant message issuing them."""
+    """docs/corpus.md#defects-and-controls: eleven tool messages and no assistant message issuing
+    them."""
     relative = "inspect-ai/inspect-log-tool-call-error-orphans.json"
     report = patchcore.check_document(
         read(relative), options=patchcore.make_options(select=["TP1"])

@@ -1,8 +1,9 @@
 """The agent sessions of ../shared/corpus (claude-code/, codex/, and the Claude Agent SDK stream
-kept in claude-code/), read in place: no crash, the verdicts of SOURCES.md, and the one real
+kept in claude-code/), read in place: no crash, the verdicts of docs/corpus.md, and the one real
 capture taken while a tool ran, repaired so that it resumes.
 
-Where toolpatch and SOURCES.md could be read to disagree, the test says who is right and why.
+Where toolpatch and the corpus's verdicts could be read to disagree, the test says who is right and
+why.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ pytestmark = pytest.mark.usefixtures("corpus")
 SESSIONS = sorted(
     [*CORPUS.glob("claude-code/*.jsonl"), *CORPUS.glob("codex/*.jsonl")] if CORPUS.is_dir() else []
 )
-#: SOURCES.md verdict "clean" (or "already repaired", "no tools"): nothing to report, under
-#: every rule.
+#: Verdict "clean" (or "already repaired", "no tools"; docs/corpus.md#clean-files): nothing to
+#: report, under every rule.
 CLEAN = [
     "claude-code/cct-sample-session.jsonl",
     "claude-code/claude-code-log-representative.jsonl",
@@ -144,10 +145,10 @@ def api_messages(lines: list[Any]) -> list[dict[str, Any]]:
 
 
 def test_edge_cases_file_behaves_as_sources_describes() -> None:
-    """SOURCES.md: "dangling tool_use, result under misspelled key, non-object lines"; dangling
-    tool_edge_002 and toolu_todowrite_002. Both are found: the result for tool_edge_002 sits
-    under `contenst`, so Claude Code would not send it either. Every odd line is reported and
-    kept; the fix adds two lines and touches no other."""
+    """docs/corpus.md#defects-and-controls: "dangling tool_use, result under misspelled key,
+    non-object lines"; dangling tool_edge_002 and toolu_todowrite_002. Both are found: the result
+    for tool_edge_002 sits under `contenst`, so Claude Code would not send it either. Every odd line
+    is reported and kept; the fix adds two lines and touches no other."""
     relative = "claude-code/claude-code-log-edge-cases.jsonl"
     data = read(relative)
     report = patchcore.fix_document(data, filename=relative)
@@ -162,7 +163,7 @@ def test_edge_cases_file_behaves_as_sources_describes() -> None:
 
 
 def test_spawn_and_wait_calls_closed_only_by_events_are_open() -> None:
-    """SOURCES.md counts call_spawn1 and call_wait1 as dangling and calls the file "calls closed
+    """The manifest counts call_spawn1 and call_wait1 as dangling and calls the file "calls closed
     only by event_msg". toolpatch reports both as pending (TP002), and that is right for a resume:
     Codex rebuilds the history from response_item lines only (codex-rs
     `reconstruct_history_from_rollout` skips event_msg), so both calls reach the model without
@@ -179,8 +180,8 @@ def test_spawn_and_wait_calls_closed_only_by_events_are_open() -> None:
 
 
 def test_a_torn_rollout_line_is_reported_and_kept() -> None:
-    """SOURCES.md: "invalid JSON line". The line is reported (a warning with its line number);
-    the rest of the rollout, which holds no call, is clean."""
+    """docs/corpus.md#defects-and-controls: "invalid JSON line". The line is reported (a warning
+    with its line number); the rest of the rollout, which holds no call, is clean."""
     relative = "codex/claude-code-log-malformed-rollout.jsonl"
     report = patchcore.fix_document(read(relative), filename=relative)
     assert [(r.line, r.warning) for r in report.conversations] == [(1, False), (3, True)]
@@ -189,10 +190,10 @@ def test_a_torn_rollout_line_is_reported_and_kept() -> None:
 
 
 def test_the_agent_sdk_stream_is_clean() -> None:
-    """SOURCES.md: "clean (interleaved subagent)". The Claude Agent SDK stream (a JSON array of
-    messages without roles) holds two conversations: the main thread (a thinking block and the
-    Agent call on two entries, one turn; its result comes after the subagent's entries) and the
-    subagent's (``parent_tool_use_id``: its prompt, two parallel calls on two entries, their two
+    """docs/corpus.md#clean-files: "clean (interleaved subagent)". The Claude Agent SDK stream (a
+    JSON array of messages without roles) holds two conversations: the main thread (a thinking block
+    and the Agent call on two entries, one turn; its result comes after the subagent's entries) and
+    the subagent's (``parent_tool_use_id``: its prompt, two parallel calls on two entries, their two
     results). Nothing to report under any rule, nothing to rewrite."""
     relative = "claude-code/vercel-ai-claude-agent-sdk-subagent-stream.json"
     for select in (None, ["ALL"]):

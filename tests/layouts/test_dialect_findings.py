@@ -1,10 +1,10 @@
 """What each dialect's findings say: the tool's name, why a finding has no fix, and the provider
 error it quotes.
 
-A finding is read by people deciding what to do with a history, so it must not mislead: the
-name of a call is the tool's name or ``unknown`` (DESIGN.md), never the item type that carries
-it; a finding without a fix says why; a quoted provider error names the block the provider
-actually wants.
+A finding is read by people deciding what to do with a history, so it must not mislead: the name of
+a call is the tool's name or ``unknown`` (docs/pairing.md#synthetic-results), never the item type
+that carries it; a finding without a fix says why; a quoted provider error names the block the
+provider actually wants.
 """
 
 from __future__ import annotations
@@ -142,8 +142,9 @@ def anthropic_server_call(kind: str, name: str) -> list[dict[str, Any]]:
 def test_anthropic_quotes_the_result_block_the_server_call_needs(
     kind: str, name: str, result: str
 ) -> None:
-    """formats.md §6.4: an MCP call is answered by ``mcp_tool_result`` whatever tool it names;
-    a server tool by a block named after it, except the tool-search tools, which share one."""
+    """docs/formats.md#anthropic-server-tools: an MCP call is answered by ``mcp_tool_result``
+    whatever tool it names; a server tool by a block named after it, except the tool-search tools,
+    which share one."""
     finding = only(patchcore.check_messages(anthropic_server_call(kind, name)))
     assert finding.provider_error == (
         f"`{name}` tool use with id `srvtoolu_1` was found without a corresponding `{result}` block"

@@ -1,10 +1,10 @@
 """The LangChain adapter against langchain-core itself: synthetic shapes and call parsing.
 
-DESIGN.md: "In LangChain shapes the synthetic message has exactly the keys that langchain-core
-itself writes for a ``ToolMessage`` in that shape (``messages_to_dict``, ``dumpd``,
-``model_dump``), and the id namespace of its neighbours", and "langchain-core is the reference
-for LangChain semantics". This file pins both, with langchain-core (not hand-written dicts) as
-the oracle:
+docs/formats.md#langchain: in LangChain shapes the synthetic message has exactly the keys that
+langchain-core itself writes for a ``ToolMessage`` in that shape (``messages_to_dict``, ``dumpd``,
+``model_dump``), and the id namespace of its neighbours; langchain-core is the reference for
+LangChain semantics. This file pins both, with langchain-core (not hand-written dicts) as the
+oracle:
 
 * the inserted dict equals, key order included, what langchain-core writes for
   ``ToolMessage(content=..., name=..., tool_call_id=..., status="error")`` in the shape of its
@@ -41,7 +41,7 @@ from langchain_core.messages.tool import tool_call
 
 import patchcore
 
-#: The default texts, as DESIGN.md words them.
+#: The default texts, as docs/pairing.md#synthetic-results words them.
 CANCELLED = (
     "Tool call {name} with id {id} was cancelled - another message came in before it could be "
     "completed."

@@ -1,5 +1,5 @@
-"""OpenAI's legacy functions (formats.md §4.2): one ``function_call`` an assistant message, no
-ids, answered by the ``{"role": "function", "name"}`` message right after it.
+"""OpenAI's legacy functions (docs/formats.md#legacy-function_call): one ``function_call`` an
+assistant message, no ids, answered by the ``{"role": "function", "name"}`` message right after it.
 
 The samples (``openai-chat/legacy-function-call.json``, ``strict/openai-chat/
 legacy-function-strict.json``) and the ToolBench corpus file show whole histories; these pin
@@ -53,7 +53,8 @@ def test_a_function_message_later_than_right_after_answers_nothing() -> None:
 
 
 def test_a_null_function_call_is_no_call() -> None:
-    """SDK dumps write ``function_call: null`` beside ``tool_calls`` (formats.md §4.1)."""
+    """SDK dumps write ``function_call: null`` beside ``tool_calls``
+    (docs/formats.md#openai-chat)."""
     dump = {"role": "assistant", "content": "Hi.", "function_call": None, "tool_calls": None}
     assert not patchcore.check_messages(
         [USER, dump], options=patchcore.make_options(select=["ALL"])

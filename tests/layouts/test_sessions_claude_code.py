@@ -1,4 +1,5 @@
-"""Claude Code session logs (issue 8): conversations, placement, chain, determinism, strict rules.
+"""Claude Code session logs (docs/formats.md#claude-code): conversations, placement, chain,
+determinism, strict rules.
 
 Sessions are built line by line with the session builders (``tests/session_logs.py``), in the
 compact raw-UTF-8 form Claude Code writes. Every expected value is stated here, not read back

@@ -1,5 +1,5 @@
-"""Codex rollouts (issue 8): response items paired as Responses items, event lines kept as they
-are, new output lines placed after the call's turn with the call line's timestamp."""
+"""Codex rollouts (docs/formats.md#codex): response items paired as Responses items, event lines
+kept as they are, new output lines placed after the call's turn with the call line's timestamp."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Random corruptions of valid histories of every dialect (issue 5, property tests).
+"""Random corruptions of valid histories of every dialect (property tests).
 
 Every shipped sample input (samples/, all dialects and containers) is corrupted at random, at the
 byte level (truncate, flip a bit, insert or delete bytes, insert a NUL, duplicate or drop a line)

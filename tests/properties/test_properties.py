@@ -1,5 +1,5 @@
-"""Property tests of the DESIGN.md invariants over both dialects, every LangChain shape and every
-container, on histories with the defects real data has.
+"""Property tests of the docs/pairing.md invariants over both dialects, every LangChain shape and
+every container, on histories with the defects real data has.
 
 The histories are generated as an abstract conversation (system / user / assistant with calls /
 tool result) and then written as LangChain ``messages_to_dict``, ``dumpd`` (Python and JS ids),
@@ -10,7 +10,7 @@ CRLF, blank lines, with or without a final newline. Call ids come from a small p
 reused (also after the first call was answered), results come before their calls, results are
 orphans, and ids are ``null`` or ``""``.
 
-Invariants (DESIGN.md "Fidelity", "Pairing", "Synthetic results"):
+Invariants (docs/pairing.md: fidelity, pairing, synthetic results):
 
 (i) fix is idempotent; (ii) check after fix finds nothing; (iii) the fix only inserts: removing
 the inserted messages gives back exactly the input values, and every JSON Lines line is written
@@ -46,7 +46,7 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 import patchcore
 from tests.helpers import canonical, split_inserted
 
-#: Default synthetic texts by rule code, as DESIGN.md words them.
+#: Default synthetic texts by rule code, as docs/pairing.md#synthetic-results words them.
 TEXTS = {
     "TP001": (
         "Tool call {name} with id {id} was cancelled - another message came in before it could "
@@ -148,8 +148,9 @@ class Dangling:
 
 
 def reference_dangling(conversation: Conversation) -> list[Dangling]:
-    """DESIGN.md's rule, written independently of the engine: for each result in order, search
-    backwards for the nearest call with its id that is still unanswered."""
+    """The pairing rule (docs/pairing.md#the-pairing-rule), written independently of the engine: for
+    each result in order, search backwards for the nearest call with its id that is still
+    unanswered."""
     answered: set[tuple[int, int]] = set()
     for position, message in enumerate(conversation):
         if message.role != "tool" or not message.answers:

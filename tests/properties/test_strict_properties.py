@@ -1,4 +1,4 @@
-"""Property tests of the provider-strict rules (issue 4: TP101-TP107 and the unsafe fixes), in
+"""Property tests of the provider-strict rules (docs/rules.md: TP101-TP107 and the unsafe fixes), in
 every dialect and container.
 
 Each history starts as an abstract, valid conversation (user turns made of results and texts,
@@ -411,7 +411,7 @@ def add_unfixable(
 
 
 # =============================================================================================
-# The reference pairing (DESIGN.md "Pairing", written independently of the engine)
+# The reference pairing (docs/pairing.md#the-pairing-rule, written independently of the engine)
 # =============================================================================================
 
 

@@ -1,6 +1,6 @@
 """The pairing engine and the message-list API.
 
-Pins DESIGN.md "Pairing" (a result answers the nearest earlier unanswered call with its id; no
+Pins docs/pairing.md (a result answers the nearest earlier unanswered call with its id; no
 global set of answered ids; id-less calls are skipped), the TP001-TP003 classification, the
 synthetic texts and their placement (after the call's existing results, in call order), rule
 selection, literal template substitution, and that no function mutates its input.

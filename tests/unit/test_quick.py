@@ -84,8 +84,9 @@ def chat_message(draw: st.DrawFn) -> dict[str, Any]:
         ]
         message["content"] = draw(st.sampled_from([None, "", [{"type": "text", "text": "x"}]]))
     if role == "assistant" and draw(st.integers(0, 3)) == 3:
-        # The legacy form (formats.md §4.2): one call, no id, answered by the next function
-        # message of its name; null in SDK dumps (no call); beside tool_calls now and then.
+        # The legacy form (docs/formats.md#legacy-function_call): one call, no id, answered by the
+        # next function message of its name; null in SDK dumps (no call); beside tool_calls now and
+        # then.
         message["function_call"] = draw(
             st.sampled_from(
                 [None, {"name": draw(NAMES), "arguments": draw(ARGUMENTS)}, {"name": "get_time"}]

@@ -1,4 +1,4 @@
-"""Never trusting the data (issue 5): no deserialisation, no code, no paths.
+"""Never trusting the data: no deserialisation, no code, no paths.
 
 * LangChain ``lc`` envelopes (``constructor``, ``secret``, ``not_implemented``) and
   ``__lc_escaped__`` wrappers are data: with ``langchain_core.load`` (``load``, ``loads``,

@@ -1,6 +1,6 @@
 """Byte-level fidelity: locating values in raw JSON, splicing inserts into it, reading bytes in.
 
-Pins DESIGN.md "Fidelity" at the library level:
+Pins docs/pairing.md#fidelity at the library level:
 
 * `patchcore.raw.jsonspan` finds the exact bytes of a value along a pointer (nested documents,
   strings holding quotes and brackets, duplicate keys resolved to the last one as parsers do,

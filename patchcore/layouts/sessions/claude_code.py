@@ -1,6 +1,7 @@
 """Claude Code session logs (``~/.claude/projects/<project>/<session>.jsonl``): one event a line.
 
-How the file is read (formats.md §6.5; the real sessions of corpus/claude-code, versions 1.0-2.1):
+How the file is read (docs/formats.md#claude-code; the real sessions of the shared corpus,
+Claude Code versions 1.0-2.1):
 
 * ``user`` and ``assistant`` lines carry an Anthropic message in ``message``. Every other known
   type (``summary``, ``system``, ``progress``, ``file-history-snapshot``, ...) is an event: kept,

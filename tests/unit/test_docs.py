@@ -1,0 +1,81 @@
+"""The documentation in docs/ stays true: the generated rules page matches the rule table, and
+every ``docs/<page>.md#<anchor>`` cited anywhere in the repository (and every link between the
+pages) names a page and a heading that exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cli.rules_markdown import REGENERATE, rules_markdown
+from tests.conftest import ROOT
+
+DOCS = ROOT / "docs"
+#: A citation from code or prose: ``docs/formats.md#anthropic``, ``docs/cli.md``.
+CITATION = re.compile(r"docs/([a-z0-9_-]+\.md)(?:#([A-Za-z0-9_-]+))?")
+#: A link from one page to another: ``](pairing.md#keyless-calls)``, ``](#tp001-...)``.
+LINK = re.compile(r"\]\(([a-z0-9_-]+\.md)?(?:#([A-Za-z0-9_-]+))?\)")
+SCANNED = ("*.py", "*.md", "*.toml", "*.yaml")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    """Every heading anchor of a page (a repeated heading gets ``-1``, ``-2``, ... as on
+    GitHub); fenced code is skipped."""
+    found: set[str] = set()
+    counts: dict[str, int] = {}
+    fenced = False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        match = None if fenced else re.match(r"#{1,6} (.+)", line)
+        if match:
+            base = slug(match.group(1))
+            n = counts.get(base, 0)
+            counts[base] = n + 1
+            found.add(base if n == 0 else f"{base}-{n}")
+    return found
+
+
+def scanned_files() -> list[Path]:
+    skip = {".git", ".venv", "node_modules"}
+    return sorted(
+        path
+        for pattern in SCANNED
+        for path in ROOT.rglob(pattern)
+        if not skip.intersection(path.relative_to(ROOT).parts)
+    )
+
+
+def test_rules_page_is_generated_from_the_rule_table() -> None:
+    written = (DOCS / "rules.md").read_text(encoding="utf-8")
+    assert written == rules_markdown(), f"docs/rules.md is stale: run `{REGENERATE}`"
+
+
+def test_every_cited_docs_anchor_exists() -> None:
+    broken = []
+    for path in scanned_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        cited = [(m.group(1), m.group(2)) for m in CITATION.finditer(text)]
+        if path.parent == DOCS and path.suffix == ".md":
+            cited += [(m.group(1) or path.name, m.group(2)) for m in LINK.finditer(text)]
+        for page, anchor in cited:
+            where = path.relative_to(ROOT)
+            if not (DOCS / page).is_file():
+                broken.append(f"{where}: docs/{page} does not exist")
+            elif anchor is not None and anchor not in anchors(DOCS / page):
+                broken.append(f"{where}: docs/{page} has no heading #{anchor}")
+    assert broken == []
+
+
+def test_slugs_follow_github() -> None:
+    assert (
+        slug("OpenAI Chat (incl. legacy `function_call`)")
+        == "openai-chat-incl-legacy-function_call"
+    )
+    assert slug("TP001 dangling-tool-call") == "tp001-dangling-tool-call"
