@@ -6,6 +6,11 @@ There is deliberately no global set of answered ids: real histories reuse ids ac
 (tau-bench, tau2), and a global set would let a later turn's result hide an earlier dangling call.
 Reusing an id after the earlier call was answered is therefore legal; reusing it while that call
 is still open is not (TP104).
+
+The engine pairs views (`patchcore.engine.walk.View`): the adapters' `MessageView`s, or the
+quick lane's structs (`patchcore.engine.quick`), which read the two commonest shapes without
+parsing message bodies. Either way the pairing, the rule of an open call (the turn frontier),
+and where its result goes are decided here, by the same code.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from patchcore.engine.walk import open_keys
 from patchcore.model import MessageView, Role, ToolCall, ToolResult
 
 
@@ -81,8 +87,8 @@ def turn_starts(views: Sequence[MessageView]) -> list[int]:
     return starts
 
 
-def pair(views: Sequence[MessageView]) -> Pairing:
-    """Pair results with calls in one O(n) pass and classify what is left over.
+def pair(views: Sequence[MessageView], *, dangling_only: bool = False) -> Pairing:
+    """Pair results with calls in O(n) and classify what is left over.
 
     In each message, results for earlier messages are matched first, then its calls open, then
     its inner results (a server tool's result after its call) are matched; a message never
@@ -91,7 +97,14 @@ def pair(views: Sequence[MessageView]) -> Pairing:
     * TP003 when its arguments are malformed,
     * TP002 when its turn is the last one: nothing but tool results follows it,
     * TP001 otherwise (another message came in).
+
+    With ``dangling_only`` (only the TP0xx rules are selected) the pairing learns the dangling
+    calls alone, and faster: `open_keys` counts first, and only the keys it leaves open (most
+    lists have none) are walked with stacks.
     """
+    walked = open_keys(views) if dangling_only else None
+    if walked is not None and not walked:
+        return Pairing(())
     open_calls: dict[str, list[CallRef]] = {}
     seen_keys: set[str] = set()
     answers: list[Answer] = []
@@ -111,10 +124,13 @@ def pair(views: Sequence[MessageView]) -> Pairing:
 
     for index, view in enumerate(views):
         for result in view.results:
-            answer(ResultRef(index, result))
+            if walked is None or result.key in walked:
+                answer(ResultRef(index, result))
         for call_index, call in enumerate(view.calls):
-            ref = CallRef(index, call_index, call)
             key = call.pairing_key
+            if walked is not None and key not in walked:
+                continue
+            ref = CallRef(index, call_index, call)
             if not key:
                 keyless.append(ref)
                 continue
@@ -124,7 +140,8 @@ def pair(views: Sequence[MessageView]) -> Pairing:
             stack.append(ref)
             seen_keys.add(key)
         for result in view.inner_results:
-            answer(ResultRef(index, result, inner=True))
+            if walked is None or result.key in walked:
+                answer(ResultRef(index, result, inner=True))
 
     last = len(views) - 1
     while last >= 0 and views[last].role is Role.RESULTS:
@@ -140,6 +157,8 @@ def pair(views: Sequence[MessageView]) -> Pairing:
         Dangling(ref.message_index, ref.call_index, ref.call, open_code(ref, frontier))
         for ref in left_open
     ]
+    if walked is not None:  # the rest was learned for some keys only
+        return Pairing(tuple(dangling))
     return Pairing(
         tuple(dangling),
         tuple(answers),
