@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -184,6 +184,7 @@ def check_list(
     plan_unsafe: bool = True,
     views: Sequence[MessageView] | None = None,
     style: Mapping[str, Any] | None = None,
+    left_open: Collection[str] | None = None,
 ) -> list[Finding]:
     """Find the selected defects of one message list, each with a fix where one is honest.
 
@@ -191,16 +192,17 @@ def check_list(
     fixes are always planned; unsafe ones when ``plan_unsafe`` (a check reports what they would
     do; a fix plans them only with ``unsafe_fixes``). All planned fixes are planned together.
 
-    ``views`` and ``style`` (how the list writes new results) are for a caller that has read
-    them already (the quick lane, `patchcore.engine.quickfix`): by default the dialect reads
-    them from ``messages``.
+    ``views``, ``style`` (how the list writes new results) and ``left_open`` (the keys some
+    call is left open for, `patchcore.engine.walk.open_keys`) are for a caller that has read
+    them already (the quick lane, `patchcore.engine.quickfix`): by default they are learned
+    from ``messages``.
 
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
     """
     if views is None:
         views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
-    pairing = pair(views, dangling_only=options.selection.codes <= ANSWERED)
+    pairing = pair(views, dangling_only=options.selection.codes <= ANSWERED, left_open=left_open)
     defects = [
         d
         for d in collect(messages, views, pairing, dialect, options)

@@ -179,7 +179,10 @@ class _ChatTool(_ChatMessage, tag="tool"):
     @property
     def results(self) -> Sequence[_Answer]:  # type: ignore[override]
         """What the message answers, as the adapter reads it (`_answered` has checked it)."""
-        return tuple(_Answer(key) for key in _answered(self) or () if key)
+        key = self.tool_call_id
+        if key is None:
+            return tuple(_Answer(key) for key in _answered(self) or () if key)
+        return (_Answer(key),) if key else ()
 
 
 class _ChatUser(_ChatMessage, tag="user"):
@@ -282,16 +285,16 @@ class Lane:
     def answer_keys(self) -> frozenset[str]:
         """OpenAI Chat: the keys its result messages answer with (``tool_call_id``,
         ``tool_call_ids``, ``id``), which a synthetic result copies."""
-        results = [m for m in self.views if type(m) is _ChatTool]
-        return frozenset(
-            key
-            for key, present in (
-                ("tool_call_id", any(m.tool_call_id is not None for m in results)),
-                ("tool_call_ids", any(m.tool_call_ids is not None for m in results)),
-                ("id", any(memoryview(m.id)[0] != _NULL_START for m in results)),
-            )
-            if present
-        )
+        keys = set()
+        for message in self.views:
+            if type(message) is _ChatTool:
+                if message.tool_call_id is not None:
+                    keys.add("tool_call_id")
+                if message.tool_call_ids is not None:
+                    keys.add("tool_call_ids")
+                if memoryview(message.id)[0] != _NULL_START:
+                    keys.add("id")
+        return frozenset(keys)
 
     @property
     def named_results(self) -> bool:

@@ -49,6 +49,18 @@ def _keys(view: View) -> tuple[tuple[str | None, ...], ...]:
     )
 
 
+def _callers(lane: Lane) -> list[int]:
+    """The messages that issue a call with a key left open."""
+    left_open = lane.open_keys
+    callers = []
+    for index, view in enumerate(lane.views):
+        for call in view.calls:
+            if call.pairing_key in left_open:
+                callers.append(index)
+                break
+    return callers
+
+
 def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | None:
     """The selected findings of the record ``spans.buf``, whose lane is ``lane`` (with open
     calls), each with its fix; ``None`` if a calling message does not read as the lane read it
@@ -60,9 +72,8 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
     # others: with the TP0xx rules, the checker reads no message but a caller's).
     messages: list[Any] = [None] * lane.messages
     views: list[View] = list(lane.views)
-    for index, view in enumerate(lane.views):
-        if not any(call.pairing_key in lane.open_keys for call in view.calls):
-            continue
+    for index in _callers(lane):
+        view = lane.views[index]
         start, end = elements[index]
         messages[index] = orjson.loads(spans.buf[start:end])
         views[index] = dialect.view(messages[index], context.message_pointer(index))
@@ -77,4 +88,5 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
         options=options,
         views=cast("Sequence[MessageView]", views),
         style=style,
+        left_open=lane.open_keys,
     )
