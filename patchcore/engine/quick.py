@@ -71,7 +71,8 @@ class _Part(msgspec.Struct, gc=False):
 
 
 class _Message(msgspec.Struct, gc=False):
-    """A message that neither calls nor answers (the subclasses that do say so)."""
+    """A message that neither calls nor answers (the subclasses that do say so, with a property
+    where this class has a constant: hence their ``type: ignore[override]``)."""
 
     role: ClassVar[Role] = Role.OTHER
     calls: ClassVar[Sequence[Call]] = ()
@@ -83,7 +84,8 @@ class _Message(msgspec.Struct, gc=False):
 class _Call(msgspec.Struct, gc=False):
     """A call, read as far as pairing reads it: its id."""
 
-    pairing_key: Union[str, None] = msgspec.field(default=None, name="id")  # noqa: UP007 - msgspec reads the annotation at runtime
+    # msgspec reads the annotations at runtime: hence Union, not ``|`` (UP007).
+    pairing_key: Union[str, None] = msgspec.field(default=None, name="id")  # noqa: UP007
 
 
 class _Answer(msgspec.Struct, gc=False):
