@@ -20,6 +20,7 @@ from patchcore.dialects.base import ListContext, ResultMessageDialect
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.engine.check import check_list
+from patchcore.engine.defects import ANSWERED
 from patchcore.engine.quick import Lane
 from patchcore.engine.walk import View
 from patchcore.model import Finding, MessageView
@@ -64,7 +65,9 @@ def _callers(lane: Lane) -> list[int]:
 def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | None:
     """The selected findings of the record ``spans.buf``, whose lane is ``lane`` (with open
     calls), each with its fix; ``None`` if a calling message does not read as the lane read it
-    (the full path decides)."""
+    (the full path decides). ``options`` select the TP0xx rules only (`Options.quick`): the
+    lane's views tell pairing the keys, not what the other rules read."""
+    assert options.selection.codes <= ANSWERED
     dialect, style = _adapter(lane)
     context = ListContext(lane.pointer)
     elements = spans.elements(lane.pointer)
