@@ -127,7 +127,8 @@ def pair(
         results = view.results
         if results:
             for result in results:
-                answer(index, result)
+                if walked is None or result.key in walked:
+                    answer(index, result)
         calls = view.calls
         if calls:
             for call_index, call in enumerate(calls):
@@ -146,7 +147,8 @@ def pair(
         inner = view.inner_results
         if inner:
             for result in inner:
-                answer(index, result, inner=True)
+                if walked is None or result.key in walked:
+                    answer(index, result, inner=True)
 
     frontier = last_turn(views)
 
