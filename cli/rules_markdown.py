@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
+from patchcore import DEFAULT_SELECT, RULES, Rule, RuleSelection
 from patchcore.dialects import DIALECTS
-from patchcore.rules import DEFAULT_SELECT, RULES, Rule, RuleSelection
 
 #: What ``tests/test_docs.py`` tells a reader to run when ``docs/rules.md`` is stale.
 REGENERATE = "toolpatch rules --output-format markdown > docs/rules.md"

@@ -59,7 +59,14 @@ if TYPE_CHECKING:
     )
     from patchcore.raw.signs import shows_history
     from patchcore.result import Conversation, Result
-    from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, Rule, RuleSelection
+    from patchcore.rules import (
+        DEFAULT_SELECT,
+        DEFAULT_TEXTS,
+        RULES,
+        Applicability,
+        Rule,
+        RuleSelection,
+    )
 
 __version__ = "0.1.0"
 
@@ -115,7 +122,8 @@ _MODULES = {
     **dict.fromkeys(["Finding", "Fix", "Insert", "format_pointer"], "patchcore.model"),
     **dict.fromkeys(["Options", "make_options"], "patchcore.options"),
     **dict.fromkeys(
-        ["DEFAULT_TEXTS", "RULES", "Applicability", "Rule", "RuleSelection"], "patchcore.rules"
+        ["DEFAULT_SELECT", "DEFAULT_TEXTS", "RULES", "Applicability", "Rule", "RuleSelection"],
+        "patchcore.rules",
     ),
 }
 
@@ -135,6 +143,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "DEFAULT_SELECT",
     "DEFAULT_TEXTS",
     "RULES",
     "Applicability",

@@ -9,9 +9,10 @@ the original bytes.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from patchcore.engine.walk import Role as Role  # with the engine's view of a message
 
 if TYPE_CHECKING:
     from patchcore.rules import Applicability
@@ -23,20 +24,6 @@ Pointer = tuple[str | int, ...]
 def format_pointer(pointer: Pointer) -> str:
     """Render a pointer as an RFC 6901 JSON pointer string (``""`` for the record itself)."""
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in pointer)
-
-
-class Role(enum.Enum):
-    """How the pairing engine sees a message, whatever its dialect calls it."""
-
-    CALLER = "caller"
-    """A message that may issue tool calls (an assistant / AI / model turn)."""
-
-    RESULTS = "results"
-    """A message that holds tool results and nothing else (a tool message, a user turn made
-    only of result blocks). Synthetic results go after a run of these."""
-
-    OTHER = "other"
-    """Anything else: user text, system prompts, messages of unknown kind."""
 
 
 @dataclass(frozen=True, slots=True)

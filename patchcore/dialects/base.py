@@ -207,8 +207,14 @@ class Dialect(ABC):
         views: Sequence[MessageView],
         context: ListContext,
         defects: Sequence[Defect],
+        *,
+        style: Mapping[str, Any] | None = None,
     ) -> Plan:
-        """Plan the edits that fix ``defects`` together; one entry per defect."""
+        """Plan the edits that fix ``defects`` together; one entry per defect.
+
+        ``style``: how the list writes new results, where the caller has learned it already
+        (the quick lane reads it without parsing the list); ``None``: learned from ``messages``.
+        """
 
 
 def _member_deletion(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
@@ -259,8 +265,10 @@ class ResultMessageDialect(Dialect):
         views: Sequence[MessageView],
         context: ListContext,
         defects: Sequence[Defect],
+        *,
+        style: Mapping[str, Any] | None = None,
     ) -> Plan:
-        style = self.result_style(messages)
+        style = self.result_style(messages) if style is None else style
         plan: list[list[Edit]] = [[] for _ in defects]
         inserts = ResultInserts()
         for k, defect in enumerate(defects):
@@ -408,8 +416,10 @@ class BlockDialect(Dialect):
         views: Sequence[MessageView],
         context: ListContext,
         defects: Sequence[Defect],
+        *,
+        style: Mapping[str, Any] | None = None,
     ) -> Plan:
-        style = self.block_style(messages)
+        style = self.block_style(messages) if style is None else style
         touched: dict[int, _Touched] = {}
         new_turns: dict[int, list[tuple[int, int, Any]]] = {}
         plan: list[list[Edit]] = [[] for _ in defects]

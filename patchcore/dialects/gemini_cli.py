@@ -48,7 +48,7 @@ would tell the model it had not.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
@@ -181,6 +181,8 @@ class GeminiCli(Dialect):
         views: Sequence[MessageView],
         context: ListContext,
         defects: Sequence[Defect],
+        *,
+        style: Mapping[str, Any] | None = None,
     ) -> Plan:
         return [self._answer(messages, context, defect) for defect in defects]
 

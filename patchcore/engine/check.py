@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -109,8 +109,8 @@ def collect(
     # Message order; within a message, calls in call order, then its results in their order.
     results = {
         (index, id(result)): rank
-        for index, view in enumerate(views)
-        for rank, result in enumerate((*view.results, *view.inner_results))
+        for index in {d.message_index for d in defects if d.result is not None}
+        for rank, result in enumerate((*views[index].results, *views[index].inner_results))
     }
 
     def position(defect: Defect) -> tuple[int, int, int]:
@@ -182,6 +182,9 @@ def check_list(
     context: ListContext,
     options: Options,
     plan_unsafe: bool = True,
+    views: Sequence[MessageView] | None = None,
+    style: Mapping[str, Any] | None = None,
+    left_open: Collection[str] | None = None,
 ) -> list[Finding]:
     """Find the selected defects of one message list, each with a fix where one is honest.
 
@@ -189,13 +192,20 @@ def check_list(
     fixes are always planned; unsafe ones when ``plan_unsafe`` (a check reports what they would
     do; a fix plans them only with ``unsafe_fixes``). All planned fixes are planned together.
 
+    ``views``, ``style`` (how the list writes new results) and ``left_open`` (the keys some
+    call is left open for, `patchcore.engine.walk.open_keys`) are for a caller that has read
+    them already (the quick lane, `patchcore.engine.quickfix`): by default they are learned
+    from ``messages``.
+
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
     """
-    views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
+    if views is None:
+        views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
+    pairing = pair(views, dangling_only=options.selection.codes <= ANSWERED, left_open=left_open)
     defects = [
         d
-        for d in collect(messages, views, pair(views), dialect, options)
+        for d in collect(messages, views, pairing, dialect, options)
         if d.code in options.selection
     ]
     if not defects:
@@ -207,7 +217,13 @@ def check_list(
         or (RULES[d.code].fix is Applicability.UNSAFE and plan_unsafe)
     ]
     edits = _keeping_a_message(
-        dict(zip(map(id, planned), dialect.plan(messages, views, context, planned), strict=True)),
+        dict(
+            zip(
+                map(id, planned),
+                dialect.plan(messages, views, context, planned, style=style),
+                strict=True,
+            )
+        ),
         context,
         len(messages),
     )

@@ -6,13 +6,19 @@ result answers it. There is deliberately no global set of answered ids: real his
 across turns (tau-bench, tau2), and a global set would let a later turn's result hide an earlier
 dangling call. Reusing an id after the earlier call was answered is therefore legal; reusing it
 while that call is still open is not (TP104).
+
+The engine pairs views (`patchcore.engine.walk.View`): the adapters' `MessageView`s, or the
+quick lane's structs (`patchcore.engine.quick`), which read the two commonest shapes without
+parsing message bodies. Either way the pairing, the rule of an open call (the turn frontier),
+and where its result goes are decided here, by the same code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from patchcore.engine.walk import open_keys
 from patchcore.model import MessageView, Role, ToolCall, ToolResult
 
 
@@ -73,16 +79,13 @@ class Pairing:
     keyless: tuple[CallRef, ...] = ()
 
 
-def turn_starts(views: Sequence[MessageView]) -> list[int]:
-    """For each message, the index of the first message of its turn."""
-    starts: list[int] = []
-    for index, view in enumerate(views):
-        starts.append(starts[-1] if view.joins_previous and starts else index)
-    return starts
-
-
-def pair(views: Sequence[MessageView]) -> Pairing:
-    """Pair results with calls in one O(n) pass and classify what is left over.
+def pair(
+    views: Sequence[MessageView],
+    *,
+    dangling_only: bool = False,
+    left_open: Collection[str] | None = None,
+) -> Pairing:
+    """Pair results with calls in O(n) and classify what is left over.
 
     In each message, results for earlier messages are matched first, then its calls open, then
     its inner results (a server tool's result after its call) are matched; a message never
@@ -91,7 +94,17 @@ def pair(views: Sequence[MessageView]) -> Pairing:
     * TP003 when its arguments are malformed,
     * TP002 when its turn is the last one: nothing but tool results follows it,
     * TP001 otherwise (another message came in).
+
+    With ``dangling_only`` (only the TP0xx rules are selected) the pairing learns the dangling
+    calls alone, and faster: `open_keys` counts first, and only the keys it leaves open (most
+    lists have none) are walked with stacks; ``left_open`` is that count where the caller has
+    made it already (the quick lane).
     """
+    walked = None
+    if dangling_only:
+        walked = open_keys(views) if left_open is None else left_open
+    if walked is not None and not walked:
+        return Pairing(())
     open_calls: dict[str, list[CallRef]] = {}
     seen_keys: set[str] = set()
     answers: list[Answer] = []
@@ -100,46 +113,55 @@ def pair(views: Sequence[MessageView]) -> Pairing:
     reused: list[CallRef] = []
     keyless: list[CallRef] = []
 
-    def answer(ref: ResultRef) -> None:
-        stack = open_calls.get(ref.result.key)
+    def answer(index: int, result: ToolResult, inner: bool = False) -> None:
+        stack = open_calls.get(result.key)
         if stack:
-            answers.append(Answer(stack.pop(), ref))
-        elif ref.result.key in seen_keys:
-            duplicates.append(ref)
-        else:
-            orphans.append(ref)
+            call = stack.pop()
+            if walked is None:
+                answers.append(Answer(call, ResultRef(index, result, inner)))
+        elif walked is None:
+            ref = ResultRef(index, result, inner)
+            (duplicates if result.key in seen_keys else orphans).append(ref)
 
     for index, view in enumerate(views):
-        for result in view.results:
-            answer(ResultRef(index, result))
-        for call_index, call in enumerate(view.calls):
-            ref = CallRef(index, call_index, call)
-            key = call.pairing_key
-            if not key:
-                keyless.append(ref)
-                continue
-            stack = open_calls.setdefault(key, [])
-            if stack and key == call.id:  # a name-and-position key (Gemini) repeats by design
-                reused.append(ref)
-            stack.append(ref)
-            seen_keys.add(key)
-        for result in view.inner_results:
-            answer(ResultRef(index, result, inner=True))
+        results = view.results
+        if results:
+            for result in results:
+                if walked is None or result.key in walked:
+                    answer(index, result)
+        calls = view.calls
+        if calls:
+            for call_index, call in enumerate(calls):
+                key = call.pairing_key
+                if walked is not None and key not in walked:
+                    continue  # all its calls are answered
+                ref = CallRef(index, call_index, call)
+                if not key:
+                    keyless.append(ref)
+                    continue
+                stack = open_calls.setdefault(key, [])
+                if stack and key == call.id:  # a name-and-position key (Gemini) repeats by design
+                    reused.append(ref)
+                stack.append(ref)
+                seen_keys.add(key)
+        inner = view.inner_results
+        if inner:
+            for result in inner:
+                if walked is None or result.key in walked:
+                    answer(index, result, inner=True)
 
-    last = len(views) - 1
-    while last >= 0 and views[last].role is Role.RESULTS:
-        last -= 1
-    # Calls in the turn of the last message that is not a result are pending, not dangling.
-    frontier = turn_starts(views)[last] if last >= 0 else 0
+    frontier = last_turn(views)
 
-    left_open = sorted(
+    unanswered = sorted(
         (ref for stack in open_calls.values() for ref in stack),
         key=lambda ref: (ref.message_index, ref.call_index),
     )
     dangling = [
         Dangling(ref.message_index, ref.call_index, ref.call, open_code(ref, frontier))
-        for ref in left_open
+        for ref in unanswered
     ]
+    if walked is not None:  # the rest was learned for some keys only
+        return Pairing(tuple(dangling))
     return Pairing(
         tuple(dangling),
         tuple(answers),
@@ -148,6 +170,17 @@ def pair(views: Sequence[MessageView]) -> Pairing:
         tuple(reused),
         tuple(keyless),
     )
+
+
+def last_turn(views: Sequence[MessageView]) -> int:
+    """The first message of the last turn that is not only results: its calls are pending, not
+    dangling."""
+    last = len(views) - 1
+    while last >= 0 and views[last].role is Role.RESULTS:
+        last -= 1
+    while last > 0 and views[last].joins_previous:  # back to the start of its turn
+        last -= 1
+    return max(last, 0)
 
 
 def open_code(ref: CallRef, frontier: int) -> str:

@@ -1,29 +1,32 @@
-"""The quick lane: the two most common corpus shapes, read at C speed.
+"""The quick lane: a reader of the two most common corpus shapes, at C speed.
 
 Most lines of a large corpus are one conversation in LangChain ``messages_to_dict`` shape or
 OpenAI Chat shape, and parsing every message body just to pair a few ids is most of the cost.
 For a record that holds one such conversation at ``messages`` (or is itself the list), msgspec
 decodes, in one pass, only the fields pairing depends on (message kinds, call ids, result ids)
-and skips the bodies; the calls are then paired as the engine pairs them (a result answers the
-nearest earlier open call with its id).
+and skips the bodies. The structs it decodes *are* the engine's views of the messages
+(`patchcore.engine.walk.View`), so the engine's own pairing runs on them: its first pass
+(`patchcore.engine.walk.open_keys`) says whether any call is left open. This module pairs
+nothing itself; it only reads.
 
-The answer is a `Lane` (the list, and the calls left open: none for a clean record) or "don't
-know": any doubt (another shape, a field the full path reads differently, anything that might
-hold another message list) sends the record down the full path. So this module never decides a
-finding on its own: `patchcore.engine.quickfix` turns the open calls into findings and fixes
-with the engine's own rules and the dialect's own adapter. Only the TP0xx rules can be read
-this way.
+The answer is a `Lane` (the list's views, and the keys left open: none for a clean record) or
+"don't know": any doubt (another shape, a field the full path reads differently, anything that
+might hold another message list) sends the record down the full path. A record with open calls
+goes on to `patchcore.engine.quickfix`, which hands the same views to the engine's checker
+(`patchcore.engine.check.check_list`), with the dialect adapter's views of the messages that
+issue the open calls. Only the TP0xx rules can be read this way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, ClassVar, Generic, TypeVar, Union
 
 import msgspec
 
-from patchcore.chat_names import FOREIGN_PARTS, ROLES
+from patchcore.chat_names import FOREIGN_PARTS
+from patchcore.engine.walk import Call, Result, Role, open_keys
 
 #: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
 #: them as a key cannot hold a message list.
@@ -57,14 +60,38 @@ _NULL_START = ord("n")
 
 # The structs are never part of a reference cycle: ``gc=False`` keeps the collector away from
 # the hundreds of thousands of them a corpus makes (it would otherwise run every few lines).
+#
+# The message structs are the engine's views (`patchcore.engine.walk.View`) as they are decoded:
+# their calls and results are what the dialect adapter's views would hold, as far as pairing
+# reads them (the keys), so the engine pairs them as it pairs any list.
 
 
 class _Part(msgspec.Struct, gc=False):
     type: str
 
 
-class _LangChainCall(msgspec.Struct, gc=False):
-    id: Union[str, None] = None  # noqa: UP007 - msgspec reads the annotation at runtime
+class _Message(msgspec.Struct, gc=False):
+    """A message that neither calls nor answers (the subclasses that do say so, with a property
+    where this class has a constant: hence their ``type: ignore[override]``)."""
+
+    role: ClassVar[Role] = Role.OTHER
+    calls: ClassVar[Sequence[Call]] = ()
+    results: ClassVar[Sequence[Result]] = ()
+    inner_results: ClassVar[Sequence[Result]] = ()
+    joins_previous: ClassVar[bool] = False
+
+
+class _Call(msgspec.Struct, gc=False):
+    """A call, read as far as pairing reads it: its id."""
+
+    # msgspec reads the annotations at runtime: hence Union, not ``|`` (UP007).
+    pairing_key: Union[str, None] = msgspec.field(default=None, name="id")  # noqa: UP007
+
+
+class _Answer(msgspec.Struct, gc=False):
+    """A result, read as far as pairing reads it: the id it answers."""
+
+    key: str
 
 
 #: Message content as the lane reads it: text, or a list of typed blocks (anything else, such as
@@ -73,7 +100,7 @@ _Content = Union[str, list[_Part], None]  # noqa: UP007
 
 
 class _AIData(msgspec.Struct, gc=False):
-    tool_calls: Union[list[_LangChainCall], None] = None  # noqa: UP007
+    tool_calls: Union[list[_Call], None] = None  # noqa: UP007
     invalid_tool_calls: Union[list[msgspec.Raw], None] = None  # noqa: UP007
     tool_call_chunks: Union[list[msgspec.Raw], None] = None  # noqa: UP007
     additional_kwargs: msgspec.Raw = _NULL
@@ -81,18 +108,28 @@ class _AIData(msgspec.Struct, gc=False):
 
 
 class _ToolData(msgspec.Struct, gc=False):
-    tool_call_id: Union[str, None] = None  # noqa: UP007
+    key: str = msgspec.field(default="", name="tool_call_id")
 
 
 # One class per message type: the outer "type" picks it, so only the bodies of AI and tool
 # messages are read at all, and a type the full path treats otherwise (chunks, RemoveMessage)
 # fails to decode.
-class _AI(msgspec.Struct, tag_field="type", tag="ai", forbid_unknown_fields=True, gc=False):
+class _AI(_Message, tag_field="type", tag="ai", forbid_unknown_fields=True):
     data: _AIData
+    role: ClassVar[Role] = Role.CALLER
+
+    @property
+    def calls(self) -> Sequence[_Call]:  # type: ignore[override]
+        return self.data.tool_calls or ()
 
 
-class _Tool(msgspec.Struct, tag_field="type", tag="tool", forbid_unknown_fields=True, gc=False):
+class _Tool(_Message, tag_field="type", tag="tool", forbid_unknown_fields=True):
     data: _ToolData
+    role: ClassVar[Role] = Role.RESULTS
+
+    @property
+    def results(self) -> Sequence[_ToolData]:  # type: ignore[override]
+        return (self.data,) if self.data.key else ()
 
 
 class _Object(msgspec.Struct, gc=False):
@@ -100,44 +137,75 @@ class _Object(msgspec.Struct, gc=False):
 
 
 # Other messages' bodies are only checked to be objects, as the full path wants them.
-class _Human(msgspec.Struct, tag_field="type", tag="human", forbid_unknown_fields=True, gc=False):
+class _Human(_Message, tag_field="type", tag="human", forbid_unknown_fields=True):
     data: _Object
 
 
-class _System(msgspec.Struct, tag_field="type", tag="system", forbid_unknown_fields=True, gc=False):
+class _System(_Message, tag_field="type", tag="system", forbid_unknown_fields=True):
     data: _Object
 
 
-class _Chat(msgspec.Struct, tag_field="type", tag="chat", forbid_unknown_fields=True, gc=False):
+class _Chat(_Message, tag_field="type", tag="chat", forbid_unknown_fields=True):
     data: _Object
 
 
-class _Function(
-    msgspec.Struct, tag_field="type", tag="function", forbid_unknown_fields=True, gc=False
-):
+class _Function(_Message, tag_field="type", tag="function", forbid_unknown_fields=True):
     data: _Object
 
 
 _LangChainMessage = Union[_AI, _Tool, _Human, _System, _Chat, _Function]  # noqa: UP007
 
 
-class _ChatCall(msgspec.Struct, gc=False):
-    id: Union[str, None] = None  # noqa: UP007
+# OpenAI Chat: the role picks the class (a role the format does not have fails to decode).
+class _ChatMessage(_Message, tag_field="role"):
+    content: _Content = None
 
 
-#: A call as either shape's reader reads it: its id.
-_Call = Union[_LangChainCall, _ChatCall]  # noqa: UP007
+class _ChatAssistant(_ChatMessage, tag="assistant"):
+    tool_calls: Union[list[_Call], None] = None  # noqa: UP007
+    function_call: msgspec.Raw = _ABSENT
+    role: ClassVar[Role] = Role.CALLER
+
+    @property
+    def calls(self) -> Sequence[_Call]:  # type: ignore[override]
+        return self.tool_calls or ()
 
 
-class _ChatMessage(msgspec.Struct, gc=False):
-    role: str
-    tool_calls: Union[list[_ChatCall], None] = None  # noqa: UP007
+class _ChatTool(_ChatMessage, tag="tool"):
     tool_call_id: Union[str, None] = None  # noqa: UP007
     tool_call_ids: Union[list[str], None] = None  # noqa: UP007
     id: msgspec.Raw = _NULL
-    content: _Content = None
     name: msgspec.Raw = _ABSENT
-    function_call: msgspec.Raw = _ABSENT
+    role: ClassVar[Role] = Role.RESULTS
+
+    @property
+    def results(self) -> Sequence[_Answer]:  # type: ignore[override]
+        """What the message answers, as the adapter reads it (`_answered` has checked it)."""
+        key = self.tool_call_id
+        if key is None:
+            return tuple(_Answer(key) for key in _answered(self) or () if key)
+        return (_Answer(key),) if key else ()
+
+
+class _ChatUser(_ChatMessage, tag="user"):
+    pass
+
+
+class _ChatSystem(_ChatMessage, tag="system"):
+    pass
+
+
+class _ChatDeveloper(_ChatMessage, tag="developer"):
+    pass
+
+
+class _ChatFunction(_ChatMessage, tag="function"):
+    pass
+
+
+_ChatMessages = Union[  # noqa: UP007
+    _ChatAssistant, _ChatTool, _ChatUser, _ChatSystem, _ChatDeveloper, _ChatFunction
+]
 
 
 class _Extras(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True):
@@ -169,7 +237,7 @@ class _LangChainRecord(_Extras, kw_only=True):
 
 
 class _ChatRecord(_Extras, kw_only=True):
-    messages: list[_ChatMessage]
+    messages: list[_ChatMessages]
 
 
 _EXTRAS = _Extras.__struct_fields__
@@ -177,12 +245,10 @@ _LANGCHAIN_RECORD = msgspec.json.Decoder(_LangChainRecord)
 _CHAT_RECORD = msgspec.json.Decoder(_ChatRecord)
 _ANY_RECORD = msgspec.json.Decoder(Union[dict[str, msgspec.Raw], list[msgspec.Raw]])  # noqa: UP007
 _LANGCHAIN = msgspec.json.Decoder(list[_LangChainMessage])
-_CHAT = msgspec.json.Decoder(list[_ChatMessage])
+_CHAT = msgspec.json.Decoder(list[_ChatMessages])
 _STRING = msgspec.json.Decoder(str)
 
-#: A call, by position: (message index, call index).
-CallRef = tuple[int, int]
-M = TypeVar("M")
+M = TypeVar("M", bound=_Message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,34 +258,50 @@ class Lane:
     Attributes:
         pointer: Where the list is in the record (``()`` when the record is the list).
         dialect: ``"langchain"`` or ``"openai-chat"``.
-        messages: How many messages the list holds.
-        open_calls: The calls no result answers, in message and call order (none: clean).
-        results_after: For each message with an open call, where its run of results ends:
-            the index new results for it go to.
-        last_turn: The index of the last message that is not a result (its calls are pending).
-        answer_keys: OpenAI Chat: the keys its result messages answer with (``tool_call_id``,
-            ``tool_call_ids``, ``id``), as the synthetic result copies them.
-        named_results: OpenAI Chat: whether any result message has a ``name``.
+        views: The list's messages, each the engine's view of it (`patchcore.engine.walk.View`).
+        open_keys: The keys some call is left open for, as the engine's pairing counts them
+            (`patchcore.engine.walk.open_keys`; none: the record is clean).
     """
 
     pointer: tuple[str, ...]
     dialect: str
-    messages: int
-    open_calls: tuple[CallRef, ...] = ()
-    results_after: dict[int, int] | None = None
-    last_turn: int = -1
-    answer_keys: frozenset[str] = frozenset()
-    named_results: bool = False
+    views: Sequence[_Message]
+    open_keys: frozenset[str] = frozenset()
+
+    @property
+    def messages(self) -> int:
+        """How many messages the list holds."""
+        return len(self.views)
 
     @property
     def clean(self) -> bool:
         """Whether every call has its result."""
-        return not self.open_calls
+        return not self.open_keys
 
     @property
     def where(self) -> str:
         """The list's JSON pointer (its keys need no escaping)."""
         return "".join("/" + part for part in self.pointer)
+
+    @property
+    def answer_keys(self) -> frozenset[str]:
+        """OpenAI Chat: the keys its result messages answer with (``tool_call_id``,
+        ``tool_call_ids``, ``id``), which a synthetic result copies."""
+        keys = set()
+        for message in self.views:
+            if type(message) is _ChatTool:
+                if message.tool_call_id is not None:
+                    keys.add("tool_call_id")
+                if message.tool_call_ids is not None:
+                    keys.add("tool_call_ids")
+                if memoryview(message.id)[0] != _NULL_START:
+                    keys.add("id")
+        return frozenset(keys)
+
+    @property
+    def named_results(self) -> bool:
+        """OpenAI Chat: whether any result message has a ``name``."""
+        return any(type(m) is _ChatTool and m.name is not _ABSENT for m in self.views)
 
 
 def _first(raw: msgspec.Raw) -> bytes:
@@ -240,171 +322,47 @@ def _unsure_parts(parts: list[_Part]) -> bool:
     return any(p.type in _CALL_BLOCKS or p.type.endswith("tool_result") for p in parts)
 
 
-def _results_after(is_result: list[bool], callers: set[int]) -> dict[int, int]:
-    """For each caller, the index after the run of result messages that follows it."""
-    ends = {}
-    for caller in callers:
-        position = caller + 1
-        while position < len(is_result) and is_result[position]:
-            position += 1
-        ends[caller] = position
-    return ends
+def _lane(messages: Sequence[_Message], pointer: tuple[str, ...], dialect: str) -> Lane:
+    """The lane of a list read without doubt: the engine counts its open calls."""
+    return Lane(pointer, dialect, messages, frozenset(open_keys(messages)))
 
 
-def _last_turn(is_result: list[bool]) -> int:
-    last = len(is_result) - 1
-    while last >= 0 and is_result[last]:
-        last -= 1
-    return last
-
-
-def _open_stacks(counts: dict[str, int]) -> dict[str, list[CallRef]]:
-    """Empty stacks for the ids the count left open: only their calls are paired one by one
-    (pairing is per id, so the others, all answered, need no second look)."""
-    return {key: [] for key, count in counts.items() if count}
-
-
-def _open(stacks: dict[str, list[CallRef]], index: int, calls: Sequence[_Call]) -> None:
-    """Message ``index`` issues ``calls``: the ones with an id left open go on its stack."""
-    for number, call in enumerate(calls):
-        stack = stacks.get(call.id or "")
-        if stack is not None:
-            stack.append((index, number))
-
-
-def _answer(stacks: dict[str, list[CallRef]], keys: Sequence[str | None]) -> None:
-    """A message answers ``keys``: each closes the latest open call with its id."""
-    for key in keys:
-        stack = stacks.get(key or "")
-        if stack:
-            stack.pop()
-
-
-def _left_open(stacks: dict[str, list[CallRef]]) -> tuple[CallRef, ...]:
-    return tuple(sorted(ref for stack in stacks.values() for ref in stack))
-
-
-def _open_lane(
-    pointer: tuple[str, ...],
-    dialect: str,
-    is_result: list[bool],
-    left: tuple[CallRef, ...],
-    *,
-    answer_keys: frozenset[str] = frozenset(),
-    named_results: bool = False,
-) -> Lane:
-    """The lane of a list with open calls (``is_result``: which messages are results)."""
-    return Lane(
-        pointer,
-        dialect,
-        len(is_result),
-        left,
-        _results_after(is_result, {index for index, _ in left}),
-        _last_turn(is_result),
-        answer_keys,
-        named_results,
-    )
-
-
-# The readers pair as the engine does (`patchcore.engine.pairing.pair`), over ids: a result
-# answers the nearest earlier call with its id that is still open; a call without an id is
-# never opened.
-# They first only count the open calls of each id, which decides whether any call is left open
-# at a fraction of the cost (they run on every record of a corpus); a record with an open call
-# is then walked again with a stack for each id left open, which tells which calls they are.
+# The readers only decide whether a list reads as the full path would read it; what its calls
+# and results are is in the structs, and which calls are left open is the engine's to say.
 
 
 def _langchain(messages: list[_LangChainMessage], pointer: tuple[str, ...]) -> Lane | None:
     """The lane of a LangChain ``messages_to_dict`` list, or ``None`` (unsure)."""
-    counts: dict[str, int] = {}
     for message in messages:
-        if type(message) is _Tool:
-            key = message.data.tool_call_id
-            if key and counts.get(key):
-                counts[key] -= 1
-        elif type(message) is _AI:
+        if type(message) is _AI:
             data = message.data
             if data.invalid_tool_calls or data.tool_call_chunks:
                 return None
             if type(data.content) is list and _unsure_parts(data.content):
                 return None
-            if data.tool_calls:
-                for call in data.tool_calls:
-                    key = call.id
-                    if key:
-                        counts[key] = counts.get(key, 0) + 1
-            elif b'"tool_calls"' in bytes(data.additional_kwargs):
+            if not data.tool_calls and b'"tool_calls"' in bytes(data.additional_kwargs):
                 return None  # calls kept only in additional_kwargs: read the old way
-    if not any(counts.values()):
-        return Lane(pointer, "langchain", len(messages))
-    stacks = _open_stacks(counts)
-    is_result = []
-    for index, message in enumerate(messages):
-        is_result.append(type(message) is _Tool)
-        if type(message) is _Tool:
-            _answer(stacks, (message.data.tool_call_id,))
-        elif type(message) is _AI:
-            _open(stacks, index, message.data.tool_calls or ())
-    return _open_lane(pointer, "langchain", is_result, _left_open(stacks))
+    return _lane(messages, pointer, "langchain")
 
 
-def _chat(messages: list[_ChatMessage], pointer: tuple[str, ...]) -> Lane | None:
+def _chat(messages: list[_ChatMessages], pointer: tuple[str, ...]) -> Lane | None:
     """The lane of an OpenAI Chat list, or ``None`` (unsure)."""
-    counts: dict[str, int] = {}
     for message in messages:
-        role = message.role
-        if role not in ROLES:
-            return None
         if type(message.content) is list and _unsure_parts(message.content):
             return None
-        if role == "tool":
-            answered = _answered(message)
-            if answered is None:
+        if type(message) is _ChatTool:
+            if _answered(message) is None:
                 return None
-            for key in answered:
-                if key and counts.get(key):
-                    counts[key] -= 1
         elif (
-            role == "assistant"
+            type(message) is _ChatAssistant
             and message.function_call is not _ABSENT
             and _first(message.function_call) != b"n"
         ):
             return None  # a legacy call (present, not null): the full path pairs it
-        elif role == "assistant" and message.tool_calls:
-            for call in message.tool_calls:
-                called = call.id
-                if called:
-                    counts[called] = counts.get(called, 0) + 1
-    if not any(counts.values()):
-        return Lane(pointer, "openai-chat", len(messages))
-    stacks = _open_stacks(counts)
-    is_result = []
-    for index, message in enumerate(messages):
-        is_result.append(message.role == "tool")
-        if message.role == "tool":
-            _answer(stacks, _answered(message) or ())
-        elif message.role == "assistant":
-            _open(stacks, index, message.tool_calls or ())
-    results = [m for m in messages if m.role == "tool"]
-    return _open_lane(
-        pointer,
-        "openai-chat",
-        is_result,
-        _left_open(stacks),
-        answer_keys=frozenset(
-            key
-            for key, present in (
-                ("tool_call_id", any(m.tool_call_id is not None for m in results)),
-                ("tool_call_ids", any(m.tool_call_ids is not None for m in results)),
-                ("id", any(memoryview(m.id)[0] != _NULL_START for m in results)),
-            )
-            if present
-        ),
-        named_results=any(m.name is not _ABSENT for m in results),
-    )
+    return _lane(messages, pointer, "openai-chat")
 
 
-def _answered(message: _ChatMessage) -> Sequence[str] | None:
+def _answered(message: _ChatTool) -> Sequence[str] | None:
     """The keys a tool message answers, read as the full path reads them (``None``: unsure)."""
     if message.tool_call_id is not None:
         return (message.tool_call_id,)

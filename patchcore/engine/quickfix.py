@@ -1,30 +1,33 @@
 """Findings and fixes for the records `patchcore.engine.quick` read, without parsing them whole.
 
-The quick lane pairs a record's calls at C speed and says which are left open. Turning those into
-findings takes only the messages that issued them: each is parsed on its own and read by its
-dialect's adapter (so a call's name, path and malformed arguments are read exactly as the full
-path reads them), its rule is the engine's, its synthetic result and where it goes are planned
-by the adapter, and the findings are built as `patchcore.engine.check` builds them. What the full
-path would learn from the other messages (how result messages are written) the lane has read too.
+The quick lane's structs are the engine's views of a record's messages, and it knows which keys
+some call is left open for. Only the messages that issue such calls are parsed, each on its own,
+and viewed by the dialect's adapter (so a call's name, path and malformed arguments are read as
+the full path reads them); their views take the place of the lane's, and the list goes through
+the engine's checker (`patchcore.engine.check.check_list`) like any other: the same pairing,
+rules, plan and findings. What the adapter would learn from the other messages (how result
+messages are written) the lane has read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
-from patchcore.dialects.base import ListContext, ResultInserts, ResultMessageDialect
+from patchcore.dialects.base import ListContext, ResultMessageDialect
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
-from patchcore.engine.check import findings_of, unanswered
-from patchcore.engine.defects import Defect
-from patchcore.engine.pairing import CallRef, Dangling, open_code
+from patchcore.engine.check import check_list
+from patchcore.engine.defects import ANSWERED
 from patchcore.engine.quick import Lane
-from patchcore.model import Finding, ToolCall
+from patchcore.engine.walk import View
+from patchcore.model import Finding, MessageView
 from patchcore.options import Options
-from patchcore.raw.jsonspan import Spans
+
+if TYPE_CHECKING:
+    from patchcore.raw.jsonspan import Spans
 
 _LANGCHAIN = LangChain()
 _CHAT = OpenAIChat()
@@ -38,34 +41,55 @@ def _adapter(lane: Lane) -> tuple[ResultMessageDialect, Mapping[str, Any]]:
     return _CHAT, OpenAIChat.style(answer_keys=lane.answer_keys, named=lane.named_results)
 
 
+def _keys(view: View) -> tuple[tuple[str | None, ...], ...]:
+    """What pairing reads of a view."""
+    return (
+        tuple(call.pairing_key for call in view.calls),
+        tuple(result.key for result in view.results),
+        tuple(result.key for result in view.inner_results),
+    )
+
+
+def _callers(lane: Lane) -> list[int]:
+    """The messages that issue a call with a key left open."""
+    left_open = lane.open_keys
+    callers = []
+    for index, view in enumerate(lane.views):
+        for call in view.calls:
+            if call.pairing_key in left_open:
+                callers.append(index)
+                break
+    return callers
+
+
 def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | None:
     """The selected findings of the record ``spans.buf``, whose lane is ``lane`` (with open
-    calls), each with its fix; ``None`` if a calling message does not read as the lane did
-    (the full path decides)."""
+    calls), each with its fix; ``None`` if a calling message does not read as the lane read it
+    (the full path decides). ``options`` select the TP0xx rules only (`Options.quick`): the
+    lane's views tell pairing the keys, not what the other rules read."""
+    assert options.selection.codes <= ANSWERED
     dialect, style = _adapter(lane)
     context = ListContext(lane.pointer)
     elements = spans.elements(lane.pointer)
-    assert lane.results_after is not None
-    callers: dict[int, tuple[Any, tuple[ToolCall, ...]]] = {}
-    defects: list[Defect] = []
-    for message_index, call_index in lane.open_calls:
-        if message_index not in callers:
-            start, end = elements[message_index]
-            message = orjson.loads(spans.buf[start:end])
-            view = dialect.view(message, context.message_pointer(message_index))
-            callers[message_index] = (message, view.calls)
-        calls = callers[message_index][1]
-        if call_index >= len(calls):
+    # Only the messages that issue calls with an open key are parsed (``None`` stands for the
+    # others: with the TP0xx rules, the checker reads no message but a caller's).
+    messages: list[Any] = [None] * lane.messages
+    views: list[View] = list(lane.views)
+    for index in _callers(lane):
+        view = lane.views[index]
+        start, end = elements[index]
+        messages[index] = orjson.loads(spans.buf[start:end])
+        views[index] = dialect.view(messages[index], context.message_pointer(index))
+        if _keys(views[index]) != _keys(view):
             return None
-        call = calls[call_index]
-        code = open_code(CallRef(message_index, call_index, call), lane.last_turn)
-        if code in options.selection:
-            defects.append(unanswered(Dangling(message_index, call_index, call, code), options))
-    inserts = ResultInserts()
-    for k, defect in enumerate(defects):
-        caller = callers[defect.message_index][0]
-        at = lane.results_after[defect.message_index]
-        dialect.answer(inserts, k, defect, caller=caller, style=style, at=at)
-    plan = inserts.complete([[] for _ in defects], context)
-    edits = dict(zip(map(id, defects), plan, strict=True))
-    return findings_of(defects, edits, dialect=dialect, context=context)
+    # Every call that pairing walks (one with an open key) is the adapter's: the lane's views
+    # stand only for messages whose calls and results it reads by their keys.
+    return check_list(
+        messages,
+        dialect=dialect,
+        context=context,
+        options=options,
+        views=cast("Sequence[MessageView]", views),
+        style=style,
+        left_open=lane.open_keys,
+    )

@@ -1,5 +1,5 @@
 """The quick lane (`patchcore.engine.quick`, `patchcore.engine.quickfix`) only ever skips
-work: a record it
+work: it reads, and the engine pairs and checks what it read, so a record it
 reads gets exactly what the full path gives it (the same list, findings, fixes, located the
 same, and the same repaired bytes), and a record it is unsure of goes down the full path.
 
@@ -25,6 +25,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from patchcore.engine.quick import clean, read
+from patchcore.engine.walk import Role
 from patchcore.layouts.records import process_record
 from patchcore.options import Options, make_options
 from patchcore.raw.codec import Record
@@ -149,7 +150,7 @@ def outcome(raw: bytes, options: Options, *, fix: bool, lane: bool) -> Result | 
     try:
         if lane:
             return process_record(record, layout="jsonl", options=options, fix=fix, jsonl=True)
-        with mock.patch("patchcore.engine.quick.read", return_value=None):
+        with mock.patch("patchcore.layouts.records.read_quickly", return_value=None):
             return process_record(record, layout="jsonl", options=options, fix=fix, jsonl=True)
     except Exception as error:  # the same error either way
         return f"{type(error).__name__}: {error}"
@@ -190,13 +191,13 @@ DANGLING = (
 )
 
 
-def test_the_lane_reads_open_calls_and_where_their_results_go() -> None:
+def test_the_lane_reads_the_views_the_engine_pairs() -> None:
     lane = read(DANGLING)
     assert lane is not None
     assert (lane.pointer, lane.dialect, lane.messages) == (("messages",), "openai-chat", 2)
-    assert lane.open_calls == ((0, 0),)
-    assert lane.results_after == {0: 1}
-    assert lane.last_turn == 1
+    assert [view.role for view in lane.views] == [Role.CALLER, Role.OTHER]
+    assert [[call.pairing_key for call in view.calls] for view in lane.views] == [["c1"], []]
+    assert lane.open_keys == {"c1"}  # the engine's count of the calls left open
     assert not clean(DANGLING)
 
 

@@ -1,0 +1,92 @@
+"""What the pairing engine sees of a message, and its first pass: which keys are left open.
+
+The engine (`patchcore.engine.pairing`) pairs *views*: anything with a `Role`, the calls it
+issues (each with a ``pairing_key``), the results it holds (each with a ``key``) and whether it
+joins the turn before it. The dialect adapters make `patchcore.model.MessageView`s; the quick
+lane (`patchcore.engine.quick`) decodes its two shapes into structs that are views already.
+
+`open_keys` is the pairing's first pass: it only counts, per key, the calls that no result has
+answered yet, which is what a stack of open calls would hold. Most lists have none left, and
+then nothing else needs doing; otherwise `patchcore.engine.pairing.pair` walks again, with
+stacks, over those keys alone (pairing is per key, so the others need no second look).
+
+Kept free of the engine's other imports: a record proven clean needs nothing more.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class Role(enum.Enum):
+    """How the pairing engine sees a message, whatever its dialect calls it."""
+
+    CALLER = "caller"
+    """A message that may issue tool calls (an assistant / AI / model turn)."""
+
+    RESULTS = "results"
+    """A message that holds tool results and nothing else (a tool message, a user turn made
+    only of result blocks). Synthetic results go after a run of these."""
+
+    OTHER = "other"
+    """Anything else: user text, system prompts, messages of unknown kind."""
+
+
+class Call(Protocol):
+    """A call, as pairing sees it."""
+
+    @property
+    def pairing_key(self) -> str | None:
+        """The key results are matched on (none: nothing can answer it)."""
+
+
+class Result(Protocol):
+    """A result, as pairing sees it."""
+
+    @property
+    def key(self) -> str:
+        """The pairing key of the call it answers."""
+
+
+class View(Protocol):
+    """A message, as pairing sees it (`patchcore.model.MessageView` says what each means)."""
+
+    @property
+    def role(self) -> Role: ...
+
+    @property
+    def calls(self) -> Sequence[Call]: ...
+
+    @property
+    def results(self) -> Sequence[Result]: ...
+
+    @property
+    def inner_results(self) -> Sequence[Result]: ...
+
+    @property
+    def joins_previous(self) -> bool: ...
+
+
+def open_keys(views: Sequence[View]) -> set[str]:
+    """The keys that some call is left open for, in one pass that only counts.
+
+    In each message, results for earlier messages are matched first, then its calls open, then
+    its inner results are matched: a result closes an open call with its key, if there is one.
+    """
+    counts: dict[str, int] = {}
+    for view in views:
+        for result in view.results:
+            key = result.key
+            if counts.get(key):
+                counts[key] -= 1
+        for call in view.calls:
+            called = call.pairing_key
+            if called:
+                counts[called] = counts.get(called, 0) + 1
+        for result in view.inner_results:
+            key = result.key
+            if counts.get(key):
+                counts[key] -= 1
+    return {key for key, count in counts.items() if count}
