@@ -283,11 +283,12 @@ class Lane:
         """The list's JSON pointer (its keys need no escaping)."""
         return "".join("/" + part for part in self.pointer)
 
-    @property
-    def answer_keys(self) -> frozenset[str]:
+    def result_style(self) -> tuple[frozenset[str], bool]:
         """OpenAI Chat: the keys its result messages answer with (``tool_call_id``,
-        ``tool_call_ids``, ``id``), which a synthetic result copies."""
+        ``tool_call_ids``, ``id``), which a synthetic result copies, and whether any of them
+        has a ``name`` (one pass over the result messages)."""
         keys = set()
+        named = False
         for message in self.views:
             if type(message) is _ChatTool:
                 if message.tool_call_id is not None:
@@ -296,12 +297,8 @@ class Lane:
                     keys.add("tool_call_ids")
                 if memoryview(message.id)[0] != _NULL_START:
                     keys.add("id")
-        return frozenset(keys)
-
-    @property
-    def named_results(self) -> bool:
-        """OpenAI Chat: whether any result message has a ``name``."""
-        return any(type(m) is _ChatTool and m.name is not _ABSENT for m in self.views)
+                named = named or message.name is not _ABSENT
+        return frozenset(keys), named
 
 
 def _first(raw: msgspec.Raw) -> bytes:

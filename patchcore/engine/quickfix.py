@@ -38,7 +38,8 @@ def _adapter(lane: Lane) -> tuple[ResultMessageDialect, Mapping[str, Any]]:
     if lane.dialect == "langchain":
         # The lane reads messages_to_dict lists only: no flat message with nulls to copy.
         return _LANGCHAIN, LangChain.style(keep_nulls=False)
-    return _CHAT, OpenAIChat.style(answer_keys=lane.answer_keys, named=lane.named_results)
+    answer_keys, named = lane.result_style()
+    return _CHAT, OpenAIChat.style(answer_keys=answer_keys, named=named)
 
 
 def _keys(view: View) -> tuple[tuple[str | None, ...], ...]:
