@@ -211,6 +211,11 @@ RULES: dict[str, Rule] = {
                 "Anthropic: messages.N: Did not find K `tool_result` block(s) at the beginning of "
                 "this message. Messages following `tool_use` blocks must begin with a matching "
                 "number of `tool_result` blocks.\n"
+                "pydantic-ai sends a request's parts in their order, so a user prompt before its "
+                "tool-return parts is text before the tool_result blocks for Anthropic, and a "
+                "user message between the tool calls and their tool messages for OpenAI (An "
+                "assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id').\n"
                 "Fix (unsafe, moves content): move the results first, keeping the order of the "
                 "other blocks."
             ),

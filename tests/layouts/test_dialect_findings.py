@@ -236,3 +236,45 @@ def test_a_server_tool_result_quotes_no_client_tool_result_error(twice: bool) ->
         patchcore.check_messages(messages, options=patchcore.make_options(select=["TP1"]))
     )
     assert (finding.code, finding.provider_error) == ("TP103" if twice else "TP101", None)
+
+
+def test_a_pydantic_ai_retry_prompt_without_an_id_answers_nothing() -> None:
+    """pydantic-ai loads a tool retry-prompt without ``tool_call_id`` with a made-up id: its
+    call stays unanswered, and the synthetic result always carries the call's id."""
+    call = {"part_kind": "tool-call", "tool_name": "lookup", "tool_call_id": "c1", "args": "{}"}
+    retry = {"part_kind": "retry-prompt", "tool_name": "lookup", "content": "bad args"}
+    messages = [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Look it up."}]},
+        {"kind": "response", "parts": [call]},
+        {"kind": "request", "parts": [retry]},
+        {"kind": "response", "parts": [{"part_kind": "text", "content": "Done."}]},
+    ]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    findings = patchcore.check_messages(messages, options=options)
+    assert [(f.code, f.call_id, f.tool_name) for f in findings] == [
+        ("TP001", "c1", "lookup"),
+        ("TP101", None, None),
+    ]
+    assert "tool result for 'lookup' (no id) answers no earlier call" in findings[1].message
+    repaired = patchcore.fix_messages(messages, options=options).value
+    assert [p.get("tool_call_id") for p in repaired[2]["parts"]] == ["c1"]
+    assert patchcore.check_messages(repaired, options=options) == []
+
+
+def test_a_pydantic_ai_prompt_before_tool_returns_quotes_both_providers() -> None:
+    call = {"part_kind": "tool-call", "tool_name": "lookup", "tool_call_id": "c1", "args": "{}"}
+    answer = {"part_kind": "tool-return", "tool_name": "lookup", "tool_call_id": "c1"}
+    messages = [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Look it up."}]},
+        {"kind": "response", "parts": [call]},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Hurry."}, answer]},
+    ]
+    finding = only(
+        patchcore.check_messages(messages, options=patchcore.make_options(select=["ALL"]))
+    )
+    assert finding.code == "TP106"
+    assert finding.provider_error is not None
+    assert "Anthropic: Did not find 1 `tool_result` block(s)" in finding.provider_error
+    assert (
+        "OpenAI: An assistant message with 'tool_calls' must be followed" in finding.provider_error
+    )
