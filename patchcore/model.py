@@ -46,6 +46,9 @@ class ToolCall:
             and the result the provider wants depends on it (Anthropic ``mcp_tool_use`` calls
             are answered by ``mcp_tool_result`` blocks, ``server_tool_use`` calls by blocks
             named after their tool).
+        note: What a report must add about the call's synthetic result, where it fits some of
+            the providers the history may be sent to and not others (a LangChain call that is
+            only a provider's block in ``content``).
     """
 
     id: str | None
@@ -55,6 +58,7 @@ class ToolCall:
     key: str | None = None
     unanswerable: str | None = None
     kind: str | None = None
+    note: str | None = None
 
     @property
     def answerable(self) -> bool:

@@ -10,8 +10,18 @@ Calls are read with LangChain's own precedence (``AIMessage._backwards_compat_to
 ``tool_calls`` and ``invalid_tool_calls``; for chunks ``tool_call_chunks`` when both are empty;
 ``additional_kwargs["tool_calls"]`` only when all of those are empty. Provider-native call blocks
 left in ``content`` (Anthropic ``tool_use``, Responses ``function_call``, v1 ``tool_call``) whose
-id is missing from the parsed calls count too: the provider integrations send them (deepagents
-issue #5781 is the thread that failed permanently because they were ignored).
+id is missing from the parsed calls count too: the provider integrations send them (a thread
+that ignored them failed permanently).
+
+Such a call exists for one provider only. langchain-anthropic sends a ``tool_use`` block as
+it is, and langchain-openai's Responses API sends a ``function_call`` block as an input item, so a
+ToolMessage answers them there; langchain-openai drops ``tool_use`` blocks (and, for Chat
+Completions, v1 ``tool_call`` blocks), and langchain-anthropic drops ``function_call`` blocks and
+passes a v1 ``tool_call`` block whose id ``tool_calls`` lacks on unconverted, so there any
+ToolMessage for them, the synthetic one included, has no call. The
+synthetic ToolMessage is still written (the history belongs to the provider that made the
+block; making the call a ``tool_calls`` entry would rewrite the model's message), and the
+finding says which provider it fits.
 
 The synthetic ``ToolMessage`` has exactly the keys langchain-core writes for a ``ToolMessage`` in
 the calling message's shape; nothing is ever loaded through langchain-core.
@@ -32,8 +42,9 @@ from patchcore.dialects.base import (
     optional_name,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
-from patchcore.engine.defects import Defect
+from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.rules import fill
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).
 TYPES = frozenset(
@@ -73,6 +84,27 @@ AI_TYPES = frozenset({"ai", "AIMessageChunk"})
 TOOL_TYPES = frozenset({"tool", "ToolMessageChunk"})
 #: Content blocks that are client tool calls, with the key holding their id.
 _CONTENT_CALL_ID = {"tool_use": "id", "function_call": "call_id", "tool_call": "id"}
+#: Which integration a ToolMessage answering a call that is only a block of ``content`` fits.
+_CONTENT_CALL_NOTE = {
+    "tool_use": "the call is only an Anthropic `tool_use` block in `content` (its `tool_calls` "
+    "is empty): the ToolMessage answers it as langchain-anthropic sends it; langchain-openai "
+    "drops the block and would send the ToolMessage without its call",
+    "function_call": "the call is only an OpenAI Responses `function_call` block in `content` "
+    "(its `tool_calls` is empty): the ToolMessage answers it as langchain-openai sends it to the "
+    "Responses API; sent to Chat Completions or another provider, the block is no call and the "
+    "ToolMessage has none",
+    "tool_call": "the call is only a v1 `tool_call` block in `content` (its `tool_calls` is "
+    "empty): the ToolMessage answers it only where the block is sent as a call; langchain-openai "
+    "drops the block for Chat Completions and langchain-anthropic passes it on unconverted, so "
+    "through either the ToolMessage has no call",
+}
+#: The provider's error for a call that is only a block of ``content``, left unanswered.
+_CONTENT_CALL_ERROR = {
+    "tool_use": "Anthropic (via langchain-anthropic): `tool_use` ids were found without "
+    "`tool_result` blocks immediately after: {id}",
+    "function_call": "OpenAI Responses (via langchain-openai): No tool output found for "
+    "function call {id}.",
+}
 
 
 _DATA: Pointer = ("data",)
@@ -193,7 +225,15 @@ def _content_calls(
         if block_id is None or block_id in known:
             continue
         known.add(block_id)
-        calls.append(ToolCall(id=block_id, name=optional_name(block.get("name")), path=path))
+        calls.append(
+            ToolCall(
+                id=block_id,
+                name=optional_name(block.get("name")),
+                path=path,
+                kind=kind,
+                note=_CONTENT_CALL_NOTE[str(kind)],
+            )
+        )
     return calls
 
 
@@ -227,6 +267,14 @@ class LangChain(ResultMessageDialect):
             "(LangGraph INVALID_CHAT_HISTORY; the provider then rejects the call {id} too)",
         ),
     }
+
+    def provider_error(self, defect: Defect) -> str | None:
+        """LangGraph's check reads ``tool_calls`` only: an unanswered call that is only a block
+        of ``content`` is refused by the provider the block is for."""
+        call = defect.call
+        if defect.code in ANSWERED and call is not None and call.kind in _CONTENT_CALL_ERROR:
+            return fill(_CONTENT_CALL_ERROR[call.kind], {"id": call.id or ""})
+        return super().provider_error(defect)
 
     def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
         """TP107: an empty ``additional_kwargs.tool_calls``, which older integrations forwarded."""

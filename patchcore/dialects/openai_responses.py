@@ -1,9 +1,15 @@
 """OpenAI Responses input items: ``function_call`` items answered by ``function_call_output``.
 
 Calls and outputs are sibling items of one flat list, matched on ``call_id`` (never ``id``, the
-item's own id). The items of one model response (``reasoning``, assistant ``message``, calls)
-form one turn; a synthetic output goes after the turn and its existing outputs, so it never
-lands between a ``reasoning`` item and its call.
+item's own id). The items of one model response (``reasoning``, assistant ``message``, calls,
+and the calls the server ran itself: ``web_search_call``, ``file_search_call``, ...) form one
+turn; a synthetic output goes after the turn and its existing outputs, so it never lands between
+a ``reasoning`` item and the item it precedes, which the API rejects ("Item 'rs_…' of type
+'reasoning' was provided without its required following item").
+
+An output is accepted anywhere after its call, but one that already sits between a ``reasoning``
+item and the model item after it is misplaced (TP102): it splits the turn, and moving it after
+the turn is its fix.
 
 Only calls whose format admits a truthful failure are answered:
 
@@ -28,6 +34,7 @@ from patchcore.dialects.base import (
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
+from patchcore.engine.defects import Defect
 from patchcore.engine.pairing import Answer
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
@@ -50,12 +57,9 @@ CALLS: Mapping[str, tuple[str, str | None]] = {
     ),
 }
 OUTPUTS = frozenset(output for output, _ in CALLS.values())
-#: Other item types of the Responses input union (self-contained or structural).
-OTHER_ITEMS = frozenset(
+#: Items of a model response that the server itself ran (no output of the client answers them).
+SERVER_CALLS = frozenset(
     {
-        "message",
-        "reasoning",
-        "item_reference",
         "web_search_call",
         "file_search_call",
         "code_interpreter_call",
@@ -63,10 +67,16 @@ OTHER_ITEMS = frozenset(
         "mcp_call",
         "mcp_list_tools",
         "tool_search_call",
-        "tool_search_output",
-        "compaction",
     }
 )
+#: Other item types of the Responses input union (self-contained or structural).
+OTHER_ITEMS = SERVER_CALLS | {
+    "message",
+    "reasoning",
+    "item_reference",
+    "tool_search_output",
+    "compaction",
+}
 ROLES = frozenset({"user", "assistant", "system", "developer"})
 #: Content parts an EasyInputMessage may hold.
 PART_TYPES = frozenset(
@@ -95,6 +105,7 @@ def _in_turn(item: Any) -> bool:
     kind = _kind(item)
     return (
         kind in CALLS
+        or kind in SERVER_CALLS
         or kind == "reasoning"
         or (
             isinstance(item, dict) and item.get("role") == "assistant" and kind in (None, "message")
@@ -131,8 +142,27 @@ class OpenAIResponses(ResultMessageDialect):
     def misplaced(
         self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
     ) -> str | None:
-        """The Responses API accepts an output anywhere after its call."""
-        return None
+        """The Responses API accepts an output anywhere after its call, but not between a
+        reasoning item and the item it precedes."""
+        reasoning = _splitting(messages, answer.result.message_index)
+        if reasoning is None:
+            return None
+        item_id = messages[reasoning].get("id")
+        named = f" {item_id}" if isinstance(item_id, str) and item_id else ""
+        return f"{_SPLITS}{named} from the item it precedes"
+
+    def provider_error(self, defect: Defect) -> str | None:
+        """A split reasoning item is refused by its own id, which the TP102 reason names."""
+        if defect.code == "TP102" and defect.reason is not None:
+            _, _, rest = defect.reason.partition(_SPLITS)
+            item_id, _, _ = rest.strip().partition(" from ")
+            if rest.startswith(" ") and item_id:
+                return (
+                    f"Item '{item_id}' of type 'reasoning' was provided without its required "
+                    "following item"
+                )
+            return None
+        return super().provider_error(defect)
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict):
@@ -180,10 +210,16 @@ class OpenAIResponses(ResultMessageDialect):
         return MessageView(Role.OTHER)
 
     def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:
-        """Items after a call, a reasoning item or an assistant message continue its turn."""
+        """Items after a call, a reasoning item or an assistant message continue its turn; so do
+        outputs that split a reasoning item from the model item after it, and that item (the
+        turn ends after it, where such an output belongs)."""
         views = super().views(messages, context)
+        splits = _splits(messages)
         for index in range(1, len(views)):
-            if _in_turn(messages[index]) and _in_turn(messages[index - 1]):
+            joins = _in_turn(messages[index]) and (
+                _in_turn(messages[index - 1]) or index - 1 in splits
+            )
+            if joins or index in splits:
                 view = views[index]
                 views[index] = MessageView(
                     view.role, view.calls, view.results, view.inner_results, joins_previous=True
@@ -204,3 +240,30 @@ class OpenAIResponses(ResultMessageDialect):
         if kind == "apply_patch_call":
             return {"type": output, "call_id": call.id, "status": "failed", "output": text}
         return {"type": output, "call_id": call.id, "output": text}
+
+
+#: How the reason of an output that splits a reasoning item begins (its id follows).
+_SPLITS = "it separates reasoning item"
+
+
+def _splitting(messages: Sequence[Any], index: int) -> int | None:
+    """The reasoning item that output ``index`` separates from the model item it precedes, or
+    ``None``: walking back over outputs reaches a reasoning item, and walking on over outputs
+    reaches an item of the model's turn (a reasoning item with no such item after it is alone
+    wherever its outputs go)."""
+    if _kind(messages[index]) not in OUTPUTS:
+        return None
+    before = index - 1
+    while before >= 0 and _kind(messages[before]) in OUTPUTS:
+        before -= 1
+    if before < 0 or _kind(messages[before]) != "reasoning":
+        return None
+    after = index + 1
+    while after < len(messages) and _kind(messages[after]) in OUTPUTS:
+        after += 1
+    return before if after < len(messages) and _in_turn(messages[after]) else None
+
+
+def _splits(messages: Sequence[Any]) -> set[int]:
+    """The outputs that split a reasoning item from the model item it precedes."""
+    return {index for index in range(len(messages)) if _splitting(messages, index) is not None}

@@ -9,13 +9,24 @@ response; an unanswered one is reported, never answered.
 The part layout changes between pydantic-ai versions, so a synthetic ``tool-return`` part copies
 the keys its neighbours use (``outcome``, ``tool_kind``, ``retry`` appear in newer releases) and
 is marked ``outcome: "failed"`` where the file has that key; its timestamp is the calling
-response's, so repairing is deterministic.
+response's, so repairing is deterministic. It always carries its ``tool_call_id``, even where the
+file's own tool-return parts lack one.
+
+A tool-return (or tool retry-prompt) without ``tool_call_id`` answers nothing: pydantic-ai
+loads it with a made-up id (``ToolReturnPart.tool_call_id``'s default factory, ``pyd_ai_`` and a
+random hex), so the provider gets a result for a call that was never made (TP101), and the call
+it was meant for stays unanswered.
+
+pydantic-ai maps a request's parts in order: a ``user-prompt`` (or ``system-prompt``) part before
+its tool-return parts becomes a user (or system) message between the tool calls and their tool
+messages for OpenAI, and text before the ``tool_result`` blocks for Anthropic; both reject it
+(TP106).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from patchcore.dialects.anthropic import server_tool_error
 from patchcore.dialects.base import (
@@ -27,7 +38,7 @@ from patchcore.dialects.base import (
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
 
 KINDS = frozenset({"request", "response"})
 #: Call parts, with why a part of that kind gets no synthetic result (``None``: it may get one).
@@ -49,6 +60,8 @@ _RETURN_KEYS = (
 _CLASSIC_RETURN_KEYS = frozenset(
     {"tool_name", "content", "tool_call_id", "metadata", "timestamp", "part_kind"}
 )
+#: The keys a synthetic tool-return always has, whatever its neighbours lack.
+_REQUIRED_RETURN_KEYS = frozenset({"tool_name", "content", "tool_call_id", "part_kind"})
 
 
 def _part_kind(part: Any) -> str | None:
@@ -71,12 +84,21 @@ class PydanticAI(BlockDialect):
         "`user-prompt`, ...)"
     )
     containers = "a list (ModelMessagesTypeAdapter JSON); `messages` of a stored run"
-    provider_errors = dict.fromkeys(
-        ("TP001", "TP002", "TP003"),
-        "the request would reach the provider with tool call {id} unanswered (e.g. Anthropic: "
-        "`tool_use` ids were found without `tool_result` blocks immediately after: {id})",
-    )
+    provider_errors: ClassVar[Mapping[str, str]] = {
+        **dict.fromkeys(
+            ("TP001", "TP002", "TP003"),
+            "the request would reach the provider with tool call {id} unanswered (e.g. "
+            "Anthropic: `tool_use` ids were found without `tool_result` blocks immediately "
+            "after: {id})",
+        ),
+        "TP106": "the request would reach the provider with other content before its tool "
+        "results (e.g. Anthropic: Did not find 1 `tool_result` block(s) at the beginning of "
+        "this message. Messages following `tool_use` blocks must begin with a matching number "
+        "of `tool_result` blocks.; OpenAI: An assistant message with 'tool_calls' must be "
+        "followed by tool messages responding to each 'tool_call_id'.)",
+    }
     blocks_key = "parts"
+    results_first = True
 
     def server_call_error(self, call: ToolCall) -> str | None:
         """Built-in tools run at the provider: sent to Anthropic, an unanswered one is a server
@@ -114,8 +136,17 @@ class PydanticAI(BlockDialect):
                 )
             elif _is_result(part):
                 answered = call_id(part.get("tool_call_id"), (*pointer, "parts", k))
-                if answered:
-                    (inner if calls else results).append(ToolResult(answered, ("parts", k)))
+                result = (
+                    ToolResult(answered, ("parts", k))
+                    if answered
+                    else ToolResult(  # loaded with a made-up id: a key no call has
+                        f"{format_pointer((*pointer, 'parts', k))}:made-up-id",
+                        ("parts", k),
+                        keyed=False,
+                        name=optional_name(part.get("tool_name")),
+                    )
+                )
+                (inner if calls else results).append(result)
         if message.get("kind") == "response":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = bool(parts) and all(_is_result(p) for p in parts or ())
@@ -156,9 +187,10 @@ class PydanticAI(BlockDialect):
 
 
 def _neighbour_keys(messages: Sequence[Mapping[str, Any]]) -> frozenset[str]:
-    """The keys the file's own tool-return parts have (the classic set if it has none)."""
+    """The keys the file's own tool-return parts have (the classic set if it has none), with
+    the keys no tool-return can lack."""
     for message in messages:
         for part in message.get("parts") or ():
             if _part_kind(part) == "tool-return":
-                return frozenset(part)
+                return frozenset(part) | _REQUIRED_RETURN_KEYS
     return _CLASSIC_RETURN_KEYS

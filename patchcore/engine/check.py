@@ -48,6 +48,8 @@ def _describe(defect: Defect) -> str:
         }[code]
         if defect.call is not None and defect.call.unanswerable is not None:
             text += f"; {defect.call.unanswerable}"
+        elif defect.call is not None and defect.call.note is not None:
+            text += f"; {defect.call.note}"
         return text
     name = _tool_name(defect)
     if ident:

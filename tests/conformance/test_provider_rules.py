@@ -1882,3 +1882,62 @@ def test_answered_histories_pass_and_are_left_alone(case: Case) -> None:
     and toolpatch leaves them alone: validator and toolpatch agree on clean input."""
     assert not any(h.dangling for h in case.histories)
     check_repair(case, SPECS[case.dialect])
+
+
+# =============================================================================================
+# a Responses reasoning item is never separated from the item it precedes
+# =============================================================================================
+
+SERVER_ITEMS = [
+    {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}},
+    {"type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["q"]},
+    {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": None},
+    {"type": "code_interpreter_call", "id": "ci_1", "status": "completed", "code": "1+1"},
+    {"type": "mcp_call", "id": "mcp_1", "server_label": "docs", "name": "find", "arguments": "{}"},
+]
+
+
+def reasoning_then(server_item: dict[str, Any]) -> list[dict[str, Any]]:
+    """A function call, then a reasoning item and the server-side call it precedes, then the
+    user moves on."""
+    return [
+        {"role": "user", "content": "Check my calendar and the news."},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "c1", "name": "calendar", "arguments": "{}"},
+        {"type": "reasoning", "id": "rs_2", "summary": []},
+        server_item,
+        {"role": "user", "content": "Go on."},
+    ]
+
+
+@pytest.mark.parametrize("server_item", SERVER_ITEMS, ids=lambda item: item["type"])
+def test_a_synthetic_output_never_separates_a_reasoning_item(server_item: dict[str, Any]) -> None:
+    messages = reasoning_then(server_item)
+    repaired = patchcore.fix_messages(messages).value
+    assert [item.get("type") for item in repaired[3:6]] == [
+        "reasoning",
+        server_item["type"],
+        "function_call_output",
+    ]
+    assert validate("openai-responses", repaired) == []
+
+
+@pytest.mark.parametrize("server_item", SERVER_ITEMS, ids=lambda item: item["type"])
+def test_an_output_that_separates_a_reasoning_item_is_moved_after_its_item(
+    server_item: dict[str, Any],
+) -> None:
+    """An output already between the reasoning item and its item (as an older repair wrote
+    it) is misplaced: the unsafe fix moves it after the turn, never between the two again."""
+    messages = reasoning_then(server_item)
+    output = {"type": "function_call_output", "call_id": "c1", "output": "free"}
+    messages.insert(4, output)
+    assert [v.rule for v in validate("openai-responses", messages)] == ["reasoning-alone"]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    (finding,) = patchcore.check_messages(messages, options=options)
+    assert (finding.code, finding.call_id) == ("TP102", "c1")
+    assert finding.provider_error == (
+        "Item 'rs_2' of type 'reasoning' was provided without its required following item"
+    )
+    repaired = patchcore.fix_messages(messages, options=options).value
+    assert repaired == [*messages[:4], server_item, output, messages[-1]]
+    assert validate("openai-responses", repaired) == []

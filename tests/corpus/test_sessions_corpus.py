@@ -128,6 +128,11 @@ def test_its_repair_stands_where_the_real_result_came_later() -> None:
     assert {k: added[k] for k in same} == {k: real[k] for k in same}
     assert added["type"] == real["type"] == "user"
     assert added["message"]["content"][0]["is_error"] is True
+    # The line has the fields Claude Code writes on its own result lines, in its order, and
+    # names the same assistant line as the source of the call.
+    assert list(added) == list(real)
+    assert added["sourceToolAssistantUUID"] == real["sourceToolAssistantUUID"]
+    assert added["toolUseResult"] == "Error: " + added["message"]["content"][0]["content"]
 
 
 def api_messages(lines: list[Any]) -> list[dict[str, Any]]:

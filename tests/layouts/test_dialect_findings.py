@@ -237,3 +237,109 @@ def test_a_server_tool_result_quotes_no_client_tool_result_error(twice: bool) ->
         patchcore.check_messages(messages, options=patchcore.make_options(select=["TP1"]))
     )
     assert (finding.code, finding.provider_error) == ("TP103" if twice else "TP101", None)
+
+
+def test_a_pydantic_ai_retry_prompt_without_an_id_answers_nothing() -> None:
+    """pydantic-ai loads a tool retry-prompt without ``tool_call_id`` with a made-up id: its
+    call stays unanswered, and the synthetic result always carries the call's id."""
+    call = {"part_kind": "tool-call", "tool_name": "lookup", "tool_call_id": "c1", "args": "{}"}
+    retry = {"part_kind": "retry-prompt", "tool_name": "lookup", "content": "bad args"}
+    messages = [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Look it up."}]},
+        {"kind": "response", "parts": [call]},
+        {"kind": "request", "parts": [retry]},
+        {"kind": "response", "parts": [{"part_kind": "text", "content": "Done."}]},
+    ]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    findings = patchcore.check_messages(messages, options=options)
+    assert [(f.code, f.call_id, f.tool_name) for f in findings] == [
+        ("TP001", "c1", "lookup"),
+        ("TP101", None, None),
+    ]
+    assert "tool result for 'lookup' (no id) answers no earlier call" in findings[1].message
+    repaired = patchcore.fix_messages(messages, options=options).value
+    assert [p.get("tool_call_id") for p in repaired[2]["parts"]] == ["c1"]
+    assert patchcore.check_messages(repaired, options=options) == []
+
+
+def test_a_pydantic_ai_prompt_before_tool_returns_quotes_both_providers() -> None:
+    call = {"part_kind": "tool-call", "tool_name": "lookup", "tool_call_id": "c1", "args": "{}"}
+    answer = {"part_kind": "tool-return", "tool_name": "lookup", "tool_call_id": "c1"}
+    messages = [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Look it up."}]},
+        {"kind": "response", "parts": [call]},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Hurry."}, answer]},
+    ]
+    finding = only(
+        patchcore.check_messages(messages, options=patchcore.make_options(select=["ALL"]))
+    )
+    assert finding.code == "TP106"
+    assert finding.provider_error is not None
+    assert "Anthropic: Did not find 1 `tool_result` block(s)" in finding.provider_error
+    assert (
+        "OpenAI: An assistant message with 'tool_calls' must be followed" in finding.provider_error
+    )
+
+
+# -- LangChain calls that are only a provider's block in `content` -------------------------
+
+#: A call that is only a block of an AIMessage's content (`tool_calls` empty), by block type:
+#: the block, and the provider the synthetic ToolMessage fits.
+CONTENT_ONLY_CALLS = {
+    "tool_use": (
+        {"type": "tool_use", "id": "toolu_1", "name": "run", "input": {}},
+        "the ToolMessage answers it as langchain-anthropic sends it; langchain-openai drops the "
+        "block and would send the ToolMessage without its call",
+        "Anthropic (via langchain-anthropic): `tool_use` ids were found without `tool_result` "
+        "blocks immediately after: toolu_1",
+    ),
+    "function_call": (
+        {"type": "function_call", "call_id": "toolu_1", "name": "run", "arguments": "{}"},
+        "the ToolMessage answers it as langchain-openai sends it to the Responses API",
+        "OpenAI Responses (via langchain-openai): No tool output found for function call toolu_1.",
+    ),
+    "tool_call": (
+        {"type": "tool_call", "id": "toolu_1", "name": "run", "args": {}},
+        "langchain-openai drops the block for Chat Completions and langchain-anthropic passes it "
+        "on unconverted, so through either the ToolMessage has no call",
+        "Found AIMessages with tool_calls that do not have a corresponding ToolMessage "
+        "(LangGraph INVALID_CHAT_HISTORY; the provider then rejects the call toolu_1 too)",
+    ),
+}
+
+
+def content_only_call(block: dict[str, Any]) -> list[dict[str, Any]]:
+    def data(kind: str, **fields: Any) -> dict[str, Any]:
+        return {"type": kind, "data": {"additional_kwargs": {}, "response_metadata": {}, **fields}}
+
+    return [
+        data("human", content="Run it.", type="human"),
+        data("ai", content=[block], type="ai", tool_calls=[], invalid_tool_calls=[]),
+        data("human", content="Never mind.", type="human"),
+    ]
+
+
+@pytest.mark.parametrize("kind", CONTENT_ONLY_CALLS)
+def test_a_langchain_call_only_in_content_says_which_provider_its_answer_fits(kind: str) -> None:
+    block, fits, error = CONTENT_ONLY_CALLS[kind]
+    messages = content_only_call(block)
+    finding = only(patchcore.check_messages(messages))
+    assert (finding.code, finding.call_id) == ("TP001", "toolu_1")
+    assert f"the call is only a{'n' if kind != 'tool_call' else ''}" in finding.message
+    assert fits in finding.message
+    assert finding.provider_error == error
+    repaired = patchcore.fix_messages(messages).value
+    assert repaired[2]["type"] == "tool" and repaired[2]["data"]["tool_call_id"] == "toolu_1"
+
+
+def test_the_tool_message_for_a_tool_use_block_fits_langchain_anthropic() -> None:
+    """langchain-anthropic sends the block as a `tool_use` and the synthetic ToolMessage as its
+    `tool_result`: the repair is what Anthropic wants."""
+    formatting = pytest.importorskip("langchain_anthropic.chat_models")
+    from langchain_core.messages import messages_from_dict
+
+    block = CONTENT_ONLY_CALLS["tool_use"][0]
+    repaired = patchcore.fix_messages(content_only_call(block)).value
+    _, sent = formatting._format_messages(messages_from_dict(repaired), model="claude-sonnet-4-5")
+    assert [m["content"][0]["type"] for m in sent[1:3]] == ["tool_use", "tool_result"]
+    assert sent[2]["content"][0]["tool_use_id"] == "toolu_1"

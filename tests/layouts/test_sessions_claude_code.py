@@ -208,17 +208,19 @@ def interrupted() -> list[Any]:
     ]
 
 
-def test_new_line_follows_the_response_and_takes_over_its_children() -> None:
+def test_new_lines_follow_the_response_and_take_over_its_children() -> None:
+    """One result a line, as Claude Code writes them: the first hangs off the response's last
+    line, the second off the first, and what hung off the response now hangs off the second."""
     records = interrupted()
     data = session(*records)
     report = fix(data)
     assert found(report) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
     assert report.output is not None
     before, after = lines(data), lines(report.output)
-    assert len(after) == len(before) + 1
-    new = json.loads(after[5])
-    new_uuid = synthetic_uuid("toolu_Oslo")
-    assert list(new) == [
+    assert len(after) == len(before) + 2
+    first, second = json.loads(after[5]), json.loads(after[6])
+    uuids = [synthetic_uuid("toolu_Oslo"), synthetic_uuid("toolu_Brgn")]
+    assert list(first) == [
         "parentUuid",
         "isSidechain",
         "userType",
@@ -231,37 +233,75 @@ def test_new_line_follows_the_response_and_takes_over_its_children() -> None:
         "message",
         "uuid",
         "timestamp",
-    ], "Claude Code's own key order"
-    results = [
-        {
+    ], "Claude Code's own key order (no result fields: the session's lines have none)"
+    for new, call_id, parent, own in zip(
+        (first, second), ("toolu_Oslo", "toolu_Brgn"), (line_uuid(5), uuids[0]), uuids, strict=True
+    ):
+        # A failed tool's result block in Claude Code 2's key order.
+        result = {
             "type": "tool_result",
-            "tool_use_id": call_id,
             "content": text(TP001_TEXT, "get_weather", call_id),
             "is_error": True,
+            "tool_use_id": call_id,
         }
-        for call_id in ("toolu_Oslo", "toolu_Brgn")
-    ]
-    assert new == {
-        "parentUuid": line_uuid(5),
-        **CLAUDE_SESSION,
-        "type": "user",
-        "message": {"role": "user", "content": results},
-        "uuid": new_uuid,
-        "timestamp": records[4]["timestamp"],
-    }
+        assert new == {
+            "parentUuid": parent,
+            **CLAUDE_SESSION,
+            "type": "user",
+            "message": {"role": "user", "content": [result]},
+            "uuid": own,
+            "timestamp": records[4]["timestamp"],
+        }
+        assert list(new["message"]["content"][0]) == list(result)
     assert after[:5] == before[:5], "lines up to the response's last one are untouched"
-    # Both lines that hung off the response's last line now hang off the new one; nothing
-    # else on them changes.
+    # Both lines that hung off the response's last line now hang off the last new one;
+    # nothing else on them changes.
     old_parent = f'"parentUuid":"{line_uuid(5)}"'.encode()
     for index in (5, 6):
-        assert after[index + 1] == before[index].replace(
-            old_parent, f'"parentUuid":"{new_uuid}"'.encode()
+        assert after[index + 2] == before[index].replace(
+            old_parent, f'"parentUuid":"{uuids[1]}"'.encode()
         )
-    assert after[8:] == before[7:]
+    assert after[9:] == before[7:]
 
 
-def test_the_repaired_chain_passes_through_the_new_line() -> None:
-    """From the last line back to the root, the chain holds every message line, the new one
+def test_new_lines_carry_the_result_fields_the_sessions_own_result_lines_have() -> None:
+    """Where Claude Code's result lines carry ``toolUseResult`` and ``sourceToolAssistantUUID``,
+    a new line does too: for a failed tool, ``"Error: "`` and its text (as every error result of
+    the real sessions), and the uuid of the line holding the call."""
+    records = interrupted()
+    records[2:2] = [
+        cc_assistant(20, 2, "msg_Time", tool_use("toolu_Time", "get_time")),
+        cc_result(21, 20, "toolu_Time", "09:00", source=20),
+    ]
+    output = fix(session(*records)).output
+    assert output is not None
+    new = {synthetic_uuid("toolu_Oslo"), synthetic_uuid("toolu_Brgn")}
+    results = [v for v in map(json.loads, filter(None, lines(output))) if v["uuid"] in new]
+    assert [list(v)[-3:] for v in results] == [
+        ["timestamp", "toolUseResult", "sourceToolAssistantUUID"]
+    ] * 2
+    assert [(v["toolUseResult"], v["sourceToolAssistantUUID"]) for v in results] == [
+        ("Error: " + text(TP001_TEXT, "get_weather", "toolu_Oslo"), line_uuid(3)),
+        ("Error: " + text(TP001_TEXT, "get_weather", "toolu_Brgn"), line_uuid(5)),
+    ]
+
+
+def test_a_session_without_the_source_field_gets_only_the_result_field() -> None:
+    """A subagent's lines (2.1.39) carry ``sourceToolAssistantUUID`` but no ``toolUseResult``,
+    and 2.0.76's the reverse: each field is written where the session's lines have it."""
+    records = interrupted()
+    own = cc_result(21, 20, "toolu_Time", "09:00", source=20)
+    del own["sourceToolAssistantUUID"]
+    records[2:2] = [cc_assistant(20, 2, "msg_Time", tool_use("toolu_Time", "get_time")), own]
+    output = fix(session(*records)).output
+    assert output is not None
+    first = json.loads(lines(output)[7])
+    assert first["uuid"] == synthetic_uuid("toolu_Oslo")
+    assert "toolUseResult" in first and "sourceToolAssistantUUID" not in first
+
+
+def test_the_repaired_chain_passes_through_the_new_lines() -> None:
+    """From the last line back to the root, the chain holds every message line, the new ones
     included, and the main thread passes the Anthropic rules."""
     output = fix(session(*interrupted())).output
     assert output is not None
@@ -273,7 +313,7 @@ def test_the_repaired_chain_passes_through_the_new_line() -> None:
         node = by_uuid.get(node["parentUuid"]) if node["parentUuid"] else None
     messages = {r["uuid"] for r in records if r["type"] in ("user", "assistant")}
     assert messages <= set(chain), "one unbroken chain through every message line"
-    assert len(messages) == 6
+    assert len(messages) == 7
     assert anthropic(api_messages(records)) == []
     assert anthropic(api_messages([json.loads(x) for x in lines(session(*interrupted())) if x]))
 

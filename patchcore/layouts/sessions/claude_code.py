@@ -19,14 +19,18 @@ Claude Code versions 1.0-2.1):
   merges them before sending. The Anthropic dialect checks these turns
   (`patchcore.layouts.sessions.turns`, shared with the Claude Agent SDK's stream).
 
-Repair: one new ``user`` line per assistant turn with unanswered calls, holding their
-``tool_result`` blocks (``is_error: true``, the rule's text), right after the turn's last line.
-That line's ``uuid`` becomes the new line's ``parentUuid``, and the lines that hung off it now
-hang off the new line (only their ``parentUuid`` value changes): the new line is inserted into
-the tree, so every chain through the call passes through its results. The new ``uuid`` is a
-UUIDv5 of the session id and the first call id, so fixing the same file twice writes the same
-bytes. Findings of the strict rules are reported without a fix: dropping or moving lines of a
-session is not offered.
+Repair: for each unanswered call, a new ``user`` line holding its ``tool_result`` block
+(``is_error: true``, the rule's text), written as Claude Code writes the result line of a tool
+that failed: one result a line, the block's keys in the order of the session's own error
+results, and, where the session's own result lines carry them, ``toolUseResult`` (for an error,
+``"Error: "`` and the text) and ``sourceToolAssistantUUID`` (the ``uuid`` of the assistant line
+holding the call). The lines of one turn go right after its last line, one after the other:
+that line's ``uuid`` becomes the first new line's ``parentUuid``, each new line hangs off the one
+before, and the lines that hung off the turn's last line now hang off the last new line (only
+their ``parentUuid`` value changes): the new lines are inserted into the tree, so every chain
+through the calls passes through their results. Each new ``uuid`` is a UUIDv5 of the session id
+and the call id, so fixing the same file twice writes the same bytes. Findings of the strict
+rules are reported without a fix: dropping or moving lines of a session is not offered.
 """
 
 from __future__ import annotations
@@ -132,17 +136,66 @@ class ClaudeCode(AnthropicSession):
         return _Repair(entries, options)
 
 
+#: The keys of a failed tool's result block, in the order Claude Code writes them from 2.0 on
+#: (every error result of the real sessions, 2.0.76 to 2.1.39).
+_ERROR_BLOCK_KEYS = ("type", "content", "is_error", "tool_use_id")
+#: The result fields of Claude Code's own tool-result lines (1.0 on; 2.1 on) that a new line
+#: carries where the session's result lines do.
+_RESULT_FIELDS = ("toolUseResult", "sourceToolAssistantUUID")
+
+
 class _Repair(TurnRepair):
-    """Chains each new line into the ``parentUuid`` tree."""
+    """Chains the new lines into the ``parentUuid`` tree, one result a line, each written as
+    the session's own result lines are."""
+
+    def __init__(self, entries: Sequence[Entry], options: Options) -> None:
+        super().__init__(entries, options)
+        self._fields: set[str] = set()
+        self._block_keys: tuple[str, ...] | None = None
+        for line in entries:
+            value = line.value
+            if not isinstance(value, dict) or value.get("type") != "user":
+                continue
+            blocks = [b for b in _content(value) if tag(b, "type") == "tool_result"]
+            if not blocks:
+                continue
+            self._fields.update(key for key in _RESULT_FIELDS if key in value)
+            errors = [b for b in blocks if b.get("is_error") is True]
+            if self._block_keys is None and errors and set(errors[0]) == set(_ERROR_BLOCK_KEYS):
+                self._block_keys = tuple(errors[0])
 
     def answer(self, turn: Turn, message: dict[str, Any], call_id: str) -> tuple[Edit, ...]:
         last = turn.entries[-1]
-        new_uuid = self.new_uuid(last.value.get("sessionId"), call_id)
-        value = _result_line(last.value, message, new_uuid)
+        session = last.value.get("sessionId")
+        parent = last.value.get("uuid")
+        lines = []
+        for k, block in enumerate(message["content"]):
+            answered = block["tool_use_id"]
+            new_uuid = self.new_uuid(session, call_id if k == 0 else answered)
+            result = self._block(block, last.value.get("version"))
+            value = _result_line(last.value, {**message, "content": [result]})
+            value.update(parentUuid=parent, uuid=new_uuid)
+            if "timestamp" in last.value:
+                value["timestamp"] = last.value["timestamp"]
+            if "toolUseResult" in self._fields:
+                value["toolUseResult"] = f"Error: {block['content']}"
+            source = _source(turn, answered)
+            if "sourceToolAssistantUUID" in self._fields and source is not None:
+                value["sourceToolAssistantUUID"] = source
+            lines.append(value)
+            parent = new_uuid
         return (
-            Insert((), last.position + 1, (value,)),
-            *(Replace((child, "parentUuid"), new_uuid) for child in self._children(last)),
+            Insert((), last.position + 1, tuple(lines)),
+            *(Replace((child, "parentUuid"), parent) for child in self._children(last)),
         )
+
+    def _block(self, block: dict[str, Any], version: object) -> dict[str, Any]:
+        """``block`` with its keys in the order of the session's own error results, or, in a
+        session that has none, of Claude Code 2's (from version 2 on)."""
+        keys = self._block_keys
+        if keys is None and isinstance(version, str) and version.split(".")[0].isdigit():
+            keys = _ERROR_BLOCK_KEYS if int(version.split(".")[0]) >= 2 else None
+        return block if keys is None else {key: block[key] for key in keys}
 
     def _children(self, parent: Entry) -> list[int]:
         """Positions of the later lines that hang off ``parent``."""
@@ -156,11 +209,28 @@ class _Repair(TurnRepair):
         ]
 
 
-def _result_line(last: Mapping[str, Any], message: dict[str, Any], new_uuid: str) -> dict[str, Any]:
-    """The new user line: chained to ``last``, with its session keys and timestamp."""
-    value: dict[str, Any] = {"parentUuid": last.get("uuid")}
+def _result_line(last: Mapping[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    """A new user line with ``last``'s session keys, in Claude Code's order (its
+    ``parentUuid``, ``uuid`` and ``timestamp`` are the caller's to fill in)."""
+    value: dict[str, Any] = {"parentUuid": None}
     value.update({key: last[key] for key in SESSION_KEYS if key in last})
-    value.update(type="user", message=message, uuid=new_uuid)
-    if "timestamp" in last:
-        value["timestamp"] = last["timestamp"]
+    value.update(type="user", message=message, uuid=None)
     return value
+
+
+def _content(line: Mapping[str, Any]) -> list[Any]:
+    """The block list of a message line (empty for a plain-string or odd message)."""
+    message = line.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _source(turn: Turn, call_id: str) -> str | None:
+    """The ``uuid`` of the line of ``turn`` that holds the ``tool_use`` block ``call_id``."""
+    for entry, _ in turn.parts:
+        value = entry.value
+        for block in _content(value):
+            if tag(block, "type") == "tool_use" and block.get("id") == call_id:
+                own = value.get("uuid")
+                return own if isinstance(own, str) else None
+    return None
