@@ -128,6 +128,7 @@ class OpenAIResponses(ResultMessageDialect):
     other_items: ClassVar[frozenset[str]] = OTHER_ITEMS
     key: ClassVar[str] = "call_id"
     output_suffixes: ClassVar[tuple[str, ...]] = ("_output",)
+    part_types: ClassVar[frozenset[str]] = PART_TYPES
 
     def misplaced(
         self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
@@ -178,8 +179,7 @@ class OpenAIResponses(ResultMessageDialect):
             f"{kept}: never answered, read for their {self.key} only"
         )
 
-    @staticmethod
-    def _recognize_message(message: Mapping[str, Any], *, typed: bool) -> Recognition:
+    def _recognize_message(self, message: Mapping[str, Any], *, typed: bool) -> Recognition:
         """A message item (``type: "message"``) or an EasyInputMessage (no type): content is a
         string or Responses content parts (``input_text``, ``output_text``, ...), which tell it
         apart from an Anthropic message (``text``, ``tool_use`` blocks)."""
@@ -188,7 +188,7 @@ class OpenAIResponses(ResultMessageDialect):
         content = message.get("content")
         if isinstance(content, str):
             return Recognition.DISTINCT if typed else Recognition.COMPATIBLE
-        if isinstance(content, list) and all(_kind(p) in PART_TYPES for p in content):
+        if isinstance(content, list) and all(_kind(p) in self.part_types for p in content):
             return Recognition.DISTINCT if content or typed else Recognition.COMPATIBLE
         return Recognition.NO
 
@@ -325,6 +325,8 @@ class OpenAIAgentsJS(OpenAIResponses):
     )
     key = "callId"
     output_suffixes = ("_output", "_result")
+    #: protocol.ts's UserContent and AssistantContent parts.
+    part_types = PART_TYPES | {"audio", "image"}
     spelling_of = "openai-responses"
 
     def recognize(self, message: object) -> Recognition:

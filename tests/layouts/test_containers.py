@@ -328,3 +328,10 @@ def test_api_spelled_items_are_not_read_as_js() -> None:
     """``call_id`` items are the Responses API's, whatever a JavaScript SDK item beside them."""
     findings = patchcore.check_messages([user("go"), call("c1")])
     assert [f.dialect for f in findings] == ["openai-responses"]
+
+
+def test_js_messages_with_the_sdks_own_parts_are_read() -> None:
+    """protocol.ts's messages may hold ``audio`` and ``image`` parts, which the API's do not."""
+    spoken = {"role": "user", "content": [{"type": "audio", "audio": "UklGR..."}]}
+    findings = patchcore.check_messages([spoken, js_call("c1"), user("Well?")])
+    assert [(f.code, f.dialect) for f in findings] == [("TP001", "openai-agents-js")]
