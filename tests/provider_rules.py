@@ -426,6 +426,53 @@ def responses(items: Messages) -> list[Violation]:
     return sorted(found, key=lambda v: v.index)
 
 
+# --- OpenAI Agents SDK, JavaScript (openai/openai-agents-js) ---------------------------------
+
+#: The JavaScript SDK's result types and the API's (agents-openai's openaiResponsesModel.ts
+#: turns one into the other before the request).
+AGENTS_JS_RESULTS = {
+    "function_call_result": "function_call_output",
+    "computer_call_result": "computer_call_output",
+}
+AGENTS_JS_STATUSES = frozenset({"in_progress", "completed", "incomplete"})
+
+
+def _agents_js_result_shape(item: Mapping[str, Any]) -> str | None:
+    """What protocol.ts's ``FunctionCallResultItem`` refuses in ``item`` (``None``: nothing):
+    a string ``name`` and ``callId``, a ``status`` of its enum, and an ``output`` that is a
+    string, a ``{"type": "text", "text": ...}`` part or a list of parts."""
+    output = item.get("output")
+    text_part = isinstance(output, dict) and output.get("type") == "text"
+    if not isinstance(item.get("name"), str) or not isinstance(item.get("callId"), str):
+        return "function_call_result needs a string name and callId"
+    if item.get("status") not in AGENTS_JS_STATUSES:
+        return f"function_call_result status {item.get('status')!r} is not in the enum"
+    if not (isinstance(output, (str, list)) or (text_part and isinstance(output["text"], str))):
+        return "function_call_result output is no string, text part or list of parts"
+    return None
+
+
+def agents_js(items: Messages) -> list[Violation]:
+    """JavaScript Agents SDK items: each result item has the shape protocol.ts validates, and
+    the items, spelled as the SDK sends them to the Responses API (``callId`` → ``call_id``,
+    ``function_call_result`` → ``function_call_output``), pass the Responses rules."""
+    found: list[Violation] = []
+    sent: list[Any] = []
+    for index, raw in enumerate(items):
+        item = dict(_dict(raw))
+        kind = _kind(item)
+        if kind == "function_call_result":
+            problem = _agents_js_result_shape(item)
+            if problem is not None:
+                found.append(Violation("openai-agents-js", "shape", index, problem))
+        if "callId" in item:
+            item["call_id"] = item.pop("callId")
+        if kind is not None:
+            item["type"] = AGENTS_JS_RESULTS.get(kind, kind)
+        sent.append(item if isinstance(raw, dict) else raw)
+    return sorted([*found, *responses(sent)], key=lambda v: v.index)
+
+
 # --- Google Gemini (docs/formats.md#gemini) ---------------------------------------------
 
 GEMINI_COUNT = (
@@ -846,6 +893,7 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "openai-chat": openai_chat,
     "anthropic": anthropic,
     "openai-responses": responses,
+    "openai-agents-js": agents_js,
     "gemini": gemini,
     "gemini-cli": gemini_cli,
     "bedrock": bedrock,
@@ -856,8 +904,8 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
 
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
-    ``anthropic``, ``openai-responses``, ``gemini``, ``gemini-cli``, ``bedrock``, ``langchain``,
-    ``pydantic-ai``).
+    ``anthropic``, ``openai-responses``, ``openai-agents-js``, ``gemini``, ``gemini-cli``,
+    ``bedrock``, ``langchain``, ``pydantic-ai``).
 
     Raises:
         KeyError: No validator for that dialect.

@@ -153,6 +153,7 @@ ORDER = (
     "openai-chat",
     "anthropic",
     "openai-responses",
+    "openai-agents-js",
     "gemini",
     "bedrock",
     "mixed",

@@ -9,7 +9,7 @@ from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
-from patchcore.dialects.openai_responses import OpenAIResponses
+from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
 from patchcore.dialects.pydantic_ai import PydanticAI
 from patchcore.errors import UnknownDialectError
 
@@ -17,6 +17,7 @@ from patchcore.errors import UnknownDialectError
 #: all its messages and sees a marker of its own in one of them).
 DIALECTS: tuple[Dialect, ...] = (
     LangChain(),
+    OpenAIAgentsJS(),
     OpenAIResponses(),
     Gemini(),
     GeminiCli(),

@@ -52,6 +52,9 @@ class Recognition(enum.IntEnum):
     """Could be this dialect's message (e.g. ``{"role": "user", "content": "hi"}``)."""
     DISTINCT = 2
     """Carries a marker only this dialect has (its tool calls or results, its envelope)."""
+    TOLERATED = 3
+    """An item of this dialect's family of a type it does not know: read (kept as it is) only
+    in a list that holds this dialect's markers and that no other dialect reads it in."""
 
 
 #: The view of a wrapper-list element that holds no message (an ADK event without content, an
@@ -137,6 +140,9 @@ class Dialect(ABC):
     """How detection recognises a message, for ``toolpatch formats``."""
     containers: ClassVar[str]
     """Where its message lists are usually found, for ``toolpatch formats``."""
+    spelling_of: ClassVar[str | None] = None
+    """The dialect this one spells differently, sharing its plain messages (the JavaScript
+    Agents SDK's items are the Responses API's): named in a mix only for its own markers."""
     provider_errors: ClassVar[Mapping[str, str]] = {}
     """Rule code → the error a provider answers such a history with (``{id}``, ``{index}``,
     ``{next}``, ``{name}`` are filled in)."""
@@ -164,6 +170,11 @@ class Dialect(ABC):
 
     def refusal(self, messages: Sequence[Any]) -> str | None:
         """Why this list, although made of this dialect's messages, must not be repaired."""
+        return None
+
+    def unread(self, messages: Sequence[Any]) -> str | None:
+        """What of this list the dialect keeps as it is without reading it (items of types it
+        does not know), said in a warning; ``None`` when it reads every message."""
         return None
 
     @abstractmethod

@@ -18,10 +18,20 @@ Only calls whose format admits a truthful failure are answered:
 
 ``computer_call`` (its output is a screenshot), ``local_shell_call``, ``shell_call`` and
 ``mcp_approval_request`` (a decision nobody made) are reported, never answered.
+
+Items of a type this module does not know (``program`` and ``program_output`` of programmatic
+tool calling, whatever the API adds next) are read only beside items it knows, kept as they are
+and never answered (the list's report warns of them): an unknown item with a ``call_id`` whose
+type ends in ``_output`` answers that call; any other with a ``call_id`` is a call of an unknown
+kind, paired with its output, reported when it has none, never given a made-up one.
+
+`OpenAIAgentsJS` reads the same items in the JavaScript Agents SDK's own spelling
+(``callId``, ``function_call_result``, ``computer_call_result``, ``hosted_tool_call``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -78,6 +88,13 @@ OTHER_ITEMS = SERVER_CALLS | {
     "compaction",
 }
 ROLES = frozenset({"user", "assistant", "system", "developer"})
+#: What an item type of the Responses family looks like (``program``, ``tool_search_call``).
+_ITEM_TYPE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+#: Message types of other formats (LangChain's), never an unknown Responses item even where
+#: their other fields are too broken for their own dialect to read them.
+_FOREIGN_TYPES = frozenset(
+    {"human", "ai", "system", "tool", "function", "chat", "developer", "remove", "generic"}
+)
 #: Content parts an EasyInputMessage may hold.
 PART_TYPES = frozenset(
     {"input_text", "input_image", "input_file", "input_audio", "output_text", "refusal"}
@@ -87,30 +104,6 @@ PART_TYPES = frozenset(
 def _kind(item: Any) -> str | None:
     kind = item.get("type") if isinstance(item, dict) else None
     return kind if isinstance(kind, str) else None
-
-
-def _call_key(item: Mapping[str, Any], kind: str) -> str:
-    """Where a call or output item keeps the pairing id."""
-    if kind == "mcp_approval_request":
-        return "id"
-    if kind == "mcp_approval_response":
-        return "approval_request_id"
-    if kind == "local_shell_call_output" and "call_id" not in item:
-        return "id"  # the SDK documents the call's id under the output's "id"
-    return "call_id"
-
-
-def _in_turn(item: Any) -> bool:
-    """Whether an item is part of a model response (so the next one continues its turn)."""
-    kind = _kind(item)
-    return (
-        kind in CALLS
-        or kind in SERVER_CALLS
-        or kind == "reasoning"
-        or (
-            isinstance(item, dict) and item.get("role") == "assistant" and kind in (None, "message")
-        )
-    )
 
 
 class OpenAIResponses(ResultMessageDialect):
@@ -138,13 +131,23 @@ class OpenAIResponses(ResultMessageDialect):
         "TP104": "Duplicate 'call_id': {id}",
         "TP105": "Missing required parameter: 'input[{index}].call_id'.",
     }
+    #: The spelling of this family: its call items, their outputs, its other item types, the
+    #: key that pairs them, and the suffixes that make an unknown item type an output.
+    calls: ClassVar[Mapping[str, tuple[str, str | None]]] = CALLS
+    outputs: ClassVar[frozenset[str]] = OUTPUTS
+    other_items: ClassVar[frozenset[str]] = OTHER_ITEMS
+    #: Calls the provider runs itself: part of the model's turn, never answered here.
+    server_calls: ClassVar[frozenset[str]] = SERVER_CALLS
+    key: ClassVar[str] = "call_id"
+    output_suffixes: ClassVar[tuple[str, ...]] = ("_output",)
+    part_types: ClassVar[frozenset[str]] = PART_TYPES
 
     def misplaced(
         self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
     ) -> str | None:
         """The Responses API accepts an output anywhere after its call, but not between a
         reasoning item and the item it precedes."""
-        reasoning = _splitting(messages, answer.result.message_index)
+        reasoning = self._splitting(messages, answer.result.message_index)
         if reasoning is None:
             return None
         item_id = messages[reasoning].get("id")
@@ -170,12 +173,44 @@ class OpenAIResponses(ResultMessageDialect):
         kind = _kind(message)
         if kind in (None, "message"):
             return self._recognize_message(message, typed=kind is not None)
-        if kind in CALLS or kind in OUTPUTS or kind in OTHER_ITEMS:
+        if kind in self.calls or kind in self.outputs or kind in self.other_items:
             return Recognition.DISTINCT
+        if self.unknown(message):
+            return Recognition.TOLERATED
         return Recognition.NO
 
-    @staticmethod
-    def _recognize_message(message: Mapping[str, Any], *, typed: bool) -> Recognition:
+    def unknown(self, item: Any) -> bool:
+        """Whether ``item`` is an item of this family whose type this module does not know: a
+        lowercase ``snake_case`` type and no ``role`` (a message of some other format)."""
+        kind = _kind(item)
+        return (
+            kind is not None
+            and kind not in self.calls
+            and kind not in self.outputs
+            and kind not in self.other_items
+            and kind != "message"
+            and kind not in _FOREIGN_TYPES
+            and "role" not in item
+            and _ITEM_TYPE.fullmatch(kind) is not None
+        )
+
+    def unread(self, messages: Sequence[Any]) -> str | None:
+        kinds: dict[str, int] = {}
+        for message in messages:
+            if message is not None and self.unknown(message):
+                kind = _kind(message)
+                assert kind is not None
+                kinds[kind] = kinds.get(kind, 0) + 1
+        if not kinds:
+            return None
+        count = sum(kinds.values())
+        what, kept = ("item", "it is") if count == 1 else ("items", "they are")
+        return (
+            f"{count} {what} of a type toolpatch does not know ({', '.join(kinds)}) kept as "
+            f"{kept}: never answered, read for their {self.key} only"
+        )
+
+    def _recognize_message(self, message: Mapping[str, Any], *, typed: bool) -> Recognition:
         """A message item (``type: "message"``) or an EasyInputMessage (no type): content is a
         string or Responses content parts (``input_text``, ``output_text``, ...), which tell it
         apart from an Anthropic message (``text``, ``tool_use`` blocks)."""
@@ -184,17 +219,75 @@ class OpenAIResponses(ResultMessageDialect):
         content = message.get("content")
         if isinstance(content, str):
             return Recognition.DISTINCT if typed else Recognition.COMPATIBLE
-        if isinstance(content, list) and all(_kind(p) in PART_TYPES for p in content):
+        if isinstance(content, list) and all(_kind(p) in self.part_types for p in content):
             return Recognition.DISTINCT if content or typed else Recognition.COMPATIBLE
         return Recognition.NO
+
+    def call_key(self, item: Mapping[str, Any], kind: str) -> str:
+        """Where a call or output item keeps the pairing id."""
+        if kind == "mcp_approval_request":
+            return "id"
+        if kind == "mcp_approval_response":
+            return "approval_request_id"
+        if kind == "local_shell_call_output" and "call_id" not in item:
+            return "id"  # the SDK documents the call's id under the output's "id"
+        return self.key
+
+    def _unknown_call(self, item: Any) -> str | None:
+        """The type of an unknown item that is a call (it has a pairing id and is no output)."""
+        kind = _kind(item)
+        if kind is None or not self.unknown(item) or not isinstance(item.get(self.key), str):
+            return None
+        return None if kind.endswith(self.output_suffixes) else kind
+
+    def _in_turn(self, item: Any) -> bool:
+        """Whether an item is part of a model response (so the next one continues its turn)."""
+        kind = _kind(item)
+        return (
+            kind in self.calls
+            or kind in self.server_calls
+            or kind == "reasoning"
+            or self._unknown_call(item) is not None
+            or (
+                isinstance(item, dict)
+                and item.get("role") == "assistant"
+                and kind in (None, "message")
+            )
+        )
+
+    def _splitting(self, messages: Sequence[Any], index: int) -> int | None:
+        """The reasoning item that output ``index`` separates from the model item it precedes,
+        or ``None``: walking back over outputs reaches a reasoning item, and walking on over
+        outputs reaches an item of the model's turn (a reasoning item with no such item after it
+        is alone wherever its outputs go)."""
+        if _kind(messages[index]) not in self.outputs:
+            return None
+        before = index - 1
+        while before >= 0 and _kind(messages[before]) in self.outputs:
+            before -= 1
+        if before < 0 or _kind(messages[before]) != "reasoning":
+            return None
+        after = index + 1
+        while after < len(messages) and _kind(messages[after]) in self.outputs:
+            after += 1
+        return before if after < len(messages) and self._in_turn(messages[after]) else None
+
+    def _splits(self, messages: Sequence[Any]) -> set[int]:
+        """The outputs that split a reasoning item from the model item it precedes."""
+        return {i for i in range(len(messages)) if self._splitting(messages, i) is not None}
 
     def view(self, message: Any, pointer: Pointer) -> MessageView:
         kind = _kind(message)
         if kind is None:
             return MessageView(Role.OTHER)
-        if kind in CALLS:
-            key = _call_key(message, kind)
-            _, unanswerable = CALLS[kind]
+        if kind in self.calls or self._unknown_call(message) is not None:
+            key = self.call_key(message, kind)
+            unanswerable = (
+                self.calls[kind][1]
+                if kind in self.calls
+                else f"a {kind} item is of a type toolpatch does not know, so its result "
+                "cannot be truthfully made up"
+            )
             call = ToolCall(
                 id=call_id(message.get(key), (*pointer, key)),
                 # Only the tool's own name: the item type is no name (the text says `unknown`).
@@ -203,8 +296,10 @@ class OpenAIResponses(ResultMessageDialect):
                 unanswerable=unanswerable,
             )
             return MessageView(Role.CALLER, calls=(call,))
-        if kind in OUTPUTS:
-            key = _call_key(message, kind)
+        if kind in self.outputs or (
+            self.unknown(message) and isinstance(message.get(self.key), str)
+        ):
+            key = self.call_key(message, kind)
             answered = call_id(message.get(key), (*pointer, key))
             return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
         return MessageView(Role.OTHER)
@@ -214,10 +309,10 @@ class OpenAIResponses(ResultMessageDialect):
         outputs that split a reasoning item from the model item after it, and that item (the
         turn ends after it, where such an output belongs)."""
         views = super().views(messages, context)
-        splits = _splits(messages)
+        splits = self._splits(messages)
         for index in range(1, len(views)):
-            joins = _in_turn(messages[index]) and (
-                _in_turn(messages[index - 1]) or index - 1 in splits
+            joins = self._in_turn(messages[index]) and (
+                self._in_turn(messages[index - 1]) or index - 1 in splits
             )
             if joins or index in splits:
                 view = views[index]
@@ -233,12 +328,17 @@ class OpenAIResponses(ResultMessageDialect):
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         kind = _kind(caller)
-        assert kind is not None
-        output, unanswerable = CALLS[kind]
+        if kind is None or kind not in self.calls:
+            return None  # a call of an unknown kind: no output is known to be truthful
+        output, unanswerable = self.calls[kind]
         if unanswerable is not None:
             return None
         if kind == "apply_patch_call":
-            return {"type": output, "call_id": call.id, "status": "failed", "output": text}
+            return {"type": output, self.key: call.id, "status": "failed", "output": text}
+        return self.output_item(output, caller, call, text)
+
+    def output_item(self, output: str, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+        """The output item of type ``output`` that answers ``call`` with ``text``."""
         return {"type": output, "call_id": call.id, "output": text}
 
 
@@ -246,24 +346,82 @@ class OpenAIResponses(ResultMessageDialect):
 _SPLITS = "it separates reasoning item"
 
 
-def _splitting(messages: Sequence[Any], index: int) -> int | None:
-    """The reasoning item that output ``index`` separates from the model item it precedes, or
-    ``None``: walking back over outputs reaches a reasoning item, and walking on over outputs
-    reaches an item of the model's turn (a reasoning item with no such item after it is alone
-    wherever its outputs go)."""
-    if _kind(messages[index]) not in OUTPUTS:
-        return None
-    before = index - 1
-    while before >= 0 and _kind(messages[before]) in OUTPUTS:
-        before -= 1
-    if before < 0 or _kind(messages[before]) != "reasoning":
-        return None
-    after = index + 1
-    while after < len(messages) and _kind(messages[after]) in OUTPUTS:
-        after += 1
-    return before if after < len(messages) and _in_turn(messages[after]) else None
+_SHELL_OUTPUT = "a shell_call" + _COMMAND_OUTPUT
+#: The JavaScript Agents SDK's call items (its protocol.ts), their results, and why no truthful
+#: result exists (``None``: one does).
+JS_CALLS: Mapping[str, tuple[str, str | None]] = {
+    "function_call": ("function_call_result", None),
+    "apply_patch_call": ("apply_patch_call_output", None),
+    "computer_call": ("computer_call_result", CALLS["computer_call"][1]),
+    "shell_call": ("shell_call_output", _SHELL_OUTPUT),
+    "program": (
+        "program_output",
+        "a program's result is what the program returned, which cannot be truthfully made up",
+    ),
+}
+#: Result types only the JavaScript SDK spells so (the API's are ``*_output``).
+_JS_ONLY = frozenset({"function_call_result", "computer_call_result", "hosted_tool_call"})
 
 
-def _splits(messages: Sequence[Any]) -> set[int]:
-    """The outputs that split a reasoning item from the model item it precedes."""
-    return {index for index in range(len(messages)) if _splitting(messages, index) is not None}
+class OpenAIAgentsJS(OpenAIResponses):
+    """The JavaScript Agents SDK's items (openai/openai-agents-js ``protocol.ts``): the
+    Responses items in camelCase, answered by ``function_call_result``.
+
+    Its messages and reasoning items are the Responses API's own, so they are no marker of this
+    spelling; its call and result items are, by ``callId`` or their type."""
+
+    name = "openai-agents-js"
+    title = "OpenAI Agents SDK (JavaScript)"
+    recognised_by = (
+        "items with `callId`: function_call / function_call_result / computer_call_result / "
+        "shell_call / apply_patch_call / program ..., and `hosted_tool_call` items"
+    )
+    containers = (
+        "a list of input items (`result.history`, a session's items); "
+        "`generatedItems[].rawItem` of a RunState.toJSON (checked, nothing added; its other "
+        "lists are copies)"
+    )
+    calls = JS_CALLS
+    outputs = frozenset(output for output, _ in JS_CALLS.values())
+    other_items = frozenset(
+        {"reasoning", "hosted_tool_call", "tool_search_call", "tool_search_output", "compaction"}
+    )
+    server_calls = frozenset({"hosted_tool_call", "tool_search_call"})
+    key = "callId"
+    output_suffixes = ("_output", "_result")
+    #: protocol.ts's UserContent and AssistantContent parts.
+    part_types = PART_TYPES | {"audio", "image"}
+    spelling_of = "openai-responses"
+
+    def recognize(self, message: object) -> Recognition:
+        if not isinstance(message, dict):
+            return Recognition.NO
+        kind = _kind(message)
+        if kind in (None, "message"):
+            found = self._recognize_message(message, typed=False)
+            return Recognition.COMPATIBLE if found is not Recognition.NO else found
+        if kind in _JS_ONLY or (
+            (kind in self.calls or kind in self.outputs) and "callId" in message
+        ):
+            return Recognition.DISTINCT
+        if kind in self.other_items:
+            return Recognition.COMPATIBLE
+        if kind in self.calls or kind in self.outputs:
+            return Recognition.NO  # the API's own spelling (`call_id`)
+        return Recognition.TOLERATED if self.unknown(message) else Recognition.NO
+
+    def call_key(self, item: Mapping[str, Any], kind: str) -> str:
+        return self.key
+
+    def output_item(self, output: str, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
+        """A ``function_call_result`` as the SDK writes one (``getToolCallOutputItem``)."""
+        name = caller.get("name")
+        result: dict[str, Any] = {"type": output, "name": name if isinstance(name, str) else ""}
+        if isinstance(caller.get("namespace"), str):
+            result["namespace"] = caller["namespace"]
+        result |= {
+            "callId": call.id,
+            "status": "completed",
+            "output": {"type": "text", "text": text},
+        }
+        return result

@@ -126,8 +126,8 @@ def collect(
 
 #: Why a call awaiting an approval gets no synthetic result.
 AWAITING_APPROVAL = (
-    "it awaits an approval decision (its tool_approval_item): resuming the run with the "
-    "decision gives it its result"
+    "it awaits an approval decision (its tool_approval_item, or one in the agent run its tool "
+    "started): resuming the run with the decision gives it its result"
 )
 
 

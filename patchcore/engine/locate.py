@@ -44,6 +44,12 @@ COPY_KEYS = {
     "last_model_response": "an Agents SDK run-state copy of model_responses",
     "last_processed_response": "an Agents SDK run-state copy of the generated items",
     "current_step": "an Agents SDK run-state copy of the generated items",
+    # The JavaScript Agents SDK's RunState.toJSON spells the same lists in camelCase.
+    "modelResponses": "an Agents SDK run-state copy of the model's output (in generatedItems)",
+    "lastModelResponse": "an Agents SDK run-state copy of modelResponses",
+    "lastProcessedResponse": "an Agents SDK run-state copy of the generated items",
+    "currentStep": "an Agents SDK run-state copy of the generated items",
+    "completedToolInvocationEvidence": "an Agents SDK run-state copy of generated items",
 }
 #: Keys whose list is what one model call returned: it is checked (its open calls are
 #: pending), but nothing may be added to it.
@@ -52,6 +58,8 @@ SEALED_KEYS = {
     "cannot be added to it (results go in the input of the next request)",
     "generated_items": "an Agents SDK run state takes no new item: the SDK indexes its items "
     "(generated_session_item_indexes) and keeps copies of them elsewhere in the state",
+    "generatedItems": "an Agents SDK run state takes no new item: the SDK counts its items "
+    "(currentTurnPersistedItemCount) and keeps copies of them elsewhere in the state",
 }
 #: Keys whose list is a history only at its own level: lists found inside its elements are
 #: copies (inspect logs repeat the conversation in every model event's input).
@@ -59,7 +67,10 @@ NESTED_COPY_KEYS = {"events": "a per-event copy of the conversation (inspect eve
 #: Keys of lists that hold alternatives, not a conversation (API response choices).
 SKIPPED_KEYS = frozenset({"choices", "generations"})
 #: Members through which a list of wrappers holds its messages.
-MEMBERS = ("message", "content", "raw_item", "payload")
+MEMBERS = ("message", "content", "raw_item", "rawItem", "payload")
+#: Members of an Agents SDK run item (Python ``raw_item``, JavaScript ``rawItem``): a list of
+#: run items is a history even when it holds one item (a run state paused on its first call).
+RUN_ITEM_MEMBERS = frozenset({"raw_item", "rawItem"})
 #: Wrapper types whose message is no part of the history: an Agents SDK ``tool_approval_item``
 #: repeats the call it asks approval for (the SDK never sends it to the model), and that call
 #: awaits the decision.
@@ -128,26 +139,56 @@ def classify(
     distinct = False
     for dialect in dialects:
         marks = [dialect.recognize(m) for m in messages]
+        if Recognition.TOLERATED in marks:
+            marks = _tolerated(marks, messages, dialect, dialects)
         if Recognition.NO not in marks and Recognition.DISTINCT in marks:
             # The first adapter that reads every element and sees its own marker is the answer
             # whatever the later ones say: the common case ends here.
             return Classified(dialect, dialect.refusal(messages))
-        for k, mark in enumerate(marks):
-            seen[k] = seen[k] or mark is not Recognition.NO
+        read = [mark in _READ for mark in marks]
+        for k, mark in enumerate(read):
+            seen[k] = seen[k] or mark
         distinct = distinct or Recognition.DISTINCT in marks
-        if Recognition.NO not in marks:
+        if all(read):
             covering.append(dialect)
     if not all(seen):
         if distinct:
             _reject_broken(messages, seen, pointer)
         return None
     if not covering:
-        names = sorted(
-            {d.name for d in dialects for m in messages if d.recognize(m) is not Recognition.NO}
-        )
+        names = sorted({d.name for d in dialects if _named_in_mix(d, messages)})
         return Classified(None, f"mixes dialects ({', '.join(names)}); not checked", True)
     chosen = _most_generic(covering)
     return Classified(chosen, chosen.refusal(messages))
+
+
+def _named_in_mix(dialect: Dialect, messages: Sequence[Any]) -> bool:
+    """Whether a list that mixes dialects names ``dialect``: it reads one of its elements (a
+    dialect that is only another's spelling, by a marker of its own)."""
+    read = {dialect.recognize(m) for m in messages} & _READ
+    return Recognition.DISTINCT in read if dialect.spelling_of is not None else bool(read)
+
+
+#: Marks of an element a dialect reads on its own (not merely tolerates beside its markers).
+_READ = frozenset({Recognition.COMPATIBLE, Recognition.DISTINCT})
+
+
+def _tolerated(
+    marks: list[Recognition],
+    messages: Sequence[Any],
+    dialect: Dialect,
+    dialects: Sequence[Dialect],
+) -> list[Recognition]:
+    """``marks`` where an element ``dialect`` only tolerates (an item of a type it does not
+    know) is no longer read when another dialect reads it: an unknown item never makes a
+    list of some other format (or a mix) read as this dialect's."""
+    return [
+        Recognition.NO
+        if mark is Recognition.TOLERATED
+        and any(other is not dialect and other.recognize(m) in _READ for other in dialects)
+        else mark
+        for mark, m in zip(marks, messages, strict=True)
+    ]
 
 
 #: Keys and values that make a dict a message whatever else it holds.
@@ -203,15 +244,17 @@ def _sealed(pointer: Pointer) -> str | None:
 
 
 def _projected(
-    node: list[Any], pointer: Pointer, dialects: Sequence[Dialect]
+    node: list[Any], pointer: Pointer, dialects: Sequence[Dialect], nested: frozenset[str]
 ) -> MessageList | None:
     """A list of wrappers seen through the member that holds a message in each of them."""
-    if len(node) < 2 or not all(isinstance(e, dict) for e in node):
+    if not node or not all(isinstance(e, dict) for e in node):
         return None
     for member in MEMBERS:
         held = [e.get(member) if isinstance(e.get(member), dict) else None for e in node]
         present = [m for m in held if m is not None]
-        if len(present) < 2:
+        # One wrapper is too little evidence that a list is a history (any list of one object
+        # with a `content`), except for run items, which are typed as such.
+        if len(present) < (1 if all(_run_item(e, member) for e in node) else 2):
             continue
         kind = classify(present, dialects)
         if kind is not None and any(
@@ -224,7 +267,9 @@ def _projected(
                 member=member,
                 sealed=_sealed(pointer),
                 awaiting_approval=frozenset(
-                    _call_id(m) for m, approval in zip(held, approvals, strict=True) if approval
+                    _call_id(m)
+                    for m, approval in zip(held, approvals, strict=True)
+                    if approval or _runs_nested(m, nested)
                 )
                 - {""},
             )
@@ -233,9 +278,33 @@ def _projected(
     return None
 
 
+def _runs_nested(item: Any, nested: frozenset[str]) -> bool:
+    """Whether ``item`` is a call whose tool is an agent run paused inside it (the JavaScript
+    SDK keeps that run under ``pendingAgentToolRuns["<tool name>:<call id>"]``)."""
+    name = item.get("name") if isinstance(item, dict) else None
+    return bool(nested) and isinstance(name, str) and f"{name}:{_call_id(item)}" in nested
+
+
+def _nested_runs(value: Any) -> frozenset[str]:
+    """The keys of the nested runs a JavaScript Agents SDK run state holds paused (agents used
+    as tools that wait for an approval), each ``<tool name>:<call id>`` of the calling call."""
+    runs = value.get("pendingAgentToolRuns") if isinstance(value, dict) else None
+    return frozenset(runs) if isinstance(runs, dict) else frozenset()
+
+
+def _run_item(element: dict[str, Any], member: str) -> bool:
+    """Whether ``element`` is an Agents SDK run item (``tool_call_item``, ...) holding its item
+    in ``member``."""
+    kind = element.get("type")
+    return member in RUN_ITEM_MEMBERS and isinstance(kind, str) and kind.endswith("_item")
+
+
 def _call_id(item: Any) -> str:
-    """The ``call_id`` of a Responses call item (``""`` when it has none)."""
-    found = item.get("call_id") if isinstance(item, dict) else None
+    """The ``call_id`` (JavaScript SDK: ``callId``) of a Responses call item (``""`` when it
+    has none)."""
+    if not isinstance(item, dict):
+        return ""
+    found = item.get("call_id", item.get("callId"))
     return found if isinstance(found, str) else ""
 
 
@@ -256,6 +325,7 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
         return [single]
 
     found: list[MessageList] = []
+    nested = _nested_runs(value)
     # An explicit stack (not recursion): nesting depth is bounded by the parser, not by Python.
     # Each entry: node, pointer, the copy note in force, the note its list elements will get.
     stack: list[tuple[Any, Pointer, str | None, str | None]] = [(value, (), None, None)]
@@ -263,11 +333,11 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
         node, pointer, copy_note, armed = stack.pop()
         children: list[tuple[Any, Pointer, str | None, str | None]] = []
         if isinstance(node, list):
-            listed = _locate_list(node, pointer, dialects)
+            listed = _locate_list(node, pointer, dialects, nested)
             if listed is not None:
                 if copy_note is not None:
                     listed = MessageList(listed.context, listed.messages, listed.dialect, copy_note)
-                found.append(listed)
+                found.extend(with_unread(listed))
                 continue
             element_note = armed or copy_note
             children = [
@@ -289,6 +359,17 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
     return found
 
 
+def with_unread(listed: MessageList) -> list[MessageList]:
+    """``listed``, followed by a warning when it is checked but its dialect keeps some of its
+    items unread (items of types it does not know)."""
+    if listed.dialect is None or listed.note is not None:
+        return [listed]
+    why = listed.dialect.unread(listed.messages)
+    if why is None:
+        return [listed]
+    return [listed, MessageList(ListContext(listed.pointer), [], None, why, warning=True)]
+
+
 def _lone_message(value: Any, dialects: Sequence[Dialect]) -> MessageList | None:
     """A record that is one message without markers (a user or plain assistant turn), read as a
     one-message history where the record holds no history at all: what is left of a
@@ -300,7 +381,7 @@ def _lone_message(value: Any, dialects: Sequence[Dialect]) -> MessageList | None
 
 
 def _locate_list(
-    node: list[Any], pointer: Pointer, dialects: Sequence[Dialect]
+    node: list[Any], pointer: Pointer, dialects: Sequence[Dialect], nested: frozenset[str]
 ) -> MessageList | None:
     """The message list ``node`` is, directly or through wrappers, if it is one."""
     kind = classify(node, dialects, pointer)
@@ -308,4 +389,4 @@ def _locate_list(
         return _listed(ListContext(pointer, sealed=_sealed(pointer)), node, kind)
     if not node and (not pointer or pointer[-1] in HISTORY_KEYS):
         return MessageList(ListContext(pointer), node, None)
-    return _projected(node, pointer, dialects)
+    return _projected(node, pointer, dialects, nested)

@@ -53,8 +53,14 @@ class MessageLines(WholeLayout):
         except ShapeError as error:
             raise _located_on_its_line(error, records) from None
         findings = [_on_its_line(f, records[f.message_index]) for f in checked]
+        from patchcore.engine.locate import with_unread
+
         listed_conversation = conversation(listed, findings, options=options, line=records[0].line)
-        return Analysis((listed_conversation,), listed_conversation.findings)
+        warnings = tuple(
+            conversation(unread, (), options=options, line=records[0].line)
+            for unread in with_unread(listed)[1:]
+        )
+        return Analysis((listed_conversation, *warnings), listed_conversation.findings)
 
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         from patchcore.raw.splice import splice_lines

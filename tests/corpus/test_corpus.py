@@ -19,6 +19,7 @@ import pytest
 
 import patchcore
 from tests.conftest import CORPUS, ROOT
+from tests.helpers import checked_and_copies
 
 ALL_FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".json", ".jsonl"))
 
@@ -162,14 +163,18 @@ def test_paused_agents_sdk_run_reports_the_pending_approval_once(select: list[st
     assert "awaits an approval decision" in finding.message
     assert report.output is None, "fix must write nothing, least of all into a model response"
     assert report.remaining == report.findings
-    checked = [(r.pointer, r.messages) for r in report.conversations if r.note is None]
-    assert checked == [("/generated_items", 1)]
-    copies = {r.pointer for r in report.conversations if r.note is not None}
-    assert copies == {
-        "/session_items",
-        "/model_responses/0/output",
-        "/last_model_response/output",
-    }
+    # Lists of one run item are run items too: the single-item copies are listed as copies.
+    assert checked_and_copies(report) == (
+        [("/generated_items", 1)],
+        {
+            "/session_items",
+            "/model_responses/0/output",
+            "/last_model_response/output",
+            "/current_step/data/interruptions",
+            "/last_processed_response/interruptions",
+            "/last_processed_response/new_items",
+        },
+    )
 
 
 def test_paused_agents_sdk_run_is_left_as_it_is_by_the_cli(tmp_path: Path) -> None:
