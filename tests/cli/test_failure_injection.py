@@ -3,8 +3,9 @@
 A repaired file is written to a temporary file in its own folder, fsynced and renamed over the
 original. Whatever goes wrong on the way (the file or its folder is read-only, the disk is full,
 the process is interrupted or terminated) the original must be left exactly as it was and no
-temporary file may stay behind; the exit code is 2. Several files: the others are still
-repaired. A symlink is written through to its target and stays a link.
+temporary file may stay behind; the exit code is 2 (130 after Ctrl-C, 143 after SIGTERM).
+Several files: the others are still repaired. A symlink is written through to its target and
+stays a link.
 
 The tests run as root here. Root may write anything, so:
 
@@ -250,14 +251,22 @@ def test_no_space_left_in_process(
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("how", "exit_code", "said"),
+    [("SIGINT", 130, "toolpatch: interrupted"), ("SIGTERM", 143, "toolpatch: terminated")],
+)
 @pytest.mark.parametrize("step", ["fsync", "chmod", "replace"])
 def test_interrupt_during_the_write(
     step: str,
+    how: str,
+    exit_code: int,
+    said: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Ctrl-C (KeyboardInterrupt) at each step before the rename completes."""
+    """Ctrl-C (KeyboardInterrupt) or SIGTERM (to this very process, handled by toolpatch) at
+    each step before the rename completes: exit 130 or 143, as shells report those signals."""
     path = tmp_path / "history.json"
     path.write_bytes(history_bytes())
     before = Snapshot.of(path)
@@ -265,6 +274,8 @@ def test_interrupt_during_the_write(
 
     def interrupt(*args: Any, **kwargs: Any) -> None:
         reached.append(step)
+        if how == "SIGTERM":
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler raises here
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, step, interrupt)  # cli.atomic_write calls os.<step>
@@ -275,8 +286,8 @@ def test_interrupt_during_the_write(
     before.assert_untouched(path)
     assert_no_leftovers(tmp_path, ["history.json"])
     assert "Traceback" not in stderr, stderr
-    assert code == 2 and "toolpatch: interrupted" in stderr, (
-        f"an interrupt must end with exit code 2 and say so; got {code}, stderr {stderr!r}"
+    assert code == exit_code and stderr.endswith(said + "\n"), (
+        f"{how} must end with exit code {exit_code} and say so; got {code}, stderr {stderr!r}"
     )
 
 
@@ -332,17 +343,17 @@ def test_sigterm_at_random_moments(big_history: tuple[bytes, bytes], tmp_path: P
         assert path.is_file() and not path.is_symlink()
         assert_no_leftovers(tmp_path, ["big.json"])
     print("SIGTERM outcomes (delay s, exit code, file):", outcomes)
-    # Killed before the handler is installed (-15), finished (0), or interrupted cleanly (2).
+    # Killed before the handler is installed (-15), finished (0), or terminated cleanly (143).
     # Exit codes are checked after every attempt ran, so that a wrong code does not hide a
     # corrupt file in a later attempt.
     for (delay, code, state), stderr in zip(outcomes, messages, strict=True):
         assert "Traceback" not in stderr, stderr
-        assert code in (0, 2, -signal.SIGTERM), (
+        assert code in (0, 143, -signal.SIGTERM), (
             f"SIGTERM at {delay}s: exit code {code} (file {state}), stderr {stderr!r}; "
             f"all outcomes: {outcomes}"
         )
-        if code == 2:
-            assert "interrupted" in stderr, stderr
+        if code == 143:
+            assert stderr.endswith("toolpatch: terminated\n"), stderr
 
 
 # --------------------------------------------------------------------------------------------
@@ -459,10 +470,10 @@ def test_a_file_that_shrinks_while_it_is_read_is_an_error(tmp_path: Path) -> Non
             opened.read(3_000, 2_000)
 
 
-def test_an_interrupt_during_an_import_exits_with_code_2() -> None:
+def test_an_interrupt_during_an_import_exits_with_code_130() -> None:
     """Found by the SIGTERM test: an interrupt that passed through ``exec()`` (a dataclass made
     while a module is imported, which lazy imports do after the handler is installed) ended
-    ``python -m cli`` by SIGINT (-2) although toolpatch caught it and chose exit code 2."""
+    ``python -m cli`` by SIGINT (-2) although toolpatch caught it and chose its exit code."""
     result = subprocess.run(
         [sys.executable, "-m", "tests.interrupt_probe"],
         capture_output=True,
@@ -471,7 +482,7 @@ def test_an_interrupt_during_an_import_exits_with_code_2() -> None:
         cwd=Path(__file__).parents[2],
         check=False,
     )
-    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.returncode == 130, (result.returncode, result.stderr)
     assert result.stderr == "toolpatch: interrupted\n"
 
 
