@@ -37,9 +37,8 @@ from typing import Any
 
 import pytest
 
-import cli.app
 import patchcore
-from tests.helpers import MODULE, Result, clean_env, run
+from tests.helpers import MODULE, Result, clean_env, run, run_main
 from tests.robustness import Snapshot, assert_no_leftovers, dangling_history, listing, where
 
 PR_CAPBSET_DROP = 24
@@ -130,44 +129,66 @@ def read_only_folder(tmp_path: Path) -> Iterator[Path]:
     folder.chmod(0o755)
 
 
+def assert_folder_not_writable(stderr: str, name: str, folder: Path) -> None:
+    """The error says it is the folder (not the file) that cannot be written, and why it
+    matters: the atomic write creates a new file beside the original."""
+    expected = (
+        f"{name}: error: cannot write {name}: the folder {folder.resolve()} is not writable "
+        "(Permission denied): a fix writes the repair to a new file beside the original and "
+        "renames it over it"
+    )
+    assert expected in stderr.splitlines(), stderr
+
+
 def test_read_only_folder_in_a_subprocess(read_only_folder: Path) -> None:
     path = read_only_folder / "history.json"
     before = Snapshot.of(path)
     result = run_as(["fix", "history.json"], read_only_folder, drop_dac_override)
     assert_write_error(result, "history.json")
-    assert "Permission denied" in result.stderr, result.show()
+    assert_folder_not_writable(result.stderr, "history.json", read_only_folder)
     before.assert_untouched(path)
     assert_no_leftovers(read_only_folder, ["history.json"])
 
 
-def run_main(args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
-    """Run ``cli.app.main`` in-process; its exit code (its SIGTERM handler is undone after)."""
-    monkeypatch.setattr(sys, "argv", ["toolpatch", *args])
-    previous = signal.getsignal(signal.SIGTERM)
-    try:
-        cli.app.main()
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    raise AssertionError("main() returned without exiting")
-
-
+@pytest.mark.parametrize("temporary", ["anonymous", "named"])
 def test_read_only_folder_in_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    temporary: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The folder refuses the temporary file, whichever kind: the anonymous one (``O_TMPFILE``)
+    or the named one of the fallback."""
+    import cli.atomic_write
+
     path = tmp_path / "history.json"
     path.write_bytes(history_bytes())
     before = Snapshot.of(path)
+    refused: list[str] = []
 
     def refuse(*args: Any, **kwargs: Any) -> tuple[int, str]:
-        raise PermissionError(errno.EACCES, "Permission denied", str(kwargs.get("dir")))
+        refused.append(temporary)
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.atomic_write calls
+    if temporary == "named":
+        monkeypatch.setattr(cli.atomic_write, "ANONYMOUS_FILES", False)
+        monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.atomic_write calls
+    else:
+        real_open = os.open
+
+        def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+            if flags & getattr(os, "O_TMPFILE", 0) == os.O_TMPFILE:
+                refuse()
+            return real_open(path, flags, *args, **kwargs)
+
+        if not cli.atomic_write.ANONYMOUS_FILES:
+            pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
+        monkeypatch.setattr(os, "open", open_)
     code = run_main(["fix", str(path)], monkeypatch)
     stderr = capsys.readouterr().err
+    assert refused == [temporary], stderr
     assert code == 2, stderr
-    assert f"{path}: error: cannot write" in stderr and "Permission denied" in stderr, stderr
+    assert_folder_not_writable(stderr, str(path), tmp_path)
     before.assert_untouched(path)
     assert_no_leftovers(tmp_path, ["history.json"])
 
@@ -394,8 +415,11 @@ def test_one_broken_file_in_a_folder_does_not_stop_the_others(tmp_path: Path) ->
     result = run(["fix", "histories"], cwd=tmp_path, expect=2)
     errors = [line for line in result.stderr_lines if ": error: " in line]
     line, column = where(broken, broken.rindex(b'"'))
-    expected = f"histories/b.json:{line}:{column}: error: invalid JSON: Unterminated string"
-    assert len(errors) == 1 and errors[0].startswith(expected), result.show()
+    expected = (
+        f"histories/b.json:{line}:{column}: error: invalid JSON: unterminated string "
+        f"(it starts at line {line}, column {column})"
+    )
+    assert errors == [expected], result.show()
     for name, data in good.items():
         assert (folder / name).read_bytes() == repaired(data), result.show()
     before.assert_untouched(folder / "b.json")
