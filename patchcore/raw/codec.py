@@ -122,11 +122,12 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
 
 
 def _json_reason(exc: json.JSONDecodeError, first_line: int) -> tuple[str, int, int]:
-    """The standard library's reason as a whole sentence, and its line and column in the text.
+    """The standard library's reason as a whole sentence, and its line and column.
 
     Some of its messages end on a word that its exception text continues with the place
-    (``Unterminated string starting at: line 3 column 12 (char 40)``): they are rephrased with
-    the place inside (counted from the record's first line, as the error's own place is). Its
+    (``Unterminated string starting at: line 3 column 12 (char 40)``): they are rephrased to
+    read whole on their own, the place being the error's line and column (which a streamed
+    input moves to where the record sits, so the sentence holds no number of its own). Its
     pure-Python decoder places a bad character or escape one character later than its C
     decoder does: both are placed on the character itself.
     """
@@ -138,21 +139,18 @@ def _json_reason(exc: json.JSONDecodeError, first_line: int) -> tuple[str, int, 
         position -= 1  # on the letter after the backslash
     line = text.count("\n", 0, position) + first_line
     column = position - text.rfind("\n", 0, position)
-    return _whole(reason, text, position, f"line {line}, column {column}"), line, column
+    return _whole(reason, text, position), line, column
 
 
-def _whole(reason: str, text: str, position: int, place: str) -> str:
+def _whole(reason: str, text: str, position: int) -> str:
     if reason.startswith("Unterminated string starting at"):
-        return f"unterminated string (it starts at {place})"
+        return "unterminated string (its closing quote is missing)"
     if reason.startswith("Invalid control character"):
         character = ord(text[position])
         escaped = _ESCAPES.get(character, f"\\u{character:04x}")
-        return (
-            f"control character U+{character:04X} inside a string, at {place} "
-            f"(it must be written as {escaped})"
-        )
+        return f"control character U+{character:04X} inside a string (it must be written {escaped})"
     if reason.startswith("Invalid \\escape"):  # the pure-Python decoder's says which
-        return f"invalid escape {text[position : position + 2]} in a string, at {place}"
+        return f"invalid escape {text[position : position + 2]} in a string"
     return reason
 
 

@@ -352,7 +352,7 @@ def test_lines_that_are_not_events_are_kept_and_reported() -> None:
         (9, "a user line whose 'content' holds a string; kept as it is"),
         (
             10,
-            "not JSON (invalid JSON: unterminated string (it starts at line 10, column 16)); "
+            "not JSON (invalid JSON: unterminated string (its closing quote is missing)); "
             "kept as it is",
         ),
     ]
