@@ -100,14 +100,11 @@ def writing(pid: int, folder: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize("method", ["fork", "forkserver"])
-def test_kill_9_of_a_parallel_fix_leaves_no_process_and_no_file(
-    method: str, corpus: bytes, tmp_path: Path
-) -> None:
-    path = tmp_path / "big.jsonl"
-    path.write_bytes(corpus)
+def fix_in_flight(command: list[str], path: Path) -> tuple[subprocess.Popen[bytes], set[int]]:
+    """Start ``command ... fix --jobs 2 path`` and return once its worker runs and its repair
+    is being written: the main process and every process it started so far."""
     main = subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER, method, "fix", "--isolated", "--jobs", "2", str(path)],
+        [*command, "fix", "--isolated", "--jobs", "2", str(path)],
         cwd=ROOT,
         env=clean_env(),
         stdin=subprocess.DEVNULL,
@@ -115,32 +112,74 @@ def test_kill_9_of_a_parallel_fix_leaves_no_process_and_no_file(
         stderr=subprocess.PIPE,
     )
     started: set[int] = set()
-    try:
-        deadline = time.monotonic() + 60
-        while not (started and writing(main.pid, tmp_path)):
-            assert main.poll() is None, "the run ended before it was killed: " + str(
-                main.stderr.read() if main.stderr else ""
+    deadline = time.monotonic() + 60
+    while not (started and writing(main.pid, path.parent)):
+        if main.poll() is not None or time.monotonic() > deadline:
+            main.kill()
+            _, stderr = main.communicate(timeout=10)
+            raise AssertionError(
+                f"no worker and repair in flight (exit {main.returncode}): {stderr!r}"
             )
-            assert time.monotonic() < deadline, "no worker and no repair being written"
-            started |= descendants(main.pid)
-            time.sleep(0.002)
         started |= descendants(main.pid)
-        main.send_signal(signal.SIGKILL)
-        assert main.wait(timeout=10) == -signal.SIGKILL
+        time.sleep(0.002)
+    return main, started | descendants(main.pid)
+
+
+def assert_all_end(main: subprocess.Popen[bytes], started: set[int], code: int) -> bytes:
+    """The main process exits with ``code`` and every process it started ends within seconds;
+    returns its stderr."""
+    try:
+        _, stderr = main.communicate(timeout=30)
+        assert main.returncode == code, (main.returncode, stderr)
         deadline = time.monotonic() + 10
         while (survivors := {pid for pid in started if alive(pid)}) and time.monotonic() < deadline:
             time.sleep(0.05)
         for pid in survivors:  # ours, seen alive a moment ago: never leave one behind
             os.kill(pid, signal.SIGKILL)
-        assert not survivors, f"still running after the main process was killed: {survivors}"
+        assert not survivors, f"still running after the main process ended: {survivors}"
     finally:
         if main.poll() is None:
             main.kill()
-        main.wait(timeout=10)
-        if main.stderr is not None:
-            main.stderr.close()
+            main.communicate(timeout=10)
+    return stderr
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_kill_9_of_a_parallel_fix_leaves_no_process_and_no_file(
+    method: str, corpus: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(corpus)
+    main, started = fix_in_flight([sys.executable, "-c", LAUNCHER, method], path)
+    main.send_signal(signal.SIGKILL)
+    assert_all_end(main, started, -signal.SIGKILL)
     assert listing(tmp_path) == {"big.jsonl"}, "a temporary file was left behind"
     assert path.read_bytes() == corpus, "the input changed although the run was killed"
+
+
+@pytest.mark.parametrize(
+    ("sent", "code", "said"),
+    [
+        (signal.SIGINT, 130, b"toolpatch: interrupted\n"),
+        (signal.SIGTERM, 143, b"toolpatch: terminated\n"),
+    ],
+    ids=["SIGINT", "SIGTERM"],
+)
+def test_an_interrupted_parallel_fix_exits_like_a_shell_and_leaves_the_input(
+    sent: signal.Signals, code: int, said: bytes, corpus: bytes, tmp_path: Path
+) -> None:
+    """Ctrl-C (SIGINT to the process) or SIGTERM amid the write of a streamed, parallel fix:
+    ``python -m cli`` exits 130 or 143, the input as it was, nothing else in its folder, and
+    the worker gone."""
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(corpus)
+    main, started = fix_in_flight([sys.executable, "-m", "cli"], path)
+    main.send_signal(sent)
+    stderr = assert_all_end(main, started, code)
+    assert stderr.endswith(said), stderr
+    assert b"Traceback" not in stderr, stderr
+    assert listing(tmp_path) == {"big.jsonl"}, "a temporary file was left behind"
+    assert path.read_bytes() == corpus, "the input changed although the run was interrupted"
 
 
 def test_the_repair_has_no_name_until_it_is_complete(
