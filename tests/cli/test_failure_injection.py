@@ -15,7 +15,8 @@ The tests run as root here. Root may write anything, so:
   ``preexec_fn``), so the kernel checks the folder's bits as for anyone. ``setuid(nobody)`` does
   not work on this machine: the venv's interpreter lives under ``/root`` (mode 0700). When the
   tests do not run as root, nothing needs dropping. The same failure is also injected
-  in-process (``tempfile.mkstemp`` raising ``PermissionError``).
+  in-process (``os.open`` of an ``O_TMPFILE`` file, or ``tempfile.mkstemp`` for the named
+  fallback, raising ``PermissionError``). The error says that the folder is not writable.
 """
 
 from __future__ import annotations
