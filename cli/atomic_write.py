@@ -38,18 +38,18 @@ class FileIdentity:
         """The identity in a ``stat``/``fstat`` result."""
         return cls(status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
 
-    def changes(self, now: FileIdentity | None) -> list[str]:
+    def change(self, now: FileIdentity | None) -> str | None:
         """What differs in ``now`` (``None``: the file is gone), in words, the most telling
-        first (a file that grew was modified too); empty if nothing."""
+        first (a file that grew was modified too); ``None`` if nothing."""
         if now is None:
-            return ["it was removed or renamed"]
+            return "it was removed or renamed"
         if (now.device, now.inode) != (self.device, self.inode):
-            return ["another file was put in its place"]
+            return "another file was put in its place"
         if now.size != self.size:
-            return [f"its size went from {self.size:,} to {now.size:,} bytes"]
+            return f"its size went from {self.size:,} to {now.size:,} bytes"
         if now.modified_ns != self.modified_ns:
-            return ["its modification time changed"]
-        return []
+            return "its modification time changed"
+        return None
 
 
 class FileChanged(Exception):
@@ -191,9 +191,9 @@ class AtomicFile:
             now: FileIdentity | None = FileIdentity.of(os.stat(self._target))
         except FileNotFoundError:
             now = None
-        changes = self._expected.changes(now)
-        if changes:
-            raise FileChanged("; ".join(changes))
+        change = self._expected.change(now)
+        if change is not None:
+            raise FileChanged(change)
 
     def __enter__(self) -> AtomicFile:
         return self
