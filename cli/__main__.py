@@ -12,7 +12,7 @@ if __name__ == "__main__":  # worker processes of --jobs import this module with
         # Everything has unwound (temporary files removed): exit at once. CPython takes an
         # interrupt that went through an exec call (a dataclass being made, in an import) for an
         # unhandled one even once caught, and ``python -m`` would end the process by SIGINT
-        # instead of with exit code 2 (a script, such as the console entry point, would not).
+        # instead of with exit code 130 (a script, such as the console entry point, would not).
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(done.code if isinstance(done.code, int) else 2)
+        os._exit(done.code if isinstance(done.code, int) else 130)

@@ -24,7 +24,8 @@ from cli.visible import visible
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 clean or everything fixed; 1 findings remain (or --check/--diff would "
-    "change something); 2 unreadable input, usage error or internal error."
+    "change something); 2 unreadable input, usage error or internal error; 130 interrupted "
+    "(Ctrl-C); 143 terminated (SIGTERM)."
 )
 
 app = typer.Typer(
@@ -439,26 +440,41 @@ def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     return int(ExitCode.OK)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program runs: it unwinds as an interrupt does (an atomic write
+    removes its temporary file), and the exit code says which signal it was."""
+
+
 def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
     """SIGTERM unwinds like an interrupt, so an atomic write removes its temporary file."""
-    raise KeyboardInterrupt
+    global _terminated
+    _terminated = True
+    raise _Terminated
 
+
+#: Whether SIGTERM arrived (Typer turns any ``KeyboardInterrupt`` into its ``Exit(130)``, so
+#: the exception alone does not always reach `main`).
+_terminated = False
 
 #: What ``app()`` returns after a ``KeyboardInterrupt`` (Typer's ``Exit(130)``); toolpatch's
-#: own commands never return it: an interrupted run exits 2 (docs/cli.md#exit-codes).
+#: own commands never return it.
 _TYPER_INTERRUPTED = 130
 
 
 class Interrupted(SystemExit):
-    """The run was interrupted (Ctrl-C, SIGTERM) and has unwound: exit code 2."""
+    """The run was interrupted (Ctrl-C: exit code 130) or terminated (SIGTERM: 143) and has
+    unwound, every input left as it was."""
 
 
 def main() -> None:
-    """Console entry point: runs the app and maps every outcome to exit code 0, 1 or 2.
+    """Console entry point: runs the app and maps every outcome to its exit code (0, 1 or 2;
+    130 after Ctrl-C, 143 after SIGTERM, as shells report a process those signals end).
 
     Raises:
         SystemExit: Always, with the exit code (`Interrupted` after an interrupt).
     """
+    global _terminated
+    _terminated = False
     signal.signal(signal.SIGTERM, _terminate)
     try:
         code = app(prog_name="toolpatch", standalone_mode=False)
@@ -471,9 +487,11 @@ def main() -> None:
         else:
             sys.stderr.write(f"Error: {exc.format_message()}\n")
         code = ExitCode.ERROR
-    except (KeyboardInterrupt, typer.Abort):
-        sys.stderr.write("toolpatch: interrupted\n")
-        raise Interrupted(int(ExitCode.ERROR)) from None
+    except (KeyboardInterrupt, typer.Abort) as exc:
+        terminated = _terminated or isinstance(exc, _Terminated)
+        sys.stderr.write("toolpatch: terminated\n" if terminated else "toolpatch: interrupted\n")
+        code = ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED
+        raise Interrupted(int(code)) from None
     except Exception as exc:  # the last line of defence: never a traceback
         sys.stderr.write(
             f"toolpatch: internal error: {type(exc).__name__}: {visible(str(exc))}\n"

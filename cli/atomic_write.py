@@ -8,7 +8,12 @@ import os
 import stat
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+
+#: Whether to try a temporary file without a name first (`AtomicFile`); tests turn it off to
+#: exercise the named fallback that other systems and file systems get.
+ANONYMOUS_FILES = sys.platform == "linux" and os.path.isdir("/proc/self/fd")
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -18,32 +23,92 @@ def write_atomically(path: Path, data: bytes) -> None:
         handle.commit()
 
 
+@dataclass(frozen=True, slots=True)
+class FileIdentity:
+    """What tells that a file is still the one that was read: where it lives (device and inode),
+    its size and its modification time. Editors compare the same before they save."""
+
+    device: int
+    inode: int
+    size: int
+    modified_ns: int
+
+    @classmethod
+    def of(cls, status: os.stat_result) -> FileIdentity:
+        """The identity in a ``stat``/``fstat`` result."""
+        return cls(status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+
+    def change(self, now: FileIdentity | None) -> str | None:
+        """What differs in ``now`` (``None``: the file is gone), in words, the most telling
+        first (a file that grew was modified too); ``None`` if nothing."""
+        if now is None:
+            return "it was removed or renamed"
+        if (now.device, now.inode) != (self.device, self.inode):
+            return "another file was put in its place"
+        if now.size != self.size:
+            return f"its size went from {self.size:,} to {now.size:,} bytes"
+        if now.modified_ns != self.modified_ns:
+            return "its modification time changed"
+        return None
+
+
+class FileChanged(Exception):
+    """The file to replace is no longer the one that was read: replacing it would lose what
+    another process wrote meanwhile, so nothing is written."""
+
+
 class AtomicFile:
     """New contents for ``path``, written piece by piece and put in place all at once.
 
     The bytes go to a temporary file in the target's own directory (so the final rename stays
-    on one file system); `commit` flushes and fsyncs it, gives it the original file's
-    permission bits and replaces the target in one ``os.replace`` (a new file gets the umask's
-    usual mode). A symlink is followed: its target is rewritten and the link stays a link.
-    Leaving the ``with`` block without `commit` (an error, an interrupt, or nothing to change)
-    removes the temporary file and leaves the original as it was. A file whose permission bits
-    allow no one to write it is refused up front.
+    on one file system): where the system allows it (Linux ``O_TMPFILE``) a file without a
+    name, which nothing can leave behind (a process killed with ``kill -9`` included) until
+    `commit` names it, else a named ``.NAME.*.tmp`` file. `commit` flushes and fsyncs it, gives
+    it the original file's permission bits and replaces the target in one ``os.replace`` (a new
+    file gets the umask's usual mode). A symlink is followed: its target is rewritten and the
+    link stays a link. Leaving the ``with`` block without `commit` (an error, an interrupt, or
+    nothing to change) removes the temporary file and leaves the original as it was. A file
+    whose permission bits allow no one to write it is refused up front.
+
+    Given ``expected``, the identity of the file as it was read, `commit` first makes sure the
+    target still has it (`FileChanged` if not: another process wrote to it, replaced or removed
+    it meanwhile).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, expected: FileIdentity | None = None) -> None:
         self._target = Path(os.path.realpath(path))
+        self._expected = expected
         exists = self._target.exists()
         self._mode = stat.S_IMODE(self._target.stat().st_mode) if exists else _default_mode()
         if exists and not self._mode & 0o222:
             # A rename would replace it regardless (and root may write anything): honour the bits.
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
-        import tempfile  # only a fix that writes a file needs it: a check never does
+        #: The temporary file's name, once it has one (at once, unless it is anonymous).
+        self._temporary: str | None = None
+        try:
+            fd = self._anonymous_file()
+            if fd is None:
+                import tempfile  # only a fix that writes a file needs it: a check never does
 
-        fd, self._temporary = tempfile.mkstemp(
-            dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
-        )
+                fd, self._temporary = tempfile.mkstemp(
+                    dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
+                )
+        except OSError as exc:
+            raise _in_folder(exc, self._target.parent) from None
         self._handle = os.fdopen(fd, "wb")
         self._committed = False
+
+    def _anonymous_file(self) -> int | None:
+        """A file without a name in the target's folder, or ``None`` where the system or the
+        file system has none (then a named temporary file is used)."""
+        if not ANONYMOUS_FILES or not hasattr(os, "O_TMPFILE"):
+            return None
+        try:
+            return os.open(self._target.parent, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            if exc.errno in _NO_ANONYMOUS_FILE:
+                return None
+            raise
 
     def write(self, data: bytes | memoryview) -> None:
         """Append ``data`` to the new contents."""
@@ -76,14 +141,59 @@ class AtomicFile:
         return copied
 
     def commit(self) -> None:
-        """Make the new contents the file's, durably."""
+        """Make the new contents the file's, durably.
+
+        Raises:
+            FileChanged: The target is no longer the file that was read (nothing is written).
+            OSError: The contents could not be written or put in place.
+        """
         self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
-        os.chmod(self._temporary, self._mode)
-        os.replace(self._temporary, self._target)
+        fd = self._handle.fileno()
+        os.fsync(fd)
+        try:
+            if os.chmod in os.supports_fd:
+                os.chmod(fd, self._mode)
+            if self._temporary is None:
+                self._temporary = self._name(fd)
+        finally:
+            self._handle.close()
+        if os.chmod not in os.supports_fd:
+            os.chmod(self._temporary, self._mode)
+        self._check_unchanged()
+        try:
+            os.replace(self._temporary, self._target)
+        except OSError as exc:
+            raise _in_folder(exc, self._target.parent) from None
         self._committed = True
         _fsync_directory(self._target.parent)
+
+    def _name(self, fd: int) -> str:
+        """Give the anonymous file ``fd`` a temporary name beside the target (``linkat`` of
+        ``/proc/self/fd/N`` following the link, as ``open(2)`` shows for ``O_TMPFILE``)."""
+        folder = os.open(self._target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            while True:
+                name = f".{self._target.name}.{os.urandom(6).hex()}.tmp"
+                try:
+                    os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=folder, follow_symlinks=True)
+                except FileExistsError:
+                    continue
+                except OSError as exc:
+                    raise _in_folder(exc, self._target.parent) from None
+                return str(self._target.parent / name)
+        finally:
+            os.close(folder)
+
+    def _check_unchanged(self) -> None:
+        if self._expected is None:
+            return
+        try:
+            now: FileIdentity | None = FileIdentity.of(os.stat(self._target))
+        except FileNotFoundError:
+            now = None
+        change = self._expected.change(now)
+        if change is not None:
+            raise FileChanged(change)
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -94,8 +204,9 @@ class AtomicFile:
             # are being thrown away, so that failure does not matter; the file must still go.
             with contextlib.suppress(OSError):
                 self._handle.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._temporary)
+            if self._temporary is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self._temporary)
 
 
 def _copy_file_range(source: int, target: int, offset: int, size: int) -> int:
@@ -120,6 +231,25 @@ _KERNEL_COPIES: tuple[Callable[[int, int, int, int], int], ...] = tuple(
 _CANNOT_COPY = frozenset(
     {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EBADF}
 )
+
+
+#: What ``open(O_TMPFILE)`` fails with where the kernel or the file system has no anonymous
+#: files (a kernel that does not know the flag takes it for ``O_DIRECTORY``: EISDIR).
+_NO_ANONYMOUS_FILE = frozenset({errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL})
+#: What a folder that does not let a file be created (or renamed) in it fails with.
+_FOLDER_REFUSES = frozenset({errno.EACCES, errno.EPERM})
+
+
+def _in_folder(exc: OSError, folder: Path) -> OSError:
+    """A failure to create or rename the temporary file, said of the folder when it is the
+    folder that refuses (the file itself may well be writable)."""
+    if exc.errno not in _FOLDER_REFUSES:
+        return exc
+    reason = (
+        f"the folder {folder} is not writable ({exc.strerror}): a fix writes the repair to a "
+        "new file beside the original and renames it over it"
+    )
+    return PermissionError(exc.errno, reason, str(folder))
 
 
 def _default_mode() -> int:

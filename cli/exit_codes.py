@@ -14,3 +14,7 @@ class ExitCode(enum.IntEnum):
     """Findings remain, or ``--check`` / ``--diff`` would change something."""
     ERROR = 2
     """Unreadable input, a usage error, or an internal error."""
+    INTERRUPTED = 130
+    """Interrupted (Ctrl-C, SIGINT): 128 + 2, what shells report and black and ruff return."""
+    TERMINATED = 143
+    """Terminated (SIGTERM): 128 + 15, what a shell reports for a process SIGTERM killed."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import patchcore
+from cli.atomic_write import FileIdentity
 from cli.input_errors import InputError
 from cli.inputs import FileInput, Source
 from cli.output_sinks import Discard, Replace, Sink, Spool, WriteFailed
@@ -82,7 +83,11 @@ def process(
     outcome = Outcome(source)
     if mode is Mode.FIX_DIFF:
         return _diff(outcome, options, progress)
-    with _recorded_failure(outcome), source.opened() as read, _sink(source, mode, output) as sink:
+    with (
+        _recorded_failure(outcome),
+        source.opened() as read,
+        _sink(source, mode, output, read) as sink,
+    ):
         stream = Stream(
             read,
             filename=_framing_name(source),
@@ -148,7 +153,9 @@ def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -
     return outcome
 
 
-def _sink(source: Source, mode: Mode, output: Path | None) -> Sink:
+def _sink(
+    source: Source, mode: Mode, output: Path | None, read: FileInput | Iterator[bytes]
+) -> Sink:
     if mode is not Mode.FIX:
         return Discard()
     if (output is None and source.is_stdin) or str(output) == "-":
@@ -156,7 +163,9 @@ def _sink(source: Source, mode: Mode, output: Path | None) -> Sink:
     if output is not None:
         return Replace(output, always=True)
     assert source.path is not None
-    return Replace(source.path, always=False)
+    # In place: only over the very file that was read, as it was read.
+    expected = FileIdentity.of(read.status) if isinstance(read, FileInput) else None
+    return Replace(source.path, always=False, expected=expected)
 
 
 def emit_stdout(data: bytes) -> None:

@@ -80,7 +80,9 @@ class FileInput:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self._size = os.fstat(fd).st_size
+        self.status = os.fstat(fd)
+        """What ``fstat`` said when it was opened (what a fix checks before it replaces it)."""
+        self._size = self.status.st_size
 
     @property
     def size(self) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from cli.atomic_write import AtomicFile
+from cli.atomic_write import AtomicFile, FileChanged, FileIdentity
 from cli.inputs import FileInput
 
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
@@ -105,11 +105,17 @@ class Spool(Sink):
 class Replace(Sink):
     """A file (the input itself, or ``-o FILE``), replaced atomically at the end: always for an
     output file, only when something changed for the input (an unchanged file is never
-    rewritten, so its mtime stays)."""
+    rewritten, so its mtime stays).
 
-    def __init__(self, path: Path, *, always: bool) -> None:
+    ``expected``: the identity of the input as it was read, for the input itself. If the file
+    no longer has it at the end (another process appended to it, rewrote, replaced or removed
+    it meanwhile), nothing is written: the repair of what was read would lose what was added.
+    """
+
+    def __init__(self, path: Path, *, always: bool, expected: FileIdentity | None = None) -> None:
         self._path = path
         self._always = always
+        self._expected = expected
         self._file: AtomicFile | None = None
         self._failure: OSError | None = None
 
@@ -133,7 +139,7 @@ class Replace(Sink):
 
     def _target(self) -> AtomicFile:
         if self._file is None:
-            self._file = AtomicFile(self._path)
+            self._file = AtomicFile(self._path, expected=self._expected)
         return self._file
 
     def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
@@ -142,9 +148,13 @@ class Replace(Sink):
         try:
             if self._failure is not None:
                 raise self._failure
-            if self._file is None:  # an empty product: nothing was written yet
-                self._file = AtomicFile(self._path)
-            self._file.commit()
+            self._target().commit()  # the target is made here for an empty product
+        except FileChanged as exc:
+            msg = (
+                f"not written: the file changed while it was being fixed ({exc}); the repair of "
+                "what was read would lose that, so the file is left as it is now"
+            )
+            raise WriteFailed(msg) from None
         except OSError as exc:
             msg = f"cannot write {self._path}: {exc.strerror or exc}"
             raise WriteFailed(msg) from None

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import gc
 import os
+import select
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -37,10 +39,67 @@ def available_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _worker_signals() -> None:
-    """Workers leave Ctrl-C to the main process (which stops the pool) and die on SIGTERM."""
+def _worker_start(parent: int) -> None:
+    """In each worker, first: Ctrl-C is left to the main process (which stops the pool),
+    SIGTERM kills, and the worker dies with the main process ``parent`` (`_die_with`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with(parent)
+
+
+#: ``prctl`` option: the signal a process gets when its parent ends (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when the process ``parent`` ends, however it ends (``kill -9``
+    included). A worker holds both ends of its task pipe, so it would never see the pipe
+    close: left alone it would wait for work forever.
+
+    Two ways, for the two ways workers start: Linux's parent-death signal (SIGKILL when the
+    process that forked this one ends: the main process with the fork start method, the fork
+    server with forkserver, which itself ends when the main process does), and a thread that
+    waits for ``parent`` to end (on a pidfd where the system has one, else by polling) and
+    then kills this process.
+    """
+    if sys.platform == "linux":
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no libc to call: the thread below remains
+            pass
+    threading.Thread(target=_watch, args=(parent,), name="watch-parent", daemon=True).start()
+
+
+def _watch(parent: int) -> None:
+    """Wait for ``parent`` to end, then kill this process at once (its work is for nobody)."""
+    try:
+        pidfd = os.pidfd_open(parent)
+    except ProcessLookupError:  # already gone
+        pidfd = None
+    except (OSError, AttributeError):  # no pidfd here: poll
+        while _alive(parent):
+            time.sleep(_POLL_SECONDS)
+        pidfd = None
+    if pidfd is not None:
+        select.select([pidfd], [], [])  # readable once the process has ended
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+#: How often a worker without a pidfd looks whether the main process is still there.
+_POLL_SECONDS = 0.5
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, run by someone else (a reused pid): treat as alive
+        return True
+    return True
 
 
 def _from_file(
@@ -137,7 +196,8 @@ class ProcessMapper:
             self._pool = ProcessPoolExecutor(
                 self.jobs - 1,
                 mp_context=multiprocessing.get_context(method),
-                initializer=_worker_signals,
+                initializer=_worker_start,
+                initargs=(os.getpid(),),
             )
         return self._pool
 

@@ -146,3 +146,21 @@ def run(
         assert result.code == expect, f"expected exit code {expect}" + result.show()
     assert "Traceback (most recent call last)" not in result.stderr, result.show()
     return result
+
+
+def run_main(args: list[str], monkeypatch: Any) -> int:
+    """Run ``cli.app.main`` in-process (``monkeypatch``: pytest's, to set ``sys.argv``); its
+    exit code (its SIGTERM handler is undone after)."""
+    import signal
+
+    import cli.app
+
+    monkeypatch.setattr(sys, "argv", ["toolpatch", *args])
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        cli.app.main()
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    raise AssertionError("main() returned without exiting")

@@ -113,11 +113,53 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
     try:
         return json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
-        msg = f"invalid JSON: {exc.msg}"
-        raise DecodeError(msg, line=exc.lineno + first_line - 1, column=exc.colno) from None
+        reason, line, column = _json_reason(exc, first_line)
+        msg = f"invalid JSON: {reason}"
+        raise DecodeError(msg, line=line, column=column) from None
     except RecursionError:
         msg = "invalid JSON: nesting too deep"
         raise DecodeError(msg, line=first_line, column=1) from None
+
+
+def _json_reason(exc: json.JSONDecodeError, first_line: int) -> tuple[str, int, int]:
+    """The standard library's reason as a whole sentence, and its line and column.
+
+    Some of its messages end on a word that its exception text continues with the place
+    (``Unterminated string starting at: line 3 column 12 (char 40)``): they are rephrased to
+    read whole on their own, the place being the error's line and column (which a streamed
+    input moves to where the record sits, so the sentence holds no number of its own). Its
+    pure-Python decoder places a bad character or escape one character later than its C
+    decoder does: both are placed on the character itself.
+    """
+    text, position, reason = exc.doc, exc.pos, exc.msg
+    if reason.startswith("Invalid control character"):
+        if not _is_control(text, position) and _is_control(text, position - 1):
+            position -= 1
+    elif reason.startswith("Invalid \\escape") and text[position : position + 1] != "\\":
+        position -= 1  # on the letter after the backslash
+    line = text.count("\n", 0, position) + first_line
+    column = position - text.rfind("\n", 0, position)
+    return _whole(reason, text, position), line, column
+
+
+def _whole(reason: str, text: str, position: int) -> str:
+    if reason.startswith("Unterminated string starting at"):
+        return "unterminated string (its closing quote is missing)"
+    if reason.startswith("Invalid control character"):
+        character = ord(text[position])
+        escaped = _ESCAPES.get(character, f"\\u{character:04x}")
+        return f"control character U+{character:04X} inside a string (it must be written {escaped})"
+    if reason.startswith("Invalid \\escape"):  # the pure-Python decoder's says which
+        return f"invalid escape {text[position : position + 2]} in a string"
+    return reason
+
+
+def _is_control(text: str, position: int) -> bool:
+    return 0 <= position < len(text) and ord(text[position]) < 0x20
+
+
+#: How JSON writes the control characters it has short escapes for.
+_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"}
 
 
 def _parse_int(token: str) -> int | float:

@@ -3,8 +3,9 @@
 A repaired file is written to a temporary file in its own folder, fsynced and renamed over the
 original. Whatever goes wrong on the way (the file or its folder is read-only, the disk is full,
 the process is interrupted or terminated) the original must be left exactly as it was and no
-temporary file may stay behind; the exit code is 2. Several files: the others are still
-repaired. A symlink is written through to its target and stays a link.
+temporary file may stay behind; the exit code is 2 (130 after Ctrl-C, 143 after SIGTERM).
+Several files: the others are still repaired. A symlink is written through to its target and
+stays a link.
 
 The tests run as root here. Root may write anything, so:
 
@@ -14,7 +15,8 @@ The tests run as root here. Root may write anything, so:
   ``preexec_fn``), so the kernel checks the folder's bits as for anyone. ``setuid(nobody)`` does
   not work on this machine: the venv's interpreter lives under ``/root`` (mode 0700). When the
   tests do not run as root, nothing needs dropping. The same failure is also injected
-  in-process (``tempfile.mkstemp`` raising ``PermissionError``).
+  in-process (``os.open`` of an ``O_TMPFILE`` file, or ``tempfile.mkstemp`` for the named
+  fallback, raising ``PermissionError``). The error says that the folder is not writable.
 """
 
 from __future__ import annotations
@@ -36,9 +38,8 @@ from typing import Any
 
 import pytest
 
-import cli.app
 import patchcore
-from tests.helpers import MODULE, Result, clean_env, run
+from tests.helpers import MODULE, Result, clean_env, run, run_main
 from tests.robustness import Snapshot, assert_no_leftovers, dangling_history, listing, where
 
 PR_CAPBSET_DROP = 24
@@ -129,44 +130,66 @@ def read_only_folder(tmp_path: Path) -> Iterator[Path]:
     folder.chmod(0o755)
 
 
+def assert_folder_not_writable(stderr: str, name: str, folder: Path) -> None:
+    """The error says it is the folder (not the file) that cannot be written, and why it
+    matters: the atomic write creates a new file beside the original."""
+    expected = (
+        f"{name}: error: cannot write {name}: the folder {folder.resolve()} is not writable "
+        "(Permission denied): a fix writes the repair to a new file beside the original and "
+        "renames it over it"
+    )
+    assert expected in stderr.splitlines(), stderr
+
+
 def test_read_only_folder_in_a_subprocess(read_only_folder: Path) -> None:
     path = read_only_folder / "history.json"
     before = Snapshot.of(path)
     result = run_as(["fix", "history.json"], read_only_folder, drop_dac_override)
     assert_write_error(result, "history.json")
-    assert "Permission denied" in result.stderr, result.show()
+    assert_folder_not_writable(result.stderr, "history.json", read_only_folder)
     before.assert_untouched(path)
     assert_no_leftovers(read_only_folder, ["history.json"])
 
 
-def run_main(args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
-    """Run ``cli.app.main`` in-process; its exit code (its SIGTERM handler is undone after)."""
-    monkeypatch.setattr(sys, "argv", ["toolpatch", *args])
-    previous = signal.getsignal(signal.SIGTERM)
-    try:
-        cli.app.main()
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    raise AssertionError("main() returned without exiting")
-
-
+@pytest.mark.parametrize("temporary", ["anonymous", "named"])
 def test_read_only_folder_in_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    temporary: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The folder refuses the temporary file, whichever kind: the anonymous one (``O_TMPFILE``)
+    or the named one of the fallback."""
+    import cli.atomic_write
+
     path = tmp_path / "history.json"
     path.write_bytes(history_bytes())
     before = Snapshot.of(path)
+    refused: list[str] = []
 
     def refuse(*args: Any, **kwargs: Any) -> tuple[int, str]:
-        raise PermissionError(errno.EACCES, "Permission denied", str(kwargs.get("dir")))
+        refused.append(temporary)
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.atomic_write calls
+    if temporary == "named":
+        monkeypatch.setattr(cli.atomic_write, "ANONYMOUS_FILES", False)
+        monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.atomic_write calls
+    else:
+        real_open = os.open
+
+        def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+            if flags & getattr(os, "O_TMPFILE", 0) == os.O_TMPFILE:
+                refuse()
+            return real_open(path, flags, *args, **kwargs)
+
+        if not cli.atomic_write.ANONYMOUS_FILES:
+            pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
+        monkeypatch.setattr(os, "open", open_)
     code = run_main(["fix", str(path)], monkeypatch)
     stderr = capsys.readouterr().err
+    assert refused == [temporary], stderr
     assert code == 2, stderr
-    assert f"{path}: error: cannot write" in stderr and "Permission denied" in stderr, stderr
+    assert_folder_not_writable(stderr, str(path), tmp_path)
     before.assert_untouched(path)
     assert_no_leftovers(tmp_path, ["history.json"])
 
@@ -250,14 +273,22 @@ def test_no_space_left_in_process(
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("how", "exit_code", "said"),
+    [("SIGINT", 130, "toolpatch: interrupted"), ("SIGTERM", 143, "toolpatch: terminated")],
+)
 @pytest.mark.parametrize("step", ["fsync", "chmod", "replace"])
 def test_interrupt_during_the_write(
     step: str,
+    how: str,
+    exit_code: int,
+    said: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Ctrl-C (KeyboardInterrupt) at each step before the rename completes."""
+    """Ctrl-C (KeyboardInterrupt) or SIGTERM (to this very process, handled by toolpatch) at
+    each step before the rename completes: exit 130 or 143, as shells report those signals."""
     path = tmp_path / "history.json"
     path.write_bytes(history_bytes())
     before = Snapshot.of(path)
@@ -265,6 +296,8 @@ def test_interrupt_during_the_write(
 
     def interrupt(*args: Any, **kwargs: Any) -> None:
         reached.append(step)
+        if how == "SIGTERM":
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler raises here
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, step, interrupt)  # cli.atomic_write calls os.<step>
@@ -275,8 +308,8 @@ def test_interrupt_during_the_write(
     before.assert_untouched(path)
     assert_no_leftovers(tmp_path, ["history.json"])
     assert "Traceback" not in stderr, stderr
-    assert code == 2 and "toolpatch: interrupted" in stderr, (
-        f"an interrupt must end with exit code 2 and say so; got {code}, stderr {stderr!r}"
+    assert code == exit_code and stderr.endswith(said + "\n"), (
+        f"{how} must end with exit code {exit_code} and say so; got {code}, stderr {stderr!r}"
     )
 
 
@@ -332,17 +365,17 @@ def test_sigterm_at_random_moments(big_history: tuple[bytes, bytes], tmp_path: P
         assert path.is_file() and not path.is_symlink()
         assert_no_leftovers(tmp_path, ["big.json"])
     print("SIGTERM outcomes (delay s, exit code, file):", outcomes)
-    # Killed before the handler is installed (-15), finished (0), or interrupted cleanly (2).
+    # Killed before the handler is installed (-15), finished (0), or terminated cleanly (143).
     # Exit codes are checked after every attempt ran, so that a wrong code does not hide a
     # corrupt file in a later attempt.
     for (delay, code, state), stderr in zip(outcomes, messages, strict=True):
         assert "Traceback" not in stderr, stderr
-        assert code in (0, 2, -signal.SIGTERM), (
+        assert code in (0, 143, -signal.SIGTERM), (
             f"SIGTERM at {delay}s: exit code {code} (file {state}), stderr {stderr!r}; "
             f"all outcomes: {outcomes}"
         )
-        if code == 2:
-            assert "interrupted" in stderr, stderr
+        if code == 143:
+            assert stderr.endswith("toolpatch: terminated\n"), stderr
 
 
 # --------------------------------------------------------------------------------------------
@@ -383,8 +416,11 @@ def test_one_broken_file_in_a_folder_does_not_stop_the_others(tmp_path: Path) ->
     result = run(["fix", "histories"], cwd=tmp_path, expect=2)
     errors = [line for line in result.stderr_lines if ": error: " in line]
     line, column = where(broken, broken.rindex(b'"'))
-    expected = f"histories/b.json:{line}:{column}: error: invalid JSON: Unterminated string"
-    assert len(errors) == 1 and errors[0].startswith(expected), result.show()
+    expected = (
+        f"histories/b.json:{line}:{column}: error: invalid JSON: unterminated string "
+        "(its closing quote is missing)"
+    )
+    assert errors == [expected], result.show()
     for name, data in good.items():
         assert (folder / name).read_bytes() == repaired(data), result.show()
     before.assert_untouched(folder / "b.json")
@@ -459,10 +495,10 @@ def test_a_file_that_shrinks_while_it_is_read_is_an_error(tmp_path: Path) -> Non
             opened.read(3_000, 2_000)
 
 
-def test_an_interrupt_during_an_import_exits_with_code_2() -> None:
+def test_an_interrupt_during_an_import_exits_with_code_130() -> None:
     """Found by the SIGTERM test: an interrupt that passed through ``exec()`` (a dataclass made
     while a module is imported, which lazy imports do after the handler is installed) ended
-    ``python -m cli`` by SIGINT (-2) although toolpatch caught it and chose exit code 2."""
+    ``python -m cli`` by SIGINT (-2) although toolpatch caught it and chose its exit code."""
     result = subprocess.run(
         [sys.executable, "-m", "tests.interrupt_probe"],
         capture_output=True,
@@ -471,7 +507,7 @@ def test_an_interrupt_during_an_import_exits_with_code_2() -> None:
         cwd=Path(__file__).parents[2],
         check=False,
     )
-    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.returncode == 130, (result.returncode, result.stderr)
     assert result.stderr == "toolpatch: interrupted\n"
 
 

@@ -121,7 +121,7 @@ def _truncated() -> list[Broken]:
         Broken(
             "truncated-inside-string",
             in_string,
-            "invalid JSON: Unterminated string",
+            r"^invalid JSON: unterminated string \(its closing quote is missing\)$",
             in_string.rindex(b'"'),
         ),
         Broken("truncated-after-key", after_key, "invalid JSON: Expecting value", len(after_key)),

@@ -391,7 +391,11 @@ def test_lines_that_are_not_events_are_kept_and_reported() -> None:
         (7, "a user line whose 'message' is a string; kept as it is"),
         (8, "an assistant line whose message has no 'content' list or text; kept as it is"),
         (9, "a user line whose 'content' holds a string; kept as it is"),
-        (10, "not JSON (invalid JSON: Unterminated string starting at); kept as it is"),
+        (
+            10,
+            "not JSON (invalid JSON: unterminated string (its closing quote is missing)); "
+            "kept as it is",
+        ),
     ]
     assert found(report) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
     assert report.output is not None
