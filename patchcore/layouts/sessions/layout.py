@@ -77,10 +77,15 @@ STILL_RUNNING = (
 
 def held_while_live(analysis: Analysis) -> Analysis:
     """``analysis`` with every fixable call pending in a last turn (TP002) left without a fix,
-    saying why: the session is live (`STILL_RUNNING`)."""
+    saying why: the session is live (`STILL_RUNNING`). A finding whose fix shares an edit with
+    one of theirs (one new entry answering a turn's calls) is left without it too: applying it
+    would answer them all the same."""
+    pending = [f for f in analysis.findings if f.code == "TP002" and f.fix is not None]
+    shared = {id(edit) for f in pending if f.fix is not None for edit in f.fix.edits}
     held: dict[int, Finding] = {}
     for finding in analysis.findings:
-        if finding.code == "TP002" and finding.fix is not None:
+        fix = finding.fix
+        if fix is not None and any(id(edit) in shared for edit in fix.edits):
             message = f"{finding.message}; {STILL_RUNNING}"
             held[id(finding)] = replace(finding, fix=None, message=message)
     if not held:
