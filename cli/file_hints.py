@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from patchcore import Result
-    from patchcore.errors import DecodeError
+    from patchcore import DecodeError, Result
 
 #: A file is taken for a fine-tuning set when it has at least this many conversations ...
 TRAINING_MIN_CONVERSATIONS = 5
