@@ -13,6 +13,7 @@ import patchcore
 from patchcore import Stream
 from patchcore.pipeline import run
 from tests.conftest import SAMPLES
+from tests.layouts.test_stream import streamed
 
 
 def conversation(number: int, *, answered: bool = False) -> bytes:
@@ -102,8 +103,6 @@ def test_a_file_with_no_json_line_at_all_fails_with_its_first_error() -> None:
 @pytest.mark.parametrize("file", [False, True])
 @pytest.mark.parametrize("batch", [150, 400])
 def test_a_streamed_corpus_keeps_its_torn_lines_on_the_input_lines(batch: int, file: bool) -> None:
-    from tests.layouts.test_stream import streamed
-
     data = torn_corpus() * 12 + TORN
     whole = run(data, filename="train.jsonl", options=KEEP, fix=True)
     stream = streamed(data, KEEP, fix=True, chunk=97, batch=batch, file=file)
