@@ -8,6 +8,8 @@ Shared by the text report and the machine reports, so that both say the same in 
 
 from __future__ import annotations
 
+import json
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,15 +34,17 @@ def ending_on_calls(result: Result) -> tuple[int, int]:
     return ending, len(checked)
 
 
-def training_hint(result: Result) -> str | None:
-    """The hint for a file most of whose conversations end on their own pending call (at
-    least `TRAINING_MIN_CONVERSATIONS`, more than `TRAINING_SHARE` of them), else ``None``."""
+def training_hint(result: Result, name: str) -> str | None:
+    """The hint for the file ``name`` most of whose conversations end on their own pending call
+    (at least `TRAINING_MIN_CONVERSATIONS`, more than `TRAINING_SHARE` of them), else
+    ``None``."""
     ending, checked = ending_on_calls(result)
     if checked < TRAINING_MIN_CONVERSATIONS or ending <= checked * TRAINING_SHARE:
         return None
+    entry = json.dumps(PurePath(name).name, ensure_ascii=False) + ' = ["TP002"]'
     return (
         f"{ending} of {checked} conversations end on a tool call of their own last turn "
         "(TP002): if this is fine-tuning data whose examples end on the target call, `fix` "
         "would append a made-up result to every example; leave TP002 out for this file "
-        "(--ignore TP002, or a per-file-ignores entry)"
+        f"(--ignore TP002, or in per-file-ignores: {entry})"
     )

@@ -222,7 +222,7 @@ def render_outcome(
         report_to=report_to,
         show_findings=show_findings,
     )
-    hint = training_hint(report)
+    hint = training_hint(report, name)
     if hint is not None:
         printer.line(((f"{name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
 

@@ -49,7 +49,7 @@ class InputWarning:
         ]
         warnings += [cls(name, e.line, kept_message(e), "", e.column) for e in report.kept]
         warnings.sort(key=lambda w: w.line or 0)
-        hint = training_hint(report)
+        hint = training_hint(report, name)
         if hint is not None:
             warnings.append(cls(name, None, hint, ""))
         return warnings
