@@ -128,6 +128,25 @@ UnsafeFixesOpt = Annotated[
         show_default=False,
     ),
 ]
+ForceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Take every agent session log for a finished one: answer its pending calls even "
+        "if it was written to in the last live-session-minutes (default 10), when its agent "
+        "may still be running them.",
+    ),
+]
+KeepInvalidLinesOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option(
+        "--keep-invalid-lines/--no-keep-invalid-lines",
+        help="In a JSON Lines corpus (a conversation per line), keep a line that is not JSON "
+        "(torn by a crash, NUL bytes) as it is and report it, and check and fix every other "
+        "line, instead of failing the file. Default: off, or the configured keep-invalid-lines.",
+        show_default=False,
+    ),
+]
 SkipNoHistoryOpt = Annotated[
     bool,
     typer.Option(
@@ -185,6 +204,8 @@ def check(
         ),
     ] = None,
     exit_zero: ExitZeroOpt = False,
+    force: ForceOpt = False,
+    keep_invalid_lines: KeepInvalidLinesOpt = None,
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     skip_no_history: SkipNoHistoryOpt = False,
@@ -205,7 +226,7 @@ def check(
     return run_inputs(
         Mode.CHECK,
         paths,
-        rules=rule_settings(found, select, ignore, dialect),
+        rules=rule_settings(found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines),
         config=found,
         output=output_file,
         verbosity=1 + verbose - quiet,
@@ -215,6 +236,7 @@ def check(
         output_format=chosen,
         exit_zero=exit_zero,
         jobs=jobs,
+        force=force,
     )
 
 
@@ -248,6 +270,8 @@ def fix(
             help="Exit 1 when anything was fixed, even if nothing remains (errors still exit 2).",
         ),
     ] = False,
+    force: ForceOpt = False,
+    keep_invalid_lines: KeepInvalidLinesOpt = None,
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     skip_no_history: SkipNoHistoryOpt = False,
@@ -272,7 +296,14 @@ def fix(
     return run_inputs(
         mode,
         paths,
-        rules=rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes),
+        rules=rule_settings(
+            found,
+            select,
+            ignore,
+            dialect,
+            unsafe_fixes=unsafe_fixes,
+            keep_invalid_lines=keep_invalid_lines,
+        ),
         config=found,
         output=output,
         verbosity=1 + verbose - quiet,
@@ -282,6 +313,7 @@ def fix(
         exit_zero=exit_zero,
         exit_non_zero_on_fix=exit_non_zero_on_fix,
         jobs=jobs,
+        force=force,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import stat
 import sys
+import time
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ import typer
 
 import patchcore
 from cli import config_files as configuration
+from cli.config_files import LIVE_SESSION_MINUTES
 from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
 from cli.exit_codes import ExitCode
 from cli.foreign_files import pass_over_foreign
@@ -29,7 +31,13 @@ from cli.parallel import ProcessMapper, available_cores
 from cli.progress import Progress, progress_wanted
 from cli.rule_settings import RuleSettings
 from cli.summary_table import render_tables
-from cli.text_report import Summary, error_pieces, render_outcome, render_summary
+from cli.text_report import (
+    Summary,
+    error_pieces,
+    render_live_hint,
+    render_outcome,
+    render_summary,
+)
 from cli.visible import visible
 
 if TYPE_CHECKING:
@@ -50,6 +58,7 @@ def rule_settings(
     dialect: str | None,
     *,
     unsafe_fixes: bool | None = None,
+    keep_invalid_lines: bool | None = None,
 ) -> RuleSettings:
     """Command line over configuration; bad command-line values are usage errors."""
     rules = RuleSettings.merge(
@@ -58,6 +67,7 @@ def rule_settings(
         ignore=_split(ignore),
         dialect=dialect,
         unsafe_fixes=unsafe_fixes,
+        keep_invalid_lines=keep_invalid_lines,
     )
     try:
         rules.options_for()
@@ -106,6 +116,19 @@ def _size(source: Source) -> int | None:
     return status.st_size if status is not None and stat.S_ISREG(status.st_mode) else None
 
 
+def _live(source: Source, *, minutes: float, now: float) -> bool:
+    """Whether ``source`` may be the log of an agent session that is still running: a regular
+    file written to less than ``minutes`` ago (stdin has no time: never; 0 minutes: never).
+    Only the agent-session layouts read it (`patchcore.Options.live`)."""
+    if not minutes or source.path is None:
+        return False
+    try:
+        status = source.path.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(status.st_mode) and now - status.st_mtime < minutes * 60
+
+
 def _report_streams(
     stack: ExitStack, output_format: OutputFormat, output: Path | None
 ) -> tuple[Reporter | None, Printer | None]:
@@ -140,9 +163,11 @@ def run_inputs(
     exit_zero: bool = False,
     exit_non_zero_on_fix: bool = False,
     jobs: int | None = None,
+    force: bool = False,
 ) -> int:
     """Carry out ``mode`` on every input, reporting each as it is done, then the summary;
-    returns the exit code."""
+    returns the exit code. Without ``force``, a session log written to in the last
+    ``live-session-minutes`` is live: its pending calls are reported, not answered."""
     printer = stderr_printer(color)
     sources = input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history)
     if mode is Mode.FIX and output is not None and len(sources) != 1:
@@ -181,10 +206,15 @@ def run_inputs(
         pool = ProcessMapper(workers) if workers > 1 else None
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
+        minutes = config.live_session_minutes
+        minutes = 0 if force else LIVE_SESSION_MINUTES if minutes is None else minutes
+        started = time.time()
         for source in sources:
+            options = rules.options_for(source.name)
+            live = _live(source, minutes=minutes, now=started)
             outcome = process(
                 source,
-                options=rules.options_for(source.name),
+                options=replace(options, live=True) if live else options,
                 mode=mode,
                 output=output if mode is Mode.FIX else None,
                 emit=emit_stdout,
@@ -206,6 +236,8 @@ def run_inputs(
                 report_to=report_to,
                 show_findings=reporter is None,
             )
+            if live:
+                render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
             if reporter is not None:
                 reporter.add(outcome)
             outcomes.append(outcome)

@@ -27,6 +27,10 @@ from cli.output_format import OutputFormat
 TOOLPATCH_TOML = "toolpatch.toml"
 PYPROJECT_TOML = "pyproject.toml"
 
+#: How many minutes after it was last written to a session log is taken for a running agent's
+#: (the ``live-session-minutes`` default).
+LIVE_SESSION_MINUTES = 10
+
 #: The ``output-format`` values (the ``check --output-format`` choices).
 OUTPUT_FORMATS = tuple(choice.value for choice in OutputFormat)
 
@@ -48,6 +52,10 @@ class Config:
         dialect: Dialect forced on every list.
         unsafe_fixes: Whether ``fix`` applies unsafe fixes.
         output_format: The default ``check --output-format``.
+        live_session_minutes: How recently a session log may have been written to and still be
+            taken for a running agent's (`LIVE_SESSION_MINUTES` when not set; 0: never).
+        keep_invalid_lines: Whether a line of a corpus that is not JSON is kept as it is
+            (reported) instead of failing the file.
     """
 
     path: Path | None = None
@@ -58,6 +66,8 @@ class Config:
     dialect: str | None = None
     unsafe_fixes: bool | None = None
     output_format: str | None = None
+    live_session_minutes: float | None = None
+    keep_invalid_lines: bool | None = None
 
     @property
     def root(self) -> Path:
@@ -123,6 +133,13 @@ def _flag(key: str, value: Any) -> bool:
     return value
 
 
+def _minutes(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        msg = f"{key}: expected a number of minutes, 0 or more (0 turns it off)"
+        raise ConfigError(msg)
+    return float(value)
+
+
 def _output_format(key: str, value: Any) -> str:
     if value not in OUTPUT_FORMATS:
         msg = f"{key}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"
@@ -140,6 +157,8 @@ _KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "dialect": ("dialect", _dialect),
     "unsafe-fixes": ("unsafe_fixes", _flag),
     "output-format": ("output_format", _output_format),
+    "live-session-minutes": ("live_session_minutes", _minutes),
+    "keep-invalid-lines": ("keep_invalid_lines", _flag),
 }
 
 

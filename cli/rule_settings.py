@@ -2,9 +2,10 @@
 
 Precedence follows ruff: a ``--select`` on the command line replaces the configured ``select``
 (and drops the configured ``ignore`` with it); a ``--ignore`` adds to the configured one;
-``--dialect`` and ``--[no-]unsafe-fixes`` replace theirs. ``per-file-ignores`` then leave more
-rules out for the files whose path (relative to the configuration's folder) or file name
-matches a pattern (``fnmatch`` globs: ``*`` also crosses ``/``).
+``--dialect``, ``--[no-]unsafe-fixes`` and ``--[no-]keep-invalid-lines`` replace theirs.
+``per-file-ignores`` then leave more rules out for the files whose path (relative to the
+configuration's folder) or file name matches a pattern (``fnmatch`` globs: ``*`` also crosses
+``/``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class RuleSettings:
     unsafe_fixes: bool
     per_file_ignores: Mapping[str, tuple[str, ...]]
     root: Path
+    keep_invalid_lines: bool = False
     _made: dict[tuple[str, ...], Options] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -47,6 +49,7 @@ class RuleSettings:
         ignore: Sequence[str] | None,
         dialect: str | None,
         unsafe_fixes: bool | None,
+        keep_invalid_lines: bool | None = None,
     ) -> RuleSettings:
         """Command-line values (``None``: not given) over ``config``'s."""
         kept_ignore = [] if select is not None else list(config.ignore or ())
@@ -58,6 +61,11 @@ class RuleSettings:
             unsafe_fixes=unsafe_fixes if unsafe_fixes is not None else bool(config.unsafe_fixes),
             per_file_ignores=config.per_file_ignores,
             root=config.root,
+            keep_invalid_lines=(
+                keep_invalid_lines
+                if keep_invalid_lines is not None
+                else bool(config.keep_invalid_lines)
+            ),
         )
 
     def ignored_for(self, name: str) -> tuple[str, ...]:
@@ -85,5 +93,6 @@ class RuleSettings:
                 texts=self.texts,
                 dialect=self.dialect,
                 unsafe_fixes=self.unsafe_fixes,
+                keep_invalid_lines=self.keep_invalid_lines,
             )
         return self._made[extra]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from cli.console import Pieces, Printer
 from cli.exit_codes import ExitCode
+from cli.file_hints import kept_message, training_hint
 from cli.input_errors import InputError
 from cli.input_run import Mode, Outcome
 
@@ -89,6 +90,10 @@ class Summary:
     def _remaining(self) -> list[Finding]:
         return [f for o in self.evaluated if o.result is not None for f in o.result.remaining]
 
+    def _kept(self) -> int:
+        """How many lines were kept as they are, not being JSON (``--keep-invalid-lines``)."""
+        return sum(len(o.result.kept) for o in self.evaluated if o.result is not None)
+
     def exit_code(self, *, exit_zero: bool = False, exit_non_zero_on_fix: bool = False) -> ExitCode:
         """Errors win over findings; ``fix`` is clean when nothing remains to be fixed.
 
@@ -99,6 +104,8 @@ class Summary:
             return ExitCode.ERROR
         if exit_zero:
             return ExitCode.OK
+        if self._kept():
+            return ExitCode.FINDINGS  # a line that is not JSON was neither checked nor fixed
         if exit_non_zero_on_fix and self.mode is Mode.FIX and self._changed():
             return ExitCode.FINDINGS
         if self.mode is Mode.CHECK:
@@ -148,6 +155,11 @@ class Summary:
                 parts.append(f"{plural(unsafe, 'finding')} fixable with `--unsafe-fixes`")
             if len(remaining) > unsafe:
                 parts.append(f"{plural(len(remaining) - unsafe, 'finding')} not fixable")
+        kept = self._kept()
+        if kept:
+            parts.append(
+                f"{plural(kept, 'line')} kept as {'it is' if kept == 1 else 'they are'} (not JSON)"
+            )
         skipped = sum(1 for o in self.outcomes if o.skipped is not None)
         if skipped:
             parts.append(f"{plural(skipped, 'file')} skipped (no message history)")
@@ -195,10 +207,39 @@ def render_outcome(
             printer.text(f"{where}: {listed.pointer or '/'}: {what}")
     if verbosity < 1:
         return
+    for error in report.kept:
+        place = f"{name}:{error.line or 1}:{error.column or 1}: "
+        printer.line(((place, "bold"), ("warning: ", "yellow"), (kept_message(error), "")))
     if not report.findings:
-        if verbosity > 1:
+        if verbosity > 1 and not report.kept:
             printer.text(f"{name}: clean")
         return
+    _render_findings(
+        outcome,
+        mode,
+        printer,
+        verbosity=verbosity,
+        report_to=report_to,
+        show_findings=show_findings,
+    )
+    hint = training_hint(report, name)
+    if hint is not None:
+        printer.line(((f"{name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
+
+
+def _render_findings(
+    outcome: Outcome,
+    mode: Mode,
+    printer: Printer,
+    *,
+    verbosity: int,
+    report_to: Printer | None,
+    show_findings: bool,
+) -> None:
+    """The finding lines of one input with findings (what was fixed, then what is left)."""
+    name = outcome.source.name
+    report = outcome.result
+    assert report is not None
     if mode is Mode.CHECK:
         for finding in report.findings if show_findings else ():
             print_finding(report_to or printer, name, finding, mark_fixable=True)
@@ -213,6 +254,24 @@ def render_outcome(
                 printer.line(finding_pieces(name, finding, mark_fixable=False))
     for finding in report.remaining:
         print_finding(printer, name, finding, mark_fixable=True)
+
+
+def render_live_hint(outcome: Outcome, printer: Printer, *, verbosity: int, minutes: float) -> None:
+    """For a session log taken for a running agent's: say why its pending calls were left
+    unanswered, and how to answer them once the agent has stopped."""
+    report = outcome.result
+    if verbosity < 1 or report is None or outcome.error is not None:
+        return
+    held = [f for f in report.findings if f.code == "TP002" and f.fix is None]
+    if not held:
+        return
+    calls, them = ("that call", "it") if len(held) == 1 else ("those calls", "them")
+    hint = (
+        f"the file was written to in the last {minutes:g} minutes, so its agent may still be "
+        f"running {calls}: once it has stopped, --force answers {them} "
+        "(live-session-minutes = 0 turns this off)"
+    )
+    printer.line(((f"{outcome.source.name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
 
 
 def render_summary(summary: Summary, printer: Printer, *, verbosity: int) -> None:

@@ -2,8 +2,9 @@
 in-memory values (parsed data, a list of messages).
 
 Every function takes its options one way: ``options``, an `Options` built once with
-`make_options` (rule selectors, synthetic texts, a forced dialect, unsafe fixes), or ``None`` for
-the defaults. Bytes give a `Result`; values give the findings (a check) or a `Repair` (a fix).
+`make_options` (rule selectors, synthetic texts, a forced dialect, unsafe fixes, a session
+that may still be running, lines that are not JSON kept as they are), or ``None`` for the
+defaults. Bytes give a `Result`; values give the findings (a check) or a `Repair` (a fix).
 None of them mutates its input or touches the file system: a caller that reads files hands
 their bytes (or a `RandomAccess` view of them, to `Stream`).
 """

@@ -33,6 +33,14 @@ class Options:
         with_messages: Keep each conversation's messages, as the engine read them, and the
             edits of its fixes in the result (`patchcore.result.Conversation`): what a viewer
             of the history needs, at the cost of holding every message.
+        live: The input is an agent session that may still be running (its log was written to
+            moments ago): a call pending in its last turn may belong to a tool that is still
+            running, so it is reported without a fix (the agent writes its result). Only the
+            session layouts read it (`patchcore.layouts.sessions.layout`).
+        keep_invalid_lines: In JSON Lines with a conversation per line, a line that is not
+            JSON (torn by a crash while the file was written, NUL bytes included) is kept as
+            it is and reported (`patchcore.result.Result.kept`) instead of failing the input;
+            every other line is checked and repaired.
     """
 
     selection: RuleSelection = field(default_factory=RuleSelection.build)
@@ -40,6 +48,8 @@ class Options:
     dialect: Dialect | None = None
     unsafe_fixes: bool = False
     with_messages: bool = False
+    live: bool = False
+    keep_invalid_lines: bool = False
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -72,6 +82,8 @@ def make_options(
     dialect: str | None = None,
     unsafe_fixes: bool = False,
     with_messages: bool = False,
+    live: bool = False,
+    keep_invalid_lines: bool = False,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
@@ -104,4 +116,6 @@ def make_options(
         dialect=forced,
         unsafe_fixes=unsafe_fixes,
         with_messages=with_messages,
+        live=live,
+        keep_invalid_lines=keep_invalid_lines,
     )

@@ -31,6 +31,7 @@ from patchcore.raw.codec import UTF8_BOM, decode
 from patchcore.result import Conversation, Result, moved
 
 if TYPE_CHECKING:
+    from patchcore.errors import DecodeError
     from patchcore.model import Finding
     from patchcore.options import Options
     from patchcore.raw.splice import Patch
@@ -86,7 +87,7 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
         ShapeError: A message has a tool-related field of the wrong shape.
         SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
     """
-    decoded = decode(data, filename=filename)
+    decoded = decode(data, filename=filename, lenient=options.keep_invalid_lines)
     return layout_of(decoded, options).process(decoded, options=options, fix=fix)
 
 
@@ -277,6 +278,8 @@ class Stream:
                 written = batch.offset + end
         if self._fix and self._file is not None:
             yield Unchanged(written, self._file.size - written)
+        if not totals.conversations and totals.kept:
+            raise totals.kept[0]  # no line is JSON: nothing was checked at all
         if not totals.conversations:
             raise no_history(None)
         self._result = totals.result()
@@ -403,6 +406,7 @@ class _Totals:
         self.findings: list[Finding] = []
         self.fixed: list[Finding] = []
         self.remaining: list[Finding] = []
+        self.kept: list[DecodeError] = []
         self.lines = 0
         """How many lines the batches added so far hold: where the next one starts."""
 
@@ -419,6 +423,7 @@ class _Totals:
         self.findings += here.values()
         self.fixed += [here[id(f)] for f in result.fixed]
         self.remaining += [here[id(f)] for f in result.remaining]
+        self.kept += [error.moved(lines) for error in result.kept]
 
     def result(self) -> Result:
         return Result(
@@ -428,4 +433,5 @@ class _Totals:
             tuple(self.fixed),
             tuple(self.remaining),
             lines=self.lines,
+            kept=tuple(self.kept),
         )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from patchcore.dialects.base import ListContext
+    from patchcore.errors import DecodeError
     from patchcore.model import Edit, Finding
     from patchcore.raw.splice import Patch
 
@@ -84,6 +85,9 @@ class Result:
         output: The repaired bytes of a whole input (byte-order mark included), or ``None`` when
             nothing changed or the input was streamed (its output is what the stream yielded).
         lines: How many physical lines the input (or batch) has.
+        kept: With ``keep_invalid_lines``: why each line of conversation lines that is not
+            JSON was kept as it is (in input order, located: line and column in the input);
+            nothing was checked in them, and the output holds them byte for byte.
     """
 
     layout: str
@@ -94,6 +98,7 @@ class Result:
     patches: tuple[Patch, ...] = ()
     output: bytes | None = None
     lines: int = 1
+    kept: tuple[DecodeError, ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -4,7 +4,9 @@ An input that cannot be read is part of the report too (an error entry, a SARIF 
 notification, made from the outcome's `cli.input_errors.InputError` field by field), so a
 consumer of the report alone sees that the run failed, not just exit code 2.
 So is a part of an input that was not checked (a warning: a list mixing dialects, a session
-entry kept unread), so that a report without findings does not claim more than was checked.
+entry kept unread, a line that is not JSON kept as it is), so that a report without findings
+does not claim more than was checked; and the hint about a file that looks like fine-tuning
+data (`cli.file_hints`), as a warning of the whole file.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import IO
 
+from cli.file_hints import kept_message, training_hint
 from cli.input_run import Outcome
 
 
@@ -31,17 +34,25 @@ class InputWarning:
     line: int | None
     message: str
     pointer: str
+    column: int | None = None
 
     @classmethod
     def all_of(cls, outcome: Outcome) -> list[InputWarning]:
         """The warnings of ``outcome``, in input order (none for an input that failed)."""
         if outcome.result is None or outcome.error is not None:
             return []
-        return [
-            cls(outcome.source.name, listed.line, listed.note or "", listed.pointer)
-            for listed in outcome.result.conversations
+        name, result = outcome.source.name, outcome.result
+        warnings = [
+            cls(name, listed.line, listed.note or "", listed.pointer)
+            for listed in result.conversations
             if listed.warning
         ]
+        warnings += [cls(name, e.line, kept_message(e), "", e.column) for e in result.kept]
+        warnings.sort(key=lambda w: w.line or 0)
+        hint = training_hint(result, name)
+        if hint is not None:
+            warnings.append(cls(name, None, hint, ""))
+        return warnings
 
 
 class Reporter(ABC):

@@ -58,8 +58,14 @@ def error_annotation(error: InputError) -> str:
 def warning_annotation(warning: InputWarning) -> str:
     """The annotation of a part of an input that was not checked."""
     where = warning.file if warning.line is None else f"{warning.file}:{warning.line}"
-    message = f"{where}: {warning.pointer or '/'}: warning: {warning.message}"
-    return annotation("warning", "toolpatch (warning)", warning.file, warning.line, None, message)
+    if warning.column is not None:  # a line kept as it is: located as an error is
+        message = f"{where}:{warning.column}: warning: {warning.message}"
+    elif warning.line is None and not warning.pointer:  # about the whole file
+        message = f"{where}: warning: {warning.message}"
+    else:
+        message = f"{where}: {warning.pointer or '/'}: warning: {warning.message}"
+    line, column = warning.line, warning.column
+    return annotation("warning", "toolpatch (warning)", warning.file, line, column, message)
 
 
 class GithubReporter(Reporter):

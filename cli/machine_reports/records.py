@@ -106,12 +106,13 @@ def finding_record(file: str, finding: Finding) -> dict[str, Any]:
 
 
 def warning_record(warning: InputWarning) -> dict[str, Any]:
-    """A part of an input that was not checked (its column is not known: ``null``)."""
+    """A part of an input that was not checked (its column, where not known: ``null``), or a
+    hint about the whole file (its line too)."""
     return {
         "kind": "warning",
         "file": warning.file,
         "line": warning.line,
-        "column": None,
+        "column": warning.column,
         "message": warning.message,
         "pointer": warning.pointer,
     }

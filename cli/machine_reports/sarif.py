@@ -115,7 +115,7 @@ def result(artifact: Artifact, finding: Finding) -> dict[str, Any]:
 def warning_result(artifact: Artifact, warning: InputWarning) -> dict[str, Any]:
     """A part of an input that was not checked, as a ``warning`` result (line 1 of a JSON
     document, whose lists have no line of their own in the report)."""
-    location = pointed_location(artifact, warning.line or 1, None, warning.pointer)
+    location = pointed_location(artifact, warning.line or 1, warning.column, warning.pointer)
     return {
         "ruleId": UNCHECKED,
         "ruleIndex": len(patchcore.RULES),

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from patchcore.errors import DecodeError
 from patchcore.layouts.base import Head, Layout
 from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
-from patchcore.raw.codec import UTF8_BOM, Decoded, Framing, decode_batch, parse
+from patchcore.raw.codec import UTF8_BOM, Decoded, Framing, decode_batch, parse, torn_record
 
 if TYPE_CHECKING:
     from patchcore.options import Options
@@ -26,7 +26,7 @@ def layout_of(decoded: Decoded, options: Options) -> Layout:
     Raises:
         DecodeError: The first record is not JSON and a layout must read it to tell.
     """
-    return _decided(Head(decoded), options)
+    return _decided(Head(decoded, lenient=options.keep_invalid_lines), options)
 
 
 def _decided(head: Head, options: Options) -> Layout:
@@ -53,14 +53,24 @@ def layout_of_head(head: bytes | bytearray, *, options: Options) -> Layout | Non
     the start of the next), when its first line is a JSON value: the input is JSON Lines, and
     `layout_of` decides from that line as it does for the whole input. ``None`` when the first
     line is not a value: a JSON document (or a broken input), which only the whole tells.
+    With ``keep_invalid_lines``, a torn first line (`patchcore.raw.codec.torn_record`) is
+    passed over, and the next line decides if it is an object alone.
     """
     start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
-    while start < len(head) and head[start] in b" \t\r\n":
-        start += 1
-    end = head.find(b"\n", start)
-    line = bytes(head[start : end if end >= 0 else len(head)])
-    try:
-        value = parse(line)
-    except DecodeError:
-        return None
-    return _decided(Head(decode_batch(line, first_line=1), first_record=value), options)
+    lenient = options.keep_invalid_lines
+    for attempt in range(2 if lenient else 1):
+        while start < len(head) and head[start] in b" \t\r\n":
+            start += 1
+        end = head.find(b"\n", start)
+        line = bytes(head[start : end if end >= 0 else len(head)])
+        try:
+            value = parse(line)
+        except DecodeError:
+            if not lenient or attempt or end < 0 or not torn_record(line):
+                return None
+            start = end + 1
+            continue
+        if attempt and not isinstance(value, dict):
+            return None
+        return _decided(Head(decode_batch(line, first_line=1), first_record=value), options)
+    return None

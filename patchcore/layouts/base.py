@@ -38,10 +38,13 @@ class Head:
         decoded: The input, or its first lines.
     """
 
-    def __init__(self, decoded: Decoded, *, first_record: Any = _UNSET) -> None:
+    def __init__(
+        self, decoded: Decoded, *, first_record: Any = _UNSET, lenient: bool = False
+    ) -> None:
         self.decoded = decoded
         self._record: Any = first_record
         self._entry: Any = _UNSET
+        self._lenient = lenient
 
     @property
     def framing(self) -> Framing:
@@ -50,14 +53,28 @@ class Head:
 
     @property
     def first_record(self) -> Any:
-        """The value of the first record (the document, or the first non-blank line).
+        """The value of the first record (the document, or the first non-blank line; with
+        ``lenient``, the first line that is JSON: the lines that are not are kept as they are).
 
         Raises:
-            DecodeError: It is not JSON.
+            DecodeError: It is not JSON (with ``lenient``: no line is).
         """
         if self._record is _UNSET:
-            self._record = self.decoded.records[0].parse()
+            self._record = self._first_value()
         return self._record
+
+    def _first_value(self) -> Any:
+        records = self.decoded.records
+        if not self._lenient or self.framing is not Framing.JSONL:
+            return records[0].parse()
+        first_error = None
+        for record in records:
+            try:
+                return record.parse()
+            except DecodeError as error:
+                first_error = first_error or error
+        assert first_error is not None
+        raise first_error
 
     @property
     def first_entry(self) -> object:
@@ -156,7 +173,8 @@ class WholeLayout(Layout):
         output = self.write(decoded, unique_edits(to_fix))
         framing = decoded.framing
         try:
-            again = self.analyse(_redecoded(output, framing), options, fixing=True)
+            redecoded = _redecoded(output, framing, lenient=options.keep_invalid_lines)
+            again = self.analyse(redecoded, options, fixing=True)
         except DecodeError as error:
             msg = f"internal error: the repair is not readable ({error.reason}); nothing written"
             raise SelfCheckError(msg, line=error.line, column=error.column) from None
@@ -166,11 +184,13 @@ class WholeLayout(Layout):
         return Result(self.name, conversations, findings, to_fix, remaining, patch, output, lines)
 
 
-def _redecoded(output: bytes, framing: Framing) -> Decoded:
-    """Repaired bytes, decoded with the framing of the input they came from."""
+def _redecoded(output: bytes, framing: Framing, *, lenient: bool) -> Decoded:
+    """Repaired bytes, decoded with the framing of the input they came from (and as leniently:
+    a line with NUL bytes kept as it is is in the repair too)."""
     from patchcore.raw.codec import decode
 
-    return decode(output, filename="repaired.jsonl" if framing is Framing.JSONL else None)
+    name = "repaired.jsonl" if framing is Framing.JSONL else None
+    return decode(output, filename=name, lenient=lenient)
 
 
 def dialects_for(options: Options) -> Sequence[Dialect]:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from patchcore.engine.quick import clean
 from patchcore.engine.quick import read as read_quickly
-from patchcore.errors import NoHistoryError, SelfCheckError, ShapeError, json_kind
+from patchcore.errors import DecodeError, NoHistoryError, SelfCheckError, ShapeError, json_kind
 from patchcore.layouts.base import Head, Layout, applied, dialects_for, self_checked, still_there
-from patchcore.raw.codec import Decoded, Framing, Record, decode_batch, parse
+from patchcore.raw.codec import Decoded, Framing, Record, decode_batch, nul_error, parse
 from patchcore.raw.positions import line_and_column
 from patchcore.result import Conversation, Result
 
@@ -65,7 +65,7 @@ class ConversationLines(Layout):
             DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first line
                 that has one.
         """
-        decoded = decode_batch(data, first_line=first_line)
+        decoded = decode_batch(data, first_line=first_line, lenient=options.keep_invalid_lines)
         return process_records(self.name, decoded, options=options, fix=fix)
 
 
@@ -73,6 +73,8 @@ def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Res
     """`process_records` over a whole input: it must hold a history, and its output is the
     repaired input (byte-order mark included)."""
     result = process_records(layout, decoded, options=options, fix=fix)
+    if not result.conversations and result.kept:
+        raise result.kept[0]  # no line is JSON: nothing was checked at all
     if not result.conversations:
         raise no_history(decoded.records[0] if decoded.framing is Framing.JSON else None)
     if not result.patches:
@@ -97,6 +99,9 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
     """`process_record` over every record of ``decoded``, joined into one result whose patches
     are of ``decoded.body``.
 
+    With ``keep_invalid_lines``, a line of JSON Lines that is not JSON is kept as it is (no
+    patch touches it) and its error is in the result's ``kept``.
+
     Raises:
         DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first record
             that has one.
@@ -106,9 +111,17 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
     fixed: list[Finding] = []
     remaining: list[Finding] = []
     patches: list[Patch] = []
+    kept: list[DecodeError] = []
     jsonl = decoded.framing is Framing.JSONL
+    keeping = jsonl and options.keep_invalid_lines
     for record in decoded.records:
-        result = process_record(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
+        try:
+            result = process_record(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
+        except DecodeError as error:
+            if not keeping:
+                raise
+            kept.append(nul_error(record.raw, first_line=record.line) or error)
+            continue
         conversations += result.conversations
         findings += result.findings
         remaining += result.remaining
@@ -124,6 +137,7 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
         tuple(remaining),
         tuple(patches),
         lines=len(decoded.lines),
+        kept=tuple(kept),
     )
 
 

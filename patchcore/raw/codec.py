@@ -182,12 +182,17 @@ def _parses_alone(raw: bytes) -> bool:
     return True
 
 
-def decode(data: bytes, *, filename: str | None = None) -> Decoded:
+def decode(data: bytes, *, filename: str | None = None, lenient: bool = False) -> Decoded:
     """Split ``data`` into records (parsed later, by whoever needs their value).
 
     Framing: a ``.jsonl``/``.ndjson`` name means JSON Lines. Otherwise the input is JSON Lines
     when its first non-blank line is a complete JSON value and more non-blank lines follow, and
     one JSON document if not (a pretty-printed document's first line never parses alone).
+
+    ``lenient`` (a caller that keeps the lines that are not JSON as they are): NUL bytes are
+    refused in a JSON document only, a line of JSON Lines may hold them (a crash while the file
+    was written often leaves some); and an input whose first line is torn is JSON Lines too
+    when the next non-blank line is an object alone and the whole is no JSON document.
 
     Raises:
         DecodeError: Empty input, an unsupported encoding, or NUL bytes.
@@ -196,7 +201,8 @@ def decode(data: bytes, *, filename: str | None = None) -> Decoded:
         if data.startswith(mark):
             msg = f"{encoding} is not supported: convert the file to UTF-8"
             raise DecodeError(msg, line=1, column=1)
-    _refuse_nul(data, first_line=1)
+    if not lenient:
+        _refuse_nul(data, first_line=1)
     bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
     body = data[len(bom) :]
     if not body.strip():
@@ -208,28 +214,65 @@ def decode(data: bytes, *, filename: str | None = None) -> Decoded:
         return _decode_lines(bom, lines)
     non_blank = (k for k, line in enumerate(lines) if line.strip())
     first = next(non_blank)
-    if next(non_blank, None) is not None and _parses_alone(lines[first]):
+    second = next(non_blank, None)
+    if second is not None and (
+        _parses_alone(lines[first])
+        or (lenient and _torn_first_line(lines[first], lines[second], body))
+    ):
         return _decode_lines(bom, lines)
+    if lenient:
+        _refuse_nul(data, first_line=1)
     return Decoded(bom, Framing.JSON, [body], [Record(body, 1, 0)])
 
 
-def decode_batch(data: bytes, *, first_line: int) -> Decoded:
+def torn_record(line: bytes) -> bool:
+    """Whether a line that is no JSON value may be a record of JSON Lines torn by a crash: it
+    starts as an object does, or with the NUL bytes a crash leaves (a pretty-printed document's
+    first line, ``{`` or ``[``, is neither: it is an object or array that goes on)."""
+    start = line.lstrip()
+    return start.startswith(b"\x00") or (start.startswith(b"{") and start.rstrip() != b"{")
+
+
+def _torn_first_line(first: bytes, second: bytes, body: bytes) -> bool:
+    """Whether an input whose first line is no JSON value alone is JSON Lines all the same:
+    that line looks torn, the next non-blank line is an object alone, and the whole is no JSON
+    document."""
+    return (
+        torn_record(first)
+        and second.lstrip().startswith(b"{")
+        and _parses_alone(second)
+        and not _parses_alone(body)
+    )
+
+
+def decode_batch(data: bytes, *, first_line: int, lenient: bool = False) -> Decoded:
     """Split a run of whole JSON Lines lines, cut from a larger input at a line break, into
     records numbered from ``first_line`` (a streamed corpus is read batch by batch).
 
     Raises:
-        DecodeError: NUL bytes.
+        DecodeError: NUL bytes (unless ``lenient``: see `decode`).
     """
-    _refuse_nul(data, first_line=first_line)
+    if not lenient:
+        _refuse_nul(data, first_line=first_line)
     return _decode_lines(b"", data.split(b"\n"), first_line=first_line)
 
 
 def _refuse_nul(data: bytes, *, first_line: int) -> None:
+    error = nul_error(data, first_line=first_line)
+    if error is not None:
+        raise error
+
+
+def nul_error(data: bytes, *, first_line: int) -> DecodeError | None:
+    """The error about the first NUL byte of ``data`` (located), or ``None`` if it has none."""
     nul = data.find(b"\x00")
-    if nul >= 0:  # JSON text never holds a raw NUL; UTF-16/32 without a BOM is full of them
-        line, column = line_and_column(data, nul)
-        msg = "NUL byte: not UTF-8 JSON text (UTF-16 or UTF-32 without a byte-order mark?)"
-        raise DecodeError(msg, line=line + first_line - 1, column=column)
+    if nul < 0:
+        return None
+    # JSON text never holds a raw NUL; UTF-16/32 without a BOM is full of them, and a crash
+    # while a file was written often leaves a run of them.
+    line, column = line_and_column(data, nul)
+    msg = "NUL byte: not UTF-8 JSON text (UTF-16 or UTF-32 without a byte-order mark?)"
+    return DecodeError(msg, line=line + first_line - 1, column=column)
 
 
 def _decode_lines(bom: bytes, lines: list[bytes], *, first_line: int = 1) -> Decoded:

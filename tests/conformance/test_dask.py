@@ -33,11 +33,13 @@ def inputs_from(folder: Path, into: Path) -> list[Path]:
 
 
 def cli_fixed(files: list[Path], folder: Path) -> dict[str, bytes]:
-    """What ``toolpatch fix`` leaves in each file (run on copies in ``folder``)."""
+    """What ``toolpatch fix`` leaves in each file (run on copies in ``folder``; with ``--force``,
+    since the copies were just written and a live session's pending calls are otherwise left
+    alone, which the Dask integration, reading no modification times, does not do)."""
     folder.mkdir()
     for path in files:
         shutil.copyfile(path, folder / path.name)
-    toolpatch(["fix", str(folder)])
+    toolpatch(["fix", "--force", str(folder)])
     return {path.name: path.read_bytes() for path in folder.iterdir()}
 
 

@@ -262,3 +262,31 @@ def test_cli_broken_large_corpus_is_left_untouched(big_corpus: Path, tmp_path: P
     assert broken.stat().st_mtime_ns == before.st_mtime_ns
     assert broken.read_bytes() == b"\n".join(lines)
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_keeps_the_torn_lines_of_a_large_corpus(
+    big_corpus: Path, tmp_path: Path, jobs: str
+) -> None:
+    """A crash while the corpus was written: a line cut short and a run of NUL bytes. With
+    ``--keep-invalid-lines`` they are kept byte for byte and reported on their own lines, and
+    every other line is repaired as the library repairs it whole (exit 1: not all is well)."""
+    lines = big_corpus.read_bytes().split(b"\n")
+    lines[500] = lines[500][:-3]
+    lines[520] = b"\x00" * 64
+    torn = b"\n".join(lines)
+    broken = tmp_path / "corpus.jsonl"
+    broken.write_bytes(torn)
+    options = patchcore.make_options(keep_invalid_lines=True)
+    expected = patchcore.fix_document(torn, filename=broken.name, options=options)
+    assert expected.output is not None
+    assert [e.line for e in expected.kept] == [501, 521]
+    result = toolpatch(["fix", "--keep-invalid-lines", "--jobs", jobs, str(broken)], expect=1)
+    assert broken.read_bytes() == expected.output
+    repaired = broken.read_bytes().split(b"\n")
+    assert repaired[500] == lines[500] and repaired[520] == lines[520]
+    column = expected.kept[0].column
+    assert f"{broken}:501:{column}: warning: not JSON (invalid JSON" in result.stderr
+    assert f"{broken}:521:1: warning: not JSON (NUL byte" in result.stderr
+    assert f"Fixed {len(expected.fixed)} findings in 1 file" in result.stderr
+    assert "2 lines kept as they are (not JSON)" in result.stderr

@@ -9,6 +9,12 @@ into a place in the file (line, column, pointer inside the entry) and its fix in
 entries. Entries that are not JSON, not objects, or events of a type the layout does not know
 are kept as they are and reported as warnings. Checking, the repair and its self-check are
 `patchcore.layouts.base.WholeLayout`'s.
+
+A session may still be running (`patchcore.options.Options.live`: its log was written to
+moments ago). A call pending in its last turn (TP002) may then belong to a tool that is still
+running: a made-up result would be a second one once the agent writes the real one, so such a
+finding is reported without a fix (`held_while_live`). Calls the history has moved past (TP001)
+are answered as in any session.
 """
 
 from __future__ import annotations
@@ -62,6 +68,44 @@ def shown(
     )
 
 
+#: Why a pending call of a live session has no fix (after the finding's own sentence).
+STILL_RUNNING = (
+    "the session may still be running (its log was written to moments ago): the tool may "
+    "still be running and write its own result, so none is made up"
+)
+
+
+def held_while_live(analysis: Analysis) -> Analysis:
+    """``analysis`` with every fixable call pending in a last turn (TP002) left without a fix,
+    saying why: the session is live (`STILL_RUNNING`). A finding whose fix shares an edit with
+    one of theirs (one new entry answering a turn's calls) is left without it too: applying it
+    would answer them all the same."""
+    pending = [f for f in analysis.findings if f.code == "TP002" and f.fix is not None]
+    shared = {id(edit) for f in pending if f.fix is not None for edit in f.fix.edits}
+    held: dict[int, Finding] = {}
+    for finding in analysis.findings:
+        fix = finding.fix
+        if fix is not None and any(id(edit) in shared for edit in fix.edits):
+            message = f"{finding.message}; {STILL_RUNNING}"
+            held[id(finding)] = replace(finding, fix=None, message=message)
+    if not held:
+        return analysis
+
+    def kept(listed: Conversation) -> Conversation:
+        if not any(id(f) in held for f in listed.findings):
+            return listed
+        edits = listed.edits and tuple(
+            () if id(f) in held else e for f, e in zip(listed.findings, listed.edits, strict=True)
+        )
+        findings = tuple(held.get(id(f), f) for f in listed.findings)
+        return replace(listed, findings=findings, edits=edits)
+
+    return Analysis(
+        tuple(kept(c) for c in analysis.conversations),
+        tuple(held.get(id(f), f) for f in analysis.findings),
+    )
+
+
 class SessionLayout(WholeLayout):
     """One agent-session layout: how to recognise its entries and check its conversations."""
 
@@ -106,7 +150,8 @@ class SessionLayout(WholeLayout):
         )
 
     def analyse(self, decoded: Decoded, options: Options, *, fixing: bool) -> Analysis:
-        return self.analyse_entries(read_entries(decoded), options, fixing=fixing)
+        analysis = self.analyse_entries(read_entries(decoded), options, fixing=fixing)
+        return held_while_live(analysis) if options.live else analysis
 
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         return write_entries(decoded, edits)
