@@ -56,10 +56,12 @@ def _callers(lane: Lane) -> list[int]:
     left_open = lane.open_keys
     callers = []
     for index, view in enumerate(lane.views):
-        for call in view.calls:
-            if call.pairing_key in left_open:
-                callers.append(index)
-                break
+        calls = view.calls
+        if calls:  # most messages have none (some a null, `patchcore.engine.quick._Message`)
+            for call in calls:
+                if call.pairing_key in left_open:
+                    callers.append(index)
+                    break
     return callers
 
 
