@@ -78,7 +78,8 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
     # others: with the TP0xx rules, the checker reads no message but a caller's).
     messages: list[Any] = [None] * lane.messages
     views: list[View] = list(lane.views)
-    for index in _callers(lane):
+    callers = _callers(lane)
+    for index in callers:
         view = lane.views[index]
         start, end = elements[index]
         messages[index] = orjson.loads(spans.buf[start:end])
@@ -95,4 +96,5 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
         views=cast("Sequence[MessageView]", views),
         style=style,
         left_open=lane.open_keys,
+        first_caller=callers[0],
     )
