@@ -166,10 +166,7 @@ def _left_open(
         view = views[index]
         results = view.results
         if results:
-            for result in results:
-                stack = stack_of(result.key)
-                if stack:
-                    stack.pop()
+            _close(open_calls, results)
         calls = view.calls
         if calls:
             for call_index, call in enumerate(calls):
@@ -178,11 +175,16 @@ def _left_open(
                     stack.append(CallRef(index, call_index, call))
         inner = view.inner_results
         if inner:
-            for result in inner:
-                stack = stack_of(result.key)
-                if stack:
-                    stack.pop()
+            _close(open_calls, inner)
     return _classified(views, open_calls)
+
+
+def _close(open_calls: dict[str, list[CallRef]], results: Sequence[ToolResult]) -> None:
+    """Each result closes the latest open call with its key, if there is one."""
+    for result in results:
+        stack = open_calls.get(result.key)
+        if stack:
+            stack.pop()
 
 
 def _classified(
