@@ -87,6 +87,7 @@ def collect(
     shape checks of the strict rules are not run when none of their rules is selected)."""
     selected = options.selection.codes
     defects = [unanswered(dangling, options) for dangling in pairing.dangling]
+    ordered = len(defects)  # the dangling calls come in message and call order
     for code, refs in (("TP101", pairing.orphans), ("TP103", pairing.duplicates)):
         defects += [Defect(code, r.message_index, r.result.path, result=r.result) for r in refs]
     for answer in pairing.answers if "TP102" in selected else ():
@@ -108,6 +109,8 @@ def collect(
         defects += [Defect(code, c.message_index, c.call.path, c.call, c.call_index) for c in calls]
     if not selected.isdisjoint(SHAPE_RULES):
         defects += dialect.shape_defects(messages, views)
+    if len(defects) == ordered:
+        return defects
     # Message order; within a message, calls in call order, then its results in their order.
     results = {
         (index, id(result)): rank
@@ -161,6 +164,8 @@ def _keeping_a_message(
     if not context.whole_messages:
         return edits
     everything = [e for planned in edits.values() for e in planned]
+    if not any(isinstance(e, Delete) for e in everything):
+        return edits  # nothing is deleted (a synthetic result is all the TP0xx rules add)
     deleted = {
         e.pointer
         for e in everything
@@ -187,6 +192,7 @@ def check_list(
     views: Sequence[MessageView] | None = None,
     style: Mapping[str, Any] | None = None,
     left_open: Collection[str] | None = None,
+    first_caller: int = 0,
 ) -> list[Finding]:
     """Find the selected defects of one message list, each with a fix where one is honest.
 
@@ -194,17 +200,22 @@ def check_list(
     fixes are always planned; unsafe ones when ``plan_unsafe`` (a check reports what they would
     do; a fix plans them only with ``unsafe_fixes``). All planned fixes are planned together.
 
-    ``views``, ``style`` (how the list writes new results) and ``left_open`` (the keys some
-    call is left open for, `patchcore.engine.walk.open_keys`) are for a caller that has read
-    them already (the quick lane, `patchcore.engine.quickfix`): by default they are learned
-    from ``messages``.
+    ``views``, ``style`` (how the list writes new results), ``left_open`` (the keys some call
+    is left open for, `patchcore.engine.walk.open_keys`) and ``first_caller`` (the first
+    message that issues such a call) are for a caller that has read them already (the quick
+    lane, `patchcore.engine.quickfix`): by default they are learned from ``messages``.
 
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
     """
     if views is None:
         views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
-    pairing = pair(views, dangling_only=options.selection.codes <= ANSWERED, left_open=left_open)
+    pairing = pair(
+        views,
+        dangling_only=options.selection.codes <= ANSWERED,
+        left_open=left_open,
+        first_caller=first_caller,
+    )
     defects = [
         d
         for d in collect(messages, views, pairing, dialect, options)

@@ -84,6 +84,7 @@ def pair(
     *,
     dangling_only: bool = False,
     left_open: Collection[str] | None = None,
+    first_caller: int = 0,
 ) -> Pairing:
     """Pair results with calls in O(n) and classify what is left over.
 
@@ -98,13 +99,12 @@ def pair(
     With ``dangling_only`` (only the TP0xx rules are selected) the pairing learns the dangling
     calls alone, and faster: `open_keys` counts first, and only the keys it leaves open (most
     lists have none) are walked with stacks; ``left_open`` is that count where the caller has
-    made it already (the quick lane).
+    made it already (the quick lane), and ``first_caller`` the first message that issues a call
+    with such a key, if the caller knows it (the walk starts there).
     """
-    walked = None
     if dangling_only:
         walked = open_keys(views) if left_open is None else left_open
-    if walked is not None and not walked:
-        return Pairing(())
+        return Pairing(_left_open(views, walked, first_caller) if walked else ())
     open_calls: dict[str, list[CallRef]] = {}
     seen_keys: set[str] = set()
     answers: list[Answer] = []
@@ -116,10 +116,8 @@ def pair(
     def answer(index: int, result: ToolResult, inner: bool = False) -> None:
         stack = open_calls.get(result.key)
         if stack:
-            call = stack.pop()
-            if walked is None:
-                answers.append(Answer(call, ResultRef(index, result, inner)))
-        elif walked is None:
+            answers.append(Answer(stack.pop(), ResultRef(index, result, inner)))
+        else:
             ref = ResultRef(index, result, inner)
             (duplicates if result.key in seen_keys else orphans).append(ref)
 
@@ -127,14 +125,11 @@ def pair(
         results = view.results
         if results:
             for result in results:
-                if walked is None or result.key in walked:
-                    answer(index, result)
+                answer(index, result)
         calls = view.calls
         if calls:
             for call_index, call in enumerate(calls):
                 key = call.pairing_key
-                if walked is not None and key not in walked:
-                    continue  # all its calls are answered
                 ref = CallRef(index, call_index, call)
                 if not key:
                     keyless.append(ref)
@@ -147,28 +142,63 @@ def pair(
         inner = view.inner_results
         if inner:
             for result in inner:
-                if walked is None or result.key in walked:
-                    answer(index, result, inner=True)
+                answer(index, result, inner=True)
 
-    frontier = last_turn(views)
-
-    unanswered = sorted(
-        (ref for stack in open_calls.values() for ref in stack),
-        key=lambda ref: (ref.message_index, ref.call_index),
-    )
-    dangling = [
-        Dangling(ref.message_index, ref.call_index, ref.call, open_code(ref, frontier))
-        for ref in unanswered
-    ]
-    if walked is not None:  # the rest was learned for some keys only
-        return Pairing(tuple(dangling))
     return Pairing(
-        tuple(dangling),
+        _classified(views, open_calls),
         tuple(answers),
         tuple(orphans),
         tuple(duplicates),
         tuple(reused),
         tuple(keyless),
+    )
+
+
+def _left_open(
+    views: Sequence[MessageView], walked: Collection[str], start: int
+) -> tuple[Dangling, ...]:
+    """The open calls of the keys ``walked`` (all others are answered), walked with stacks from
+    message ``start`` on: no result before the first call of such a key can answer one, and
+    nothing but these calls is learned."""
+    open_calls: dict[str, list[CallRef]] = {key: [] for key in walked}
+    stack_of = open_calls.get
+    for index in range(start, len(views)):
+        view = views[index]
+        results = view.results
+        if results:
+            _close(open_calls, results)
+        calls = view.calls
+        if calls:
+            for call_index, call in enumerate(calls):
+                stack = stack_of(call.pairing_key)  # type: ignore[arg-type]
+                if stack is not None:
+                    stack.append(CallRef(index, call_index, call))
+        inner = view.inner_results
+        if inner:
+            _close(open_calls, inner)
+    return _classified(views, open_calls)
+
+
+def _close(open_calls: dict[str, list[CallRef]], results: Sequence[ToolResult]) -> None:
+    """Each result closes the latest open call with its key, if there is one."""
+    for result in results:
+        stack = open_calls.get(result.key)
+        if stack:
+            stack.pop()
+
+
+def _classified(
+    views: Sequence[MessageView], open_calls: dict[str, list[CallRef]]
+) -> tuple[Dangling, ...]:
+    """The calls left on the stacks, in message and call order, each with its rule."""
+    frontier = last_turn(views)
+    unanswered = sorted(
+        (ref for stack in open_calls.values() for ref in stack),
+        key=lambda ref: (ref.message_index, ref.call_index),
+    )
+    return tuple(
+        Dangling(ref.message_index, ref.call_index, ref.call, open_code(ref, frontier))
+        for ref in unanswered
     )
 
 

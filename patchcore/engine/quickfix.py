@@ -56,10 +56,12 @@ def _callers(lane: Lane) -> list[int]:
     left_open = lane.open_keys
     callers = []
     for index, view in enumerate(lane.views):
-        for call in view.calls:
-            if call.pairing_key in left_open:
-                callers.append(index)
-                break
+        calls = view.calls
+        if calls:  # most messages have none (some a null, `patchcore.engine.quick._Message`)
+            for call in calls:
+                if call.pairing_key in left_open:
+                    callers.append(index)
+                    break
     return callers
 
 
@@ -76,7 +78,8 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
     # others: with the TP0xx rules, the checker reads no message but a caller's).
     messages: list[Any] = [None] * lane.messages
     views: list[View] = list(lane.views)
-    for index in _callers(lane):
+    callers = _callers(lane)
+    for index in callers:
         view = lane.views[index]
         start, end = elements[index]
         messages[index] = orjson.loads(spans.buf[start:end])
@@ -93,4 +96,5 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
         views=cast("Sequence[MessageView]", views),
         style=style,
         left_open=lane.open_keys,
+        first_caller=callers[0],
     )
