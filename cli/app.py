@@ -6,6 +6,7 @@
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, NoReturn, Optional
@@ -332,6 +333,7 @@ def show(
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     stdin_filename: StdinFilenameOpt = None,
+    force: ForceOpt = False,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Show a history as panels: defects marked, the fixes shown in place, nothing written.
@@ -340,7 +342,7 @@ def show(
     would insert appear where it would put them. Exit 0 once shown, 2 when the file cannot be
     read.
     """
-    from cli.command_run import input_sources, load_configuration, rule_settings
+    from cli.command_run import input_sources, live_options, load_configuration, rule_settings
     from cli.input_errors import InputError
     from cli.show import conversations, render
     from cli.text_report import error_pieces
@@ -356,10 +358,11 @@ def show(
     (source,) = sources
     printer = stderr_printer(color)
     named = source.name if source.path is not None or source.name != "-" else None
+    options = live_options(
+        source, rules.options_for(source.name), config=found, force=force, now=time.time()
+    )
     try:
-        found_lists = conversations(
-            source.read(), name=named, options=rules.options_for(source.name)
-        )
+        found_lists = conversations(source.read(), name=named, options=options)
     except (OSError, patchcore.PatchcoreError) as exc:
         printer.line(error_pieces(InputError.of(source.name, exc)))
         return int(ExitCode.ERROR)

@@ -42,6 +42,7 @@ from cli.visible import visible
 
 if TYPE_CHECKING:
     from cli.machine_reports import Reporter
+    from patchcore import Options
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -116,17 +117,23 @@ def _size(source: Source) -> int | None:
     return status.st_size if status is not None and stat.S_ISREG(status.st_mode) else None
 
 
-def _live(source: Source, *, minutes: float, now: float) -> bool:
-    """Whether ``source`` may be the log of an agent session that is still running: a regular
-    file written to less than ``minutes`` ago (stdin has no time: never; 0 minutes: never).
-    Only the agent-session layouts read it (`patchcore.Options.live`)."""
+def live_options(
+    source: Source, options: Options, *, config: configuration.Config, force: bool, now: float
+) -> Options:
+    """``options`` for ``source``, marked live when it may be the log of an agent session that
+    is still running: a regular file written to less than ``live-session-minutes`` ago (stdin
+    has no time: never; 0 minutes or ``force``: never). Only the agent-session layouts read it
+    (`patchcore.Options.live`); ``check``, ``fix`` and ``show`` decide it here alike."""
+    minutes = config.live_session_minutes
+    minutes = 0 if force else LIVE_SESSION_MINUTES if minutes is None else minutes
     if not minutes or source.path is None:
-        return False
+        return options
     try:
         status = source.path.stat()
     except OSError:
-        return False
-    return stat.S_ISREG(status.st_mode) and now - status.st_mtime < minutes * 60
+        return options
+    live = stat.S_ISREG(status.st_mode) and now - status.st_mtime < minutes * 60
+    return replace(options, live=True) if live else options
 
 
 def _report_streams(
@@ -206,15 +213,14 @@ def run_inputs(
         pool = ProcessMapper(workers) if workers > 1 else None
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
-        minutes = config.live_session_minutes
-        minutes = 0 if force else LIVE_SESSION_MINUTES if minutes is None else minutes
         started = time.time()
         for source in sources:
-            options = rules.options_for(source.name)
-            live = _live(source, minutes=minutes, now=started)
+            options = live_options(
+                source, rules.options_for(source.name), config=config, force=force, now=started
+            )
             outcome = process(
                 source,
-                options=replace(options, live=True) if live else options,
+                options=options,
                 mode=mode,
                 output=output if mode is Mode.FIX else None,
                 emit=emit_stdout,
@@ -236,7 +242,8 @@ def run_inputs(
                 report_to=report_to,
                 show_findings=reporter is None,
             )
-            if live:
+            if options.live:
+                minutes = config.live_session_minutes or LIVE_SESSION_MINUTES
                 render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
             if reporter is not None:
                 reporter.add(outcome)

@@ -227,3 +227,20 @@ def test_show_marks_every_finding_check_reports_on_its_message(path: Path) -> No
             for title, body in drawn
         ), f"{name}: {finding['code']} {finding['call_id']} not shown on its message"
     assert sum(body.count("✗ TP") for _, body in drawn) == len(findings)
+
+
+def test_show_holds_back_the_pending_calls_of_a_live_session_as_check_does(tmp_path: Path) -> None:
+    """A session log written moments ago may belong to a running agent: ``show`` marks its
+    pending call as ``check`` reports it, without a fix, and draws no result for it; with
+    ``--force`` the result is drawn where ``fix --force`` puts it."""
+    path = tmp_path / "live.jsonl"
+    path.write_bytes((SAMPLES / "claude-code" / "sidechain.jsonl").read_bytes())  # written now
+    check = run(["check", "--output-format", "json", path.name], cwd=tmp_path, expect=1)
+    (pending,) = [r for r in json.loads(check.stdout) if r["code"] == "TP002"]
+    assert pending["fix"] is None
+    shown = show(path.name, cwd=tmp_path, env={**clean_env(), "COLUMNS": "200"})
+    drawn = " ".join(body for _, body in panels(shown))
+    assert words(pending["message"]) in words(drawn)
+    assert "inserted by fix" not in shown.stdout.decode()
+    forced = show("--force", path.name, cwd=tmp_path, env={**clean_env(), "COLUMNS": "200"})
+    assert "inserted by fix" in forced.stdout.decode()
