@@ -169,7 +169,7 @@ def _main(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+            "-V", "--version", callback=_version, is_eager=True, help="Show the version and exit."
         ),
     ] = False,
 ) -> None:
@@ -205,6 +205,14 @@ def check(
         ),
     ] = None,
     exit_zero: ExitZeroOpt = False,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix",
+            help="Repair what can be repaired, as toolpatch fix does (in place; stdin to stdout), "
+            "and report what is left.",
+        ),
+    ] = False,
     force: ForceOpt = False,
     keep_invalid_lines: KeepInvalidLinesOpt = None,
     config: ConfigOpt = None,
@@ -216,25 +224,29 @@ def check(
     stdin_filename: StdinFilenameOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
-    """Report dangling tool calls and other pairing defects; write nothing."""
+    """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
     from cli.command_run import load_configuration, rule_settings, run_inputs
     from cli.input_run import Mode
 
     found = load_configuration(
         config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
     )
+    if fix and (output_file is not None or output_format not in (None, OutputFormat.TEXT)):
+        # -o and the machine formats are check's report; a fix reports as text, as fix does.
+        msg = "repairs as toolpatch fix does and reports as text: without -o or --output-format"
+        raise typer.BadParameter(msg, param_hint="--fix")
     chosen = output_format or OutputFormat(found.output_format or OutputFormat.TEXT.value)
     return run_inputs(
-        Mode.CHECK,
+        Mode.FIX if fix else Mode.CHECK,
         paths,
         rules=rule_settings(found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines),
         config=found,
-        output=output_file,
+        output=None if fix else output_file,
         verbosity=1 + verbose - quiet,
         stdin_filename=stdin_filename,
         color=color,
         skip_no_history=skip_no_history,
-        output_format=chosen,
+        output_format=OutputFormat.TEXT if fix else chosen,
         exit_zero=exit_zero,
         jobs=jobs,
         force=force,

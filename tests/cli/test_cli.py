@@ -857,9 +857,47 @@ def test_verbose_lists_found_lists_and_clean_files(tmp_path: Path) -> None:
 # entry points
 
 
-def test_version() -> None:
-    result = run(["--version"], expect=0)
-    assert patchcore.__version__ in result.stdout.decode() + result.stderr, result.show()
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version(flag: str) -> None:
+    result = run([flag], expect=0)
+    assert result.stdout.decode() == f"toolpatch {patchcore.__version__}\n", result.show()
+
+
+@pytest.mark.parametrize(
+    ("name", "suggested"),
+    [
+        ("openai", "did you mean 'openai-chat', 'openai-responses' or 'openai-agents-js'?"),
+        ("anthropc", "did you mean 'anthropic'?"),
+        ("Gemini-CLI", "did you mean 'gemini-cli'?"),
+    ],
+)
+def test_a_mistyped_dialect_suggests_the_names_it_is_close_to(name: str, suggested: str) -> None:
+    result = run(["check", "--dialect", name, "x.json"], expect=2)
+    assert suggested in " ".join(result.stderr.split()), result.show()
+
+
+def test_a_dialect_near_no_name_suggests_none() -> None:
+    result = run(["check", "--dialect", "klingon", "x.json"], expect=2)
+    assert "did you mean" not in result.stderr and "known: langchain" in result.stderr
+
+
+def test_check_fix_repairs_as_fix_does(tmp_path: Path) -> None:
+    """ruff users type ``check --fix``: it writes what ``fix`` writes and exits as ``fix`` does."""
+    write(tmp_path / "a.json", DANGLING)
+    write(tmp_path / "b.json", DANGLING)
+    fixed = run(["check", "--fix", "a.json"], cwd=tmp_path, expect=0)
+    run(["fix", "b.json"], cwd=tmp_path, expect=0)
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes() != DANGLING
+    assert "Fixed a.json: TP001 x1" in fixed.stderr, fixed.show()
+
+
+@pytest.mark.parametrize("extra", [["-o", "report.txt"], ["--output-format", "json"]])
+def test_check_fix_refuses_a_report_destination_or_format(tmp_path: Path, extra: list[str]) -> None:
+    path = write(tmp_path / "a.json", DANGLING)
+    before = snapshot(path)
+    result = run(["check", "--fix", *extra, "a.json"], cwd=tmp_path, expect=2)
+    assert "--fix" in result.stderr, result.show()
+    assert snapshot(path) == before
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["check", "--help"], ["fix", "--help"]])
