@@ -164,8 +164,14 @@ class Summary:
         if skipped:
             parts.append(f"{plural(skipped, 'file')} skipped (no message history)")
         if self.errors:
-            parts.append(f"{plural(len(self.errors), 'file')} could not be processed")
-        return (", ".join(parts) or "No input files") + "."
+            # A failed run says so first: what went well comes after.
+            parts.insert(0, f"{plural(len(self.errors), 'file')} could not be processed")
+        if not parts:
+            return "No input files."
+        first, *rest = parts
+        return (
+            ", ".join([first[0].upper() + first[1:], *(p[0].lower() + p[1:] for p in rest)]) + "."
+        )
 
 
 def render_outcome(

@@ -955,3 +955,14 @@ def test_no_path_and_stdin_a_terminal_is_a_usage_error(tmp_path: Path) -> None:
     assert completed.returncode == 2, stderr
     assert completed.stdout == b""
     assert stderr.strip() and "Traceback" not in stderr
+
+
+def test_a_failed_run_says_so_first_in_its_summary(tmp_path: Path) -> None:
+    """The closing line of a run with an unreadable file leads with the failure, not with
+    "Nothing to fix"."""
+    write(tmp_path / "broken.json", b'{"messages": [')
+    write(tmp_path / "ok.json", CLEAN)
+    fixed = run(["fix", "broken.json", "ok.json"], cwd=tmp_path, expect=2)
+    assert fixed.stderr_lines[-1] == "1 file could not be processed, nothing to fix in 1 file."
+    checked = run(["check", "broken.json", "ok.json"], cwd=tmp_path, expect=2)
+    assert checked.stderr_lines[-1] == "1 file could not be processed, no findings in 1 file."

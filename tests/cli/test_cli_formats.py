@@ -110,8 +110,8 @@ def test_machine_format_matches_its_golden_file(
     assert result.stderr_lines == [
         WARNING_LINE,
         "broken.json:2:1: error: invalid JSON: Expecting value",
-        "Found 6 findings in 3 files (3 fixable with `toolpatch fix`, 2 more with "
-        "`--unsafe-fixes`), 1 file could not be processed.",
+        "1 file could not be processed, found 6 findings in 3 files (3 fixable with "
+        "`toolpatch fix`, 2 more with `--unsafe-fixes`).",
     ], "stderr keeps the errors and the summary, not the finding lines" + result.show()
 
 
