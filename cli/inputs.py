@@ -122,7 +122,7 @@ def _walk(directory: Path) -> list[Source]:
 
 
 def resolve(paths: list[str], *, stdin_filename: str | None) -> list[Source]:
-    """Turn command-line paths into sources, in order, each once.
+    """Turn command-line paths into sources, in order, each file once however it is named.
 
     No path means standard input when it is piped (``-`` says so explicitly).
 
@@ -144,7 +144,16 @@ def resolve(paths: list[str], *, stdin_filename: str | None) -> list[Source]:
         else:
             candidates = [Source(given, Path(given))]
         for source in candidates:
-            if source.name not in seen:
-                seen.add(source.name)
+            key = _identity(source)
+            if key not in seen:
+                seen.add(key)
                 sources.append(source)
     return sources
+
+
+def _identity(source: Source) -> str:
+    """What makes two sources one input: the same file however it was named (``h.json``,
+    ``./h.json``, found again by walking ``.``), or standard input."""
+    if source.path is None:
+        return "-"
+    return os.path.normcase(os.path.abspath(source.path))

@@ -966,3 +966,9 @@ def test_a_failed_run_says_so_first_in_its_summary(tmp_path: Path) -> None:
     assert fixed.stderr_lines[-1] == "1 file could not be processed, nothing to fix in 1 file."
     checked = run(["check", "broken.json", "ok.json"], cwd=tmp_path, expect=2)
     assert checked.stderr_lines[-1] == "1 file could not be processed, no findings in 1 file."
+
+
+def test_the_same_file_named_twice_is_checked_once(tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    result = run(["check", "h.json", "./h.json", "."], cwd=tmp_path, expect=1)
+    assert result.stderr_lines[-1].startswith("Found 1 finding in 1 file"), result.show()

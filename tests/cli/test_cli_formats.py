@@ -289,13 +289,14 @@ def test_sarif_names_files_from_the_working_directory_or_by_file_uri(
     """Code scanning resolves relative URIs against %SRCROOT% and only maps file:// URIs."""
     outside = tmp_path_factory.mktemp("outside")
     shutil.copyfile(INPUTS / "chat.json", outside / "elsewhere.json")
+    shutil.copyfile(INPUTS / "chat.json", outside / "beside.json")
     (inputs / "sub").mkdir()
     shutil.copyfile(INPUTS / "chat.json", inputs / "sub" / "nested.json")
     names = [
         "chat.json",  # relative
         str(inputs / "sub" / "nested.json"),  # absolute, inside the working directory
         str(outside / "elsewhere.json"),  # absolute, outside it
-        os.path.relpath(outside / "elsewhere.json", inputs),  # ../, outside it
+        os.path.relpath(outside / "beside.json", inputs),  # ../, outside it
     ]
     result = run(["check", "--output-format", "sarif", *names], cwd=inputs, expect=1)
     log = json.loads(result.stdout)
@@ -313,7 +314,7 @@ def test_sarif_names_files_from_the_working_directory_or_by_file_uri(
         {"uri": "chat.json", "uriBaseId": "%SRCROOT%"},
         {"uri": "sub/nested.json", "uriBaseId": "%SRCROOT%"},
         {"uri": (outside / "elsewhere.json").as_uri()},
-        {"uri": (outside / "elsewhere.json").as_uri()},
+        {"uri": (outside / "beside.json").as_uri()},
     ]
     for artifact in artifacts:
         assert not artifact["uri"].startswith("/"), "an absolute path is no URI reference"
