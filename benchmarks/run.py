@@ -129,7 +129,8 @@ def table(cases: Sequence[Case]) -> list[str]:
     return rows
 
 
-#: Issue 6's targets: (label, case over, case under, bound, whether the ratio is an upper bound).
+#: The targets (docs/benchmarks.md#targets-and-verdicts): (label, case over, case under, bound,
+#: whether the ratio is an upper bound).
 #: ``{d}`` stands for each corpus dialect.
 TARGETS = (
     ("{d}: fix / bare", "{d}: fix --jobs 2", "{d}: bare orjson", 1.0, True),

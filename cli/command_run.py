@@ -117,6 +117,15 @@ def _size(source: Source) -> int | None:
     return status.st_size if status is not None and stat.S_ISREG(status.st_mode) else None
 
 
+def live_minutes(config: configuration.Config, *, force: bool) -> float:
+    """How recently a session log may have been written to and still be taken for a running
+    agent's: ``live-session-minutes`` (`LIVE_SESSION_MINUTES` when not set); 0 with ``force``."""
+    if force:
+        return 0
+    configured = config.live_session_minutes
+    return LIVE_SESSION_MINUTES if configured is None else configured
+
+
 def live_options(
     source: Source, options: Options, *, config: configuration.Config, force: bool, now: float
 ) -> Options:
@@ -124,8 +133,7 @@ def live_options(
     is still running: a regular file written to less than ``live-session-minutes`` ago (stdin
     has no time: never; 0 minutes or ``force``: never). Only the agent-session layouts read it
     (`patchcore.Options.live`); ``check``, ``fix`` and ``show`` decide it here alike."""
-    minutes = config.live_session_minutes
-    minutes = 0 if force else LIVE_SESSION_MINUTES if minutes is None else minutes
+    minutes = live_minutes(config, force=force)
     if not minutes or source.path is None:
         return options
     try:
@@ -243,7 +251,7 @@ def run_inputs(
                 show_findings=reporter is None,
             )
             if options.live:
-                minutes = config.live_session_minutes or LIVE_SESSION_MINUTES
+                minutes = live_minutes(config, force=force)
                 render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
             if reporter is not None:
                 reporter.add(outcome)

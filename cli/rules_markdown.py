@@ -1,7 +1,7 @@
 """``docs/rules.md``, written from the rule table (`patchcore.rules.RULES`) so it cannot drift.
 
 ``toolpatch rules --output-format markdown > docs/rules.md`` regenerates the page;
-``tests/test_docs.py`` fails when the file and this output differ.
+``tests/unit/test_docs.py`` fails when the file and this output differ.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from patchcore import DEFAULT_SELECT, RULES, Rule, RuleSelection
 from patchcore.dialects import DIALECTS
 
-#: What ``tests/test_docs.py`` tells a reader to run when ``docs/rules.md`` is stale.
+#: What ``tests/unit/test_docs.py`` tells a reader to run when ``docs/rules.md`` is stale.
 REGENERATE = "toolpatch rules --output-format markdown > docs/rules.md"
 
 _HEADER = f"""\

@@ -30,6 +30,7 @@ from patchcore.model import (
     Pointer,
     Replace,
     Verbatim,
+    distinct_edits,
     format_pointer,
 )
 
@@ -57,15 +58,10 @@ class Shown:
 
     def edits(self) -> list[Edit]:
         """The edits the fix makes in the conversation's messages, each once, in order."""
-        seen: set[int] = set()
-        edits = []
-        for index, planned in enumerate(self.conversation.edits):
-            if index in self.fixed:
-                for edit in planned:
-                    if id(edit) not in seen:
-                        seen.add(id(edit))
-                        edits.append(edit)
-        return edits
+        planned = self.conversation.edits
+        return distinct_edits(
+            e for k, edits in enumerate(planned) if k in self.fixed for e in edits
+        )
 
 
 @dataclass

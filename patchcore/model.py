@@ -9,6 +9,7 @@ the original bytes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -161,6 +162,18 @@ class Replace:
 
 #: The edit kinds a fix can hold.
 Edit = Insert | Replace | Delete
+
+
+def distinct_edits(edits: Iterable[Edit]) -> list[Edit]:
+    """``edits`` each once, in order: the fixes of one list share an edit object where one
+    insertion answers several calls, and it must be applied (or shown) once."""
+    seen: set[int] = set()
+    once = []
+    for edit in edits:
+        if id(edit) not in seen:
+            seen.add(id(edit))
+            once.append(edit)
+    return once
 
 
 @dataclass(frozen=True, slots=True)

@@ -278,10 +278,8 @@ class Stream:
                 written = batch.offset + end
         if self._fix and self._file is not None:
             yield Unchanged(written, self._file.size - written)
-        if not totals.conversations and totals.kept:
-            raise totals.kept[0]  # no line is JSON: nothing was checked at all
         if not totals.conversations:
-            raise no_history(None)
+            raise no_history(None, kept=totals.kept)
         self._result = totals.result()
 
     def _chunk_batches(self, buffer: bytearray) -> Iterator[Batch]:

@@ -12,6 +12,7 @@ builds results without loading the engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,14 @@ class Conversation:
     values: tuple[Any, ...] | None = None
     context: ListContext | None = None
     edits: tuple[tuple[Edit, ...], ...] = ()
+
+    def with_messages(
+        self, values: Sequence[Any], context: ListContext, edits: Sequence[tuple[Edit, ...]]
+    ) -> Conversation:
+        """The same conversation carrying what ``with_messages`` keeps: the messages the engine
+        checked, where their list sits, and for each finding the edits of its fix in terms of
+        those messages (`fix_edits` where the findings' own fixes are such edits)."""
+        return replace(self, values=tuple(values), context=context, edits=tuple(edits))
 
     def moved(self, lines: int) -> Conversation:
         """The same conversation ``lines`` lines further down (found in a piece of the input
@@ -104,6 +113,11 @@ class Result:
     def changed(self) -> bool:
         """Whether the fix changed anything (every fix applied edits the bytes)."""
         return bool(self.fixed)
+
+
+def fix_edits(findings: Sequence[Finding]) -> tuple[tuple[Edit, ...], ...]:
+    """For each finding, the edits of its fix (none without one)."""
+    return tuple(f.fix.edits if f.fix is not None else () for f in findings)
 
 
 def moved(finding: Finding, lines: int) -> Finding:

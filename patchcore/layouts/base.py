@@ -163,7 +163,15 @@ class WholeLayout(Layout):
         touch is kept."""
 
     def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
-        analysis = self.analyse(decoded, options, fixing=fix)
+        return self.concluded(
+            decoded, self.analyse(decoded, options, fixing=fix), options=options, fix=fix
+        )
+
+    def concluded(
+        self, decoded: Decoded, analysis: Analysis, *, options: Options, fix: bool
+    ) -> Result:
+        """The result of the input ``decoded`` once ``analysis`` read and checked it: with
+        ``fix``, the repair written back, re-read and checked again (the stability check)."""
         findings = analysis.findings
         conversations = analysis.conversations
         lines = len(decoded.lines)
@@ -207,16 +215,9 @@ def applied(findings: Iterable[Finding], options: Options) -> list[Finding]:
 
 def unique_edits(findings: Iterable[Finding]) -> list[Edit]:
     """The edits of the findings' fixes, each once (fixes may share an edit), in order."""
-    seen: set[int] = set()
-    edits = []
-    for finding in findings:
-        if finding.fix is None:
-            continue
-        for edit in finding.fix.edits:
-            if id(edit) not in seen:
-                seen.add(id(edit))
-                edits.append(edit)
-    return edits
+    from patchcore.model import distinct_edits
+
+    return distinct_edits(e for f in findings if f.fix is not None for e in f.fix.edits)
 
 
 def self_checked(after: Sequence[Finding], options: Options) -> list[Finding]:

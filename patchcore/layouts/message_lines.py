@@ -38,34 +38,42 @@ class MessageLines(WholeLayout):
     def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
         """As `WholeLayout.process`; lines that turn out not to be one message list (the first
         line reads as a message, the others do not all go with it) are conversation lines."""
-        if _listed(decoded, options) is None:
+        listed = _listed(decoded, options)
+        if listed is None:
             return CONVERSATION_LINES.process(decoded, options=options, fix=fix)
-        return super().process(decoded, options=options, fix=fix)
+        analysis = _analysed(decoded, listed, options, fixing=fix)
+        return self.concluded(decoded, analysis, options=options, fix=fix)
 
     def analyse(self, decoded: Decoded, options: Options, *, fixing: bool) -> Analysis:
         listed = _listed(decoded, options)
         if listed is None:  # only a repair can get here: `process` checked the input's lines
             msg = "internal error: the repaired lines are no longer one message list"
             raise SelfCheckError(msg, line=1, column=1)
-        records = decoded.records
-        try:
-            ((_, checked),) = check_lists([listed], options, fixing=fixing)
-        except ShapeError as error:
-            raise _located_on_its_line(error, records) from None
-        findings = [_on_its_line(f, records[f.message_index]) for f in checked]
-        from patchcore.engine.locate import with_unread
-
-        listed_conversation = conversation(listed, findings, options=options, line=records[0].line)
-        warnings = tuple(
-            conversation(unread, (), options=options, line=records[0].line)
-            for unread in with_unread(listed)[1:]
-        )
-        return Analysis((listed_conversation, *warnings), listed_conversation.findings)
+        return _analysed(decoded, listed, options, fixing=fixing)
 
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         from patchcore.raw.splice import splice_lines
 
         return decoded.join(splice_lines(decoded, edits))
+
+
+def _analysed(decoded: Decoded, listed: MessageList, options: Options, *, fixing: bool) -> Analysis:
+    """The findings of the file's lines, read as the one message list ``listed``, each located
+    on its message's line."""
+    records = decoded.records
+    try:
+        ((_, checked),) = check_lists([listed], options, fixing=fixing)
+    except ShapeError as error:
+        raise _located_on_its_line(error, records) from None
+    findings = [_on_its_line(f, records[f.message_index]) for f in checked]
+    from patchcore.engine.locate import with_unread
+
+    listed_conversation = conversation(listed, findings, options=options, line=records[0].line)
+    warnings = tuple(
+        conversation(unread, (), options=options, line=records[0].line)
+        for unread in with_unread(listed)[1:]
+    )
+    return Analysis((listed_conversation, *warnings), listed_conversation.findings)
 
 
 def _listed(decoded: Decoded, options: Options) -> MessageList | None:

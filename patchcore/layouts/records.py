@@ -15,11 +15,18 @@ from typing import TYPE_CHECKING
 
 from patchcore.engine.quick import clean
 from patchcore.engine.quick import read as read_quickly
-from patchcore.errors import DecodeError, NoHistoryError, SelfCheckError, ShapeError, json_kind
+from patchcore.errors import (
+    DecodeError,
+    NoHistoryError,
+    PatchcoreError,
+    SelfCheckError,
+    ShapeError,
+    json_kind,
+)
 from patchcore.layouts.base import Head, Layout, applied, dialects_for, self_checked, still_there
 from patchcore.raw.codec import Decoded, Framing, Record, decode_batch, nul_error, parse
 from patchcore.raw.positions import line_and_column
-from patchcore.result import Conversation, Result
+from patchcore.result import Conversation, Result, fix_edits
 
 # The engine (locating lists, the adapters, pairing, splicing) is imported where it is used: a
 # record proven clean by the quick lane needs none of it, and a small clean file (what a
@@ -73,10 +80,9 @@ def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Res
     """`process_records` over a whole input: it must hold a history, and its output is the
     repaired input (byte-order mark included)."""
     result = process_records(layout, decoded, options=options, fix=fix)
-    if not result.conversations and result.kept:
-        raise result.kept[0]  # no line is JSON: nothing was checked at all
     if not result.conversations:
-        raise no_history(decoded.records[0] if decoded.framing is Framing.JSON else None)
+        document = decoded.records[0] if decoded.framing is Framing.JSON else None
+        raise no_history(document, kept=result.kept)
     if not result.patches:
         return result
     from patchcore.raw.splice import apply_patches
@@ -84,9 +90,12 @@ def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Res
     return replace(result, output=decoded.bom + apply_patches(decoded.body, result.patches))
 
 
-def no_history(document: Record | None) -> NoHistoryError:
-    """Say why nothing was found: a bare scalar (``document``: the record of a JSON document),
-    or no list that reads as messages."""
+def no_history(document: Record | None, *, kept: Sequence[DecodeError] = ()) -> PatchcoreError:
+    """Say why nothing was found: no line is JSON (the error of the first of the lines ``kept``
+    as they are: nothing was checked at all), a bare scalar (``document``: the record of a JSON
+    document), or no list that reads as messages."""
+    if kept:
+        return kept[0]
     value = document.parse() if document is not None else None
     if document is not None and not isinstance(value, (dict, list)):
         msg = f"the document is {json_kind(value)}, not a message history"
@@ -233,12 +242,7 @@ def conversation(
     )
     if not options.with_messages:
         return summary
-    return replace(
-        summary,
-        values=tuple(listed.messages),
-        context=listed.context,
-        edits=tuple(f.fix.edits if f.fix is not None else () for f in findings),
-    )
+    return summary.with_messages(listed.messages, listed.context, fix_edits(findings))
 
 
 def _quick(

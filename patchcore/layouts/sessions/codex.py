@@ -27,10 +27,10 @@ from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, shown, unread
+from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
-from patchcore.result import Conversation
+from patchcore.result import Conversation, fix_edits
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 SHELL_CALL = "local_shell_call"
@@ -122,7 +122,8 @@ class Codex(SessionLayout):
             "", first, CODEX_ITEMS.name, len(payloads), None, False, tuple(findings)
         )
         if options.with_messages:
-            listed = shown(listed, payloads, context, found)
+            # The engine's own fixes: edits of the list, before they were addressed to lines.
+            listed = listed.with_messages(payloads, context, fix_edits(found))
         reports = sorted([listed, *notes], key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))
 

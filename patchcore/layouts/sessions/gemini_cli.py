@@ -34,10 +34,10 @@ from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, shown, unread
+from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import Finding, Fix, Pointer, Replace, format_pointer
 from patchcore.options import Options
-from patchcore.result import Conversation
+from patchcore.result import Conversation, fix_edits
 
 GEMINI_CLI = GeminiCli()
 #: Where a message of the conversation is: the line, and the pointer inside it.
@@ -156,6 +156,7 @@ class GeminiCliLog(SessionLayout):
             tuple(findings),
         )
         if options.with_messages:
-            listed = shown(listed, messages, context, found)
+            # The engine's own fixes: edits of the list, before they were addressed to lines.
+            listed = listed.with_messages(messages, context, fix_edits(found))
         reports = sorted([listed, *notes], key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))

@@ -32,7 +32,6 @@ from patchcore.result import Conversation
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.dialects.base import ListContext
     from patchcore.model import Edit, Finding
     from patchcore.options import Options
 
@@ -52,20 +51,6 @@ def odd_entry(entry: Entry) -> Conversation | None:
     if not isinstance(entry.value, dict):
         return unread(entry, f"{entry.one} that is {json_kind(entry.value)}, not an event")
     return None
-
-
-def shown(
-    listed: Conversation, values: Sequence[Any], context: ListContext, found: Sequence[Finding]
-) -> Conversation:
-    """``listed`` with the messages the engine checked and, for each finding, the edits its fix
-    makes in them (``found``: the findings as the engine made them, before their edits were
-    addressed to the file's entries, in the order of ``listed.findings``)."""
-    return replace(
-        listed,
-        values=tuple(values),
-        context=context,
-        edits=tuple(f.fix.edits if f.fix is not None else () for f in found),
-    )
 
 
 #: Why a pending call of a live session has no fix (after the finding's own sentence).

@@ -315,12 +315,8 @@ class AnthropicSession(SessionLayout):
             found, edits = repair.check(turns)
             listed = Conversation("", first, ANTHROPIC.name, len(turns), None, False, tuple(found))
             if options.with_messages:
-                listed = replace(
-                    listed,
-                    values=tuple(turn.message() for turn in turns),
-                    context=ListContext(()),
-                    edits=tuple(edits),
-                )
+                merged = [turn.message() for turn in turns]
+                listed = listed.with_messages(merged, ListContext(()), edits)
             lists.append(listed)
             findings += found
         findings.sort(key=lambda f: (f.line or 0, f.column or 0))
