@@ -29,7 +29,7 @@ from pathlib import Path
 
 from benchmarks.corpus import write
 
-TOOLPATCH = [sys.executable, "-m", "cli"]
+TOOLPATCH = [sys.executable, "-m", "toolpatch"]
 BASELINES = [sys.executable, "-m", "benchmarks.baselines"]
 MEASURE = [sys.executable, "-m", "benchmarks.measure"]
 SMALL_CLEAN = b'{"messages": [{"role": "user", "content": "hi"}]}\n'
@@ -191,10 +191,10 @@ def compile_bytecode() -> None:
     checkout, not the tool."""
     import compileall
 
-    import cli
     import patchcore
+    import toolpatch
 
-    for package in (cli, patchcore):
+    for package in (toolpatch, patchcore):
         compileall.compile_dir(Path(package.__file__).parent, quiet=1)
 
 

@@ -14,10 +14,11 @@ from typing import Annotated, NoReturn, Optional
 import typer
 
 import patchcore
-from cli.console import ColorMode, Printer, stderr_printer, wants_color
-from cli.exit_codes import ExitCode
-from cli.output_format import OutputFormat, RulesFormat
-from cli.visible import visible
+
+from .console import ColorMode, Printer, stderr_printer, wants_color
+from .exit_codes import ExitCode
+from .output_format import OutputFormat, RulesFormat
+from .visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
 # machinery it runs (`cli.command_run` for check and fix), so `--help` and the listings load none of
@@ -225,8 +226,8 @@ def check(
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
-    from cli.command_run import load_configuration, rule_settings, run_inputs
-    from cli.input_run import Mode
+    from .command_run import load_configuration, rule_settings, run_inputs
+    from .input_run import Mode
 
     found = load_configuration(
         config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
@@ -299,8 +300,8 @@ def fix(
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
-    from cli.command_run import load_configuration, rule_settings, run_inputs
-    from cli.input_run import Mode
+    from .command_run import load_configuration, rule_settings, run_inputs
+    from .input_run import Mode
 
     found = load_configuration(
         config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
@@ -354,10 +355,10 @@ def show(
     would insert appear where it would put them. Exit 0 once shown, 2 when the file cannot be
     read.
     """
-    from cli.command_run import input_sources, live_options, load_configuration, rule_settings
-    from cli.input_errors import InputError
-    from cli.show import conversations, render
-    from cli.text_report import error_pieces
+    from .command_run import input_sources, live_options, load_configuration, rule_settings
+    from .input_errors import InputError
+    from .show import conversations, render
+    from .text_report import error_pieces
 
     found = load_configuration(
         config, isolated=isolated, paths=[path], stdin_filename=stdin_filename
@@ -400,7 +401,7 @@ def rules(
 ) -> int:
     """List every rule: code, name, whether it is on by default, its fix, what it checks."""
     if output_format is RulesFormat.MARKDOWN:
-        from cli.rules_markdown import rules_markdown
+        from .rules_markdown import rules_markdown
 
         sys.stdout.write(rules_markdown())
         return int(ExitCode.OK)

@@ -18,31 +18,33 @@ from typing import IO, TYPE_CHECKING
 import typer
 
 import patchcore
-from cli import config_files as configuration
-from cli.config_files import LIVE_SESSION_MINUTES
-from cli.console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
-from cli.exit_codes import ExitCode
-from cli.foreign_files import pass_over_foreign
-from cli.input_errors import InputError
-from cli.input_run import Mode, emit_stdout, process
-from cli.inputs import NoInputError, Source, resolve
-from cli.output_format import OutputFormat
-from cli.parallel import ProcessMapper, available_cores
-from cli.progress import Progress, progress_wanted
-from cli.rule_settings import RuleSettings
-from cli.summary_table import render_tables
-from cli.text_report import (
+
+from . import config_files as configuration
+from .config_files import LIVE_SESSION_MINUTES
+from .console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
+from .exit_codes import ExitCode
+from .foreign_files import pass_over_foreign
+from .input_errors import InputError
+from .input_run import Mode, emit_stdout, process
+from .inputs import NoInputError, Source, resolve
+from .output_format import OutputFormat
+from .parallel import ProcessMapper, available_cores
+from .progress import Progress, progress_wanted
+from .rule_settings import RuleSettings
+from .summary_table import render_tables
+from .text_report import (
     Summary,
     error_pieces,
     render_live_hint,
     render_outcome,
     render_summary,
 )
-from cli.visible import visible
+from .visible import visible
 
 if TYPE_CHECKING:
-    from cli.machine_reports import Reporter
     from patchcore import Options
+
+    from .machine_reports import Reporter
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -155,7 +157,7 @@ def _report_streams(
             return None, None
         text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
         return None, Printer(text, styled=False)
-    from cli.machine_reports import REPORTERS  # machine formats only: the text report needs none
+    from .machine_reports import REPORTERS  # machine formats only: the text report needs none
 
     binary: IO[bytes] = (
         sys.stdout.buffer if to_file is None else stack.enter_context(to_file.open("wb"))
@@ -239,7 +241,7 @@ def run_inputs(
             )
             outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
             if outcome.diff is not None:
-                from cli.diff_view import print_diff  # fix --diff only
+                from .diff_view import print_diff  # fix --diff only
 
                 print_diff(diff_printer, outcome.diff)
             render_outcome(

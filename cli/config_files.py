@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import patchcore
-from cli.output_format import OutputFormat
+
+from .output_format import OutputFormat
 
 #: The configuration file of toolpatch's own, and the shared one.
 TOOLPATCH_TOML = "toolpatch.toml"

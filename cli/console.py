@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from cli.visible import visible
+from .visible import visible
 
 #: A line as ``(text, style)`` pieces; the style is a Rich style string or ``""``.
 Pieces = Sequence[tuple[str, str]]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import difflib
 
-from cli.console import Printer, is_terminal
-from cli.visible import visible_lines
+from .console import Printer, is_terminal
+from .visible import visible_lines
 
 #: Line prefix → SGR parameters; the first match wins (file headers before ``+``/``-`` lines).
 DIFF_STYLES = (

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from cli.input_run import Outcome
 from patchcore import shows_history
+
+from .input_run import Outcome
 
 #: How much of the file is searched at a time.
 BLOCK_BYTES = 2**20

@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import patchcore
-from cli.atomic_write import FileIdentity
-from cli.input_errors import InputError
-from cli.inputs import FileInput, Source
-from cli.output_sinks import Discard, Replace, Sink, Spool, WriteFailed
 from patchcore import Stream, Unchanged
 
+from .atomic_write import FileIdentity
+from .input_errors import InputError
+from .inputs import FileInput, Source
+from .output_sinks import Discard, Replace, Sink, Spool, WriteFailed
+
 if TYPE_CHECKING:
-    from cli.parallel import ProcessMapper
     from patchcore import Mapper, Options, Result
     from patchcore import Progress as StreamProgress
+
+    from .parallel import ProcessMapper
 
 
 class Mode(enum.Enum):
@@ -139,7 +141,7 @@ def _framing_name(source: Source) -> str | None:
 
 def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -> Outcome:
     """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
-    from cli.diff_view import unified_diff
+    from .diff_view import unified_diff
 
     source = outcome.source
     with _recorded_failure(outcome):

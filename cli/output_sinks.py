@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from cli.atomic_write import AtomicFile, FileChanged, FileIdentity
-from cli.inputs import FileInput
+from .atomic_write import AtomicFile, FileChanged, FileIdentity
+from .inputs import FileInput
 
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
 SPOOL_MEMORY = 32 * 2**20

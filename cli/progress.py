@@ -20,8 +20,8 @@ import threading
 from types import TracebackType
 from typing import Any
 
-from cli.console import Printer, is_terminal
-from cli.text_report import plural
+from .console import Printer, is_terminal
+from .text_report import plural
 
 #: How long a run goes before the bar appears.
 DELAY_SECONDS = 0.5

@@ -17,8 +17,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 import patchcore
-from cli.config_files import Config
 from patchcore import Options
+
+from .config_files import Config
 
 
 @dataclass

@@ -18,10 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from cli import message_text
-from cli.console import Printer
-from cli.text_report import MARKS, fixability
-from cli.visible import visible, visible_lines
 from patchcore.model import (
     Delete,
     Edit,
@@ -33,6 +29,11 @@ from patchcore.model import (
     distinct_edits,
     format_pointer,
 )
+
+from . import message_text
+from .console import Printer
+from .text_report import MARKS, fixability
+from .visible import visible, visible_lines
 
 if TYPE_CHECKING:
     from patchcore import Conversation, Options

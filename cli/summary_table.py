@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import patchcore
-from cli.console import Printer, is_terminal
-from cli.input_run import Mode
-from cli.text_report import Summary
-from cli.visible import visible
+
+from .console import Printer, is_terminal
+from .input_run import Mode
+from .text_report import Summary
+from .visible import visible
 
 if TYPE_CHECKING:
     from patchcore import Result

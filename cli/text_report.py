@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cli.console import Pieces, Printer
-from cli.exit_codes import ExitCode
-from cli.file_hints import kept_message, training_hint
-from cli.input_errors import InputError
-from cli.input_run import Mode, Outcome
+from .console import Pieces, Printer
+from .exit_codes import ExitCode
+from .file_hints import kept_message, training_hint
+from .input_errors import InputError
+from .input_run import Mode, Outcome
 
 if TYPE_CHECKING:
     from patchcore.model import Finding

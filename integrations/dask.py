@@ -1,6 +1,6 @@
 """Repair a corpus on a Dask cluster: the same bytes as ``toolpatch fix``, spread over workers.
 
-Why Dask: it is plain Python (``pip install "toolpatch[dask]"``; PySpark needs a JVM, Ray a
+Why Dask: it is plain Python (``pip install "toolpatch-cli[dask]"``; PySpark needs a JVM, Ray a
 runtime of its own); ``dask.bytes.read_bytes`` reads any fsspec file system (local, S3, GCS,
 HDFS, ...) as raw blocks cut at line breaks, so every untouched byte is written back exactly;
 and the same task graph runs on a laptop (the local scheduler) and on a cluster
@@ -19,7 +19,7 @@ cluster)::
 
     import dask
     import patchcore
-    from integrations.dask import fix_files
+    from toolpatch.integrations.dask import fix_files
 
     tasks = fix_files("s3://corpus/2026-*/*.jsonl", "s3://corpus-fixed/", blocksize="64MiB")
     reports = dask.compute(*tasks)
@@ -32,10 +32,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import fsspec
-from dask import delayed
-from dask.bytes import read_bytes
-from dask.delayed import Delayed
+from patchcore.extras import MissingExtra
+
+try:
+    import fsspec
+    from dask import delayed
+    from dask.bytes import read_bytes
+    from dask.delayed import Delayed
+except ModuleNotFoundError as missing:
+    raise MissingExtra(missing, extra="dask", part="toolpatch.integrations.dask") from None
 
 from patchcore import (
     NoHistoryError,

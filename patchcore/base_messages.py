@@ -7,7 +7,8 @@ call's existing results. Messages are read through their attributes (LangChain h
 applied its own parsing: ``additional_kwargs`` fallbacks, chunk merging), never re-serialised,
 and never mutated.
 
-Importing this module imports langchain-core; ``patchcore`` itself does not.
+Importing this module imports langchain-core (the ``langchain`` extra); ``patchcore`` itself
+does not, and without the extra the import says what to install (`patchcore.extras`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, ToolMessage
+from patchcore.extras import MissingExtra
+
+try:
+    from langchain_core.messages import BaseMessage, ToolMessage
+except ModuleNotFoundError as missing:
+    raise MissingExtra(missing, extra="langchain", part="patchcore's BaseMessage API") from None
 
 from patchcore.api import Repair
 from patchcore.dialects.base import ListContext

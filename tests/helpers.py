@@ -66,8 +66,8 @@ def split_inserted(
     return inserted
 
 
-#: ``python -m cli``: the package's own entry point.
-MODULE = [sys.executable, "-m", "cli"]
+#: ``python -m toolpatch``: the package's own entry point.
+MODULE = [sys.executable, "-m", "toolpatch"]
 
 #: Variables that would colour or otherwise change the output behind a test's back.
 _SCRUBBED = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE")
@@ -149,16 +149,16 @@ def run(
 
 
 def run_main(args: list[str], monkeypatch: Any) -> int:
-    """Run ``cli.app.main`` in-process (``monkeypatch``: pytest's, to set ``sys.argv``); its
-    exit code (its SIGTERM handler is undone after)."""
+    """Run ``toolpatch.cli.app.main`` in-process (``monkeypatch``: pytest's, to set
+    ``sys.argv``); its exit code (its SIGTERM handler is undone after)."""
     import signal
 
-    import cli.app
+    import toolpatch.cli.app
 
     monkeypatch.setattr(sys, "argv", ["toolpatch", *args])
     previous = signal.getsignal(signal.SIGTERM)
     try:
-        cli.app.main()
+        toolpatch.cli.app.main()
     except SystemExit as exit_:
         return int(exit_.code or 0)
     finally:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import runpy
 from typing import Any
 
-import cli.app
+import toolpatch.cli.app
 
 
 def interrupted_in_exec(*args: Any, **kwargs: Any) -> int:
@@ -15,5 +15,5 @@ def interrupted_in_exec(*args: Any, **kwargs: Any) -> int:
 
 
 if __name__ == "__main__":
-    cli.app.app = interrupted_in_exec  # type: ignore[assignment]
-    runpy.run_module("cli", run_name="__main__", alter_sys=True)
+    toolpatch.cli.app.app = interrupted_in_exec  # type: ignore[assignment]
+    runpy.run_module("toolpatch", run_name="__main__", alter_sys=True)

@@ -7,11 +7,11 @@ Each format is a `Reporter` that receives every input's outcome and writes bytes
 
 from __future__ import annotations
 
-from cli.machine_reports.base import Reporter
-from cli.machine_reports.github import GithubReporter
-from cli.machine_reports.json_format import JsonLinesReporter, JsonReporter
-from cli.machine_reports.sarif import SarifReporter
-from cli.output_format import OutputFormat
+from ..output_format import OutputFormat
+from .base import Reporter
+from .github import GithubReporter
+from .json_format import JsonLinesReporter, JsonReporter
+from .sarif import SarifReporter
 
 #: The reporter class of every machine format (check-jsonschema's ``REPORTER_BY_NAME``).
 REPORTERS: dict[OutputFormat, type[Reporter]] = {

@@ -15,8 +15,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import IO
 
-from cli.file_hints import kept_message, training_hint
-from cli.input_run import Outcome
+from ..file_hints import kept_message, training_hint
+from ..input_run import Outcome
 
 
 @dataclass(frozen=True, slots=True)

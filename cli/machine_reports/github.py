@@ -10,10 +10,11 @@ they separate the properties.
 
 from __future__ import annotations
 
-from cli.input_errors import InputError
-from cli.input_run import Outcome
-from cli.machine_reports.base import InputWarning, Reporter
 from patchcore.model import Finding
+
+from ..input_errors import InputError
+from ..input_run import Outcome
+from .base import InputWarning, Reporter
 
 
 def escape_data(text: str) -> str:

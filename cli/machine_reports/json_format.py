@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from cli.input_run import Outcome
-from cli.machine_reports.base import InputWarning, Reporter
-from cli.machine_reports.records import error_record, finding_record, json_text, warning_record
+from ..input_run import Outcome
+from .base import InputWarning, Reporter
+from .records import error_record, finding_record, json_text, warning_record
 
 
 def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:

@@ -23,9 +23,10 @@ import math
 import re
 from typing import Any
 
-from cli.input_errors import InputError
-from cli.machine_reports.base import InputWarning
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, Replace, Verbatim, format_pointer
+
+from ..input_errors import InputError
+from .base import InputWarning
 
 #: What ``json.dumps`` leaves raw but a terminal obeys: DEL and the C1 controls (CSI, OSC, ...).
 _RAW_CONTROLS = re.compile("[\x7f-\x9f]")

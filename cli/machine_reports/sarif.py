@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import IO, Any
 
 import patchcore
-from cli.input_errors import InputError
-from cli.input_run import Outcome
-from cli.machine_reports.base import InputWarning, Reporter
-from cli.machine_reports.records import fix_record, json_text
-from cli.machine_reports.sarif_artifacts import SRCROOT, artifact_location, directory_uri
 from patchcore.model import Finding, format_pointer
+
+from ..input_errors import InputError
+from ..input_run import Outcome
+from .base import InputWarning, Reporter
+from .records import fix_record, json_text
+from .sarif_artifacts import SRCROOT, artifact_location, directory_uri
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -922,7 +922,7 @@ def test_check_of_openai_chat_file_imports_no_heavy_packages(tmp_path: Path, pac
     code = (
         "import sys\n"
         f"sys.argv = ['toolpatch', 'check', {str(path)!r}]\n"
-        "from cli.app import main\n"
+        "from toolpatch.cli.app import main\n"
         "try:\n"
         "    main()\n"
         "except SystemExit:\n"

@@ -19,13 +19,13 @@ import pytest
 
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
-from cli.input_errors import InputError
-from cli.output_sinks import WriteFailed
-from cli.parallel import ProcessMapper
 from patchcore.errors import DecodeError, PatchcoreError, SelfCheckError, ShapeError
 from patchcore.pipeline import WHOLE_LIMIT
 from tests.conftest import ROOT
 from tests.helpers import run
+from toolpatch.cli.input_errors import InputError
+from toolpatch.cli.output_sinks import WriteFailed
+from toolpatch.cli.parallel import ProcessMapper
 
 SARIF_SCHEMA = ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json"
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from cli.visible import visible, visible_lines
 from tests.helpers import Result, run
+from toolpatch.cli.visible import visible, visible_lines
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"

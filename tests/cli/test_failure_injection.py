@@ -160,7 +160,7 @@ def test_read_only_folder_in_process(
 ) -> None:
     """The folder refuses the temporary file, whichever kind: the anonymous one (``O_TMPFILE``)
     or the named one of the fallback."""
-    import cli.atomic_write
+    import toolpatch.cli.atomic_write
 
     path = tmp_path / "history.json"
     path.write_bytes(history_bytes())
@@ -172,7 +172,7 @@ def test_read_only_folder_in_process(
         raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
 
     if temporary == "named":
-        monkeypatch.setattr(cli.atomic_write, "ANONYMOUS_FILES", False)
+        monkeypatch.setattr(toolpatch.cli.atomic_write, "ANONYMOUS_FILES", False)
         monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.atomic_write calls
     else:
         real_open = os.open
@@ -182,7 +182,7 @@ def test_read_only_folder_in_process(
                 refuse()
             return real_open(path, flags, *args, **kwargs)
 
-        if not cli.atomic_write.ANONYMOUS_FILES:
+        if not toolpatch.cli.atomic_write.ANONYMOUS_FILES:
             pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
         monkeypatch.setattr(os, "open", open_)
     code = run_main(["fix", str(path)], monkeypatch)
@@ -483,7 +483,7 @@ def test_a_file_that_shrinks_while_it_is_read_is_an_error(tmp_path: Path) -> Non
     """A streamed file is read piece by piece where it is processed (`cli.inputs.FileInput`):
     one cut short meanwhile is an error to report (read with ``pread``, not mapped into memory,
     where a vanished page would kill the process), never a short or mixed output."""
-    from cli.inputs import Source
+    from toolpatch.cli.inputs import Source
 
     path = tmp_path / "corpus.jsonl"
     path.write_bytes(b"x" * 10_000)
@@ -518,16 +518,16 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
     """Unchanged ranges of a streamed file are copied file to file by the kernel where it can;
     between files it cannot copy (another file system, a kernel without the call) the rest is
     read and written here, and the output is the same."""
-    import cli.atomic_write
-    from cli.inputs import FileInput
-    from cli.output_sinks import Replace
+    import toolpatch.cli.atomic_write
+    from toolpatch.cli.inputs import FileInput
+    from toolpatch.cli.output_sinks import Replace
 
     def refuse(source: int, target: int, offset: int, size: int) -> int:
         if kernel == "cannot copy":
             raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
         return 0
 
-    monkeypatch.setattr(cli.atomic_write, "_KERNEL_COPIES", (refuse,))
+    monkeypatch.setattr(toolpatch.cli.atomic_write, "_KERNEL_COPIES", (refuse,))
     source = tmp_path / "in.jsonl"
     source.write_bytes(bytes(range(256)) * 40_000)
     target = tmp_path / "out.jsonl"

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-import cli.atomic_write
+import toolpatch.cli.atomic_write
 from benchmarks.corpus import lines as corpus_lines
 from patchcore.pipeline import WHOLE_LIMIT
 from tests.conftest import ROOT
@@ -45,7 +45,7 @@ import sys, threading
 if sys.argv[1] == "forkserver":
     threading.active_count = lambda: 2
 sys.argv = ["toolpatch", *sys.argv[2:]]
-from cli.app import main
+from toolpatch.cli.app import main
 main()
 """
 
@@ -173,7 +173,7 @@ def test_an_interrupted_parallel_fix_exits_like_a_shell_and_leaves_the_input(
     the worker gone."""
     path = tmp_path / "big.jsonl"
     path.write_bytes(corpus)
-    main, started = fix_in_flight([sys.executable, "-m", "cli"], path)
+    main, started = fix_in_flight([sys.executable, "-m", "toolpatch"], path)
     main.send_signal(sent)
     stderr = assert_all_end(main, started, code)
     assert stderr.endswith(said), stderr
@@ -186,7 +186,7 @@ def test_the_repair_has_no_name_until_it_is_complete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While the repair is written, nothing new is in the folder (what a kill would leave)."""
-    if not cli.atomic_write.ANONYMOUS_FILES:
+    if not toolpatch.cli.atomic_write.ANONYMOUS_FILES:
         pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
     seen = _folder_at_fsync(tmp_path, monkeypatch)
     assert seen == [{"history.json"}]
@@ -255,8 +255,8 @@ def test_an_interrupted_write_leaves_no_temporary_file(
     """Ctrl-C at each step of the commit: before the anonymous file is named, once it is named
     (the rename not done yet), and in the named fallback: nothing stays, the original is kept."""
     if temporary == "named":
-        monkeypatch.setattr(cli.atomic_write, "ANONYMOUS_FILES", False)
-    elif not cli.atomic_write.ANONYMOUS_FILES:
+        monkeypatch.setattr(toolpatch.cli.atomic_write, "ANONYMOUS_FILES", False)
+    elif not toolpatch.cli.atomic_write.ANONYMOUS_FILES:
         pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
     path = tmp_path / "history.json"
     original = (

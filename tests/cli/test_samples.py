@@ -55,7 +55,7 @@ FIXABILITY = ("safe", "unsafe", "none")
 def toolpatch(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run the CLI through its real entry point."""
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args],
+        [sys.executable, "-m", "toolpatch", *args],
         input=stdin,
         capture_output=True,
         cwd=ROOT,

@@ -45,7 +45,7 @@ AUDIT = textwrap.dedent(
 
     sys.addaudithook(hook)
     sys.argv = ["toolpatch", *sys.argv[3:]]
-    from cli.app import main
+    from toolpatch.cli.app import main
 
     main()
     """

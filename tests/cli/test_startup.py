@@ -65,15 +65,15 @@ CLEAN_FILES = {
 
 
 def imported_by_check(path: Path) -> list[str]:
-    """Every module ``python -m cli check PATH`` imports, in order."""
+    """Every module ``python -m toolpatch check PATH`` imports, in order."""
     result = run(
-        ["-X", "importtime", "-m", "cli", "check", path.name],
+        ["-X", "importtime", "-m", "toolpatch", "check", path.name],
         command=[sys.executable],
         cwd=path.parent,
         expect=0,
     )
     modules = IMPORTED.findall(result.stderr)
-    assert "cli.app" in modules, result.show()
+    assert "toolpatch.cli.app" in modules, result.show()
     return modules
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.file_hints import TRAINING_MIN_CONVERSATIONS
 from tests.helpers import run
+from toolpatch.cli.file_hints import TRAINING_MIN_CONVERSATIONS
 
 HINT = "conversations end on a tool call of their own last turn (TP002)"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]

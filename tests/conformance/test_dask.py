@@ -15,9 +15,9 @@ import pytest
 
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
-from integrations.dask import FileRepair, fix_files
 from tests.conftest import CORPUS, SAMPLES
 from tests.helpers import run as toolpatch
+from toolpatch.integrations.dask import FileRepair, fix_files
 
 
 def inputs_from(folder: Path, into: Path) -> list[Path]:

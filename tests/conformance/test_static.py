@@ -85,3 +85,19 @@ def test_the_cli_uses_the_public_api() -> None:
             if not any(name == m or name.startswith(m + ".") for m in CLI_INTERNALS)
         }
         assert not internal, f"{path.relative_to(ROOT)} imports patchcore internals {internal}"
+
+
+def test_the_source_folders_are_imported_by_their_installed_names() -> None:
+    """``cli/`` and ``integrations/`` are installed as ``toolpatch.cli`` and
+    ``toolpatch.integrations`` (docs/architecture.md#packaging): inside them imports are
+    relative, and everything else names them through ``toolpatch``. A top-level ``import cli``
+    works from the checkout only, and would load a second copy of every module beside the
+    installed one."""
+    folders = ("cli", "integrations")
+    for path in sorted(
+        p
+        for top in ("cli", "integrations", "toolpatch", "tests", "benchmarks")
+        for p in (ROOT / top).rglob("*.py")
+    ):
+        stray = {n for n in imports(path) if n.split(".")[0] in folders}
+        assert not stray, f"{path.relative_to(ROOT)} imports {stray} by the source folder's name"

@@ -88,7 +88,7 @@ def test_no_crash_on_any_corpus_file(path: Path) -> None:
     """check and fix --diff end with 0, 1, or a located error (2), never a traceback."""
     for args in (["check"], ["fix", "--diff"]):
         result = subprocess.run(
-            [sys.executable, "-m", "cli", *args, str(path)],
+            [sys.executable, "-m", "toolpatch", *args, str(path)],
             capture_output=True,
             cwd=ROOT,
             check=False,
@@ -181,7 +181,7 @@ def test_paused_agents_sdk_run_is_left_as_it_is_by_the_cli(tmp_path: Path) -> No
     target = tmp_path / "state.json"
     target.write_bytes(read(RUN_STATE))
     result = subprocess.run(
-        [sys.executable, "-m", "cli", "fix", str(target)],
+        [sys.executable, "-m", "toolpatch", "fix", str(target)],
         capture_output=True,
         cwd=ROOT,
         check=False,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cli.rules_markdown import REGENERATE, rules_markdown
 from tests.conftest import ROOT
+from toolpatch.cli.rules_markdown import REGENERATE, rules_markdown
 
 DOCS = ROOT / "docs"
 #: A citation from code or prose: ``docs/formats.md#anthropic``, ``docs/cli.md``.

@@ -72,10 +72,10 @@ def _import_toolpatch() -> None:
     """Import every module of toolpatch: the engine is imported where it is first used, and
     loading a module (``marshal.loads`` of its bytecode, or ``compile`` of its source) is not
     what the traps are about."""
-    import cli
     import patchcore
+    import toolpatch
 
-    for package in (cli, patchcore):
+    for package in (toolpatch, patchcore):
         for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             importlib.import_module(module.name)
 

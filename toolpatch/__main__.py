@@ -1,9 +1,9 @@
-"""``python -m cli`` runs the ``toolpatch`` command."""
+"""``python -m toolpatch`` runs the ``toolpatch`` command, as the console script does."""
 
 import os
 import sys
 
-from cli.app import Interrupted, main
+from toolpatch.cli.app import Interrupted, main
 
 if __name__ == "__main__":  # worker processes of --jobs import this module without running it
     try:
