@@ -68,7 +68,7 @@ if TYPE_CHECKING:
         RuleSelection,
     )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Where each public name is defined.
 _MODULES = {
