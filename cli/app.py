@@ -46,7 +46,8 @@ PathsArg = Annotated[
     Optional[list[str]],  # noqa: UP045 - Typer needs the Optional spelling on Python 3.10
     typer.Argument(
         help="Files, directories (searched for *.json, *.jsonl) or - for stdin. "
-        "Without PATH, piped stdin is read.",
+        "Without PATH: stdin when it holds data (a pipe, a non-empty file), else the current "
+        "folder.",
         show_default=False,
     ),
 ]

@@ -26,7 +26,7 @@ from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
 from .input_run import Mode, emit_stdout, process
-from .inputs import NoInputError, Source, resolve
+from .inputs import Source, given_paths, resolve
 from .output_format import OutputFormat
 from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
@@ -91,7 +91,10 @@ def load_configuration(
     """The run's configuration; one that cannot be used ends the run with exit code 2."""
     try:
         return configuration.resolve(
-            configs or [], isolated=isolated, paths=paths or [], stdin_filename=stdin_filename
+            configs or [],
+            isolated=isolated,
+            paths=given_paths(paths or []),
+            stdin_filename=stdin_filename,
         )
     except configuration.ConfigError as exc:
         sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")  # it quotes the keys
@@ -102,11 +105,7 @@ def input_sources(
     paths: list[str] | None, *, stdin_filename: str | None, skip: bool
 ) -> list[Source]:
     """The inputs; with ``skip``, named files without a history are skipped, not errors."""
-    try:
-        sources = resolve(paths or [], stdin_filename=stdin_filename)
-    except NoInputError:
-        msg = "no input: give a PATH, or pipe data to stdin (- reads it explicitly)"
-        raise typer.BadParameter(msg, param_hint="PATH") from None
+    sources = resolve(paths or [], stdin_filename=stdin_filename)
     return [replace(source, explicit=False) for source in sources] if skip else sources
 
 

@@ -1,11 +1,12 @@
-"""Which inputs a run covers: named files, directories walked for JSON/JSONL, or stdin."""
+"""Which inputs a run covers: named files, directories walked for JSON/JSONL, or stdin (also
+when no PATH is given and it holds data; else the current folder)."""
 
 from __future__ import annotations
 
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -106,10 +107,6 @@ class FileInput:
         return data
 
 
-class NoInputError(Exception):
-    """Nothing to read: no path given and standard input is a terminal."""
-
-
 def _walk(directory: Path) -> list[Source]:
     found = []
     for root, dirs, files in os.walk(directory):
@@ -121,22 +118,46 @@ def _walk(directory: Path) -> list[Source]:
     return found
 
 
-def resolve(paths: list[str], *, stdin_filename: str | None) -> list[Source]:
+def stdin_has_data() -> bool:
+    """Whether standard input holds data to read when no PATH is given: a pipe (or a socket,
+    as some process managers connect it), or a regular file with bytes left (``< file``); not a
+    terminal, ``/dev/null`` (where CI and cron leave it) or another device, nor an empty file."""
+    if sys.stdin is None:
+        return False
+    try:
+        fd = sys.stdin.fileno()
+        status = os.fstat(fd)
+    except (OSError, ValueError):  # closed, or not a file (io.UnsupportedOperation)
+        return False
+    if stat.S_ISFIFO(status.st_mode) or stat.S_ISSOCK(status.st_mode):
+        return True
+    if not stat.S_ISREG(status.st_mode):
+        return False
+    try:
+        offset = os.lseek(fd, 0, os.SEEK_CUR)
+    except OSError:
+        offset = 0
+    return status.st_size > offset
+
+
+def given_paths(paths: Sequence[str]) -> list[str]:
+    """The PATHs of a run: as given; without any, ``-`` when standard input holds data
+    (`stdin_has_data`), else the current folder ``.``, as ruff does."""
+    if paths:
+        return list(paths)
+    return ["-"] if stdin_has_data() else ["."]
+
+
+def resolve(paths: Sequence[str], *, stdin_filename: str | None) -> list[Source]:
     """Turn command-line paths into sources, in order, each file once however it is named.
 
-    No path means standard input when it is piped (``-`` says so explicitly).
-
-    Raises:
-        NoInputError: No path and standard input is a terminal.
+    No path means standard input when it holds data, else the current folder (`given_paths`);
+    ``-`` reads standard input whatever it is.
     """
     stdin = Source(stdin_filename or "-", None)
-    if not paths:
-        if sys.stdin is None or sys.stdin.isatty():
-            raise NoInputError
-        return [stdin]
     sources: list[Source] = []
     seen: set[str] = set()
-    for given in paths:
+    for given in given_paths(paths):
         if given == "-":
             candidates = [stdin]
         elif os.path.isdir(given):
