@@ -46,7 +46,8 @@ PathsArg = Annotated[
     Optional[list[str]],  # noqa: UP045 - Typer needs the Optional spelling on Python 3.10
     typer.Argument(
         help="Files, directories (searched for *.json, *.jsonl) or - for stdin. "
-        "Without PATH, piped stdin is read.",
+        "Without PATH: stdin when it holds data (a pipe, a non-empty file), else the current "
+        "folder.",
         show_default=False,
     ),
 ]
@@ -158,6 +159,26 @@ SkipNoHistoryOpt = Annotated[
     ),
 ]
 
+RespectGitignoreOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option(
+        "--respect-gitignore/--no-respect-gitignore",
+        help="Pass over what .gitignore, .ignore and .git/info/exclude files ignore when "
+        "walking a directory. Default: on, or the configured respect-gitignore.",
+        show_default=False,
+    ),
+]
+ForceExcludeOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option(
+        "--force-exclude/--no-force-exclude",
+        help="Pass over named paths too when exclude, extend-exclude or an ignore file "
+        "excludes them (for pre-commit, which names every staged file). Default: off, or the "
+        "configured force-exclude.",
+        show_default=False,
+    ),
+]
+
 
 def _version(value: bool) -> None:
     if value:
@@ -219,6 +240,8 @@ def check(
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     skip_no_history: SkipNoHistoryOpt = False,
+    respect_gitignore: RespectGitignoreOpt = None,
+    force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
     quiet: QuietOpt = 0,
     verbose: VerboseOpt = 0,
@@ -226,7 +249,7 @@ def check(
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
-    from .command_run import load_configuration, rule_settings, run_inputs
+    from .command_run import load_configuration, rule_settings, run_inputs, walk_settings
     from .input_run import Mode
 
     found = load_configuration(
@@ -251,6 +274,7 @@ def check(
         exit_zero=exit_zero,
         jobs=jobs,
         force=force,
+        walk=walk_settings(found, respect_gitignore=respect_gitignore, force_exclude=force_exclude),
     )
 
 
@@ -289,6 +313,8 @@ def fix(
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     skip_no_history: SkipNoHistoryOpt = False,
+    respect_gitignore: RespectGitignoreOpt = None,
+    force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
     quiet: QuietOpt = 0,
     verbose: VerboseOpt = 0,
@@ -300,7 +326,7 @@ def fix(
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
-    from .command_run import load_configuration, rule_settings, run_inputs
+    from .command_run import load_configuration, rule_settings, run_inputs, walk_settings
     from .input_run import Mode
 
     found = load_configuration(
@@ -328,6 +354,7 @@ def fix(
         exit_non_zero_on_fix=exit_non_zero_on_fix,
         jobs=jobs,
         force=force,
+        walk=walk_settings(found, respect_gitignore=respect_gitignore, force_exclude=force_exclude),
     )
 
 

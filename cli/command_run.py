@@ -26,7 +26,7 @@ from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
 from .input_run import Mode, emit_stdout, process
-from .inputs import NoInputError, Source, resolve
+from .inputs import DEFAULT_EXCLUDE, Source, WalkSettings, given_paths, resolve
 from .output_format import OutputFormat
 from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
@@ -91,22 +91,45 @@ def load_configuration(
     """The run's configuration; one that cannot be used ends the run with exit code 2."""
     try:
         return configuration.resolve(
-            configs or [], isolated=isolated, paths=paths or [], stdin_filename=stdin_filename
+            configs or [],
+            isolated=isolated,
+            paths=given_paths(paths or []),
+            stdin_filename=stdin_filename,
         )
     except configuration.ConfigError as exc:
         sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")  # it quotes the keys
         raise typer.Exit(ExitCode.ERROR) from None
 
 
+def walk_settings(
+    config: configuration.Config,
+    *,
+    respect_gitignore: bool | None = None,
+    force_exclude: bool | None = None,
+) -> WalkSettings:
+    """What a run passes over: the command line's flags over the configuration's keys."""
+    exclude = DEFAULT_EXCLUDE if config.exclude is None else config.exclude
+    return WalkSettings(
+        exclude=(*exclude, *config.extend_exclude),
+        root=config.root,
+        respect_gitignore=(
+            respect_gitignore
+            if respect_gitignore is not None
+            else config.respect_gitignore is not False
+        ),
+        force_exclude=force_exclude if force_exclude is not None else bool(config.force_exclude),
+    )
+
+
 def input_sources(
-    paths: list[str] | None, *, stdin_filename: str | None, skip: bool
+    paths: list[str] | None,
+    *,
+    stdin_filename: str | None,
+    skip: bool,
+    walk: WalkSettings | None = None,
 ) -> list[Source]:
     """The inputs; with ``skip``, named files without a history are skipped, not errors."""
-    try:
-        sources = resolve(paths or [], stdin_filename=stdin_filename)
-    except NoInputError:
-        msg = "no input: give a PATH, or pipe data to stdin (- reads it explicitly)"
-        raise typer.BadParameter(msg, param_hint="PATH") from None
+    sources = resolve(paths or [], stdin_filename=stdin_filename, walk=walk or WalkSettings())
     return [replace(source, explicit=False) for source in sources] if skip else sources
 
 
@@ -181,12 +204,14 @@ def run_inputs(
     exit_non_zero_on_fix: bool = False,
     jobs: int | None = None,
     force: bool = False,
+    walk: WalkSettings | None = None,
 ) -> int:
     """Carry out ``mode`` on every input, reporting each as it is done, then the summary;
     returns the exit code. Without ``force``, a session log written to in the last
-    ``live-session-minutes`` is live: its pending calls are reported, not answered."""
+    ``live-session-minutes`` is live: its pending calls are reported, not answered. ``walk``
+    says what directory walks (and, with its ``force_exclude``, named paths) pass over."""
     printer = stderr_printer(color)
-    sources = input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history)
+    sources = input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history, walk=walk)
     if mode is Mode.FIX and output is not None and len(sources) != 1:
         msg = f"needs exactly one input, got {len(sources)}"
         raise typer.BadParameter(msg, param_hint="--output")

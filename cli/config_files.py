@@ -57,6 +57,11 @@ class Config:
             taken for a running agent's (`LIVE_SESSION_MINUTES` when not set; 0: never).
         keep_invalid_lines: Whether a line of a corpus that is not JSON is kept as it is
             (reported) instead of failing the file.
+        exclude: Gitignore patterns a walk passes over, instead of the default list.
+        extend_exclude: Gitignore patterns a walk passes over, besides ``exclude``.
+        respect_gitignore: Whether a walk passes over what ``.gitignore``, ``.ignore`` and
+            ``.git/info/exclude`` ignore.
+        force_exclude: Whether paths named on the command line are excluded too.
     """
 
     path: Path | None = None
@@ -69,11 +74,15 @@ class Config:
     output_format: str | None = None
     live_session_minutes: float | None = None
     keep_invalid_lines: bool | None = None
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool | None = None
+    force_exclude: bool | None = None
 
     @property
     def root(self) -> Path:
-        """The folder ``per-file-ignores`` patterns are relative to (the current one without a
-        file)."""
+        """The folder ``per-file-ignores`` and ``exclude`` patterns are relative to (the current
+        one without a file)."""
         return self.path.parent if self.path is not None else Path.cwd()
 
 
@@ -134,6 +143,21 @@ def _flag(key: str, value: Any) -> bool:
     return value
 
 
+def _patterns(key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        msg = f'{key}: expected a list of gitignore patterns, e.g. ["archive/", "*.tmp.json"]'
+        raise ConfigError(msg)
+    from .exclusions import compile_patterns  # pathspec, only for a configuration that has these
+
+    for pattern in value:
+        try:
+            compile_patterns([pattern])
+        except ValueError:
+            msg = f"{key}: {pattern!r} is not a gitignore pattern"
+            raise ConfigError(msg) from None
+    return tuple(value)
+
+
 def _minutes(key: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
         msg = f"{key}: expected a number of minutes, 0 or more (0 turns it off)"
@@ -160,6 +184,10 @@ _KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "output-format": ("output_format", _output_format),
     "live-session-minutes": ("live_session_minutes", _minutes),
     "keep-invalid-lines": ("keep_invalid_lines", _flag),
+    "exclude": ("exclude", _patterns),
+    "extend-exclude": ("extend_exclude", _patterns),
+    "respect-gitignore": ("respect_gitignore", _flag),
+    "force-exclude": ("force_exclude", _flag),
 }
 
 

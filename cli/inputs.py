@@ -1,22 +1,54 @@
-"""Which inputs a run covers: named files, directories walked for JSON/JSONL, or stdin."""
+"""Which inputs a run covers: named files, directories walked for JSON/JSONL, or stdin (also
+when no PATH is given and it holds data; else the current folder)."""
 
 from __future__ import annotations
 
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .exclusions import Exclusions
 
 #: How much of an input is read at a time.
 CHUNK_BYTES = 2**20
 #: File endings picked up when walking a directory.
 HISTORY_SUFFIXES = (".json", ".jsonl", ".ndjson")
-#: Directories a walk never enters (besides hidden ones), as black does.
-SKIPPED_DIRECTORIES = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+#: What a walk passes over unless the configuration's ``exclude`` says otherwise (gitignore
+#: patterns): hidden files and folders, and the folders of installed packages and caches.
+DEFAULT_EXCLUDE = (".*", "node_modules", "__pycache__", "venv", "site-packages")
+
+
+@dataclass(frozen=True, slots=True)
+class WalkSettings:
+    """What a run passes over (docs/cli.md#inputs; `cli.exclusions` does the matching).
+
+    Attributes:
+        exclude: Gitignore patterns: the configuration's ``exclude`` (or `DEFAULT_EXCLUDE`),
+            then its ``extend-exclude``.
+        root: The folder they are relative to (the configuration's; ``None``: the current one).
+        respect_gitignore: Whether ``.gitignore``, ``.ignore`` and ``.git/info/exclude`` count.
+        force_exclude: Whether paths named on the command line are matched too (else they are
+            always processed).
+    """
+
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    root: Path | None = None
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+
+    def exclusions(self) -> Exclusions:
+        """The matcher (imports pathspec)."""
+        from .exclusions import Exclusions
+
+        root = self.root if self.root is not None else Path.cwd()
+        return Exclusions(self.exclude, root=root, respect_gitignore=self.respect_gitignore)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,41 +138,86 @@ class FileInput:
         return data
 
 
-class NoInputError(Exception):
-    """Nothing to read: no path given and standard input is a terminal."""
+def _walk(directory: Path, exclusions: Exclusions) -> list[Source]:
+    """The history files below ``directory``, each folder's files (sorted) before its
+    subfolders (sorted), passing over what ``exclusions`` exclude or ignore."""
+    from .exclusions import excluded
 
-
-def _walk(directory: Path) -> list[Source]:
+    top = os.path.abspath(directory)
+    exclude, above = exclusions.walk_start(top)
+    ignore_files = {top: above}  # a folder to enter → the ignore files of the one above
     found = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRECTORIES)
+    for root, dirs, files in os.walk(top):
+        inside = ignore_files.pop(root).entering(root, {*dirs, *files})
+        dirs[:] = [
+            name
+            for name in sorted(dirs)
+            if not excluded(exclude, inside, os.path.join(root, name), is_dir=True)
+        ]
+        ignore_files.update((os.path.join(root, name), inside) for name in dirs)
+        shown = directory if root == top else directory / os.path.relpath(root, top)
         for name in sorted(files):
-            if name.lower().endswith(HISTORY_SUFFIXES) and not name.startswith("."):
-                path = Path(root, name)
+            if name.lower().endswith(HISTORY_SUFFIXES) and not excluded(
+                exclude, inside, os.path.join(root, name), is_dir=False
+            ):
+                path = shown / name
                 found.append(Source(str(path), path, explicit=False))
     return found
 
 
-def resolve(paths: list[str], *, stdin_filename: str | None) -> list[Source]:
+def stdin_has_data() -> bool:
+    """Whether standard input holds data to read when no PATH is given: a pipe (or a socket,
+    as some process managers connect it), or a regular file with bytes left (``< file``); not a
+    terminal, ``/dev/null`` (where CI and cron leave it) or another device, nor an empty file."""
+    if sys.stdin is None:
+        return False
+    try:
+        fd = sys.stdin.fileno()
+        status = os.fstat(fd)
+    except (OSError, ValueError):  # closed, or not a file (io.UnsupportedOperation)
+        return False
+    if stat.S_ISFIFO(status.st_mode) or stat.S_ISSOCK(status.st_mode):
+        return True
+    if not stat.S_ISREG(status.st_mode):
+        return False
+    try:
+        offset = os.lseek(fd, 0, os.SEEK_CUR)
+    except OSError:
+        offset = 0
+    return status.st_size > offset
+
+
+def given_paths(paths: Sequence[str]) -> list[str]:
+    """The PATHs of a run: as given; without any, ``-`` when standard input holds data
+    (`stdin_has_data`), else the current folder ``.``, as ruff does."""
+    if paths:
+        return list(paths)
+    return ["-"] if stdin_has_data() else ["."]
+
+
+def resolve(
+    paths: Sequence[str], *, stdin_filename: str | None, walk: WalkSettings = WalkSettings()
+) -> list[Source]:
     """Turn command-line paths into sources, in order, each file once however it is named.
 
-    No path means standard input when it is piped (``-`` says so explicitly).
-
-    Raises:
-        NoInputError: No path and standard input is a terminal.
+    No path means standard input when it holds data, else the current folder (`given_paths`);
+    ``-`` reads standard input whatever it is. Directories are walked as ``walk`` says; a named
+    path is always taken, unless ``walk.force_exclude`` and it is excluded or ignored.
     """
     stdin = Source(stdin_filename or "-", None)
-    if not paths:
-        if sys.stdin is None or sys.stdin.isatty():
-            raise NoInputError
-        return [stdin]
     sources: list[Source] = []
     seen: set[str] = set()
-    for given in paths:
+    exclusions: Exclusions | None = None  # made when first needed: it imports pathspec
+    for given in given_paths(paths):
+        is_dir = given != "-" and os.path.isdir(given)
+        if is_dir or (walk.force_exclude and given != "-"):
+            exclusions = exclusions or walk.exclusions()
+            if walk.force_exclude and exclusions.excludes_named(given, is_dir=is_dir):
+                continue
         if given == "-":
             candidates = [stdin]
-        elif os.path.isdir(given):
-            candidates = _walk(Path(given))
+        elif exclusions is not None and is_dir:
+            candidates = _walk(Path(given), exclusions)
         else:
             candidates = [Source(given, Path(given))]
         for source in candidates:

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
 import stat
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,7 +33,7 @@ from langchain_core.messages import (
 
 import patchcore
 from tests.conftest import ROOT
-from tests.helpers import MODULE, TP001_TEXT, TP002_TEXT, clean_env, console_script, run, text
+from tests.helpers import TP001_TEXT, TP002_TEXT, clean_env, console_script, run, text
 
 OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
 ERROR_LINE = re.compile(r"^(?P<name>.+?):(?P<line>\d+):(?P<col>\d+): error: \S")
@@ -934,27 +932,6 @@ def test_check_of_openai_chat_file_imports_no_heavy_packages(tmp_path: Path, pac
     assert printed, result.show()
     assert printed[-1] == "[]", f"`toolpatch check` imported {package}: {printed[-1][:300]}"
     assert "TP001" in result.stderr, "the check itself ran" + result.show()
-
-
-def test_no_path_and_stdin_a_terminal_is_a_usage_error(tmp_path: Path) -> None:
-    primary, secondary = pty.openpty()
-    try:
-        completed = subprocess.run(
-            [*MODULE, "check"],
-            stdin=secondary,
-            capture_output=True,
-            cwd=tmp_path,
-            env=clean_env(),
-            timeout=60,
-            check=False,
-        )
-    finally:
-        os.close(secondary)
-        os.close(primary)
-    stderr = completed.stderr.decode()
-    assert completed.returncode == 2, stderr
-    assert completed.stdout == b""
-    assert stderr.strip() and "Traceback" not in stderr
 
 
 def test_a_failed_run_says_so_first_in_its_summary(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import json
 import re
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -172,20 +173,43 @@ def test_hooks_exclude_json_with_comments(with_jsonc: Path) -> None:
 @pytest.mark.parametrize("hook_id", ["toolpatch-check", "toolpatch-fix"])
 def test_hooks_skip_json_with_comments_passed_to_them(with_jsonc: Path, hook_id: str) -> None:
     """An ``exclude:`` of the user's replaces the hook's: the files reach toolpatch, which
-    skips them (not JSON, no sign of a history) and says why with -v."""
+    skips them (not JSON, no sign of a history) and says why with -v; with the hooks'
+    --force-exclude, the one in a hidden folder is passed over before it is read, as a walk
+    passes it over."""
     hook = {**hooks()[hook_id], "args": ["-v"]}
     result = run_hook(hook, with_jsonc, JSONC_FILES)
     assert result.code == 0, result.show()
+    assert ".vscode" not in result.stderr, result.show()
+    assert "1 file skipped (no message history)." in result.stderr_lines[-1], result.show()
+    every = run_hook({**hook, "args": ["-v", "--no-force-exclude"]}, with_jsonc, JSONC_FILES)
+    assert every.code == 0, every.show()
     for name in JSONC_FILES:
         assert (with_jsonc / name).read_bytes() == (JSONC / name).read_bytes()
-        (line,) = [line for line in result.stderr_lines if line.startswith(f"{name}: skipped: ")]
+        (line,) = [line for line in every.stderr_lines if line.startswith(f"{name}: skipped: ")]
         assert "not JSON or JSON Lines" in line and "invalid JSON" in line, line
         assert "no sign of a message history" in line, line
-    assert "2 files skipped (no message history)." in result.stderr_lines[-1], result.show()
+    assert "2 files skipped (no message history)." in every.stderr_lines[-1], every.show()
     case = next(c for c in DEFAULT_CASES if c.expected is not None and not c.unfixed)
     with_history = run_hook(hooks()[hook_id], with_jsonc, [*JSONC_FILES, case.path])
     assert with_history.code == (1 if hook_id == "toolpatch-check" else 0), with_history.show()
     assert ": error: " not in with_history.stderr, with_history.show()
+
+
+def test_hooks_pass_over_staged_files_that_a_walk_passes_over(samples: Path) -> None:
+    """The hooks' --force-exclude (as ruff's hooks): pre-commit names every staged file, and
+    one that the configuration excludes or a .gitignore ignores is left alone, as
+    ``toolpatch check`` of the folder leaves it."""
+    subprocess.run(["git", "init", "-q", str(samples)], check=True, capture_output=True)
+    ignored, excluded = [c for c in DEFAULT_CASES if c.expected is not None][:2]
+    (samples / ".gitignore").write_text(f"/{ignored.path}\n")
+    (samples / "toolpatch.toml").write_text(f'extend-exclude = ["/{excluded.path}"]\n')
+    before = {case.path: (samples / case.path).read_bytes() for case in (ignored, excluded)}
+    for hook in hooks().values():
+        result = run_hook(hook, samples, staged(samples, hook))
+        assert ignored.path not in result.stderr and excluded.path not in result.stderr
+        assert {path: (samples / path).read_bytes() for path in before} == before
+    walked = run(["check"], cwd=samples)
+    assert ignored.path not in walked.stderr and excluded.path not in walked.stderr
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,9 @@ import pytest
 
 from tests.helpers import run
 
-#: Packages the run must not load at all (their first component).
-HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich")
+#: Packages the run must not load at all (their first component); pathspec serves directory
+#: walks and --force-exclude only (cli/exclusions.py), and a named file needs neither.
+HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec")
 #: patchcore's engine: only a record that is not proven clean needs it.
 ENGINE = (
     "patchcore.engine.check",
