@@ -414,7 +414,6 @@ def show(
     return int(ExitCode.OK)
 
 
-_PLACEHOLDERS = (("{index}", "N"), ("{next}", "N+1"), ("{id}", "<id>"), ("{name}", "<name>"))
 _FIX_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix (--unsafe-fixes)", None: "no fix"}
 
 
@@ -451,46 +450,43 @@ def rules(
         )
     printer.text("")
     printer.text(
-        "Select opt-in rules with --select TP1 or --select ALL; `toolpatch rule CODE` explains one."
+        "Select opt-in rules with --select TP1 or --select ALL; `toolpatch rule CODE` (or NAME) "
+        "explains one."
     )
     return int(ExitCode.OK)
 
 
 @app.command(cls=HelpCommand, short_help="Explain a rule.")
 def rule(
-    code: Annotated[str, typer.Argument(help="A rule code, e.g. TP001.", show_default=False)],
+    code: Annotated[
+        str,
+        typer.Argument(
+            metavar="CODE|NAME",
+            help="A rule's code or name: TP001, tp001 or dangling-tool-call.",
+            show_default=False,
+        ),
+    ],
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
-    """Explain a rule: what it checks, the provider errors it prevents, its fix."""
-    from patchcore.dialects import DIALECTS
+    """Explain a rule as ruff does: what it checks, why providers reject it (each dialect's
+    error), an example before and after the fix, and the fix's safety."""
+    import shutil
 
-    found = patchcore.RULES.get(code.strip().upper())
-    if found is None:
-        msg = f"{code!r} is not a rule (see `toolpatch rules`)"
-        raise typer.BadParameter(msg, param_hint="CODE")
+    from patchcore.rules import rule_named
+
+    from .rule_docs import rule_markdown
+
+    try:
+        found = rule_named(code)
+    except patchcore.UnknownRuleError as exc:
+        raise typer.BadParameter(str(exc), param_hint="CODE|NAME") from None
+    width = min(shutil.get_terminal_size().columns, HELP_WIDTH) - 2  # as --help is wrapped
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
-    printer.line(((f"{found.code} {found.name}", "bold cyan"),))
-    printer.text(found.summary)
-    printer.text("")
-    for line in found.explanation.splitlines():  # a printed line is one line
-        printer.text(line)
-    errors = [
-        (d.name, d.provider_errors[found.code]) for d in DIALECTS if found.code in d.provider_errors
-    ]
-    if errors:
-        printer.text("")
-        printer.text("What each dialect's provider answers:")
-        for name, error in errors:
-            for placeholder, shown in _PLACEHOLDERS:
-                error = error.replace(placeholder, shown)
-            printer.line(((f"  {name}: ", "bold"), (error, "")))
-    printer.text("")
-    printer.text(
-        f"Fix: {_FIX_WORDS[found.fix.value if found.fix else None]}"
-        + (f" - {found.fix_description}" if found.fix_description else "")
-    )
-    if found.text:
-        printer.text(f"Synthetic result text: {found.text}")
+    fenced = False
+    for line in rule_markdown(found, width=width):
+        fenced ^= line.startswith("```")
+        heading = line.startswith("#") and not fenced
+        printer.line(((line, "bold cyan" if heading else ""),))
     return int(ExitCode.OK)
 
 

@@ -11,13 +11,12 @@ the terminal, never broken inside a sentence or at a hyphen.
 
 from __future__ import annotations
 
-import itertools
 import re
 
 import pytest
 from typer.main import get_command
 
-from tests.helpers import clean_env, run
+from tests.helpers import clean_env, premature_breaks, run
 from toolpatch.cli.app import app
 from toolpatch.cli.help_format import HELP_WIDTH
 
@@ -88,24 +87,6 @@ def test_show_unsafe_fixes_only_shows() -> None:
     assert "show" in described and "apply" not in described, described
     applied = option_help(help_text(["fix", "--help"], 80), "--unsafe-fixes")
     assert "apply" in applied, applied
-
-
-def premature_breaks(shown: str, width: int) -> list[str]:
-    """Lines of ``shown`` broken before the ``width`` margin: the next line continues the same
-    text (a paragraph, or the help beside an option) and its first word would have fitted."""
-    found = []
-    lines = shown.splitlines()
-    for above, line in itertools.pairwise(lines):
-        indent = len(line) - len(line.lstrip())
-        words = line.split()
-        if not above.strip() or not words or words[0].startswith("-"):
-            continue
-        if "  " in line.strip():
-            continue  # a row of a definition list (an option, a command), not a continuation
-        continues = len(above) - len(above.lstrip()) == indent or above[indent - 2 : indent] == "  "
-        if continues and len(above) > indent and len(above) + 1 + len(words[0]) <= width:
-            found.append(f"{above!r} then {line!r}")
-    return found
 
 
 @pytest.mark.parametrize("columns", [80, 120])
