@@ -18,7 +18,7 @@ from typer.main import get_command
 
 from tests.helpers import clean_env, premature_breaks, run
 from toolpatch.cli.app import app
-from toolpatch.cli.help_format import HELP_WIDTH
+from toolpatch.cli.help_format import HELP_WIDTH, HelpCommand
 
 COMMANDS = ["check", "fix", "show", "rules", "rule", "formats"]
 HELPS = [["--help"], *([command, "--help"] for command in COMMANDS)]
@@ -46,6 +46,9 @@ def test_every_command_has_its_help_checked() -> None:
     listed = help_text(["--help"], 80).split("Commands:\n", 1)[1]
     names = re.findall(r"^  ([a-z]+)  ", listed, re.MULTILINE)
     assert names == COMMANDS
+    # Each is declared with ``cls=HelpCommand``: its help wraps at spaces only.
+    commands = get_command(app).commands  # type: ignore[attr-defined]
+    assert all(isinstance(commands[name], HelpCommand) for name in COMMANDS)
 
 
 @pytest.mark.parametrize("args", HELPS, ids=" ".join)
