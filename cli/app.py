@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, NoReturn, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 
@@ -17,6 +17,7 @@ import patchcore
 
 from .console import ColorMode, Printer, stderr_printer, wants_color
 from .exit_codes import ExitCode
+from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
 from .output_format import OutputFormat, RulesFormat
 from .visible import visible
 
@@ -32,19 +33,20 @@ EXIT_CODES_HELP = (
 
 app = typer.Typer(
     name="toolpatch",
-    help=(
-        "Find and repair dangling tool calls in serialized LLM chat histories "
-        "(LangChain, OpenAI Chat, ...). " + EXIT_CODES_HELP
-    ),
+    help="Find and repair dangling tool calls in serialized LLM chat histories.",
+    epilog=EXIT_CODES_HELP + " For a command's options: toolpatch COMMAND --help.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,  # Click's plain help layout, not Rich panels (`cli.help_format`)
+    cls=HelpGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": HELP_WIDTH},
 )
 
 PathsArg = Annotated[
     Optional[list[str]],  # noqa: UP045 - Typer needs the Optional spelling on Python 3.10
     typer.Argument(
+        metavar="[PATH]...",
         help="Files, directories (searched for *.json, *.jsonl) or - for stdin. "
         "Without PATH: stdin when it holds data (a pipe, a non-empty file), else the current "
         "folder.",
@@ -55,6 +57,7 @@ SelectOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option(
         "--select",
+        metavar="CODES",
         help="Rule codes or prefixes to apply, comma-separated or repeated (ALL for every "
         "rule). Default: TP0.",
         show_default=False,
@@ -62,24 +65,28 @@ SelectOpt = Annotated[
 ]
 IgnoreOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
-    typer.Option("--ignore", help="Rule codes or prefixes to leave out.", show_default=False),
+    typer.Option(
+        "--ignore", metavar="CODES", help="Rule codes or prefixes to leave out.", show_default=False
+    ),
 ]
 DialectOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--dialect",
+        metavar="NAME",
         help="Read every message list as this dialect instead of detecting it (see "
         "`toolpatch formats`).",
         show_default=False,
     ),
 ]
-QuietOpt = Annotated[int, typer.Option("-q", "--quiet", count=True, help="Print errors only.")]
+# Flags, not counts: the report has three levels (quiet, normal, verbose), so -qq or -vv would
+# say nothing more than -q or -v.
+QuietOpt = Annotated[bool, typer.Option("-q", "--quiet", help="Print errors only.")]
 VerboseOpt = Annotated[
-    int,
+    bool,
     typer.Option(
         "-v",
         "--verbose",
-        count=True,
         help="Also print clean and skipped files, the message lists found and fixed findings.",
     ),
 ]
@@ -89,8 +96,9 @@ JobsOpt = Annotated[
         "-j",
         "--jobs",
         min=1,
-        help="Worker processes for large JSON Lines corpora (streamed in batches). Default: "
-        "every core; small inputs never start workers.",
+        metavar="N",
+        help="Worker processes for large JSON Lines corpora. Default: every core; small inputs "
+        "never start workers.",
         show_default=False,
     ),
 ]
@@ -98,21 +106,22 @@ StdinFilenameOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--stdin-filename",
+        metavar="NAME",
         help="Name stdin in messages (its extension also tells .jsonl framing).",
         show_default=False,
     ),
 ]
 ColorOpt = Annotated[
     ColorMode,
-    typer.Option("--color", help="Colour messages and diffs: auto (terminal only), always, never."),
+    typer.Option("--color", help="Colour output: auto (on a terminal only), always or never."),
 ]
 ConfigOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option(
         "--config",
-        help="A configuration file (toolpatch.toml, or a pyproject.toml with a tool.toolpatch "
-        "table) to use instead of the one found, or a TOML 'KEY = VALUE' override "
-        "(repeatable).",
+        metavar="CONFIG",
+        help="A configuration file to use instead of the one found (toolpatch.toml, or a "
+        "pyproject.toml with [tool.toolpatch]), or a 'KEY = VALUE' override (repeatable).",
         show_default=False,
     ),
 ]
@@ -121,32 +130,45 @@ ExitZeroOpt = Annotated[
     bool,
     typer.Option("--exit-zero", help="Exit 0 even when findings remain (errors still exit 2)."),
 ]
+
+
+def _unsafe_fixes_option(does: str) -> Any:  # typer.Option is typed as returning Any
+    return typer.Option(
+        "--unsafe-fixes/--no-unsafe-fixes",
+        help=f"{does} Default: off, or the configured unsafe-fixes.",
+        show_default=False,
+    )
+
+
 UnsafeFixesOpt = Annotated[
     Optional[bool],  # noqa: UP045
-    typer.Option(
-        "--unsafe-fixes/--no-unsafe-fixes",
-        help="Also apply the fixes that delete or move existing content (the TP1xx rules: "
-        "orphan and duplicate results dropped, misplaced ones moved); `show` marks them. "
-        "Default: off, or the configured unsafe-fixes.",
-        show_default=False,
+    _unsafe_fixes_option(
+        "Also apply the fixes that delete or move existing content (the TP1xx rules)."
+    ),
+]
+#: `show` writes nothing: there the option only says which fixes to show in place.
+ShowUnsafeFixesOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    _unsafe_fixes_option(
+        "Also show what the fixes that delete or move existing content would do (nothing is "
+        "written)."
     ),
 ]
 ForceOpt = Annotated[
     bool,
     typer.Option(
         "--force",
-        help="Take every agent session log for a finished one: answer its pending calls even "
-        "if it was written to in the last live-session-minutes (default 10), when its agent "
-        "may still be running them.",
+        help="Answer the pending calls of an agent session log even if it was written to in the "
+        "last live-session-minutes (default 10), when its agent may still be running them.",
     ),
 ]
 KeepInvalidLinesOpt = Annotated[
     Optional[bool],  # noqa: UP045
     typer.Option(
         "--keep-invalid-lines/--no-keep-invalid-lines",
-        help="In a JSON Lines corpus (a conversation per line), keep a line that is not JSON "
-        "(torn by a crash, NUL bytes) as it is and report it, and check and fix every other "
-        "line, instead of failing the file. Default: off, or the configured keep-invalid-lines.",
+        help="In a corpus of one conversation per line, keep a line that is not JSON as it is "
+        "and report it, instead of failing the file. Default: off, or the configured "
+        "keep-invalid-lines.",
         show_default=False,
     ),
 ]
@@ -155,7 +177,7 @@ SkipNoHistoryOpt = Annotated[
     typer.Option(
         "--skip-no-history",
         help="Skip named files that hold no message history instead of failing, as files found "
-        "in a directory are (for pre-commit, which passes every staged .json file).",
+        "in a directory are (for pre-commit).",
     ),
 ]
 
@@ -198,7 +220,7 @@ def _main(
     """Find and repair dangling tool calls in serialized LLM chat histories."""
 
 
-@app.command(epilog=EXIT_CODES_HELP)
+@app.command(cls=HelpCommand, short_help="Report findings; write nothing.", epilog=EXIT_CODES_HELP)
 def check(
     paths: PathsArg = None,
     select: SelectOpt = None,
@@ -209,8 +231,9 @@ def check(
         typer.Option(
             "--output-format",
             envvar="TOOLPATCH_OUTPUT_FORMAT",
+            metavar="FORMAT",
             help="How to report findings: text (for people, on stderr), json, jsonl, github "
-            "(workflow annotations) or sarif, on stdout or -o FILE. Default: text, or the "
+            "(workflow annotations) or sarif (on stdout or -o FILE). Default: text, or the "
             "configured output-format.",
             show_default=False,
         ),
@@ -221,6 +244,7 @@ def check(
             "-o",
             "--output-file",
             "--output",
+            metavar="FILE",
             help="Write the report to FILE (- for stdout) instead of stdout (machine formats) or "
             "stderr (text).",
             show_default=False,
@@ -243,8 +267,8 @@ def check(
     respect_gitignore: RespectGitignoreOpt = None,
     force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
-    quiet: QuietOpt = 0,
-    verbose: VerboseOpt = 0,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
@@ -278,7 +302,11 @@ def check(
     )
 
 
-@app.command(epilog=EXIT_CODES_HELP)
+@app.command(
+    cls=HelpCommand,
+    short_help="Insert synthetic results, in the file's own format.",
+    epilog=EXIT_CODES_HELP,
+)
 def fix(
     paths: PathsArg = None,
     diff: Annotated[
@@ -293,6 +321,7 @@ def fix(
         typer.Option(
             "-o",
             "--output",
+            metavar="FILE",
             help="Write the repaired data to FILE (- for stdout) instead of in place.",
         ),
     ] = None,
@@ -316,8 +345,8 @@ def fix(
     respect_gitignore: RespectGitignoreOpt = None,
     force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
-    quiet: QuietOpt = 0,
-    verbose: VerboseOpt = 0,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
@@ -358,15 +387,16 @@ def fix(
     )
 
 
-@app.command()
+@app.command(cls=HelpCommand, short_help="Show a history as panels, defects and fixes marked.")
 def show(
     path: Annotated[
-        str, typer.Argument(help="A history file, or - for stdin.", show_default=False)
+        str,
+        typer.Argument(metavar="PATH", help="A history file, or - for stdin.", show_default=False),
     ],
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     dialect: DialectOpt = None,
-    unsafe_fixes: UnsafeFixesOpt = None,
+    unsafe_fixes: ShowUnsafeFixesOpt = None,
     full: Annotated[
         bool, typer.Option("--full", help="Show every message's text whole, not cut short.")
     ] = False,
@@ -411,17 +441,17 @@ def show(
     return int(ExitCode.OK)
 
 
-_PLACEHOLDERS = (("{index}", "N"), ("{next}", "N+1"), ("{id}", "<id>"), ("{name}", "<name>"))
 _FIX_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix (--unsafe-fixes)", None: "no fix"}
 
 
-@app.command()
+@app.command(cls=HelpCommand, short_help="List every rule.")
 def rules(
     color: ColorOpt = ColorMode.AUTO,
     output_format: Annotated[
         RulesFormat,
         typer.Option(
             "--output-format",
+            metavar="FORMAT",
             help="text (the listing) or markdown (the rules reference, docs/rules.md).",
         ),
     ] = RulesFormat.TEXT,
@@ -447,50 +477,47 @@ def rules(
         )
     printer.text("")
     printer.text(
-        "Select opt-in rules with --select TP1 or --select ALL; `toolpatch rule CODE` explains one."
+        "Select opt-in rules with --select TP1 or --select ALL; `toolpatch rule CODE` (or NAME) "
+        "explains one."
     )
     return int(ExitCode.OK)
 
 
-@app.command()
+@app.command(cls=HelpCommand, short_help="Explain a rule.")
 def rule(
-    code: Annotated[str, typer.Argument(help="A rule code, e.g. TP001.", show_default=False)],
+    code: Annotated[
+        str,
+        typer.Argument(
+            metavar="CODE|NAME",
+            help="A rule's code or name: TP001, tp001 or dangling-tool-call.",
+            show_default=False,
+        ),
+    ],
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
-    """Explain a rule: what it checks, the provider errors it prevents, its fix."""
-    from patchcore.dialects import DIALECTS
+    """Explain a rule as ruff does: what it checks, why providers reject it (each dialect's
+    error), an example before and after the fix, and the fix's safety."""
+    import shutil
 
-    found = patchcore.RULES.get(code.strip().upper())
-    if found is None:
-        msg = f"{code!r} is not a rule (see `toolpatch rules`)"
-        raise typer.BadParameter(msg, param_hint="CODE")
+    from patchcore.rules import rule_named
+
+    from .rule_docs import rule_markdown
+
+    try:
+        found = rule_named(code)
+    except patchcore.UnknownRuleError as exc:
+        raise typer.BadParameter(str(exc), param_hint="CODE|NAME") from None
+    width = min(shutil.get_terminal_size().columns, HELP_WIDTH) - 2  # as --help is wrapped
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
-    printer.line(((f"{found.code} {found.name}", "bold cyan"),))
-    printer.text(found.summary)
-    printer.text("")
-    for line in found.explanation.splitlines():  # a printed line is one line
-        printer.text(line)
-    errors = [
-        (d.name, d.provider_errors[found.code]) for d in DIALECTS if found.code in d.provider_errors
-    ]
-    if errors:
-        printer.text("")
-        printer.text("What each dialect's provider answers:")
-        for name, error in errors:
-            for placeholder, shown in _PLACEHOLDERS:
-                error = error.replace(placeholder, shown)
-            printer.line(((f"  {name}: ", "bold"), (error, "")))
-    printer.text("")
-    printer.text(
-        f"Fix: {_FIX_WORDS[found.fix.value if found.fix else None]}"
-        + (f" - {found.fix_description}" if found.fix_description else "")
-    )
-    if found.text:
-        printer.text(f"Synthetic result text: {found.text}")
+    fenced = False
+    for line in rule_markdown(found, width=width):
+        fenced ^= line.startswith("```")
+        heading = line.startswith("#") and not fenced
+        printer.line(((line, "bold cyan" if heading else ""),))
     return int(ExitCode.OK)
 
 
-@app.command()
+@app.command(cls=HelpCommand, short_help="List the formats toolpatch reads.")
 def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))

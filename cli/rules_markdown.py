@@ -1,4 +1,5 @@
-"""``docs/rules.md``, written from the rule table (`patchcore.rules.RULES`) so it cannot drift.
+"""``docs/rules.md``, written from the rule table (`patchcore.rules.RULES`) so it cannot drift:
+each rule's section is what ``toolpatch rule CODE`` prints (`cli.rule_docs`).
 
 ``toolpatch rules --output-format markdown > docs/rules.md`` regenerates the page;
 ``tests/unit/test_docs.py`` fails when the file and this output differ.
@@ -7,7 +8,8 @@
 from __future__ import annotations
 
 from patchcore import DEFAULT_SELECT, RULES, Rule, RuleSelection
-from patchcore.dialects import DIALECTS
+
+from .rule_docs import rule_markdown
 
 #: What ``tests/unit/test_docs.py`` tells a reader to run when ``docs/rules.md`` is stale.
 REGENERATE = "toolpatch rules --output-format markdown > docs/rules.md"
@@ -34,7 +36,9 @@ Selection works by code prefix, as in ruff: `--select {",".join(DEFAULT_SELECT)}
 `--select TP1`, `--select TP101,TP103` or `--select ALL` (every rule) choose others, and `--ignore`
 takes the same selectors and wins over `--select`. The same keys exist in the configuration
 (`select`, `ignore`, `per-file-ignores`; see [cli.md](cli.md#configuration)). How calls and
-results are paired, and what the synthetic results say, is in [pairing.md](pairing.md).
+results are paired, and what the synthetic results say, is in [pairing.md](pairing.md). Each rule
+below reads as `toolpatch rule CODE` prints it; its example's repair is the one `toolpatch fix`
+writes, computed when this page is generated.
 
 | code | name | default | fix | what it checks |
 |---|---|---|---|---|
@@ -47,55 +51,16 @@ def _fix_words(rule: Rule) -> str:
     return rule.fix.value
 
 
-def _explanation_parts(rule: Rule) -> tuple[str, list[str], str]:
-    """The explanation split into its description, the provider lines and the fix line."""
-    lines = rule.explanation.splitlines()
-    fix_at = next(
-        (k for k, line in enumerate(lines) if line.startswith(("Fix", "No fix"))), len(lines)
-    )
-    return lines[0], lines[1:fix_at], " ".join(lines[fix_at:])
-
-
-def _section(rule: Rule, *, default: bool) -> list[str]:
-    description, provider_lines, fix_line = _explanation_parts(rule)
-    out = [
-        f"## {rule.code} {rule.name}",
-        "",
-        f"*{rule.summary}.*",
-        "",
-        f"- Default selection: {'yes (TP0)' if default else 'no (select TP1 or ALL)'}",
-        f"- Fix: {_fix_words(rule)}"
-        + (f" ({rule.fix_description})" if rule.fix_description else ""),
-        "",
-        description,
-        "",
-    ]
-    if provider_lines:
-        out += [f"> - {line}" for line in provider_lines]
-        out.append("")
-    dialect_errors = [
-        (d.name, d.provider_errors[rule.code]) for d in DIALECTS if rule.code in d.provider_errors
-    ]
-    if dialect_errors:
-        out += ["What each dialect's provider answers (as toolpatch quotes it in reports):", ""]
-        out += [f"- `{name}`: {error}" for name, error in dialect_errors]
-        out.append("")
-    if fix_line:
-        out += [fix_line, ""]
-    if rule.text:
-        out += [f"Synthetic result text: `{rule.text}`", ""]
-    return out
-
-
 def rules_markdown() -> str:
-    """The whole of ``docs/rules.md``."""
+    """The whole of ``docs/rules.md``: the table, then each rule as ``toolpatch rule CODE``
+    explains it (`cli.rule_docs`), a level down."""
     defaults = RuleSelection.build().codes
     rows = [
-        f"| [{r.code}](#{r.code.lower()}-{r.name}) | `{r.name}` | "
+        f"| [{r.code}](#{r.name}-{r.code.lower()}) | `{r.name}` | "
         f"{'yes' if r.code in defaults else 'no'} | {_fix_words(r)} | {r.summary} |"
         for r in RULES.values()
     ]
     body: list[str] = []
     for rule in RULES.values():
-        body += _section(rule, default=rule.code in defaults)
+        body += [*rule_markdown(rule, level=2), ""]
     return _HEADER + "\n".join(rows) + "\n\n" + "\n".join(body).rstrip("\n") + "\n"

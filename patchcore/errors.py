@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import difflib
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 E = TypeVar("E", bound="PatchcoreError")
@@ -24,6 +26,27 @@ def located_text(reason: str, *, line: int | None, column: int | None, pointer: 
     where = f"{line}:{column if column is not None else 1}: " if line is not None else ""
     suffix = f" (at {pointer})" if pointer else ""
     return f"{where}{reason}{suffix}"
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'TP101', 'TP102' or ...?"``: the ``known`` names that start with
+    ``name`` (case aside), else those `difflib` finds close to it; closest first, equally close
+    ones in the order of ``known``; nothing when no name is near.
+
+    >>> did_you_mean("dangling", ["TP001", "dangling-tool-call"])
+    "; did you mean 'dangling-tool-call'?"
+    """
+    by_lowered = {spelling.lower(): spelling for spelling in known}
+    lowered = name.strip().lower()
+    starting = [key for key in by_lowered if lowered and key.startswith(lowered)]
+    pool, cutoff = (starting, 0.0) if starting else (list(by_lowered), 0.6)
+    scored = [(difflib.SequenceMatcher(None, key, lowered).ratio(), key) for key in pool]
+    close = [key for score, key in sorted(scored, key=lambda pair: -pair[0]) if score >= cutoff]
+    if not close:
+        return ""
+    quoted = [repr(by_lowered[key]) for key in close]
+    listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+    return f"; did you mean {listed}?"
 
 
 def _restored(

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from patchcore.errors import UnknownRuleError
+from patchcore.errors import UnknownRuleError, did_you_mean
 
 
 class Applicability(enum.Enum):
@@ -22,35 +22,87 @@ class Applicability(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule.
+    """One rule, and its documentation: ``toolpatch rule CODE`` and docs/rules.md print these
+    texts in ruff's layout (``cli/rule_docs.py``).
 
     Attributes:
         code: Stable code, e.g. ``"TP001"``.
         name: Kebab-case name, e.g. ``"dangling-tool-call"``.
         summary: One line for tables.
-        explanation: What it checks and why providers care, for ``toolpatch rule CODE``.
+        what: What it checks ("What it does"), one paragraph.
+        why: Why providers or readers care ("Why is this bad?"), one paragraph; each dialect's
+            provider error (``Dialect.provider_errors``) is listed after it, not quoted here.
         fix: Applicability of its fix, ``None`` when it has none.
-        fix_description: What the fix does, in a few words.
+        fix_description: What the fix does, in a few words (a `Fix`'s description).
+        fix_notes: What the fix writes and when it is not offered; for a rule without a fix,
+            why there is none. One paragraph.
+        example: A small JSON history the rule reports. Its repair is the engine's, computed
+            when it is shown; a rule without a fix has ``use_instead``.
+        use_instead: For a rule without a fix, the same history as it should be.
+        fix_always: Whether the fix is offered for every finding of the rule.
         text: Default text of the synthetic result this rule's fix inserts, if it inserts one.
     """
 
     code: str
     name: str
     summary: str
-    explanation: str
+    what: str
+    why: str
     fix: Applicability | None
+    fix_notes: str
+    example: str
     fix_description: str | None = None
+    use_instead: str | None = None
+    fix_always: bool = False
     text: str | None = None
 
+    @property
+    def explanation(self) -> str:
+        """What it checks, why it matters and its fix, as paragraphs (SARIF's rule help)."""
+        fix = f"Fix ({self.fix.value})" if self.fix is not None else "No fix"
+        return f"{self.what}\n\n{self.why}\n\n{fix}: {self.fix_notes}"
 
-_PROVIDER_ERRORS = (
-    "Anthropic: `tool_use` ids were found without `tool_result` blocks immediately after: ...\n"
-    "OpenAI Chat: An assistant message with 'tool_calls' must be followed by tool messages "
-    "responding to each 'tool_call_id'. The following tool_call_ids did not have response "
-    "messages: ...\n"
-    "OpenAI Responses: No tool output found for function call ...\n"
-    "LangGraph: Found AIMessages with tool_calls that do not have a corresponding ToolMessage."
+
+#: Why a TP0xx fix is not always offered (docs/pairing.md#calls-that-cannot-be-answered).
+_UNANSWERABLE = (
+    "No result is inserted for a call that has no truthful one (a call the provider runs "
+    "itself, a call whose result is data such as a screenshot, a call awaiting approval), nor "
+    "into a list that takes no new element (a stored model response)."
 )
+
+#: The arguments of the examples' calls, as the JSON string OpenAI Chat holds them.
+_PARIS = '"{\\"city\\": \\"Paris\\"}"'
+
+
+def _asked(then: str, *, call_id: str = "call_1", arguments: str = _PARIS) -> str:
+    """An example history: a question, the assistant's call to answer it, then the messages
+    ``then`` (JSON lines, each ending with a comma but the last)."""
+    return (
+        "[\n"
+        '  {"role": "user", "content": "Weather in Paris?"},\n'
+        '  {"role": "assistant", "content": null, "tool_calls": [\n'
+        f'    {{"id": "{call_id}", "type": "function", "function":\n'
+        f'      {{"name": "get_weather", "arguments": {arguments}}}}}\n'
+        "  ]}" + (",\n" + then if then else "\n") + "]\n"
+    )
+
+
+def _paris_and_rome(second_id: str) -> str:
+    """An example of two calls, both answered: the second call's id is ``second_id``."""
+    return f"""\
+[
+  {{"role": "user", "content": "Weather in Paris and Rome?"}},
+  {{"role": "assistant", "content": null, "tool_calls": [
+    {{"id": "call_1", "type": "function", "function":
+      {{"name": "get_weather", "arguments": "{{\\"city\\": \\"Paris\\"}}"}}}},
+    {{"id": "{second_id}", "type": "function", "function":
+      {{"name": "get_weather", "arguments": "{{\\"city\\": \\"Rome\\"}}"}}}}
+  ]}},
+  {{"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"}},
+  {{"role": "tool", "tool_call_id": "{second_id}", "content": "24 C, cloudy"}}
+]
+"""
+
 
 RULES: dict[str, Rule] = {
     rule.code: rule
@@ -59,15 +111,28 @@ RULES: dict[str, Rule] = {
             code="TP001",
             name="dangling-tool-call",
             summary="a tool call with no result, followed by later messages",
-            explanation=(
-                "A tool call that no later tool result answers, in a history that went on after "
-                "it (the agent crashed, was interrupted or a new message came in). Every provider "
-                "rejects such a history on resume:\n" + _PROVIDER_ERRORS + "\n"
-                "Fix (safe): insert a synthetic error result for the call right after the call's "
-                "existing results."
+            what=(
+                "Checks for a tool call that no tool result answers, in a history that went on "
+                "after it: the agent crashed or was interrupted while the tool ran, or a new "
+                "message came in before it finished."
+            ),
+            why=(
+                "A provider takes a history only when every tool call in it has its result: "
+                "the conversation cannot be resumed, and every request that sends it again is "
+                "rejected."
             ),
             fix=Applicability.SAFE,
             fix_description="insert a synthetic error result",
+            fix_notes=(
+                "It inserts a synthetic error result for the call right after the call's "
+                "existing results, in the list's own format, telling the model that the call "
+                "did not complete. " + _UNANSWERABLE
+            ),
+            example=_asked(
+                """\
+  {"role": "user", "content": "Never mind, book a table instead."}
+"""
+            ),
             text=(
                 "Tool call {name} with id {id} was cancelled - another message came in before it "
                 "could be completed."
@@ -77,31 +142,50 @@ RULES: dict[str, Rule] = {
             code="TP002",
             name="pending-tool-call",
             summary="a tool call with no result in the history's last assistant turn",
-            explanation=(
-                "A tool call in the last turn of the history that has no result yet: the run "
-                "stopped while the tool was pending (or the file is a training example whose "
-                "target is the call: ignore TP002 for such data). Resuming sends it to the "
-                "provider unanswered:\n" + _PROVIDER_ERRORS + "\n"
-                "Fix (safe): insert a synthetic error result after the turn's existing results."
+            what=(
+                "Checks for a tool call in the last turn of the history that has no result yet: "
+                "the run stopped while the tool was pending."
+            ),
+            why=(
+                "Resuming the conversation sends the call to the provider unanswered, and the "
+                "request is rejected. A training example whose target is the call ends so on "
+                "purpose: ignore this rule for such data (with --ignore or per-file-ignores)."
             ),
             fix=Applicability.SAFE,
             fix_description="insert a synthetic error result",
+            fix_notes=(
+                "It inserts a synthetic error result after the turn's existing results. It is "
+                "not offered for a call pending in an agent session log written to in the last "
+                "live-session-minutes (10 by default), whose agent may still be running it, "
+                "unless --force is given. " + _UNANSWERABLE
+            ),
+            example=_asked(""),
             text="Tool call {name} with id {id} did not complete - no result was recorded.",
         ),
         Rule(
             code="TP003",
             name="invalid-tool-call",
             summary="a tool call with malformed arguments and no result",
-            explanation=(
-                "A tool call whose arguments did not parse (LangChain `invalid_tool_calls`, an "
-                "OpenAI `arguments` string that is not JSON, usually an output truncated at the "
-                "token limit) and that has no result. Providers still require a result for it "
-                "(langchain-openai sends invalid calls back as `tool_calls`; DeepSeek answers "
-                "'insufficient tool messages following tool_calls message').\n"
-                "Fix (safe): insert a synthetic error result saying the arguments were malformed."
+            what=(
+                "Checks for a tool call whose arguments did not parse and that has no result: "
+                "a LangChain `invalid_tool_calls` entry, or an OpenAI `arguments` string that "
+                "is not JSON, usually an output cut at the token limit."
+            ),
+            why=(
+                "Providers still require a result for such a call: langchain-openai sends "
+                "invalid calls back as `tool_calls`, and DeepSeek answers 'insufficient tool "
+                "messages following tool_calls message'."
             ),
             fix=Applicability.SAFE,
             fix_description="insert a synthetic error result",
+            fix_notes=(
+                "It inserts a synthetic error result saying the arguments were malformed, right "
+                "after the call's existing results. " + _UNANSWERABLE
+            ),
+            example=_asked(
+                '  {"role": "user", "content": "Hello?"}\n',
+                arguments='"{\\"city\\": \\"Pa"',  # cut short: not JSON
+            ),
             text=(
                 "Tool call {name} with id {id} could not be executed - arguments were malformed "
                 "or truncated."
@@ -111,136 +195,201 @@ RULES: dict[str, Rule] = {
             code="TP101",
             name="orphan-tool-result",
             summary="a result that answers no earlier call",
-            explanation=(
-                "A tool result whose id no earlier call has (its call was cut from the history, "
-                "or the result came before its call). Providers reject it:\n"
-                "OpenAI Chat: Invalid parameter: messages with role 'tool' must be a response to "
-                "a preceeding message with 'tool_calls'.\n"
-                "Anthropic: unexpected `tool_use_id` found in `tool_result` blocks: ... Each "
-                "`tool_result` block must have a corresponding `tool_use` block in the previous "
-                "message.\n"
-                "OpenAI Responses: No tool call found for function call output with call_id ...\n"
-                "Bedrock: The number of toolResult blocks at messages.N.content exceeds the "
-                "number of toolUse blocks of previous turn.\n"
-                "Fix (unsafe, deletes content): drop the result (and its message when nothing "
-                "else is left in it). Not offered when the history holds nothing else: an empty "
-                "history is no better for a provider, and the results would be gone."
+            what=(
+                "Checks for a tool result whose id no earlier call has: its call was cut from "
+                "the history, or the result came before its call."
             ),
+            why="Providers reject a result that answers no call of the history.",
             fix=Applicability.UNSAFE,
             fix_description="drop the result",
+            fix_notes=(
+                "It drops the result, and its message when nothing else is left in it. It is "
+                "not offered when the history holds nothing else: an empty history is no better "
+                "for a provider, and the results would be gone."
+            ),
+            example="""\
+[
+  {"role": "user", "content": "Weather in Paris?"},
+  {"role": "tool", "tool_call_id": "call_0", "content": "18 C, sunny"},
+  {"role": "assistant", "content": "It is 18 C and sunny in Paris."}
+]
+""",
         ),
         Rule(
             code="TP102",
             name="misplaced-tool-result",
             summary="a result for an earlier call, but not where the format requires it",
-            explanation=(
-                "A result that answers an earlier call but is not in the place the format "
-                "requires: another message sits between the call and it (OpenAI Chat, "
-                "LangChain); it is not in the very next user turn, or the results of one turn are "
-                "split over several turns (Anthropic, Bedrock, Gemini, pydantic-ai). OpenAI "
-                "Responses accepts an output anywhere after its call but between a reasoning "
-                "item and the item it precedes. Providers reject it:\n"
-                "OpenAI Chat: An assistant message with 'tool_calls' must be followed by tool "
-                "messages responding to each 'tool_call_id'.\n"
-                "Anthropic: `tool_use` ids were found without `tool_result` blocks immediately "
-                "after.\n"
-                "Gemini: Please ensure that function response turn comes immediately after a "
-                "function call turn.\n"
-                "Bedrock: Expected toolResult blocks at messages.N.content for the following "
-                "Ids: ...\n"
-                "OpenAI Responses: Item 'rs_...' of type 'reasoning' was provided without its "
-                "required following item\n"
-                "Fix (unsafe, moves content): move the result right after its call's turn, with "
-                "the turn's other results."
+            what=(
+                "Checks for a result that answers an earlier call but is not where the format "
+                "requires it: another message sits between the call and the result (OpenAI "
+                "Chat, LangChain), or the result is not in the very next user turn, or the "
+                "results of one turn are split over several turns (Anthropic, Bedrock, Gemini, "
+                "pydantic-ai)."
+            ),
+            why=(
+                "Providers reject the history. OpenAI Responses accepts an output anywhere "
+                "after its call, but not between a reasoning item and the item it precedes "
+                "('Item 'rs_...' of type 'reasoning' was provided without its required "
+                "following item')."
             ),
             fix=Applicability.UNSAFE,
             fix_description="move the result into place",
+            fix_notes=(
+                "It moves the result right after its call's turn, with the turn's other "
+                "results. It is not offered for a result that cannot be moved alone (a message "
+                "that answers several calls at once)."
+            ),
+            example=_asked(
+                """\
+  {"role": "user", "content": "In Celsius, please."},
+  {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"}
+"""
+            ),
         ),
         Rule(
             code="TP103",
             name="duplicate-tool-result",
             summary="a second result for a call that is already answered",
-            explanation=(
-                "A result for a call that an earlier result already answered. Providers reject "
-                "it:\n"
-                "OpenAI Chat: Invalid parameter: Duplicate value for 'tool_call_id' of ... in "
-                "messages[N] and messages[M].\n"
-                "Anthropic: each tool_use must have a single result. Found multiple tool_result "
-                "blocks with id: ...\n"
-                "Bedrock: The toolResult blocks at messages.N.content contain duplicate Ids: ...\n"
-                "Fix (unsafe, deletes content): drop the later result (not offered when that "
-                "would empty the history)."
-            ),
+            what="Checks for a result for a call that an earlier result already answered.",
+            why="Providers reject a call answered twice.",
             fix=Applicability.UNSAFE,
             fix_description="drop the later result",
+            fix_notes=(
+                "It drops the later result, and its message when nothing else is left in it. "
+                "It is not offered when that would empty the history."
+            ),
+            example=_asked(
+                """\
+  {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"},
+  {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"}
+"""
+            ),
         ),
         Rule(
             code="TP104",
             name="duplicate-tool-call-id",
             summary="a call reuses the id of a call that is still unanswered",
-            explanation=(
-                "A call whose id is the id of an earlier call that has not been answered yet "
-                "(within one message or across turns): no result can say which of the two it "
-                "answers, and providers reject duplicate ids (Anthropic: tool_use ids must be "
-                "unique; Mistral: Not the same number of function calls and responses). Reusing "
-                "an id after the earlier call was answered is legal and is not reported (real "
-                "histories do it: tau-bench, tau2).\n"
-                "No fix: which call the later results belong to cannot be known."
+            what=(
+                "Checks for a call whose id is the id of an earlier call that has not been "
+                "answered yet, within one message or across turns."
+            ),
+            why=(
+                "No result can say which of the two calls it answers, and providers reject "
+                "duplicate ids (Mistral: 'Not the same number of function calls and "
+                "responses'). Reusing an id after the earlier call was answered is legal and is "
+                "not reported: real histories do it (tau-bench, tau2)."
             ),
             fix=None,
+            fix_notes=(
+                "Which call each result belongs to cannot be known, so toolpatch does not "
+                "guess: the history needs an id of its own for each call, and results that say "
+                "which they answer."
+            ),
+            example=_paris_and_rome("call_1"),
+            use_instead=_paris_and_rome("call_2"),
         ),
         Rule(
             code="TP105",
             name="missing-tool-call-id",
             summary="a call with no id where the format requires one",
-            explanation=(
-                "A call whose id is null or empty in a format that pairs results by id (every "
-                "format but Gemini, which pairs id-less calls by name). No result can answer it, "
-                "and providers reject it (OpenAI: Missing required parameter: "
-                "'messages[N].tool_calls[0].id'). The TP0xx rules skip such calls, as deepagents "
-                "does.\n"
-                "No fix: toolpatch does not invent ids."
+            what=(
+                "Checks for a call whose id is null or empty in a format that pairs results by "
+                "id (every format but Gemini, which pairs calls without ids by name)."
+            ),
+            why=(
+                "No result can answer it, and providers reject it. The pairing rules skip such "
+                "calls, as deepagents does."
             ),
             fix=None,
+            fix_notes="toolpatch does not invent ids; the call needs the id its result names.",
+            example=_asked('  {"role": "user", "content": "Hello?"}\n', call_id=""),
+            use_instead=_asked(
+                """\
+  {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"},
+  {"role": "user", "content": "Hello?"}
+"""
+            ),
         ),
         Rule(
             code="TP106",
             name="tool-result-not-first",
             summary="a user message holds other blocks before its tool results",
-            explanation=(
-                "Anthropic and Bedrock require a user message that answers tool calls to begin "
-                "with its tool_result blocks; text or other blocks must come after them:\n"
-                "Anthropic: messages.N: Did not find K `tool_result` block(s) at the beginning of "
-                "this message. Messages following `tool_use` blocks must begin with a matching "
-                "number of `tool_result` blocks.\n"
-                "pydantic-ai sends a request's parts in their order, so a user prompt before its "
-                "tool-return parts is text before the tool_result blocks for Anthropic, and a "
-                "user message between the tool calls and their tool messages for OpenAI (An "
-                "assistant message with 'tool_calls' must be followed by tool messages "
-                "responding to each 'tool_call_id').\n"
-                "Fix (unsafe, moves content): move the results first, keeping the order of the "
-                "other blocks."
+            what=(
+                "Checks for a user message that answers tool calls with other blocks (text, an "
+                "image) before its tool results."
+            ),
+            why=(
+                "Anthropic and Bedrock require such a message to begin with its `tool_result` "
+                "blocks. pydantic-ai sends a request's parts in their order, so a user prompt "
+                "before its tool-return parts reaches Anthropic as text before the "
+                "`tool_result` blocks, and OpenAI as a user message between the tool calls and "
+                "their tool messages."
             ),
             fix=Applicability.UNSAFE,
             fix_description="move the results first",
+            fix_notes="It moves the results first, keeping the order of the other blocks.",
+            example="""\
+[
+  {"role": "user", "content": "Weather in Paris?"},
+  {"role": "assistant", "content": [
+    {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+     "input": {"city": "Paris"}}
+  ]},
+  {"role": "user", "content": [
+    {"type": "text", "text": "Here it is:"},
+    {"type": "tool_result", "tool_use_id": "toolu_1",
+     "content": "18 C, sunny"}
+  ]}
+]
+""",
         ),
         Rule(
             code="TP107",
             name="empty-tool-calls",
             summary="an assistant message with an empty tool_calls list",
-            explanation=(
-                "An OpenAI Chat assistant message with `tool_calls: []` (for LangChain, an empty "
-                "`additional_kwargs.tool_calls`, which older integrations forwarded as is):\n"
-                "OpenAI: Invalid 'messages[N].tool_calls': empty array. Expected an array with "
-                "minimum length 1, but got an empty array instead.\n"
-                "Qwen: Empty tool_calls is not supported in message.\n"
-                "Fix (unsafe, deletes content): drop the empty key."
+            what=(
+                "Checks for an OpenAI Chat assistant message with `tool_calls: []` (for "
+                "LangChain, an empty `additional_kwargs.tool_calls`, which older integrations "
+                "forwarded as it was)."
+            ),
+            why=(
+                "OpenAI rejects an empty `tool_calls` array, and so does Qwen ('Empty "
+                "tool_calls is not supported in message')."
             ),
             fix=Applicability.UNSAFE,
             fix_description="drop the empty tool_calls key",
+            fix_notes="It drops the empty key.",
+            fix_always=True,
+            example="""\
+[
+  {"role": "user", "content": "Hello!"},
+  {"role": "assistant", "content": "Hi! How can I help?", "tool_calls": []}
+]
+""",
         ),
     )
 }
+
+
+def rule_named(spelling: str) -> Rule:
+    """The rule whose code (in any case) or name is ``spelling``: ``TP001``, ``tp001`` or
+    ``dangling-tool-call``.
+
+    Raises:
+        UnknownRuleError: No rule has that code or name; the message names the close ones (the
+            codes a prefix such as ``TP1`` starts).
+
+    >>> rule_named(" Dangling-Tool-Call ").code
+    'TP001'
+    """
+    wanted = spelling.strip()
+    for rule in RULES.values():
+        if wanted.upper() == rule.code or wanted.lower() == rule.name:
+            return rule
+    known = [*RULES, *(rule.name for rule in RULES.values())]
+    msg = f"{wanted!r} is not a rule code or name{did_you_mean(wanted, known)}"
+    raise UnknownRuleError(msg + " (see `toolpatch rules`)")
+
 
 #: Rules that run when the caller selects nothing.
 DEFAULT_SELECT: tuple[str, ...] = ("TP0",)

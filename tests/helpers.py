@@ -7,6 +7,7 @@ the assertion message shows the command, stdout and stderr.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -164,3 +165,26 @@ def run_main(args: list[str], monkeypatch: Any) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     raise AssertionError("main() returned without exiting")
+
+
+def premature_breaks(shown: str, width: int) -> list[str]:
+    """Lines of ``shown`` (help, or Markdown prose without its code blocks) broken before the
+    ``width`` margin: the next line continues the same text (a paragraph, a list item, the help
+    beside an option) and its first word would have fitted."""
+    found = []
+    lines = shown.splitlines()
+    for above, line in itertools.pairwise(lines):
+        indent = len(line) - len(line.lstrip())
+        words = line.split()
+        if not above.strip() or above.startswith("#") or not words or words[0].startswith("-"):
+            continue  # a new paragraph, a heading's text, a new option or list item
+        if "  " in line.strip():
+            continue  # a row of a definition list (an option, a command), not a continuation
+        continues = (
+            len(above) - len(above.lstrip()) == indent  # a paragraph
+            or above[indent - 2 : indent] == "  "  # the help column beside an option
+            or (above.startswith("- ") and indent == 2)  # a list item
+        )
+        if continues and len(above) > indent and len(above) + 1 + len(words[0]) <= width:
+            found.append(f"{above!r} then {line!r}")
+    return found

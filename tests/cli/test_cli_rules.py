@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.helpers import TP001_TEXT, Result, run, text
+from tests.helpers import TP001_TEXT, Result, clean_env, premature_breaks, run, text
 
 #: Every rule of docs/rules.md: code → (name, fix kind).
 RULES = {
@@ -174,7 +174,7 @@ def test_rules_tells_safe_unsafe_and_unfixable_apart() -> None:
 @pytest.mark.parametrize("spelling", ["TP101", "tp101", " TP101 "])
 def test_rule_explains_tp101(spelling: str) -> None:
     result = run(["rule", spelling], expect=0)
-    out = result.stdout.decode()
+    out = " ".join(result.stdout.decode().split())  # the text is wrapped to the terminal
     assert "TP101" in out and "orphan-tool-result" in out, result.show()
     # What providers answer (docs/rules.md): OpenAI Chat and Anthropic at least.
     assert "must be a response to a preceeding message with 'tool_calls'" in out, result.show()
@@ -182,7 +182,7 @@ def test_rule_explains_tp101(spelling: str) -> None:
     # The fix, and that it is unsafe (it deletes content).
     assert re.search(r"\bdrop", out, re.IGNORECASE), result.show()
     assert "unsafe" in out and "--unsafe-fixes" in out, result.show()
-    assert CODE.findall(out) == ["TP101"], "explains that one rule only"
+    assert set(CODE.findall(out)) == {"TP101"}, "explains that one rule only"
 
 
 @pytest.mark.parametrize(("code", "fix"), [(c, f) for c, (_, f) in RULES.items()])
@@ -209,6 +209,105 @@ def test_rule_of_an_unknown_code_is_a_usage_error(code: str) -> None:
 
 def test_rule_without_a_code_is_a_usage_error() -> None:
     run(["rule"], expect=2)
+
+
+#: ``ruff rule F401``'s sections, in its order.
+SECTIONS = ["## What it does", "## Why is this bad?", "## Example"]
+
+
+def fenced(out: str) -> list[str]:
+    """The fenced code blocks of ``out``, in order."""
+    return re.findall(r"^```json\n(.*?)^```$", out, re.MULTILINE | re.DOTALL)
+
+
+def prose(out: str) -> str:
+    """``out`` without its code blocks."""
+    return re.sub(r"^```json\n.*?^```$", "```", out, flags=re.MULTILINE | re.DOTALL)
+
+
+@pytest.mark.parametrize("spelling", ["TP001", "tp001", "dangling-tool-call", "Dangling-Tool-Call"])
+def test_rule_by_code_or_name_in_ruffs_layout(spelling: str) -> None:
+    result = run(["rule", spelling], expect=0)
+    out = result.stdout.decode()
+    assert out == run(["rule", "TP001"], expect=0).stdout.decode(), "one rule, one text"
+    lines = out.splitlines()
+    assert lines[0] == "# dangling-tool-call (TP001)", result.show()
+    assert "Fix is sometimes available." in lines, result.show()
+    headings = [line for line in lines if line.startswith("## ")]
+    assert headings == [*SECTIONS, "## Fix safety"], result.show()
+    assert any(line.startswith("Use instead") for line in lines), result.show()
+    assert "This fix is safe" in out and "Tool call {name} with id {id} was cancelled" in " ".join(
+        out.split()
+    ), result.show()
+
+
+def test_rule_quotes_each_provider_error_once() -> None:
+    """The provider errors came twice (the explanation's quotes, then each dialect's); each
+    wording is listed once now, with every dialect that answers it."""
+    out = " ".join(run(["rule", "TP001"], expect=0).stdout.decode().split())
+    for wording in (
+        "Found AIMessages with tool_calls that do not have a corresponding ToolMessage",
+        "No tool output found for function call",
+        "Please ensure that the number of function response parts",
+        "must be followed by tool messages responding to each 'tool_call_id'",
+    ):
+        assert out.count(wording) == 1, wording
+    assert "`openai-agents-js`, `openai-responses`: No tool output found" in out
+    assert "`gemini`, `gemini-cli`: Please ensure" in out
+
+
+@pytest.mark.parametrize("code", list(RULES))
+def test_rule_example_is_what_fix_writes(tmp_path: Path, code: str) -> None:
+    """The example's "before" is a history the rule (and only it) reports, and its "after" is
+    byte for byte what ``toolpatch fix`` writes for it; for a rule without a fix, a history no
+    rule reports."""
+    out = run(["rule", code], expect=0).stdout.decode()
+    before, after = fenced(out)
+    path = tmp_path / "history.json"
+    path.write_text(before)
+    checked = run(["check", "--select", "ALL", str(path)], expect=1)
+    assert {found for found, _ in findings(checked)} == {code}, checked.show()
+    if RULES[code][1] == "none":
+        path.write_text(after)
+        run(["check", "--select", "ALL", str(path)], expect=0)
+        return
+    fix = ["fix"] if code.startswith("TP0") else ["fix", "--select", code, "--unsafe-fixes"]
+    assert f"Use instead (what `toolpatch {' '.join(fix)}` writes):" in out, out
+    fixed = run([*fix, "-"], input=before.encode(), expect=0)
+    assert fixed.stdout.decode() == after, fixed.show()
+
+
+@pytest.mark.parametrize("code", ["TP001", "TP102", "TP104", "TP106"])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_rule_is_wrapped_to_the_terminal(code: str, columns: int) -> None:
+    """Prose is wrapped to the terminal (up to 100 columns), filling each line; the JSON
+    histories are data and are printed as they are."""
+    out = run(["rule", code], env=clean_env(COLUMNS=str(columns)), expect=0).stdout.decode()
+    width = min(columns, 100) - 2
+    text = prose(out)
+    assert max(len(line) for line in text.splitlines()) <= width, out
+    assert not premature_breaks(text, width), "\n".join(premature_breaks(text, width))
+
+
+@pytest.mark.parametrize(
+    ("spelling", "suggested"),
+    [
+        ("dangling", "did you mean 'dangling-tool-call'?"),
+        ("pending-call", "did you mean 'pending-tool-call'"),
+        ("TP1", "did you mean 'TP101', 'TP102', 'TP103', 'TP104', 'TP105', 'TP106' or 'TP107'?"),
+        ("tp00", "did you mean 'TP001', 'TP002' or 'TP003'?"),
+        ("E501", None),
+    ],
+)
+def test_rule_of_an_unknown_name_suggests_close_ones(spelling: str, suggested: str | None) -> None:
+    result = run(["rule", spelling], expect=2)
+    assert result.stdout == b"", result.show()
+    message = " ".join(result.stderr.split())
+    assert f"'{spelling}' is not a rule code or name" in message, result.show()
+    if suggested is None:
+        assert "did you mean" not in message, result.show()
+    else:
+        assert suggested in message, result.show()
 
 
 # --------------------------------------------------------------------------------------------

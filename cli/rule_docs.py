@@ -1,0 +1,150 @@
+"""A rule explained in ruff's layout (``ruff rule F401``), from one place for both readers:
+``toolpatch rule CODE`` prints it wrapped to the terminal, docs/rules.md holds it for every rule.
+
+The texts are the rule table's (`patchcore.rules.Rule`), the provider errors each dialect's
+(`Dialect.provider_errors`, each wording once, with the dialects that answer it), and the
+example's repair is the engine's own, computed here: it cannot drift from what ``fix`` writes.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+
+import patchcore
+from patchcore import Applicability, Rule
+from patchcore.dialects import DIALECTS
+
+#: How the placeholders of a provider error read in the explanation.
+_PLACEHOLDERS = (("{index}", "N"), ("{next}", "N+1"), ("{id}", "ID"), ("{name}", "NAME"))
+
+_SAFETY = {
+    Applicability.SAFE: "This fix is safe: it only adds content, so `toolpatch fix` applies it.",
+    Applicability.UNSAFE: (
+        "This fix is unsafe: it deletes or moves existing content, so `toolpatch fix` applies "
+        "it only with `--unsafe-fixes`."
+    ),
+}
+
+
+def provider_errors(rule: Rule) -> list[tuple[list[str], str]]:
+    """What each dialect's provider answers to the rule's defect: each wording once, with the
+    dialects that answer it, in detection order."""
+    grouped: dict[str, list[str]] = {}
+    for dialect in DIALECTS:
+        error = dialect.provider_errors.get(rule.code)
+        if error is not None:
+            for placeholder, shown in _PLACEHOLDERS:
+                error = error.replace(placeholder, shown)
+            grouped.setdefault(error, []).append(dialect.name)
+    return [(names, error) for error, names in grouped.items()]
+
+
+def repaired_example(rule: Rule) -> str:
+    """The rule's example as ``toolpatch fix`` repairs it (with ``--unsafe-fixes``), or, for a
+    rule without a fix, the history as it should be.
+
+    Raises:
+        RuntimeError: The engine does not repair the example (a bug the tests catch).
+    """
+    if rule.fix is None:
+        assert rule.use_instead is not None, f"{rule.code} has no fix and no use_instead"
+        return rule.use_instead
+    options = patchcore.make_options(select=[rule.code], unsafe_fixes=True)
+    result = patchcore.fix_document(rule.example, options=options)
+    if result.output is None:
+        msg = f"the example of {rule.code} is not repaired"
+        raise RuntimeError(msg)
+    return result.output.decode("utf-8")
+
+
+def _on_by_default(rule: Rule) -> bool:
+    return rule.code in patchcore.RuleSelection.build().codes
+
+
+def _selection(rule: Rule) -> str:
+    if _on_by_default(rule):
+        return f"On by default (selected by `--select {','.join(patchcore.DEFAULT_SELECT)}`)."
+    return (
+        f"Opt-in: select it with `--select {rule.code}` (or `{rule.code[:3]}`, the family, or "
+        "`ALL`)."
+    )
+
+
+def _fix_command(rule: Rule) -> str:
+    """The ``toolpatch fix`` that repairs the example."""
+    select = "" if _on_by_default(rule) else f" --select {rule.code}"
+    unsafe = " --unsafe-fixes" if rule.fix is Applicability.UNSAFE else ""
+    return f"`toolpatch fix{select}{unsafe}`"
+
+
+def _blocks(rule: Rule, level: int) -> Iterator[tuple[str, str]]:
+    """The explanation as ``(kind, text)`` blocks: ``title``, ``heading`` (of a section),
+    ``paragraph``, ``item`` (of a list) or ``code`` (a JSON history)."""
+    sub = "#" * (level + 1)
+    yield "title", f"{'#' * level} {rule.name} ({rule.code})"
+    yield "paragraph", _selection(rule)
+    if rule.fix is not None:
+        yield "paragraph", f"Fix is {'always' if rule.fix_always else 'sometimes'} available."
+    yield "heading", f"{sub} What it does"
+    yield "paragraph", rule.what
+    yield "heading", f"{sub} Why is this bad?"
+    yield "paragraph", rule.why
+    errors = provider_errors(rule)
+    if errors:
+        yield "paragraph", "What each dialect's provider answers:"
+        for names, error in errors:
+            yield "item", f"{', '.join(f'`{name}`' for name in names)}: {error}"
+    yield "heading", f"{sub} Example"
+    yield "code", rule.example
+    if rule.fix is None:
+        yield "paragraph", "Use instead:"
+    else:
+        yield "paragraph", f"Use instead (what {_fix_command(rule)} writes):"
+    yield "code", repaired_example(rule)
+    if rule.fix is None:
+        yield "heading", f"{sub} No fix"
+        yield "paragraph", rule.fix_notes
+        return
+    yield "heading", f"{sub} Fix safety"
+    yield "paragraph", f"{_SAFETY[rule.fix]} {rule.fix_notes}"
+    if rule.text is not None:
+        yield (
+            "paragraph",
+            "The synthetic result's text (the `texts` setting of the configuration changes "
+            f"it): `{rule.text}`",
+        )
+
+
+def rule_markdown(rule: Rule, *, width: int | None = None, level: int = 1) -> list[str]:
+    """The explanation of ``rule`` as Markdown lines: its title a heading of ``level``, its
+    sections one level below; prose wrapped at ``width`` columns (``None``: a paragraph per
+    line), the JSON histories as they are."""
+    lines: list[str] = []
+    previous = ""
+    for kind, text in _blocks(rule, level):
+        if previous == "item" and kind != "item":
+            lines.append("")  # a list ends with a blank line
+        previous = kind
+        if kind == "code":
+            lines += ["```json", *text.splitlines(), "```", ""]
+        elif kind == "title":
+            lines += [text, ""]
+        elif kind == "heading":
+            lines.append(text)  # ruff's layout: the section's text right under its heading
+        elif width is None:
+            lines += ["- " + text] if kind == "item" else [text, ""]
+        else:
+            first, rest = ("- ", "  ") if kind == "item" else ("", "")
+            lines += textwrap.wrap(
+                text,
+                width,
+                initial_indent=first,
+                subsequent_indent=rest,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            lines += [] if kind == "item" else [""]
+    while lines[-1:] == [""]:
+        lines.pop()
+    return lines
