@@ -238,6 +238,7 @@ def run_inputs(
                 progress=lambda done, lists, findings: progress.advance(
                     bytes_read=done, records=lists, findings=findings
                 ),
+                keep_bytes=reporter is not None and reporter.needs_bytes,
             )
             outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
             if outcome.diff is not None:
@@ -257,6 +258,7 @@ def run_inputs(
                 render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
             if reporter is not None:
                 reporter.add(outcome)
+                outcome.data = outcome.plan = None  # kept for the reporter only
             outcomes.append(outcome)
         if reporter is not None:
             reporter.finish()

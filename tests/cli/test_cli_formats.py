@@ -13,9 +13,11 @@ Regenerate the golden files after a deliberate change with
 ``TOOLPATCH_UPDATE_GOLDEN=1 python -m pytest tests/cli/test_cli_formats.py`` and review the diff.
 
 Also pinned: the SARIF log is valid against the official SARIF 2.1.0 schema (vendored in
-``tests/data/sarif``), JSON and JSON Lines carry the same objects, machine formats put nothing
-but the report on stdout and never colour, ``-o FILE``, ``TOOLPATCH_OUTPUT_FORMAT`` and its
-precedence, and the exit-code modifiers ``--exit-zero`` and ``--exit-non-zero-on-fix``.
+``tests/data/sarif``) and links each rule's documentation, JSON and JSON Lines carry the same
+objects, machine formats put nothing but the report on stdout and never colour,
+``-o FILE``, ``TOOLPATCH_OUTPUT_FORMAT`` and its precedence, and the exit-code modifiers
+``--exit-zero`` and ``--exit-non-zero-on-fix``. The SARIF fixes and columns are
+``tests/cli/test_sarif_fixes.py``'s.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import pytest
 import patchcore
 from tests.conftest import ROOT
 from tests.helpers import Result, clean_env, run
+from tests.unit.test_docs import anchors
+from toolpatch.cli.project import DOCUMENTATION, REPOSITORY
 
 DATA = ROOT / "tests" / "data"
 GOLDEN = DATA / "formats" / "expected"
@@ -55,6 +59,11 @@ EXPECTED_FINDINGS = [
 ]
 MIXED = "mixes dialects (anthropic, openai-chat, openai-responses); not checked"
 WARNING_LINE = f"{ODD_NAME}:4: /messages: warning: {MIXED}"
+ERROR_LINE = "broken.json:2:1: error: invalid JSON: Expecting value"
+SUMMARY_LINE = (
+    "1 file could not be processed, found 6 findings in 3 files (3 fixable with "
+    "`toolpatch fix`, 2 more with `--unsafe-fixes`)."
+)
 
 
 @pytest.fixture
@@ -107,12 +116,8 @@ def test_machine_format_matches_its_golden_file(
     report = result.stdout.decode("utf-8")
     assert "\x1b" not in report
     assert_golden(golden, normalised(report, inputs))
-    assert result.stderr_lines == [
-        WARNING_LINE,
-        "broken.json:2:1: error: invalid JSON: Expecting value",
-        "1 file could not be processed, found 6 findings in 3 files (3 fixable with "
-        "`toolpatch fix`, 2 more with `--unsafe-fixes`).",
-    ], "stderr keeps the errors and the summary, not the finding lines" + result.show()
+    # stderr keeps the warnings, errors and the summary, not the finding lines
+    assert result.stderr_lines == [WARNING_LINE, ERROR_LINE, SUMMARY_LINE], result.show()
 
 
 def test_text_format_matches_its_golden_file(inputs: Path) -> None:
@@ -336,6 +341,19 @@ def test_sarif_has_a_rule_entry_per_code_and_results_point_at_them(inputs: Path)
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
         region = result["locations"][0]["physicalLocation"]["region"]
         assert region["startLine"] >= 1 and region["startColumn"] >= 1
+
+
+def test_sarif_rules_link_their_documentation(inputs: Path) -> None:
+    """``helpUri``: the rule's section of docs/rules.md (the heading exists), on the
+    documentation of ``[project.urls]``; the driver's ``informationUri`` is the home page."""
+    (sarif_run,) = json.loads(check(inputs, "--output-format", "sarif").stdout)["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["informationUri"] == REPOSITORY
+    for rule in driver["rules"]:
+        page, anchor = rule["helpUri"].removeprefix(DOCUMENTATION).split("#")
+        assert anchor in anchors(ROOT / "docs" / page), rule["helpUri"]
+        if rule["id"] != "unchecked":
+            assert rule["helpUri"] == f"{DOCUMENTATION}rules.md#{rule['id'].lower()}-{rule['name']}"
 
 
 def test_clean_input_gives_an_empty_report(tmp_path: Path) -> None:
