@@ -265,5 +265,6 @@ def run_inputs(
     summary = Summary(mode, outcomes)
     if reporter is None:
         render_tables(summary, printer, verbosity=verbosity)
-    render_summary(summary, printer, verbosity=verbosity)
+    if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
+        render_summary(summary, printer, verbosity=verbosity)
     return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))
