@@ -263,6 +263,7 @@ def run_inputs(
                 progress=lambda done, lists, findings: progress.advance(
                     bytes_read=done, records=lists, findings=findings
                 ),
+                keep_bytes=reporter is not None and reporter.needs_bytes,
             )
             outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
             if outcome.diff is not None:
@@ -282,11 +283,13 @@ def run_inputs(
                 render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
             if reporter is not None:
                 reporter.add(outcome)
+                outcome.data = outcome.plan = None  # kept for the reporter only
             outcomes.append(outcome)
         if reporter is not None:
             reporter.finish()
     summary = Summary(mode, outcomes)
     if reporter is None:
         render_tables(summary, printer, verbosity=verbosity)
-    render_summary(summary, printer, verbosity=verbosity)
+    if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
+        render_summary(summary, printer, verbosity=verbosity)
     return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))

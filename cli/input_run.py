@@ -19,7 +19,7 @@ from .inputs import FileInput, Source
 from .output_sinks import Discard, Replace, Sink, Spool, WriteFailed
 
 if TYPE_CHECKING:
-    from patchcore import Mapper, Options, Result
+    from patchcore import FixPlan, Mapper, Options, Result
     from patchcore import Progress as StreamProgress
 
     from .parallel import ProcessMapper
@@ -60,6 +60,14 @@ class Outcome:
     skipped: str | None = None
     diff: str | None = field(default=None, repr=False)
     """The unified diff, for ``fix --diff`` when the input would change."""
+    data: bytes | None = field(default=None, repr=False)
+    """The input's bytes, kept for a report that needs them (``keep_bytes``) until it has
+    taken the outcome."""
+    plan: FixPlan | None = field(default=None, repr=False)
+    """With ``keep_bytes``, what ``fix`` would write, patch by patch (`patchcore.plan_fixes`),
+    when it would change anything."""
+    unplanned: str | None = None
+    """Why the fixes could not be planned (an internal error ``fix`` would report too)."""
 
 
 def process(
@@ -71,6 +79,7 @@ def process(
     emit: Callable[[bytes], None],
     pool: ProcessMapper | None = None,
     progress: StreamProgress | None = None,
+    keep_bytes: bool = False,
 ) -> Outcome:
     """Evaluate one input and carry out ``mode``.
 
@@ -81,10 +90,16 @@ def process(
     for stdin and ``-o -``); what a file's repair leaves as it was is copied file to file.
     ``progress`` hears of each batch done. A diff is left in the outcome for the caller to
     print.
+
+    With ``keep_bytes`` (a check reported in a format that shows columns and fixes as they sit
+    in the bytes: SARIF), the input is read whole first, as ``fix --diff`` reads it, and its
+    bytes and the plan of its fixes are left in the outcome.
     """
     outcome = Outcome(source)
     if mode is Mode.FIX_DIFF:
         return _diff(outcome, options, progress)
+    if keep_bytes and mode is Mode.CHECK:
+        return _kept(outcome, options, pool, progress)
     with (
         _recorded_failure(outcome),
         source.opened() as read,
@@ -152,6 +167,39 @@ def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -
             progress(len(data), len(result.conversations), len(result.findings))
         if result.output is not None:
             outcome.diff = unified_diff(data, result.output, name=source.name)
+    return outcome
+
+
+def _kept(
+    outcome: Outcome,
+    options: Options,
+    pool: ProcessMapper | None,
+    progress: StreamProgress | None,
+) -> Outcome:
+    """A check of the input read whole, its bytes kept and, if ``fix`` would change them,
+    its fixes planned on those same bytes."""
+    source = outcome.source
+    with _recorded_failure(outcome):
+        data = source.read()
+        outcome.data = data
+        stream = Stream(
+            [data],
+            filename=_framing_name(source),
+            options=options,
+            fix=False,
+            mapper=_mapper(source, pool),
+            progress=progress,
+        )
+        for _ in stream:
+            pass
+        outcome.result = stream.result
+        if any(options.applies(f.fix) for f in stream.result.findings):
+            try:
+                outcome.plan = patchcore.plan_fixes(
+                    data, filename=_framing_name(source), options=options
+                )
+            except patchcore.PatchcoreError as exc:  # the check stands; only its fixes are lost
+                outcome.unplanned = exc.reason
     return outcome
 
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         UnknownRuleError,
         located_text,
     )
+    from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.layouts.base import Layout
     from patchcore.model import Finding, Fix, Insert, format_pointer
     from patchcore.options import Options, make_options
@@ -90,6 +91,7 @@ _MODULES = {
         "patchcore.api",
     ),
     **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
+    **dict.fromkeys(["FixPlan", "plan_fixes"], "patchcore.fix_plan"),
     "Layout": "patchcore.layouts.base",
     **dict.fromkeys(
         [
@@ -152,6 +154,7 @@ __all__ = [
     "DecodeError",
     "Finding",
     "Fix",
+    "FixPlan",
     "Insert",
     "Layout",
     "Mapper",
@@ -188,6 +191,7 @@ __all__ = [
     "load_engine",
     "located_text",
     "make_options",
+    "plan_fixes",
     "process_batch",
     "shows_history",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, ClassVar
 
 from ..file_hints import kept_message, training_hint
 from ..input_run import Outcome
@@ -57,6 +57,10 @@ class InputWarning:
 
 class Reporter(ABC):
     """Writes one report over a run's outcomes to a binary stream."""
+
+    needs_bytes: ClassVar[bool] = False
+    """Whether the outcomes must carry the inputs' bytes and the plan of their fixes (each
+    input is then read whole: `cli.input_run.process`'s ``keep_bytes``)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self.stream = stream

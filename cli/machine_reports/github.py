@@ -1,7 +1,10 @@
 """``--output-format github``: GitHub Actions workflow commands, one annotation per finding.
 
-``::error title=toolpatch (TP001),file=F,line=L,col=C::F:L:C: TP001 message`` (ruff's layout);
-the provider error follows on a second line of the annotation. A part of an input that was not
+``::error title=toolpatch (TP001),file=F,line=L,col=C::F:L:C: TP001 [*] message`` (ruff's
+layout, with the text report's fix mark: ``[*]`` ``toolpatch fix`` repairs it, ``[~]`` only with
+``--unsafe-fixes``); the provider error follows on a second line of the annotation. Columns
+count characters, as the text report's do. The annotations are the whole report: no summary
+line follows them on stderr (ruff prints none either). A part of an input that was not
 checked is a ``::warning`` in the words of the text report (``F:L: /pointer: warning: why``);
 an input that cannot be read is an ``::error``. Escaping follows the Actions toolkit: in the
 message ``%``, CR and LF are percent-encoded; in property values ``:`` and ``,`` are too, since
@@ -14,6 +17,7 @@ from patchcore.model import Finding
 
 from ..input_errors import InputError
 from ..input_run import Outcome
+from ..text_report import MARKS, fixability
 from .base import InputWarning, Reporter
 
 
@@ -41,9 +45,10 @@ def annotation(
 
 
 def finding_annotation(file: str, finding: Finding) -> str:
-    """The annotation of one finding."""
+    """The annotation of one finding, in the words of the text report's finding line."""
     line, column = finding.line or 1, finding.column or 1
-    message = f"{file}:{line}:{column}: {finding.code} {finding.message}"
+    mark = MARKS[fixability(finding)]
+    message = f"{file}:{line}:{column}: {finding.code}{mark} {finding.message}"
     if finding.provider_error:
         message += f"\nprovider error: {finding.provider_error}"
     return annotation("error", f"toolpatch ({finding.code})", file, line, column, message)

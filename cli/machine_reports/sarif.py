@@ -1,31 +1,44 @@
 """``--output-format sarif``: a SARIF 2.1.0 log for code-scanning services.
 
-One run: the tool with a rule entry per toolpatch rule (results point at them by id and index),
-one result per finding located by file, line and column plus the JSON pointer as a logical
-location, and one invocation whose tool execution notifications are the inputs that could not be
-evaluated (``executionSuccessful`` is false when there is any), located the same way as far as
-known. A part of an input that was not checked (a list mixing dialects, a session entry kept
-unread) is a result too, of level ``warning`` under the extra rule ``unchecked``: code scanning
-shows results as alerts, where a notification would go unseen, and the run still succeeded.
+One run: the tool with a rule entry per toolpatch rule (results point at them by id and index,
+each links its section of ``docs/rules.md`` as ``helpUri``), one result per finding located by
+file, line and column plus the JSON pointer as a logical location, and one invocation whose
+tool execution notifications are the inputs that could not be evaluated
+(``executionSuccessful`` is false when there is any), located the same way as far as known. A
+part of an input that was not checked (a list mixing dialects, a session entry kept unread) is
+a result too, of level ``warning`` under the extra rule ``unchecked``: code scanning shows
+results as alerts, where a notification would go unseen, and the run still succeeded.
 Files are named relative to the working directory (``%SRCROOT%``) or by their ``file://`` URI
 (`cli.machine_reports.sarif_artifacts`). toolpatch's own details (dialect, call id, tool name,
-the fix and its edits) ride in the results' property bags, in the JSON report's words. Columns
-count Unicode code points, as toolpatch's do.
+the fix and its edits) ride in the results' property bags, in the JSON report's words.
+
+Columns count UTF-16 code units (``columnKind`` ``utf16CodeUnits``, SARIF's default and what
+code scanning reads; `cli.machine_reports.sarif_regions`), not the characters of the other
+reports. A finding that ``toolpatch fix`` repairs carries the repair as a SARIF ``fix``: text
+replacements of the file's bytes, as `patchcore.plan_fixes` cuts the very repair ``fix`` writes
+(under the same configuration: safe fixes, and unsafe ones only where ``unsafe-fixes`` is on),
+so that the replacements of all the results, each applied once, give the bytes ``fix`` writes.
 """
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import patchcore
 from patchcore.model import Finding, format_pointer
 
 from ..input_errors import InputError
 from ..input_run import Outcome
+from ..project import REPOSITORY, docs_url, rule_url
 from .base import InputWarning, Reporter
 from .records import fix_record, json_text
 from .sarif_artifacts import SRCROOT, artifact_location, directory_uri
+from .sarif_regions import TextPositions
+
+if TYPE_CHECKING:
+    from patchcore import FixPlan
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -46,6 +59,7 @@ UNCHECKED_RULE = {
     "shortDescription": {"text": "content that was reported but not checked"},
     "fullDescription": {"text": _UNCHECKED_TEXT},
     "help": {"text": _UNCHECKED_TEXT},
+    "helpUri": docs_url("formats.md", "detection"),
     "defaultConfiguration": {"level": "warning"},
     "properties": {"fix": "none"},
 }
@@ -53,27 +67,80 @@ UNCHECKED_RULE = {
 
 #: An ``artifactLocation``: the file a result is in.
 Artifact = dict[str, str]
+#: One of a `patchcore.FixPlan`'s patches: the input's bytes ``start`` to ``end`` (offsets of the
+#: whole input) replaced by ``new``.
+Patch = tuple[int, int, bytes]
 
 
-def physical_location(artifact: Artifact, line: int | None, column: int | None) -> dict[str, Any]:
-    """Where in which file, as far as known."""
-    location: dict[str, Any] = {"artifactLocation": artifact}
-    if line is not None:
-        region = {"startLine": line}
-        if column is not None:
-            region["startColumn"] = column
-        location["region"] = region
-    return {"physicalLocation": location}
+class Place:
+    """One input as the log names it: its ``artifactLocation``, and its bytes' lines for
+    UTF-16 columns (without them, a location has its line only)."""
+
+    def __init__(self, artifact: Artifact, data: bytes | None) -> None:
+        self.artifact = artifact
+        self.positions = TextPositions(data) if data is not None else None
+
+    def physical(self, line: int | None, column: int | None) -> dict[str, Any]:
+        """Where in the file, as far as known (the column counted in UTF-16 code units)."""
+        location: dict[str, Any] = {"artifactLocation": self.artifact}
+        if line is not None:
+            region = {"startLine": line}
+            if column is not None and self.positions is not None:
+                region["startColumn"] = self.positions.column(line, column)
+            location["region"] = region
+        return {"physicalLocation": location}
+
+    def pointed(self, line: int | None, column: int | None, pointer: str) -> dict[str, Any]:
+        """Where a result (or an error) is: the file and line, and its JSON pointer as a
+        logical location."""
+        location = self.physical(line, column)
+        location["logicalLocations"] = [{"fullyQualifiedName": pointer or "/", "kind": "value"}]
+        return location
+
+    def replacement(self, patch: Patch) -> dict[str, Any]:
+        """A patch of the file as a SARIF ``replacement``: a text region (an insertion point
+        when nothing is deleted) and the text put there; bytes that are not UTF-8 text (which
+        toolpatch does not write) would go as a binary region and Base64."""
+        start, end, new = patch
+        assert self.positions is not None, "a fix is planned from the input's bytes"
+        try:
+            text = new.decode("utf-8")
+        except UnicodeDecodeError:
+            binary = base64.b64encode(new).decode("ascii")
+            deleted = {"byteOffset": start, "byteLength": end - start}
+            return {"deletedRegion": deleted, "insertedContent": {"binary": binary}}
+        replacement: dict[str, Any] = {"deletedRegion": self.positions.region(start, end)}
+        if text:
+            replacement["insertedContent"] = {"text": text}
+        return replacement
+
+    def fixes(self, finding: Finding, patches: tuple[Patch, ...]) -> list[dict[str, Any]]:
+        """The SARIF ``fixes`` of a finding whose fix is ``patches`` (none without patches)."""
+        if not patches or finding.fix is None:
+            return []
+        change = {
+            "artifactLocation": self.artifact,
+            "replacements": [self.replacement(patch) for patch in patches],
+        }
+        return [
+            {
+                "description": {"text": finding.fix.description},
+                "artifactChanges": [change],
+                "properties": {"applicability": finding.fix.applicability.value},
+            }
+        ]
 
 
-def pointed_location(
-    artifact: Artifact, line: int | None, column: int | None, pointer: str
-) -> dict[str, Any]:
-    """Where a result (or an error) is: the file and line, and its JSON pointer as a logical
-    location."""
-    location = physical_location(artifact, line, column)
-    location["logicalLocations"] = [{"fullyQualifiedName": pointer or "/", "kind": "value"}]
-    return location
+def planned(plan: FixPlan | None, index: int, finding: Finding) -> tuple[Patch, ...]:
+    """The patches of the ``index``-th finding's fix in ``plan`` (the run of ``fix`` over the
+    same bytes, which finds the same findings in the same order), if ``fix`` applies it."""
+    if plan is None or index >= len(plan.result.findings):
+        return ()
+    twin = plan.result.findings[index]
+    same = (twin.code, twin.pointer, twin.call_id, twin.line, twin.column)
+    if same != (finding.code, finding.pointer, finding.call_id, finding.line, finding.column):
+        return ()
+    return plan.of(index)
 
 
 def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
@@ -84,39 +151,45 @@ def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.explanation},
         "help": {"text": rule.explanation},
+        "helpUri": rule_url(rule),
         "defaultConfiguration": {"level": "error"},
         "properties": {"fix": rule.fix.value if rule.fix else "none"},
     }
 
 
-def result(artifact: Artifact, finding: Finding) -> dict[str, Any]:
-    """One finding as a SARIF ``result``."""
+def result(place: Place, finding: Finding, patches: tuple[Patch, ...] = ()) -> dict[str, Any]:
+    """One finding as a SARIF ``result``, with its fix as ``patches`` of the file if ``fix``
+    applies one."""
     pointer = format_pointer(finding.pointer)
-    location = pointed_location(artifact, finding.line or 1, finding.column or 1, pointer)
+    location = place.pointed(finding.line or 1, finding.column or 1, pointer)
     text = finding.message
     if finding.provider_error:
         text += f"\nprovider error: {finding.provider_error}"
-    return {
+    sarif_result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": _RULE_INDEX[finding.code],
         "level": "error",
         "message": {"text": text},
         "locations": [location],
-        "properties": {
-            "name": finding.rule,
-            "dialect": finding.dialect,
-            "callId": finding.call_id,
-            "toolName": finding.tool_name,
-            "pointer": pointer,
-            "fix": fix_record(finding.fix),
-        },
     }
+    fixes = place.fixes(finding, patches)
+    if fixes:
+        sarif_result["fixes"] = fixes
+    sarif_result["properties"] = {
+        "name": finding.rule,
+        "dialect": finding.dialect,
+        "callId": finding.call_id,
+        "toolName": finding.tool_name,
+        "pointer": pointer,
+        "fix": fix_record(finding.fix),
+    }
+    return sarif_result
 
 
-def warning_result(artifact: Artifact, warning: InputWarning) -> dict[str, Any]:
+def warning_result(place: Place, warning: InputWarning) -> dict[str, Any]:
     """A part of an input that was not checked, as a ``warning`` result (line 1 of a JSON
     document, whose lists have no line of their own in the report)."""
-    location = pointed_location(artifact, warning.line or 1, warning.column, warning.pointer)
+    location = place.pointed(warning.line or 1, warning.column, warning.pointer)
     return {
         "ruleId": UNCHECKED,
         "ruleIndex": len(patchcore.RULES),
@@ -127,19 +200,28 @@ def warning_result(artifact: Artifact, warning: InputWarning) -> dict[str, Any]:
     }
 
 
-def notification(artifact: Artifact, error: InputError) -> dict[str, Any]:
+def notification(place: Place, error: InputError) -> dict[str, Any]:
     """An input that could not be evaluated, as a tool execution notification: located by line
     and column and by the offending value's JSON pointer (a logical location, as in a result),
     each as far as known."""
     if error.pointer is None:
-        location = physical_location(artifact, error.line, error.column)
+        location = place.physical(error.line, error.column)
     else:
-        location = pointed_location(artifact, error.line, error.column, error.pointer)
+        location = place.pointed(error.line, error.column, error.pointer)
     return {"level": "error", "message": {"text": error.message}, "locations": [location]}
+
+
+def unplanned(place: Place, reason: str) -> dict[str, Any]:
+    """A warning notification: the input was checked, but its fixes could not be planned (an
+    internal error that ``fix`` would report as well), so its results carry none."""
+    message = {"text": f"no fixes given: {reason}"}
+    return {"level": "warning", "message": message, "locations": [place.physical(None, None)]}
 
 
 class SarifReporter(Reporter):
     """One SARIF log, written when the run is over (files named from the directory it ran in)."""
+
+    needs_bytes = True
 
     def __init__(self, stream: IO[bytes]) -> None:
         super().__init__(stream)
@@ -148,24 +230,30 @@ class SarifReporter(Reporter):
         self.notifications: list[dict[str, Any]] = []
 
     def add(self, outcome: Outcome) -> None:
-        artifact = artifact_location(outcome.source.name, self.root)
+        place = Place(artifact_location(outcome.source.name, self.root), outcome.data)
         if outcome.error is not None:
-            self.notifications.append(notification(artifact, outcome.error))
+            self.notifications.append(notification(place, outcome.error))
         elif outcome.result is not None:
-            self.results += [warning_result(artifact, w) for w in InputWarning.all_of(outcome)]
-            self.results += [result(artifact, f) for f in outcome.result.findings]
+            self.results += [warning_result(place, w) for w in InputWarning.all_of(outcome)]
+            self.results += [
+                result(place, finding, planned(outcome.plan, index, finding))
+                for index, finding in enumerate(outcome.result.findings)
+            ]
+            if outcome.unplanned is not None:
+                self.notifications.append(unplanned(place, outcome.unplanned))
 
     def log(self) -> dict[str, Any]:
         """The whole SARIF log."""
         driver = {
             "name": "toolpatch",
+            "informationUri": REPOSITORY,
             "version": patchcore.__version__,
             "semanticVersion": patchcore.__version__,
             "rules": [*map(rule_descriptor, patchcore.RULES.values()), UNCHECKED_RULE],
         }
         root = {"uri": directory_uri(self.root)}
         invocation = {
-            "executionSuccessful": not self.notifications,
+            "executionSuccessful": not any(n["level"] == "error" for n in self.notifications),
             "toolExecutionNotifications": self.notifications,
             "workingDirectory": root,
         }
@@ -173,7 +261,7 @@ class SarifReporter(Reporter):
             "tool": {"driver": driver},
             "originalUriBaseIds": {SRCROOT: root},
             "invocations": [invocation],
-            "columnKind": "unicodeCodePoints",
+            "columnKind": "utf16CodeUnits",
             "results": self.results,
         }
         return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}

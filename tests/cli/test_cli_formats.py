@@ -13,9 +13,12 @@ Regenerate the golden files after a deliberate change with
 ``TOOLPATCH_UPDATE_GOLDEN=1 python -m pytest tests/cli/test_cli_formats.py`` and review the diff.
 
 Also pinned: the SARIF log is valid against the official SARIF 2.1.0 schema (vendored in
-``tests/data/sarif``), JSON and JSON Lines carry the same objects, machine formats put nothing
-but the report on stdout and never colour, ``-o FILE``, ``TOOLPATCH_OUTPUT_FORMAT`` and its
-precedence, and the exit-code modifiers ``--exit-zero`` and ``--exit-non-zero-on-fix``.
+``tests/data/sarif``) and links each rule's documentation, JSON and JSON Lines carry the same
+objects, GitHub annotations carry the fix marks and are the whole report (no finding lines, no
+summary on stderr), machine formats put nothing but the report on stdout and never colour,
+``-o FILE``, ``TOOLPATCH_OUTPUT_FORMAT`` and its precedence, and the exit-code modifiers
+``--exit-zero`` and ``--exit-non-zero-on-fix``. The SARIF fixes and columns are
+``tests/cli/test_sarif_fixes.py``'s.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ import pytest
 import patchcore
 from tests.conftest import ROOT
 from tests.helpers import Result, clean_env, run
+from tests.unit.test_docs import anchors
+from toolpatch.cli.machine_reports.github import escape_data, escape_property
+from toolpatch.cli.project import DOCUMENTATION, REPOSITORY
 
 DATA = ROOT / "tests" / "data"
 GOLDEN = DATA / "formats" / "expected"
@@ -55,6 +61,11 @@ EXPECTED_FINDINGS = [
 ]
 MIXED = "mixes dialects (anthropic, openai-chat, openai-responses); not checked"
 WARNING_LINE = f"{ODD_NAME}:4: /messages: warning: {MIXED}"
+ERROR_LINE = "broken.json:2:1: error: invalid JSON: Expecting value"
+SUMMARY_LINE = (
+    "1 file could not be processed, found 6 findings in 3 files (3 fixable with "
+    "`toolpatch fix`, 2 more with `--unsafe-fixes`)."
+)
 
 
 @pytest.fixture
@@ -107,12 +118,10 @@ def test_machine_format_matches_its_golden_file(
     report = result.stdout.decode("utf-8")
     assert "\x1b" not in report
     assert_golden(golden, normalised(report, inputs))
-    assert result.stderr_lines == [
-        WARNING_LINE,
-        "broken.json:2:1: error: invalid JSON: Expecting value",
-        "1 file could not be processed, found 6 findings in 3 files (3 fixable with "
-        "`toolpatch fix`, 2 more with `--unsafe-fixes`).",
-    ], "stderr keeps the errors and the summary, not the finding lines" + result.show()
+    # stderr keeps the warnings and errors, not the finding lines; the summary too, but after
+    # GitHub annotations (the whole report, as ruff's github format is) there is none
+    summary = [] if output_format == "github" else [SUMMARY_LINE]
+    assert result.stderr_lines == [WARNING_LINE, ERROR_LINE, *summary], result.show()
 
 
 def test_text_format_matches_its_golden_file(inputs: Path) -> None:
@@ -272,6 +281,40 @@ def test_github_annotations_are_escaped(inputs: Path) -> None:
     assert "::odd, name:1.jsonl:2:" in odd, "the message keeps them as they are"
 
 
+def test_github_annotations_carry_the_fix_marks_of_the_text_report(inputs: Path) -> None:
+    """``[*]``: ``toolpatch fix`` repairs it; ``[~]``: only with ``--unsafe-fixes``."""
+    text = [line for line in check(inputs).stderr_lines if ": TP" in line]
+    github = check(inputs, "--output-format", "github").stdout.decode().splitlines()
+    annotations = [line for line in github if line.startswith("::error title=toolpatch (TP")]
+    marks = [re.search(r": TP\d+( \[[*~]\])? ", line) for line in annotations]
+    assert [m.group(1) if m else None for m in marks] == [
+        " [*]",
+        " [*]",
+        " [~]",
+        " [*]",
+        None,
+        " [~]",
+    ]
+    for annotation, line in zip(annotations, text, strict=True):
+        words = annotation.split("::", 2)[2].split("%0A")[0].replace("%25", "%")
+        assert line.startswith(words), "the annotation says what the text report's line says"
+
+
+def test_github_report_has_nothing_else_on_stderr(inputs: Path) -> None:
+    result = check(inputs, "--output-format", "github")
+    assert result.stderr_lines == [WARNING_LINE, ERROR_LINE], result.show()
+    clean = run(["check", "--output-format", "github", "chat.json"], cwd=inputs, expect=1)
+    assert clean.stderr == "", "no finding line and no summary: the annotations are the report"
+
+
+def test_github_escaping_follows_the_actions_toolkit() -> None:
+    """``@actions/core``'s ``escapeData`` and ``escapeProperty``: ``%`` first, so that an
+    escape is never escaped twice."""
+    assert escape_data("100%\r\nnext: a, b") == "100%25%0D%0Anext: a, b"
+    assert escape_property("100%\r\nnext: a, b") == "100%25%0D%0Anext%3A a%2C b"
+    assert escape_property("%0A") == "%250A"
+
+
 def test_sarif_is_valid_sarif_2_1_0(inputs: Path) -> None:
     log = json.loads(check(inputs, "--output-format", "sarif").stdout)
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
@@ -336,6 +379,19 @@ def test_sarif_has_a_rule_entry_per_code_and_results_point_at_them(inputs: Path)
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
         region = result["locations"][0]["physicalLocation"]["region"]
         assert region["startLine"] >= 1 and region["startColumn"] >= 1
+
+
+def test_sarif_rules_link_their_documentation(inputs: Path) -> None:
+    """``helpUri``: the rule's section of docs/rules.md (the heading exists), on the
+    documentation of ``[project.urls]``; the driver's ``informationUri`` is the home page."""
+    (sarif_run,) = json.loads(check(inputs, "--output-format", "sarif").stdout)["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["informationUri"] == REPOSITORY
+    for rule in driver["rules"]:
+        page, anchor = rule["helpUri"].removeprefix(DOCUMENTATION).split("#")
+        assert anchor in anchors(ROOT / "docs" / page), rule["helpUri"]
+        if rule["id"] != "unchecked":
+            assert rule["helpUri"] == f"{DOCUMENTATION}rules.md#{rule['id'].lower()}-{rule['name']}"
 
 
 def test_clean_input_gives_an_empty_report(tmp_path: Path) -> None:
