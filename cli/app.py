@@ -15,10 +15,10 @@ import typer
 
 import patchcore
 
-from .console import ColorMode, Printer, stderr_printer, wants_color
+from .console import ColorMode, Printer, stderr_printer, verbosity, wants_color
 from .exit_codes import ExitCode
 from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
-from .output_format import OutputFormat, RulesFormat
+from .output_format import OutputFormat, RulesFormat, TextFormat
 from .visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
@@ -79,9 +79,32 @@ DialectOpt = Annotated[
         show_default=False,
     ),
 ]
-# Flags, not counts: the report has three levels (quiet, normal, verbose), so -qq or -vv would
-# say nothing more than -q or -v.
-QuietOpt = Annotated[bool, typer.Option("-q", "--quiet", help="Print errors only.")]
+# Flags, not counts: the report has levels (silent, quiet, normal, verbose), and -qq or -vv
+# would say nothing more than -q or -v.
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "-q",
+        "--quiet",
+        help="Print only the findings, warnings and errors: no provider errors, hints or summary.",
+    ),
+]
+SilentOpt = Annotated[
+    bool,
+    typer.Option(
+        "-s",
+        "--silent",
+        help="Print nothing, errors included; the exit code still tells (repaired data and the "
+        "diff still go to stdout).",
+    ),
+]
+StatisticsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--statistics",
+        help="Count the findings in two tables, by rule and by file, instead of listing them.",
+    ),
+]
 VerboseOpt = Annotated[
     bool,
     typer.Option(
@@ -232,9 +255,10 @@ def check(
             "--output-format",
             envvar="TOOLPATCH_OUTPUT_FORMAT",
             metavar="FORMAT",
-            help="How to report findings: text (for people, on stderr), json, jsonl, github "
-            "(workflow annotations) or sarif (on stdout or -o FILE). Default: text, or the "
-            "configured output-format.",
+            help="How to report findings: concise (for people, on stderr: a line per finding, "
+            "each rule's provider errors once; text is its former name), full (each finding "
+            "with its dialect and provider error), json, jsonl, github (workflow annotations) "
+            "or sarif, on stdout or -o FILE. Default: concise, or the configured output-format.",
             show_default=False,
         ),
     ] = None,
@@ -267,34 +291,46 @@ def check(
     respect_gitignore: RespectGitignoreOpt = None,
     force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
+    statistics: StatisticsOpt = False,
     quiet: QuietOpt = False,
+    silent: SilentOpt = False,
     verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
-    from .command_run import load_configuration, rule_settings, run_inputs, walk_settings
+    from .command_run import (
+        load_configuration,
+        rule_settings,
+        run_inputs,
+        text_format,
+        walk_settings,
+    )
     from .input_run import Mode
 
     found = load_configuration(
         config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
     )
-    if fix and (output_file is not None or output_format not in (None, OutputFormat.TEXT)):
+    if fix and (output_file is not None or not (output_format or OutputFormat.TEXT).for_people):
         # -o and the machine formats are check's report; a fix reports as text, as fix does.
-        msg = "repairs as toolpatch fix does and reports as text: without -o or --output-format"
+        msg = "repairs as toolpatch fix does and reports as text: without -o or a machine format"
         raise typer.BadParameter(msg, param_hint="--fix")
-    chosen = output_format or OutputFormat(found.output_format or OutputFormat.TEXT.value)
+    chosen = output_format or OutputFormat(found.output_format or OutputFormat.CONCISE.value)
+    if statistics and not chosen.for_people and not fix:
+        msg = f"counts in the text report, not in {chosen.value}"
+        raise typer.BadParameter(msg, param_hint="--statistics")
     return run_inputs(
         Mode.FIX if fix else Mode.CHECK,
         paths,
         rules=rule_settings(found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines),
         config=found,
         output=None if fix else output_file,
-        verbosity=1 + verbose - quiet,
+        verbosity=verbosity(quiet=quiet, verbose=verbose, silent=silent),
         stdin_filename=stdin_filename,
         color=color,
         skip_no_history=skip_no_history,
-        output_format=OutputFormat.TEXT if fix else chosen,
+        output_format=text_format(output_format, found) if fix else chosen,
+        statistics=statistics,
         exit_zero=exit_zero,
         jobs=jobs,
         force=force,
@@ -325,6 +361,16 @@ def fix(
             help="Write the repaired data to FILE (- for stdout) instead of in place.",
         ),
     ] = None,
+    output_format: Annotated[
+        Optional[TextFormat],  # noqa: UP045
+        typer.Option(
+            "--output-format",
+            help="How to report what is left: concise or full, as check's. Default: "
+            "TOOLPATCH_OUTPUT_FORMAT or the configured output-format when it is one of them, "
+            "else concise.",
+            show_default=False,
+        ),
+    ] = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     unsafe_fixes: UnsafeFixesOpt = None,
@@ -345,7 +391,9 @@ def fix(
     respect_gitignore: RespectGitignoreOpt = None,
     force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
+    statistics: StatisticsOpt = False,
     quiet: QuietOpt = False,
+    silent: SilentOpt = False,
     verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
     color: ColorOpt = ColorMode.AUTO,
@@ -355,7 +403,13 @@ def fix(
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
-    from .command_run import load_configuration, rule_settings, run_inputs, walk_settings
+    from .command_run import (
+        load_configuration,
+        rule_settings,
+        run_inputs,
+        text_format,
+        walk_settings,
+    )
     from .input_run import Mode
 
     found = load_configuration(
@@ -375,10 +429,12 @@ def fix(
         ),
         config=found,
         output=output,
-        verbosity=1 + verbose - quiet,
+        verbosity=verbosity(quiet=quiet, verbose=verbose, silent=silent),
         stdin_filename=stdin_filename,
         color=color,
         skip_no_history=skip_no_history,
+        output_format=text_format(output_format, found),
+        statistics=statistics,
         exit_zero=exit_zero,
         exit_non_zero_on_fix=exit_non_zero_on_fix,
         jobs=jobs,

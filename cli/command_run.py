@@ -7,6 +7,7 @@ The commands import it when they run, so that defining the command line (``--hel
 
 from __future__ import annotations
 
+import os
 import stat
 import sys
 import time
@@ -21,16 +22,18 @@ import patchcore
 
 from . import config_files as configuration
 from .config_files import LIVE_SESSION_MINUTES
-from .console import ColorMode, Printer, is_terminal, stderr_printer, wants_color
+from .console import NORMAL, SILENT, ColorMode, Printer, is_terminal, stderr_printer, wants_color
 from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
 from .input_run import Mode, emit_stdout, process
 from .inputs import DEFAULT_EXCLUDE, Source, WalkSettings, given_paths, resolve
-from .output_format import OutputFormat
+from .output_format import OUTPUT_FORMAT_VARIABLE, OutputFormat
 from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
+from .provider_errors import render_provider_errors
 from .rule_settings import RuleSettings
+from .shown_names import renamed, shown_source
 from .summary_table import render_tables
 from .text_report import (
     Summary,
@@ -169,13 +172,27 @@ def live_options(
     return replace(options, live=True) if live else options
 
 
+def text_format(given: str | None, config: configuration.Config) -> OutputFormat:
+    """The text report's form for ``fix`` and ``check --fix``: the first of ``given``,
+    ``TOOLPATCH_OUTPUT_FORMAT`` and the configured ``output-format`` that names one (``concise``,
+    ``full``, ``text``), else ``concise``; a machine format there is ``check``'s, passed over."""
+    for value in (given, os.environ.get(OUTPUT_FORMAT_VARIABLE), config.output_format):
+        try:
+            chosen = OutputFormat(value) if value is not None else None
+        except ValueError:
+            continue
+        if chosen is not None and chosen.for_people:
+            return chosen
+    return OutputFormat.CONCISE
+
+
 def _report_streams(
     stack: ExitStack, output_format: OutputFormat, output: Path | None
 ) -> tuple[Reporter | None, Printer | None]:
     """Where a check's report goes: a machine reporter (stdout or ``-o FILE``, binary), or for
-    the text format a plain printer when ``-o`` is given."""
+    the text formats a plain printer when ``-o`` is given."""
     to_file = output if output is not None and str(output) != "-" else None
-    if output_format is OutputFormat.TEXT:
+    if output_format.for_people:
         if output is None:
             return None, None
         text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
@@ -199,7 +216,8 @@ def run_inputs(
     stdin_filename: str | None,
     color: ColorMode,
     skip_no_history: bool,
-    output_format: OutputFormat = OutputFormat.TEXT,
+    output_format: OutputFormat = OutputFormat.CONCISE,
+    statistics: bool = False,
     exit_zero: bool = False,
     exit_non_zero_on_fix: bool = False,
     jobs: int | None = None,
@@ -209,7 +227,12 @@ def run_inputs(
     """Carry out ``mode`` on every input, reporting each as it is done, then the summary;
     returns the exit code. Without ``force``, a session log written to in the last
     ``live-session-minutes`` is live: its pending calls are reported, not answered. ``walk``
-    says what directory walks (and, with its ``force_exclude``, named paths) pass over."""
+    says what directory walks (and, with its ``force_exclude``, named paths) pass over.
+
+    The text report names inputs as `cli.shown_names` does and, with ``statistics``, counts the
+    findings in tables instead of listing them; a machine report names them as given. A silent
+    run (``verbosity`` `SILENT`) writes no report at all, the product (repaired data, the diff)
+    still."""
     printer = stderr_printer(color)
     sources = input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history, walk=walk)
     if mode is Mode.FIX and output is not None and len(sources) != 1:
@@ -228,7 +251,7 @@ def run_inputs(
             # ``-o`` is the report of a check, but the repaired data of a fix (`process`).
             reporter, report_to = (
                 _report_streams(stack, output_format, output)
-                if mode is Mode.CHECK
+                if mode is Mode.CHECK and verbosity > SILENT
                 else (None, None)
             )
         except OSError as exc:
@@ -254,7 +277,7 @@ def run_inputs(
                 source, rules.options_for(source.name), config=config, force=force, now=started
             )
             outcome = process(
-                source,
+                shown_source(source),
                 options=options,
                 mode=mode,
                 output=output if mode is Mode.FIX else None,
@@ -276,20 +299,23 @@ def run_inputs(
                 printer,
                 verbosity=verbosity,
                 report_to=report_to,
-                show_findings=reporter is None,
+                show_findings=reporter is None and not statistics,
+                full=output_format is OutputFormat.FULL,
             )
             if options.live:
                 minutes = live_minutes(config, force=force)
                 render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
             if reporter is not None:
-                reporter.add(outcome)
+                reporter.add(renamed(outcome, source.name))
                 outcome.data = outcome.plan = None  # kept for the reporter only
             outcomes.append(outcome)
+        summary = Summary(mode, outcomes)
         if reporter is not None:
             reporter.finish()
-    summary = Summary(mode, outcomes)
-    if reporter is None:
-        render_tables(summary, printer, verbosity=verbosity)
+        elif statistics:
+            render_tables(summary, report_to or printer, verbosity=verbosity)
+        elif verbosity >= NORMAL and output_format is not OutputFormat.FULL:
+            render_provider_errors(summary.listed(), report_to or printer)
     if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
         render_summary(summary, printer, verbosity=verbosity)
     return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))

@@ -18,6 +18,22 @@ from .visible import visible
 Pieces = Sequence[tuple[str, str]]
 
 
+#: How much a run of ``check`` or ``fix`` tells people (on stderr, or in a text report file):
+#: ``-s`` nothing; ``-q`` the findings, warnings and errors only; by default also the provider
+#: errors, hints and the summary line; ``-v`` (2 and more) also clean and skipped files, every
+#: message list found and the fixed findings. What goes to stdout as the product (repaired data,
+#: the diff) is written at every level.
+SILENT, QUIET, NORMAL, VERBOSE = -1, 0, 1, 2
+
+
+def verbosity(*, quiet: bool, verbose: bool, silent: bool) -> int:
+    """The level of the flags ``-s``, ``-q`` and ``-v``: ``-q`` and ``-v`` cancel out, ``-s``
+    wins over both."""
+    if silent:
+        return SILENT
+    return max(QUIET, NORMAL + verbose - quiet)
+
+
 class ColorMode(str, enum.Enum):
     """The ``--color`` choices."""
 

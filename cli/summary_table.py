@@ -1,7 +1,7 @@
-"""The tables that close a text run with findings: counts by rule and by file (Rich, stderr).
+"""``--statistics``: counts by rule and by file (Rich tables), in place of the finding lines.
 
-They are for people scanning a run over many files; the one-line summary stays the last line
-(scripts and tests read it), and a single file's findings are already on screen above.
+They are for people scanning a run over many files, as ruff's ``--statistics`` counts per rule;
+the one-line summary stays the last line (scripts and tests read it).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import patchcore
 
-from .console import Printer, is_terminal
+from .console import SILENT, Printer
 from .input_run import Mode
 from .text_report import Summary
 from .visible import visible
@@ -80,20 +80,16 @@ def by_file(summary: Summary) -> Any:
     return _table("By file", ["file"], [head for head, _ in counted], rows)
 
 
-def wanted(summary: Summary, *, verbosity: int, watched: bool) -> bool:
-    """Tables close a run that has findings: with ``-v``, or over more than one file when it is
-    ``watched`` (stderr is a terminal, or colour was asked for); logs and pipes that grep the
-    finding lines get no box drawing unless they ask with ``-v``."""
-    if verbosity < 1:
-        return False
+def wanted(summary: Summary, *, verbosity: int) -> bool:
+    """Tables have something to count: a finding (of a check), or something fixed or left (of a
+    fix); and the run is not silent (``-q`` keeps them, as ruff's ``--statistics`` does)."""
     reports = [o.result for o in summary.evaluated if o.result is not None]
     has_findings = any(pick(r) for r in reports for _, pick in columns(summary.mode))
-    return has_findings and (verbosity > 1 or (len(summary.outcomes) > 1 and watched))
+    return has_findings and verbosity > SILENT
 
 
 def render_tables(summary: Summary, printer: Printer, *, verbosity: int) -> None:
-    """Print both tables when `wanted`."""
-    watched = printer.styled or is_terminal(printer.stream)
-    if wanted(summary, verbosity=verbosity, watched=watched):
+    """Print both tables (``--statistics``) when `wanted`."""
+    if wanted(summary, verbosity=verbosity):
         printer.render(by_rule(summary))
         printer.render(by_file(summary))

@@ -1,4 +1,10 @@
-"""The human report: one line per finding or error, a closing summary, and the exit code."""
+"""The human report: one line per finding or error, a closing summary, and the exit code.
+
+Concise (the default, ruff's ``concise``): ``path:line:col: CODE [*] message [/pointer]``, each
+rule's provider errors said once after the findings (`cli.provider_errors`). Full
+(``--output-format full``): the dialect beside the pointer and the provider's error under each
+finding. How much is said follows the verbosity (`cli.console.SILENT` ... `VERBOSE`).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .console import Pieces, Printer
+from .console import NORMAL, SILENT, Pieces, Printer
 from .exit_codes import ExitCode
 from .file_hints import kept_message, training_hint
 from .input_errors import InputError
@@ -34,26 +40,32 @@ def fixability(finding: Finding) -> str:
 MARKS = {"safe": " [*]", "unsafe": " [~]", "none": ""}
 
 
-def finding_pieces(name: str, finding: Finding, *, mark_fixable: bool) -> Pieces:
-    """``path:line:col: TP001 [*] message [dialect /pointer]``, ruff style."""
+def finding_pieces(
+    name: str, finding: Finding, *, mark_fixable: bool, full: bool = False
+) -> Pieces:
+    """``path:line:col: TP001 [*] message [/pointer]``, ruff style; ``full``:
+    ``[dialect /pointer]``.
+
+    The line and column are the calling message's (an editor jumps there); the pointer is the
+    call's own place inside it, what finds it in a long one-line record and what ``jq`` takes.
+    """
     from patchcore.model import format_pointer  # loaded with the finding: clean runs skip it
 
     location = f"{name}:{finding.line or 1}:{finding.column or 1}:"
     pieces: list[tuple[str, str]] = [(location, "bold"), (" ", ""), (finding.code, "bold red")]
     if mark_fixable and MARKS[fixability(finding)]:
         pieces.append((MARKS[fixability(finding)], "cyan"))
-    pieces += [
-        (" ", ""),
-        (finding.message, ""),
-        (f" [{finding.dialect} {format_pointer(finding.pointer) or '/'}]", "dim"),
-    ]
+    where = format_pointer(finding.pointer) or "/"
+    if full:
+        where = f"{finding.dialect} {where}"
+    pieces += [(" ", ""), (finding.message, ""), (f" [{where}]", "dim")]
     return pieces
 
 
-def print_finding(printer: Printer, name: str, finding: Finding, *, mark_fixable: bool) -> None:
-    """The finding's line, then the provider error it would cause, quoted."""
-    printer.line(finding_pieces(name, finding, mark_fixable=mark_fixable))
-    if finding.provider_error:
+def print_finding(printer: Printer, name: str, finding: Finding, *, full: bool) -> None:
+    """The finding's line; ``full``: then the provider error it would cause, quoted."""
+    printer.line(finding_pieces(name, finding, mark_fixable=True, full=full))
+    if full and finding.provider_error:
         printer.line((("    provider error: ", "dim"), (finding.provider_error, "dim")))
 
 
@@ -89,6 +101,12 @@ class Summary:
 
     def _remaining(self) -> list[Finding]:
         return [f for o in self.evaluated if o.result is not None for f in o.result.remaining]
+
+    def listed(self) -> list[Finding]:
+        """The findings the report lists: all of a check's, what a fix leaves."""
+        if self.mode is Mode.CHECK:
+            return [f for o in self.evaluated if o.result is not None for f in o.result.findings]
+        return self._remaining()
 
     def _kept(self) -> int:
         """How many lines were kept as they are, not being JSON (``--keep-invalid-lines``)."""
@@ -182,25 +200,30 @@ def render_outcome(
     verbosity: int,
     report_to: Printer | None = None,
     show_findings: bool = True,
+    full: bool = False,
 ) -> None:
-    """Print what happened to one input: errors always, findings unless quiet.
+    """Print what happened to one input: unless silent, its error or its warnings and findings;
+    hints unless quiet; clean and skipped files, found lists and fixed findings when verbose.
 
     ``report_to`` receives the finding lines of a check instead of ``printer`` (``-o FILE``);
-    without ``show_findings`` they are left out (a machine-readable report carries them).
+    without ``show_findings`` they are left out (a machine-readable report carries them, or
+    ``--statistics`` counts them); ``full`` quotes the provider's error under each.
     """
     name = outcome.source.name
+    if verbosity <= SILENT:
+        return
     if outcome.error is not None:
         printer.line(error_pieces(outcome.error))
         return
     if outcome.skipped is not None:
-        if verbosity > 1:
+        if verbosity > NORMAL:
             printer.text(f"{name}: skipped: {outcome.skipped}")
         return
     report = outcome.result
     assert report is not None
     for listed in report.conversations:
         where = f"{name}:{listed.line}" if listed.line is not None else name
-        if listed.warning and verbosity >= 1:
+        if listed.warning:
             printer.line(
                 (
                     (f"{where}: {listed.pointer or '/'}: ", "bold"),
@@ -208,16 +231,14 @@ def render_outcome(
                     (listed.note or "", ""),
                 )
             )
-        elif verbosity > 1:
+        elif verbosity > NORMAL:
             what = listed.note or f"{listed.dialect}, {plural(listed.messages, 'message')}"
             printer.text(f"{where}: {listed.pointer or '/'}: {what}")
-    if verbosity < 1:
-        return
     for error in report.kept:
         place = f"{name}:{error.line or 1}:{error.column or 1}: "
         printer.line(((place, "bold"), ("warning: ", "yellow"), (kept_message(error), "")))
     if not report.findings:
-        if verbosity > 1 and not report.kept:
+        if verbosity > NORMAL and not report.kept:
             printer.text(f"{name}: clean")
         return
     _render_findings(
@@ -227,8 +248,9 @@ def render_outcome(
         verbosity=verbosity,
         report_to=report_to,
         show_findings=show_findings,
+        full=full,
     )
-    hint = training_hint(report, name)
+    hint = training_hint(report, name) if verbosity >= NORMAL else None
     if hint is not None:
         printer.line(((f"{name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
 
@@ -241,32 +263,39 @@ def _render_findings(
     verbosity: int,
     report_to: Printer | None,
     show_findings: bool,
+    full: bool,
 ) -> None:
-    """The finding lines of one input with findings (what was fixed, then what is left)."""
+    """The finding lines of one input with findings (what was fixed, then what is left).
+
+    Quiet, a fix says only what it leaves; ``fix --check`` still says which files would change,
+    as that is what it is asked.
+    """
     name = outcome.source.name
     report = outcome.result
     assert report is not None
-    if mode is Mode.CHECK:
-        for finding in report.findings if show_findings else ():
-            print_finding(report_to or printer, name, finding, mark_fixable=True)
+    if not show_findings:
         return
-    if report.fixed:
+    if mode is Mode.CHECK:
+        for finding in report.findings:
+            print_finding(report_to or printer, name, finding, full=full)
+        return
+    if report.fixed and (verbosity >= NORMAL or mode is Mode.FIX_CHECK):
         verb = "Fixed" if mode is Mode.FIX else "Would fix"
         printer.line(
             ((f"{verb} ", "bold green"), (name, "bold"), (f": {_by_code(report.fixed)}", ""))
         )
-        if verbosity > 1:
+        if verbosity > NORMAL:
             for finding in report.fixed:
-                printer.line(finding_pieces(name, finding, mark_fixable=False))
+                printer.line(finding_pieces(name, finding, mark_fixable=False, full=full))
     for finding in report.remaining:
-        print_finding(printer, name, finding, mark_fixable=True)
+        print_finding(printer, name, finding, full=full)
 
 
 def render_live_hint(outcome: Outcome, printer: Printer, *, verbosity: int, minutes: float) -> None:
     """For a session log taken for a running agent's: say why its pending calls were left
     unanswered, and how to answer them once the agent has stopped."""
     report = outcome.result
-    if verbosity < 1 or report is None or outcome.error is not None:
+    if verbosity < NORMAL or report is None or outcome.error is not None:
         return
     held = [f for f in report.findings if f.code == "TP002" and f.fix is None]
     if not held:
@@ -282,5 +311,5 @@ def render_live_hint(outcome: Outcome, printer: Printer, *, verbosity: int, minu
 
 def render_summary(summary: Summary, printer: Printer, *, verbosity: int) -> None:
     """Print the closing line unless quiet."""
-    if verbosity >= 1:
+    if verbosity >= NORMAL:
         printer.text(summary.line())

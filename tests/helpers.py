@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,10 @@ def split_inserted(
 #: ``python -m toolpatch``: the package's own entry point.
 MODULE = [sys.executable, "-m", "toolpatch"]
 
+#: A finding line of the text report, ``path:line:col: CODE ...`` (not the provider errors said
+#: once per rule after the findings, which name the rule too).
+FINDING_LINE = re.compile(r"^.+:\d+:\d+: TP\d{3}\b")
+
 #: Variables that would colour or otherwise change the output behind a test's back.
 _SCRUBBED = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE")
 
@@ -105,6 +110,11 @@ class Result:
     def stderr_lines(self) -> list[str]:
         """Non-empty stderr lines."""
         return [line for line in self.stderr.splitlines() if line.strip()]
+
+    @property
+    def finding_lines(self) -> list[str]:
+        """The finding lines on stderr (`FINDING_LINE`)."""
+        return [line for line in self.stderr_lines if FINDING_LINE.match(line)]
 
     def show(self) -> str:
         """Everything about the run, for assertion messages."""

@@ -556,7 +556,7 @@ def test_check_walks_directories(tmp_path: Path) -> None:
     files = make_tree(tmp_path / "tree")
     result = run(["check", "tree"], cwd=tmp_path, expect=1)
     assert result.stdout == b""
-    named = {line.split(":", 1)[0] for line in result.stderr_lines if "TP001" in line}
+    named = {line.split(":", 1)[0] for line in result.finding_lines}
     assert named == {str(Path("tree") / "a.json"), str(Path("tree/sub/deeper/b.jsonl"))}, (
         result.show()
     )
@@ -743,7 +743,7 @@ def test_fix_jsonl_of_conversations_rewrites_only_the_dangling_line(tmp_path: Pa
     content = b"\r\n".join(rows) + b"\r\n"
     path = write(tmp_path / "runs.jsonl", content)
     check = run(["check", "runs.jsonl"], cwd=tmp_path, expect=1)
-    (finding,) = [line for line in check.stderr_lines if "TP001" in line]
+    (finding,) = check.finding_lines
     assert finding.startswith("runs.jsonl:2:"), check.show()
     run(["fix", "runs.jsonl"], cwd=tmp_path, expect=0)
     new_rows = path.read_bytes().split(b"\r\n")
@@ -774,26 +774,24 @@ def test_fix_keeps_exotic_values(tmp_path: Path) -> None:
 def test_report_line_names_file_line_code_id_and_tool(tmp_path: Path) -> None:
     write(tmp_path / "h.jsonl", DANGLING_JSONL)
     result = run(["check", "h.jsonl"], cwd=tmp_path, expect=1)
-    lines = result.stderr_lines
-    findings = [line for line in lines if "TP001" in line]
-    assert len(findings) == 1, result.show()
-    finding = findings[0]
-    assert re.match(r"^h\.jsonl:2:\d+: ", finding), result.show()
+    finding, rule, error, summary = result.stderr_lines
+    assert re.match(r"^h\.jsonl:2:\d+: TP001 \[\*\] ", finding), result.show()
     assert "c1" in finding and "lookup" in finding, result.show()
-    assert len(lines) == 3, "a line per finding, its provider error, one summary" + result.show()
-    assert lines[1].startswith("    provider error: An assistant message with 'tool_calls' must")
-    assert lines[1].endswith(": c1"), result.show()
-    assert "TP001" not in lines[-1] and not lines[-1].startswith("h.jsonl:")
+    assert finding.endswith(" [/1/tool_calls/0]"), "the call's pointer in its line, no dialect"
+    assert rule == "TP001 (dangling-tool-call) is refused by the provider:", result.show()
+    assert error.startswith("  openai-chat: An assistant message with 'tool_calls' must")
+    assert error.endswith(": <id>"), "said for every such call, not for c1 alone"
+    assert "TP001" not in summary and not summary.startswith("h.jsonl:")
 
 
 def test_report_of_json_document(tmp_path: Path) -> None:
     write(tmp_path / "h.json", DANGLING)
     result = run(["check", "h.json"], cwd=tmp_path, expect=1)
-    (finding,) = [line for line in result.stderr_lines if "TP001" in line]
+    (finding,) = result.finding_lines
     # the line of the calling message in the pretty document
     assert finding.startswith(f"h.json:{DANGLING_CALL_LINE}:"), result.show()
     assert "call_1" in finding and "get_weather" in finding
-    assert len(result.stderr_lines) == 3, "the finding, its provider error, the summary"
+    assert len(result.stderr_lines) == 4, "the finding, the rule's provider error, the summary"
 
 
 def test_report_many_files_one_summary(tmp_path: Path) -> None:
@@ -801,9 +799,9 @@ def test_report_many_files_one_summary(tmp_path: Path) -> None:
     write(tmp_path / "b.jsonl", DANGLING_JSONL)
     write(tmp_path / "c.json", CLEAN)
     result = run(["check", "a.json", "b.jsonl", "c.json"], cwd=tmp_path, expect=1)
-    lines = [line for line in result.stderr_lines if not line.startswith("    provider error: ")]
-    assert [line.split(":", 1)[0] for line in lines[:-1]] == ["a.json", "b.jsonl"], result.show()
-    assert re.search(r"\d", lines[-1]), "the summary has counts" + result.show()
+    names = [line.split(":", 1)[0] for line in result.finding_lines]
+    assert names == ["a.json", "b.jsonl"], result.show()
+    assert re.search(r"\d", result.stderr_lines[-1]), "the summary has counts" + result.show()
 
 
 def test_fix_reports_what_it_fixed(tmp_path: Path) -> None:
@@ -813,31 +811,41 @@ def test_fix_reports_what_it_fixed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "code"),
+    ("args", "code", "printed"),
     [
-        (["check", "-q", "h.json", "c.json"], 1),
-        (["check", "--quiet", "h.json"], 1),
-        (["check", "-q", "c.json"], 0),
-        (["fix", "-q", "h.json"], 0),
-        (["fix", "--check", "-q", "h.json"], 1),
-        (["fix", "--diff", "-q", "h.json"], 1),
-        (["fix", "--diff", "-q", "c.json"], 0),
+        (["check", "-q", "h.json", "c.json"], 1, ["h.json"]),
+        (["check", "--quiet", "h.json"], 1, ["h.json"]),
+        (["check", "-qq", "h.json"], 1, ["h.json"]),  # -qq is -q, as it was
+        (["check", "-q", "c.json"], 0, []),
+        (["fix", "-q", "h.json"], 0, []),
+        (["fix", "--check", "-q", "h.json"], 1, ["Would fix h.json: TP001 x1"]),
+        (["fix", "--diff", "-q", "h.json"], 1, []),
+        (["fix", "--diff", "-q", "c.json"], 0, []),
     ],
 )
-def test_quiet_prints_nothing_but_errors(tmp_path: Path, args: list[str], code: int) -> None:
+def test_quiet_prints_the_findings_and_no_summary(
+    tmp_path: Path, args: list[str], code: int, printed: list[str]
+) -> None:
+    """ruff's -q: the findings (for fix --check, the files that would change), no provider
+    errors, hints or summary line."""
     write(tmp_path / "h.json", DANGLING)
     write(tmp_path / "c.json", CLEAN)
     result = run(args, cwd=tmp_path, expect=code)
-    assert result.stderr == "", result.show()
+    shown = [
+        line.split(":", 1)[0] if line in result.finding_lines else line
+        for line in result.stderr_lines
+    ]
+    assert shown == printed, result.show()
 
 
 def test_quiet_still_prints_errors(tmp_path: Path) -> None:
     write(tmp_path / "h.json", DANGLING)
     write(tmp_path / "broken.json", b"{")
     result = run(["check", "-q", "h.json", "broken.json"], cwd=tmp_path, expect=2)
-    assert len(result.stderr_lines) == 1, result.show()
-    assert ERROR_LINE.match(result.stderr_lines[0]), result.show()
-    assert result.stderr_lines[0].startswith("broken.json:1:")
+    finding, error = result.stderr_lines
+    assert finding.startswith("h.json:") and " TP001 [*] " in finding, result.show()
+    assert ERROR_LINE.match(error), result.show()
+    assert error.startswith("broken.json:1:")
 
 
 def test_verbose_lists_found_lists_and_clean_files(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ import pytest
 
 import patchcore
 from tests.conftest import ROOT
-from tests.helpers import Result, clean_env, run
+from tests.helpers import FINDING_LINE, Result, clean_env, run
 from tests.unit.test_docs import anchors
 from toolpatch.cli.machine_reports.github import escape_data, escape_property
 from toolpatch.cli.project import DOCUMENTATION, REPOSITORY
@@ -124,16 +124,24 @@ def test_machine_format_matches_its_golden_file(
     assert result.stderr_lines == [WARNING_LINE, ERROR_LINE, *summary], result.show()
 
 
-def test_text_format_matches_its_golden_file(inputs: Path) -> None:
-    result = check(inputs)
+@pytest.mark.parametrize(
+    ("args", "golden"),
+    [
+        pytest.param([], "report.text.txt", id="concise"),
+        pytest.param(["--output-format", "full"], "report.full.txt", id="full"),
+    ],
+)
+def test_text_format_matches_its_golden_file(inputs: Path, args: list[str], golden: str) -> None:
+    result = check(inputs, *args)
     assert result.code == 2
     assert result.stdout == b""
-    assert_golden("report.text.txt", result.stderr)
+    assert_golden(golden, result.stderr)
 
 
-def test_text_is_the_default_and_can_be_named(inputs: Path) -> None:
+@pytest.mark.parametrize("name", ["concise", "text"])
+def test_concise_is_the_default_and_can_be_named(inputs: Path, name: str) -> None:
     default = check(inputs)
-    named = check(inputs, "--output-format", "text")
+    named = check(inputs, "--output-format", name)
     assert named.stderr == default.stderr and named.stdout == b""
 
 
@@ -441,8 +449,10 @@ def test_output_file_dash_is_stdout(inputs: Path) -> None:
 def test_text_report_to_a_file_holds_the_finding_lines(inputs: Path) -> None:
     result = check(inputs, "-o", "report.txt")
     report = (inputs / "report.txt").read_text()
-    assert report.count("provider error:") == len(EXPECTED_FINDINGS)
-    assert "TP001" in report and "\x1b" not in report
+    findings = [line for line in report.splitlines() if FINDING_LINE.match(line)]
+    assert len(findings) == len(EXPECTED_FINDINGS)
+    assert "TP001 (dangling-tool-call) is refused by the provider:" in report, "and the errors"
+    assert "\x1b" not in report
     assert "TP001" not in result.stderr, "the finding lines went to the file"
     assert "broken.json:2:1: error:" in result.stderr, "errors stay on stderr"
 
@@ -453,9 +463,12 @@ def test_unwritable_output_file_is_an_error(inputs: Path) -> None:
     assert "no/such/dir/report.json" in result.stderr and "cannot write" in result.stderr
 
 
-def test_quiet_machine_format_prints_only_errors_on_stderr(inputs: Path) -> None:
+def test_quiet_machine_format_prints_only_warnings_and_errors_on_stderr(inputs: Path) -> None:
     result = check(inputs, "--output-format", "jsonl", "-q")
-    assert result.stderr_lines == ["broken.json:2:1: error: invalid JSON: Expecting value"]
+    assert result.stderr_lines == [
+        WARNING_LINE,
+        "broken.json:2:1: error: invalid JSON: Expecting value",
+    ], "no summary"
     assert len(result.stdout.decode().splitlines()) == len(EXPECTED_FINDINGS) + 2
 
 

@@ -76,14 +76,37 @@ def test_visible_escapes_controls_but_not_backslashes() -> None:
 @pytest.mark.parametrize("color", ["never", "always"])
 @pytest.mark.parametrize(
     "args",
-    [["check"], ["check", "--select", "ALL", "-v"], ["fix", "--check", "-v"], ["fix", "-v"]],
+    [
+        ["check"],
+        ["check", "--output-format", "full"],  # the provider error under each finding
+        ["check", "--select", "ALL", "-v"],
+        ["fix", "--check", "-v"],
+        ["fix", "-v"],
+    ],
 )
 def test_report_lines_show_controls_as_escapes(tmp_path: Path, args: list[str], color: str) -> None:
     save(tmp_path)
-    save(tmp_path, "second.json")  # two files and -v: the tables by rule and by file too
+    save(tmp_path, "second.json")
     result = run([*args, "--color", color, "h.json", "second.json"], cwd=tmp_path)
     assert result.code == (0 if args == ["fix", "-v"] else 1), result.show()
     assert_escaped(shown(result))
+
+
+@pytest.mark.parametrize("color", ["never", "always"])
+@pytest.mark.parametrize("args", [["check"], ["fix", "--check"]])
+def test_statistics_tables_show_controls_as_escapes(
+    tmp_path: Path, args: list[str], color: str
+) -> None:
+    for name in (f"a{CLEAR}.json", "[red]b.json"):
+        save(tmp_path, name)
+    result = run(
+        [*args, "--statistics", "--color", color, f"a{CLEAR}.json", "[red]b.json"],
+        cwd=tmp_path,
+        expect=1,
+    )
+    text = shown(result)
+    assert not RAW.findall(text), text
+    assert "a\\x1b[2J.json" in text and "[red]b.json" in text, "the table by file" + text
 
 
 @pytest.mark.parametrize("color", ["never", "always"])
@@ -114,7 +137,7 @@ def test_file_names_are_escaped_and_never_markup(tmp_path: Path) -> None:
     text = shown(checked)
     assert not RAW.findall(text), text
     assert "a\\x1b[2J.json:6:3: TP001" in text and "[red]b.json:6:3: TP001" in text, text
-    assert text.count("[red]b.json") == 3, "finding line, table and summary keep the name"
+    assert text.count("[red]b.json") == 2, "the finding line and the list found keep the name"
     shown_file = run(["show", "--color", "always", "[red]b.json"], cwd=tmp_path, expect=0)
     assert "[red]b.json" in shown(shown_file), shown_file.show()
 

@@ -1,5 +1,6 @@
 """What a person at a terminal gets, and what a pipe never gets: colour (``--color``, NO_COLOR,
-FORCE_COLOR), the coloured diff, the closing tables by rule and by file, and the progress bar.
+FORCE_COLOR), the coloured diff, the tables by rule and by file (``--statistics`` only, on a
+terminal or not), and the progress bar.
 
 The progress bar needs a terminal and a run that takes more than a moment: stderr is a pseudo
 terminal, and one input is a named pipe that the test fills only after a pause (an input that
@@ -98,7 +99,7 @@ def test_diff_colour_follows_the_switches(
 
 
 # --------------------------------------------------------------------------------------------
-# closing tables
+# --statistics tables
 
 
 def tables_then_summary(stderr: str) -> tuple[list[str], str]:
@@ -108,13 +109,17 @@ def tables_then_summary(stderr: str) -> tuple[list[str], str]:
     return lines[start:], lines[-1]
 
 
-def test_tables_with_verbose_and_the_summary_stays_last(tmp_path: Path) -> None:
+def test_statistics_tables_replace_the_findings_and_the_summary_stays_last(
+    tmp_path: Path,
+) -> None:
     write(tmp_path / "a.json", DANGLING)
     write(tmp_path / "b.jsonl", DANGLING_JSONL)
     write(tmp_path / "c.json", CLEAN)
-    result = run(["check", "-v", "a.json", "b.jsonl", "c.json"], cwd=tmp_path, expect=1)
+    result = run(["check", "--statistics", "a.json", "b.jsonl", "c.json"], cwd=tmp_path, expect=1)
     tables, last = tables_then_summary(result.stderr)
     assert tables, result.show()
+    assert not result.finding_lines, "the tables count the findings instead of listing them"
+    assert "is refused by the provider" not in result.stderr
     assert last.startswith("Found 2 findings in 2 files"), result.show()
     by_file = tables.index(next(line for line in tables if line.startswith("By file")))
     rule_rows = [line for line in tables[:by_file] if "TP001" in line]
@@ -126,22 +131,26 @@ def test_tables_with_verbose_and_the_summary_stays_last(tmp_path: Path) -> None:
 def test_fix_tables_count_fixed_and_left(tmp_path: Path) -> None:
     write(tmp_path / "a.json", DANGLING)
     write(tmp_path / "b.jsonl", DANGLING_JSONL)
-    result = run(["fix", "--check", "-v", "a.json", "b.jsonl"], cwd=tmp_path, expect=1)
+    result = run(["fix", "--check", "--statistics", "a.json", "b.jsonl"], cwd=tmp_path, expect=1)
     tables, last = tables_then_summary(result.stderr)
     assert any("would fix" in line and "left" in line for line in tables), result.show()
+    assert not any(line.startswith("Would fix a.json") for line in result.stderr_lines), (
+        "the table by file says it"
+    )
     assert last.startswith("Would fix 2 findings in 2 files")
 
 
 @pytest.mark.parametrize(
     ("args", "files", "shown"),
     [
-        pytest.param([], ["a.json", "b.jsonl"], False, id="pipe-no-tables"),
-        pytest.param(["--color", "always"], ["a.json", "b.jsonl"], True, id="colour-asked"),
-        pytest.param([], ["a.json"], False, id="one-file"),
-        pytest.param(["-v"], ["a.json"], True, id="one-file-verbose"),
-        pytest.param(["-v"], ["c.json"], False, id="no-findings"),
-        pytest.param(["-v", "--output-format", "json"], ["a.json", "b.jsonl"], False, id="json"),
-        pytest.param(["-q", "--color", "always"], ["a.json", "b.jsonl"], False, id="quiet"),
+        pytest.param([], ["a.json", "b.jsonl"], False, id="pipe"),
+        pytest.param(["--color", "always"], ["a.json", "b.jsonl"], False, id="colour-asked"),
+        pytest.param(["-v"], ["a.json", "b.jsonl"], False, id="verbose"),
+        pytest.param(["--statistics"], ["a.json"], True, id="one-file"),
+        pytest.param(["--statistics", "--color", "always"], ["a.json"], True, id="colour"),
+        pytest.param(["--statistics"], ["c.json"], False, id="no-findings"),
+        pytest.param(["--statistics", "-q"], ["a.json", "b.jsonl"], True, id="quiet"),
+        pytest.param(["--statistics", "-s"], ["a.json", "b.jsonl"], False, id="silent"),
     ],
 )
 def test_when_tables_are_shown(
