@@ -31,11 +31,8 @@ def docs_url(page: str, anchor: str | None = None) -> str:
     return DOCUMENTATION + page + (f"#{anchor}" if anchor else "")
 
 
-def rule_anchor(rule: Rule) -> str:
-    """The anchor of a rule's section in ``docs/rules.md`` (its heading ``TP001 name``)."""
-    return f"{rule.code.lower()}-{rule.name}"
-
-
 def rule_url(rule: Rule) -> str:
     """Where a rule is explained: its section of ``docs/rules.md``."""
+    from .rule_docs import rule_anchor
+
     return docs_url("rules.md", rule_anchor(rule))

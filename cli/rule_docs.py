@@ -8,6 +8,7 @@ example's repair is the engine's own, computed here: it cannot drift from what `
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator
 
@@ -78,11 +79,22 @@ def _fix_command(rule: Rule) -> str:
     return f"`toolpatch fix{select}{unsafe}`"
 
 
+def rule_title(rule: Rule) -> str:
+    """The heading of a rule's explanation, as ruff titles one: ``name (CODE)``."""
+    return f"{rule.name} ({rule.code})"
+
+
+def rule_anchor(rule: Rule) -> str:
+    """The anchor GitHub gives the title's heading in docs/rules.md (lower case, punctuation
+    but ``-`` dropped, spaces made ``-``): ``dangling-tool-call-tp001``."""
+    return re.sub(r"[^\w\- ]", "", rule_title(rule).lower()).replace(" ", "-")
+
+
 def _blocks(rule: Rule, level: int) -> Iterator[tuple[str, str]]:
     """The explanation as ``(kind, text)`` blocks: ``title``, ``heading`` (of a section),
     ``paragraph``, ``item`` (of a list) or ``code`` (a JSON history)."""
     sub = "#" * (level + 1)
-    yield "title", f"{'#' * level} {rule.name} ({rule.code})"
+    yield "title", f"{'#' * level} {rule_title(rule)}"
     yield "paragraph", _selection(rule)
     if rule.fix is not None:
         yield "paragraph", f"Fix is {'always' if rule.fix_always else 'sometimes'} available."
