@@ -399,7 +399,7 @@ def test_sarif_rules_link_their_documentation(inputs: Path) -> None:
         page, anchor = rule["helpUri"].removeprefix(DOCUMENTATION).split("#")
         assert anchor in anchors(ROOT / "docs" / page), rule["helpUri"]
         if rule["id"] != "unchecked":
-            assert rule["helpUri"] == f"{DOCUMENTATION}rules.md#{rule['id'].lower()}-{rule['name']}"
+            assert rule["helpUri"] == f"{DOCUMENTATION}rules.md#{rule['name']}-{rule['id'].lower()}"
 
 
 def test_clean_input_gives_an_empty_report(tmp_path: Path) -> None:
