@@ -155,26 +155,30 @@ ExitZeroOpt = Annotated[
 ]
 
 
-def _unsafe_fixes_option(does: str) -> Any:  # typer.Option is typed as returning Any
+def _switch(key: str, does: str, *, default: str = "off") -> Any:
+    """A ``--KEY/--no-KEY`` option that overrides the configured ``KEY`` either way (``None``:
+    not given). typer.Option is typed as returning Any."""
     return typer.Option(
-        "--unsafe-fixes/--no-unsafe-fixes",
-        help=f"{does} Default: off, or the configured unsafe-fixes.",
+        f"--{key}/--no-{key}",
+        help=f"{does} Default: {default}, or the configured {key}.",
         show_default=False,
     )
 
 
 UnsafeFixesOpt = Annotated[
     Optional[bool],  # noqa: UP045
-    _unsafe_fixes_option(
-        "Also apply the fixes that delete or move existing content (the TP1xx rules)."
+    _switch(
+        "unsafe-fixes",
+        "Also apply the fixes that delete or move existing content (the TP1xx rules).",
     ),
 ]
 #: `show` writes nothing: there the option only says which fixes to show in place.
 ShowUnsafeFixesOpt = Annotated[
     Optional[bool],  # noqa: UP045
-    _unsafe_fixes_option(
+    _switch(
+        "unsafe-fixes",
         "Also show what the fixes that delete or move existing content would do (nothing is "
-        "written)."
+        "written).",
     ),
 ]
 ForceOpt = Annotated[
@@ -187,12 +191,10 @@ ForceOpt = Annotated[
 ]
 KeepInvalidLinesOpt = Annotated[
     Optional[bool],  # noqa: UP045
-    typer.Option(
-        "--keep-invalid-lines/--no-keep-invalid-lines",
-        help="In a corpus of one conversation per line, keep a line that is not JSON as it is "
-        "and report it, instead of failing the file. Default: off, or the configured "
-        "keep-invalid-lines.",
-        show_default=False,
+    _switch(
+        "keep-invalid-lines",
+        "In a corpus of one conversation per line, keep a line that is not JSON as it is and "
+        "report it, instead of failing the file.",
     ),
 ]
 SkipNoHistoryOpt = Annotated[
@@ -206,21 +208,19 @@ SkipNoHistoryOpt = Annotated[
 
 RespectGitignoreOpt = Annotated[
     Optional[bool],  # noqa: UP045
-    typer.Option(
-        "--respect-gitignore/--no-respect-gitignore",
-        help="Pass over what .gitignore, .ignore and .git/info/exclude files ignore when "
-        "walking a directory. Default: on, or the configured respect-gitignore.",
-        show_default=False,
+    _switch(
+        "respect-gitignore",
+        "Pass over what .gitignore, .ignore and .git/info/exclude files ignore when walking a "
+        "directory.",
+        default="on",
     ),
 ]
 ForceExcludeOpt = Annotated[
     Optional[bool],  # noqa: UP045
-    typer.Option(
-        "--force-exclude/--no-force-exclude",
-        help="Pass over named paths too when exclude, extend-exclude or an ignore file "
-        "excludes them (for pre-commit, which names every staged file). Default: off, or the "
-        "configured force-exclude.",
-        show_default=False,
+    _switch(
+        "force-exclude",
+        "Pass over named paths too when exclude, extend-exclude or an ignore file excludes "
+        "them (for pre-commit, which names every staged file).",
     ),
 ]
 
