@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_FIXED, snapshot, write
+from tests.conftest import ROOT
 from tests.helpers import TP001_TEXT, run, text
 
 #: An OpenAI Chat history whose only defect is an orphan tool result (TP101, unsafe fix).
@@ -308,3 +309,17 @@ def test_bad_override_is_an_error(tmp_path: Path) -> None:
     for override in ('select = ["TP9"]', "nope = 1", "select = ["):
         result = run(["check", "--config", override, "h.json"], cwd=tmp_path, expect=2)
         assert "--config" in result.stderr, result.show()
+
+
+def test_the_documented_example_is_a_valid_configuration(tmp_path: Path) -> None:
+    """The example of docs/cli.md#configuration is read without error and takes effect: its
+    texts word the synthetic result, its report format is GitHub's."""
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    example = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "pyproject.toml").write_text(example)
+    write(tmp_path / "history.json", DANGLING)
+    checked = run(["check", "history.json"], cwd=tmp_path)
+    assert checked.code == 1 and checked.stdout.decode().startswith("::error "), checked.show()
+    fixed = run(["fix", "history.json"], cwd=tmp_path, expect=0)
+    assert "was interrupted by a newer message" in (tmp_path / "history.json").read_text()
+    assert fixed.stdout == b""

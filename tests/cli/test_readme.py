@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers import console_script, run
@@ -48,3 +51,35 @@ def test_the_30_seconds_session_is_real(tmp_path: Path) -> None:
         shown = result.stdout.decode("utf-8") + result.stderr
         assert shown.splitlines() == printed, f"README differs from what {command!r} prints"
         code = result.code
+
+
+def test_the_readme_stays_a_tour() -> None:
+    """The README is the pitch, the session, set-up, commands and recipes; the reference is in
+    docs/ (docs/README.md), so it stays readable in one sitting."""
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 250
+
+
+#: An install or pre-commit line that pins a ref of the repository.
+PINNED = re.compile(r"toolpatch(?:\.git)?@(?P<ref>v[\w.]+)|^\s*rev: (?P<rev>\S+)", re.M)
+
+
+def test_the_readme_installs_this_release() -> None:
+    """Every ref the README pins (``pip install "git+https://...@REF"``, pre-commit's ``rev:``)
+    is this version's tag, and where the checkout has tags the tag exists, so that the lines a
+    user copies install what the README describes. No line installs the unrelated project that
+    owns the name ``toolpatch`` on the package index."""
+    import patchcore
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    refs = {m["ref"] or m["rev"] for m in PINNED.finditer(text)}
+    assert refs == {f"v{patchcore.__version__}"}
+    assert not re.search(r"pip install\s+[\"']?toolpatch(\[|\s|$|[\"'])", text, re.M)
+    git = shutil.which("git")
+    tags = (
+        subprocess.run([git, "-C", str(ROOT), "tag"], capture_output=True, text=True).stdout
+        if git
+        else ""
+    )
+    if not tags.split():
+        pytest.skip("a checkout without tags (an export or a shallow clone)")
+    assert refs <= set(tags.split()), f"no tag {refs} in this repository"
