@@ -135,7 +135,7 @@ def run(
     env: dict[str, str] | None = None,
     timeout: float = 60,
 ) -> Result:
-    """Run ``toolpatch ARGS`` (``python -m cli`` unless ``command`` says otherwise).
+    """Run ``toolpatch ARGS`` (``python -m toolpatch`` unless ``command`` says otherwise).
 
     ``input`` is piped to stdin; without it stdin is ``/dev/null`` (never the terminal).
     """

@@ -1,5 +1,5 @@
-"""Run as ``python -m tests.interrupt_probe``: ``python -m cli``, interrupted while code made by
-``exec()`` runs (as when a signal lands while an import builds a dataclass)."""
+"""Run as ``python -m tests.interrupt_probe``: ``python -m toolpatch``, interrupted while code
+made by ``exec()`` runs (as when a signal lands while an import builds a dataclass)."""
 
 from __future__ import annotations
 

@@ -498,7 +498,7 @@ def test_a_file_that_shrinks_while_it_is_read_is_an_error(tmp_path: Path) -> Non
 def test_an_interrupt_during_an_import_exits_with_code_130() -> None:
     """Found by the SIGTERM test: an interrupt that passed through ``exec()`` (a dataclass made
     while a module is imported, which lazy imports do after the handler is installed) ended
-    ``python -m cli`` by SIGINT (-2) although toolpatch caught it and chose its exit code."""
+    ``python -m toolpatch`` by SIGINT (-2) although toolpatch caught it and chose its exit code."""
     result = subprocess.run(
         [sys.executable, "-m", "tests.interrupt_probe"],
         capture_output=True,

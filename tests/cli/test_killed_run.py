@@ -169,7 +169,7 @@ def test_an_interrupted_parallel_fix_exits_like_a_shell_and_leaves_the_input(
     sent: signal.Signals, code: int, said: bytes, corpus: bytes, tmp_path: Path
 ) -> None:
     """Ctrl-C (SIGINT to the process) or SIGTERM amid the write of a streamed, parallel fix:
-    ``python -m cli`` exits 130 or 143, the input as it was, nothing else in its folder, and
+    ``python -m toolpatch`` exits 130 or 143, the input as it was, nothing else in its folder, and
     the worker gone."""
     path = tmp_path / "big.jsonl"
     path.write_bytes(corpus)

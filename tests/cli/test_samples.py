@@ -5,7 +5,7 @@ written by langchain-core, ``tests/langchain_samples.py``), and a ``cases.toml``
 what ``check`` must report (read by ``tests/sample_cases.py``). This file first pins that
 ``samples/`` holds exactly the files the data names, that the LangChain files are what their
 generator writes and that samples/README.md is generated from the data, then runs each pair
-through ``python -m cli``.
+through ``python -m toolpatch``.
 
 The provider-strict samples (``samples/strict/``) are run with their selectors (``--select
 ALL``): ``check`` must mark each finding fixable, unsafe-fixable or not fixable; ``fix`` must

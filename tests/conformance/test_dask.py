@@ -1,4 +1,4 @@
-"""`integrations.dask` on Dask's local schedulers writes exactly what ``toolpatch fix`` writes.
+"""`toolpatch.integrations.dask` on Dask's local schedulers writes what ``toolpatch fix`` writes.
 
 Inputs: every shipped sample (documents, conversations per line, messages per line, agent
 session logs), the shared corpus where it is present, and a generated corpus cut into many
