@@ -555,7 +555,7 @@ def rule(
     error), an example before and after the fix, and the fix's safety."""
     import shutil
 
-    from patchcore.rules import rule_named
+    from patchcore import rule_named
 
     from .rule_docs import rule_markdown
 

@@ -33,8 +33,8 @@ def generic_error(finding: Finding) -> str | None:
     error = finding.provider_error
     if error is None:
         return None
+    from patchcore import fill
     from patchcore.dialects import DIALECTS  # loaded with the findings: clean runs skip it
-    from patchcore.rules import fill
 
     templates = next((d.provider_errors for d in DIALECTS if d.name == finding.dialect), {})
     template = templates.get(finding.code)

@@ -67,6 +67,8 @@ if TYPE_CHECKING:
         Applicability,
         Rule,
         RuleSelection,
+        fill,
+        rule_named,
     )
 
 __version__ = "0.2.0"
@@ -124,7 +126,16 @@ _MODULES = {
     **dict.fromkeys(["Finding", "Fix", "Insert", "format_pointer"], "patchcore.model"),
     **dict.fromkeys(["Options", "make_options"], "patchcore.options"),
     **dict.fromkeys(
-        ["DEFAULT_SELECT", "DEFAULT_TEXTS", "RULES", "Applicability", "Rule", "RuleSelection"],
+        [
+            "DEFAULT_SELECT",
+            "DEFAULT_TEXTS",
+            "RULES",
+            "Applicability",
+            "Rule",
+            "RuleSelection",
+            "fill",
+            "rule_named",
+        ],
         "patchcore.rules",
     ),
 }
@@ -181,6 +192,7 @@ __all__ = [
     "check_document",
     "check_lines",
     "check_messages",
+    "fill",
     "fix_base_messages",
     "fix_data",
     "fix_document",
@@ -193,5 +205,6 @@ __all__ = [
     "make_options",
     "plan_fixes",
     "process_batch",
+    "rule_named",
     "shows_history",
 ]
