@@ -91,7 +91,14 @@ def load_configuration(
     paths: list[str] | None,
     stdin_filename: str | None,
 ) -> configuration.Config:
-    """The run's configuration; one that cannot be used ends the run with exit code 2."""
+    """The run's configuration; one that cannot be used ends the run with exit code 2, and so
+    does a current folder that no longer exists (removed under the shell): relative names,
+    configuration discovery and the names shown all start from it."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        sys.stderr.write("toolpatch: error: the current folder no longer exists\n")
+        raise typer.Exit(ExitCode.ERROR) from None
     try:
         return configuration.resolve(
             configs or [],

@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import pickle
+import subprocess
 from pathlib import Path
 
 import jsonschema
@@ -22,7 +23,7 @@ from benchmarks.corpus import lines as corpus_lines
 from patchcore.errors import DecodeError, PatchcoreError, SelfCheckError, ShapeError
 from patchcore.pipeline import WHOLE_LIMIT
 from tests.conftest import ROOT
-from tests.helpers import run
+from tests.helpers import MODULE, clean_env, run
 from toolpatch.cli.input_errors import InputError
 from toolpatch.cli.output_sinks import WriteFailed
 from toolpatch.cli.parallel import ProcessMapper
@@ -253,3 +254,24 @@ def test_an_os_error_has_no_location_in_sarif(folder: Path) -> None:
     assert notification["locations"] == [
         {"physicalLocation": {"artifactLocation": {"uri": MISSING, "uriBaseId": "%SRCROOT%"}}}
     ]
+
+
+@pytest.mark.parametrize("command", [["check"], ["fix"], ["show"]])
+def test_a_removed_current_folder_is_an_error_not_a_crash(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """The shell's folder was removed under it: every name toolpatch shows and every relative
+    path starts there, so the run stops with a plain error (exit 2), not an internal error."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    history = ROOT / "samples" / "openai-chat" / "parallel-partial-answer.json"
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    result = subprocess.run(
+        ["sh", "-c", script, "sh", str(gone), *MODULE, *command, str(history)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "toolpatch: error: the current folder no longer exists\n"
