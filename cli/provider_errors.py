@@ -2,9 +2,9 @@
 
 Each finding of a rule would draw the same error from its provider, only its call id (or
 message index) differing: the concise report lists the findings one line each, then for each rule
-they broke the error once per dialect, with ``<id>``, ``<name>``, ``N`` and ``N+1`` standing
-for what differs, as ``toolpatch rule CODE`` writes them. ``--output-format full`` quotes each
-finding's own error under it instead.
+they broke the error once per dialect, with ``ID``, ``NAME``, ``N`` and ``N+1`` standing for
+what differs, as ``toolpatch rule CODE`` (`cli.rule_docs`) writes them too. ``--output-format
+full`` quotes each finding's own error under it instead.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from .console import Printer
 if TYPE_CHECKING:
     from patchcore.model import Finding
 
-#: What stands for a finding's own values in the error said once for all of them.
-GENERIC = {"id": "<id>", "name": "<name>", "index": "N", "next": "N+1"}
+#: What stands for a finding's own values in an error said once for all of them (plain words,
+#: not ``<id>``: docs/rules.md is Markdown, where that would read as an HTML tag).
+GENERIC = {"id": "ID", "name": "NAME", "index": "N", "next": "N+1"}
 
 
 def generic_error(finding: Finding) -> str | None:

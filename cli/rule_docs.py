@@ -16,8 +16,7 @@ import patchcore
 from patchcore import Applicability, Rule
 from patchcore.dialects import DIALECTS
 
-#: How the placeholders of a provider error read in the explanation.
-_PLACEHOLDERS = (("{index}", "N"), ("{next}", "N+1"), ("{id}", "ID"), ("{name}", "NAME"))
+from .provider_errors import GENERIC
 
 _SAFETY = {
     Applicability.SAFE: "This fix is safe: it only adds content, so `toolpatch fix` applies it.",
@@ -35,9 +34,7 @@ def provider_errors(rule: Rule) -> list[tuple[list[str], str]]:
     for dialect in DIALECTS:
         error = dialect.provider_errors.get(rule.code)
         if error is not None:
-            for placeholder, shown in _PLACEHOLDERS:
-                error = error.replace(placeholder, shown)
-            grouped.setdefault(error, []).append(dialect.name)
+            grouped.setdefault(patchcore.fill(error, GENERIC), []).append(dialect.name)
     return [(names, error) for error, names in grouped.items()]
 
 

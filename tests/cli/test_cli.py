@@ -780,7 +780,7 @@ def test_report_line_names_file_line_code_id_and_tool(tmp_path: Path) -> None:
     assert finding.endswith(" [/1/tool_calls/0]"), "the call's pointer in its line, no dialect"
     assert rule == "TP001 (dangling-tool-call) is refused by the provider:", result.show()
     assert error.startswith("  openai-chat: An assistant message with 'tool_calls' must")
-    assert error.endswith(": <id>"), "said for every such call, not for c1 alone"
+    assert error.endswith(": ID"), "said for every such call, not for c1 alone"
     assert "TP001" not in summary and not summary.startswith("h.jsonl:")
 
 

@@ -80,7 +80,7 @@ def test_each_finding_is_one_line(folder: Path) -> None:
         a,
         c,
         "TP001 (dangling-tool-call) is refused by the provider:",
-        f"  openai-chat: {OPENAI_ERROR}<id>",
+        f"  openai-chat: {OPENAI_ERROR}ID",
         "Found 2 findings in 2 files (2 fixable with `toolpatch fix`).",
     ], result.show()
 
@@ -93,10 +93,10 @@ def test_the_provider_error_is_said_once_per_rule_and_dialect(folder: Path) -> N
     assert after == [
         "TP001 (dangling-tool-call) is refused by the provider:",
         "  anthropic: messages.N: `tool_use` ids were found without `tool_result` blocks "
-        "immediately after: <id>. Each `tool_use` block must have a corresponding `tool_result` "
+        "immediately after: ID. Each `tool_use` block must have a corresponding `tool_result` "
         "block in the next message.",
-        f"  openai-chat: {OPENAI_ERROR}<id>",
-    ], "once per rule, once per dialect, the ids as <id>" + result.show()
+        f"  openai-chat: {OPENAI_ERROR}ID",
+    ], "once per rule, once per dialect, the ids as ID" + result.show()
 
 
 def test_over_the_samples_no_provider_error_is_repeated() -> None:
@@ -132,9 +132,9 @@ def test_fix_lists_what_is_left_and_its_provider_errors_once(tmp_path: Path) -> 
     ], result.show()
     assert result.stderr_lines[4:] == [
         "TP001 (dangling-tool-call) is refused by the provider:",
-        "  openai-responses: No tool output found for function call <id>.",
+        "  openai-responses: No tool output found for function call ID.",
         "TP002 (pending-tool-call) is refused by the provider:",
-        "  openai-responses: No tool output found for function call <id>.",
+        "  openai-responses: No tool output found for function call ID.",
         "Nothing to fix in 2 files, 4 findings not fixable.",
     ], result.show()
 
