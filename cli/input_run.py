@@ -96,6 +96,12 @@ def process(
     bytes and the plan of its fixes are left in the outcome.
     """
     outcome = Outcome(source)
+    if source.is_stdin and mode is Mode.FIX and (output is None or str(output) == "-"):
+        if source.excluded or not source.explicit:
+            return _filter(outcome, options, emit, progress)
+    elif source.excluded:
+        outcome.skipped = EXCLUDED
+        return outcome
     if mode is Mode.FIX_DIFF:
         return _diff(outcome, options, progress)
     if keep_bytes and mode is Mode.CHECK:
@@ -152,6 +158,40 @@ def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper | None:
 def _framing_name(source: Source) -> str | None:
     """The name whose extension may say JSON Lines (stdin has one only if it was given)."""
     return source.name if source.path is not None or source.name != "-" else None
+
+
+#: Why standard input was passed over: its ``--stdin-filename`` is excluded (``--force-exclude``).
+EXCLUDED = "excluded (--force-exclude)"
+
+
+def _filter(
+    outcome: Outcome,
+    options: Options,
+    emit: Callable[[bytes], None],
+    progress: StreamProgress | None,
+) -> Outcome:
+    """``fix`` of standard input to standard output that may be passed over (its
+    ``--stdin-filename`` excluded, or no history with ``--skip-no-history``): a filter passes
+    what it skips through unchanged (``cat a | toolpatch fix - > b`` must not leave ``b``
+    empty), so the input is read whole to be written back whatever is found. Nothing is
+    written when it cannot be processed."""
+    source = outcome.source
+    with _recorded_failure(outcome):
+        data = source.read()
+        if source.excluded:
+            outcome.skipped = EXCLUDED
+            emit(data)
+            return outcome
+        try:
+            result = patchcore.fix_document(data, filename=_framing_name(source), options=options)
+        except patchcore.NoHistoryError:
+            emit(data)
+            raise  # recorded as skipped: the input is not named, so it may hold no history
+        outcome.result = result
+        if progress is not None:
+            progress(len(data), len(result.conversations), len(result.findings))
+        emit(data if result.output is None else result.output)
+    return outcome
 
 
 def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -> Outcome:

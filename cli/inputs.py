@@ -60,11 +60,15 @@ class Source:
         path: The file, or ``None`` for standard input.
         explicit: Named on the command line (a file found by walking a directory is not; such a
             file is skipped, not an error, when it holds no message history).
+        excluded: Standard input whose ``--stdin-filename`` the exclusions name, under
+            ``--force-exclude``: passed over as an excluded file would be (``fix`` passes it
+            through unchanged, as a filter must).
     """
 
     name: str
     path: Path | None
     explicit: bool = True
+    excluded: bool = False
 
     @property
     def is_stdin(self) -> bool:
@@ -202,12 +206,17 @@ def resolve(
 
     No path means standard input when it holds data, else the current folder (`given_paths`);
     ``-`` reads standard input whatever it is. Directories are walked as ``walk`` says; a named
-    path is always taken, unless ``walk.force_exclude`` and it is excluded or ignored.
+    path is always taken, unless ``walk.force_exclude`` and it is excluded or ignored (for
+    standard input, its ``stdin_filename``: then it is marked ``excluded``).
     """
     stdin = Source(stdin_filename or "-", None)
     sources: list[Source] = []
     seen: set[str] = set()
     exclusions: Exclusions | None = None  # made when first needed: it imports pathspec
+    if walk.force_exclude and stdin_filename is not None:
+        exclusions = walk.exclusions()
+        if exclusions.excludes_named(stdin_filename, is_dir=False):
+            stdin = Source(stdin_filename, None, excluded=True)
     for given in given_paths(paths):
         is_dir = given != "-" and os.path.isdir(given)
         if is_dir or (walk.force_exclude and given != "-"):

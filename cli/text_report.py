@@ -17,7 +17,7 @@ from .console import NORMAL, SILENT, Pieces, Printer
 from .exit_codes import ExitCode
 from .file_hints import kept_message, training_hint
 from .input_errors import InputError
-from .input_run import Mode, Outcome
+from .input_run import EXCLUDED, Mode, Outcome
 
 if TYPE_CHECKING:
     from patchcore.model import Finding
@@ -178,9 +178,11 @@ class Summary:
             parts.append(
                 f"{plural(kept, 'line')} kept as {'it is' if kept == 1 else 'they are'} (not JSON)"
             )
-        skipped = sum(1 for o in self.outcomes if o.skipped is not None)
-        if skipped:
-            parts.append(f"{plural(skipped, 'file')} skipped (no message history)")
+        skipped = Counter(o.skipped == EXCLUDED for o in self.outcomes if o.skipped is not None)
+        if skipped[False]:
+            parts.append(f"{plural(skipped[False], 'file')} skipped (no message history)")
+        if skipped[True]:
+            parts.append(f"{plural(skipped[True], 'file')} skipped (excluded)")
         if self.errors:
             # A failed run says so first: what went well comes after.
             parts.insert(0, f"{plural(len(self.errors), 'file')} could not be processed")

@@ -957,3 +957,17 @@ def test_the_same_file_named_twice_is_checked_once(tmp_path: Path) -> None:
     write(tmp_path / "h.json", DANGLING)
     result = run(["check", "h.json", "./h.json", "."], cwd=tmp_path, expect=1)
     assert result.stderr_lines[-1].startswith("Found 1 finding in 1 file"), result.show()
+
+
+def test_fix_of_stdin_without_history_passes_it_through_with_skip_no_history() -> None:
+    """A filter that skips its input writes it back: ``cat a | toolpatch fix --skip-no-history
+    - > b`` used to leave ``b`` empty. A history is still repaired, and an input that cannot be
+    read still writes nothing (exit 2)."""
+    data = b'{"name": "not a history", "version": 1}\n'
+    skipped = run(["fix", "--skip-no-history", "-"], input=data, expect=0)
+    assert skipped.stdout == data, skipped.show()
+    assert skipped.stderr_lines == ["1 file skipped (no message history)."], skipped.show()
+    fixed = run(["fix", "--skip-no-history", "-"], input=DANGLING, expect=0)
+    assert fixed.stdout == DANGLING_FIXED, fixed.show()
+    broken = run(["fix", "--skip-no-history", "-"], input=b'{"messages": [', expect=2)
+    assert broken.stdout == b"", broken.show()

@@ -340,6 +340,21 @@ def test_force_exclude_never_drops_stdin(tmp_path: Path) -> None:
     assert result.stdout == DANGLING_FIXED
 
 
+def test_force_exclude_passes_over_an_excluded_stdin_filename(tmp_path: Path) -> None:
+    """As ruff does for editors: standard input named by an excluded ``--stdin-filename`` is
+    passed over; ``fix`` writes it back unchanged (a filter's output is never empty), ``check``
+    reports nothing. Without ``--force-exclude`` the name excludes nothing."""
+    make_repository(tmp_path)
+    named = ["--force-exclude", "--stdin-filename", "ignored.json", "-"]
+    fixed = run(["fix", *named], input=DANGLING, cwd=tmp_path, expect=0)
+    assert fixed.stdout == DANGLING, fixed.show()
+    assert fixed.stderr_lines == ["1 file skipped (excluded)."], fixed.show()
+    checked = run(["check", *named], input=DANGLING, cwd=tmp_path, expect=0)
+    assert finding_files(checked) == [] and checked.stdout == b"", checked.show()
+    plain = run(["fix", *named[1:]], input=DANGLING, cwd=tmp_path, expect=0)
+    assert plain.stdout == DANGLING_FIXED, plain.show()
+
+
 def test_same_file_walked_and_named_is_checked_once(tmp_path: Path) -> None:
     make_repository(tmp_path)
     result = run(["check", ".", "./a.json", "ignored.json", "ignored.json"], cwd=tmp_path, expect=1)
