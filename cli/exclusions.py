@@ -5,13 +5,14 @@ patterns and, with ``respect-gitignore``, the ignore files of the folders (``.gi
 Every pattern list is gitignore syntax, matched by pathspec's ``GitIgnoreSpec`` against a path
 relative to the folder the list belongs to: an ignore file's own folder, or the configuration's
 folder. Precedence is that of ripgrep's walker, which ruff uses: a ``.ignore`` beats a
-``.gitignore``, which beats ``.git/info/exclude``; among files of one kind the deepest folder
-that has a say decides (a ``!pattern`` there re-includes). ``.gitignore`` files and
-``info/exclude`` count only in a git repository (the nearest folder above with a ``.git``, file
-or folder, is its root); ``.ignore`` files count from the repository root, or outside one from
-the walked folder, down. A path named on the command line is taken as given: a folder named is
-walked even when it is excluded or ignored itself, and a list that excludes it matches the paths
-inside it relative to it instead.
+``.gitignore``, which beats ``.git/info/exclude``, which beats the global excludes file
+(``core.excludesFile``, by default ``~/.config/git/ignore``); among files of one kind the
+deepest folder that has a say decides (a ``!pattern`` there re-includes). ``.gitignore``
+files, ``info/exclude`` and the global file count only in a git repository (the nearest folder
+above with a ``.git``, file or folder, is its root); ``.ignore`` files count from the repository
+root, or outside one from the walked folder, down. A path named on the command line is taken as
+given: a folder named is walked even when it is excluded or ignored itself, and a list that
+excludes it matches the paths inside it relative to it instead.
 
 This module imports pathspec, so `cli.inputs` imports it only for a walk or ``--force-exclude``:
 a run over named files never loads it.
@@ -19,7 +20,9 @@ a run over named files never loads it.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -103,7 +106,8 @@ class IgnoreFiles:
         in_repository: Whether the folder is in a git repository (``.gitignore`` counts).
         ignore: The ``.ignore`` files'.
         gitignore: The ``.gitignore`` files'.
-        git_exclude: The repository's ``.git/info/exclude``.
+        git_exclude: The repository's ``.git/info/exclude``, then the global excludes file
+            (both relative to the repository root).
     """
 
     respected: bool = True
@@ -130,8 +134,13 @@ class IgnoreFiles:
         files = self
         if GIT in names:
             exclude = _git_exclude(os.path.join(folder, GIT))
+            everywhere = _global_excludes()
             files = IgnoreFiles(
-                in_repository=True, ignore=self.ignore, git_exclude=(exclude,) if exclude else ()
+                in_repository=True,
+                ignore=self.ignore,
+                git_exclude=tuple(
+                    Patterns(folder, spec) for spec in (exclude, everywhere) if spec is not None
+                ),
             )
         if IGNORE in names and (spec := _read_ignore_file(os.path.join(folder, IGNORE))):
             files = replace(files, ignore=(Patterns(folder, spec), *files.ignore))
@@ -153,7 +162,40 @@ class IgnoreFiles:
         )
 
 
-def _git_exclude(git: str) -> Patterns | None:
+@functools.cache
+def _global_excludes() -> GitIgnoreSpec | None:
+    """git's global excludes file, found as ripgrep finds it, without running git: the
+    ``core.excludesFile`` of ``$XDG_CONFIG_HOME/git/config`` (or ``~/.config/git/config``) or of
+    ``~/.gitconfig`` (the later wins), else ``$XDG_CONFIG_HOME/git/ignore``
+    (``~/.config/git/ignore``)."""
+    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    path = os.path.join(config_home, "git", "ignore")
+    for config in (os.path.join(config_home, "git", "config"), os.path.expanduser("~/.gitconfig")):
+        path = _excludes_file(config) or path
+    return _read_ignore_file(path)
+
+
+def _excludes_file(config: str) -> str | None:
+    """The ``excludesFile`` of the ``[core]`` section of the git configuration file
+    ``config``, ``~`` expanded, if it sets one."""
+    try:
+        text = Path(config).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    found = None
+    section = ""
+    for line in text.splitlines():
+        header = re.match(r"\s*\[\s*([^\]\s]+)", line)
+        if header:
+            section = header[1].lower()
+            line = line[line.index("]") + 1 :] if "]" in line else ""
+        setting = re.match(r"\s*excludesfile\s*=\s*(.*?)\s*$", line, re.I)
+        if section == "core" and setting:
+            found = os.path.expanduser(setting[1].strip('"'))
+    return found
+
+
+def _git_exclude(git: str) -> GitIgnoreSpec | None:
     """The ``info/exclude`` of the repository whose ``.git`` is ``git``: a folder, or the file
     of a worktree or submodule (``gitdir: PATH``, whose ``commondir`` holds ``info/``)."""
     folder = os.path.dirname(git)
@@ -171,8 +213,7 @@ def _git_exclude(git: str) -> Patterns | None:
             common = ""
         if common:
             git = os.path.join(git, common)
-    spec = _read_ignore_file(os.path.join(git, "info", "exclude"))
-    return Patterns(folder, spec) if spec else None
+    return _read_ignore_file(os.path.join(git, "info", "exclude"))
 
 
 def _entries(folder: str) -> set[str]:

@@ -340,6 +340,30 @@ def test_force_exclude_never_drops_stdin(tmp_path: Path) -> None:
     assert result.stdout == DANGLING_FIXED
 
 
+@pytest.mark.parametrize("where", ["core.excludesFile", "default"])
+def test_walk_passes_over_what_git_ignores_everywhere(tmp_path: Path, where: str) -> None:
+    """git's global excludes file counts as ripgrep and ruff read it, below the repository's
+    own files: ``core.excludesFile`` of ``~/.gitconfig``, else ``~/.config/git/ignore``. Outside
+    a repository it does not count."""
+    home = tmp_path / "home"
+    if where == "default":
+        write(home / ".config" / "git" / "ignore", b"secret*.json\n")
+    else:
+        write(home / ".gitconfig", b'[user]\n\tname = x\n[core]\n\texcludesFile = "~/ig"\n')
+        write(home / "ig", b"secret*.json\n")
+    repository = tmp_path / "repo"
+    git_init(repository)
+    histories(repository, "a.json", "secret-1.json", "sub/secret-2.json", "kept.json")
+    write(repository / "sub" / ".gitignore", b"!secret-2.json\n")  # a repository file wins
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    result = run(["check"], cwd=repository, expect=1, env=clean_env(**env))
+    assert finding_files(result) == ["a.json", "kept.json", "sub/secret-2.json"], result.show()
+    outside = tmp_path / "plain"
+    histories(outside, "secret-3.json")
+    result = run(["check"], cwd=outside, expect=1, env=clean_env(**env))
+    assert finding_files(result) == ["secret-3.json"], result.show()
+
+
 def test_force_exclude_passes_over_an_excluded_stdin_filename(tmp_path: Path) -> None:
     """As ruff does for editors: standard input named by an excluded ``--stdin-filename`` is
     passed over; ``fix`` writes it back unchanged (a filter's output is never empty), ``check``
