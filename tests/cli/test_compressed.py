@@ -211,16 +211,21 @@ def generated(conversations: int, seed: int = 3) -> bytes:
 @pytest.mark.parametrize("suffix", list(COMPRESSIONS))
 def test_a_streamed_corpus_with_jobs_matches_the_plain_fix(tmp_path: Path, suffix: str) -> None:
     """A corpus larger than what is read whole, cut into batches (decompressed here, sent to
-    the workers as bytes), written back compressed as one process writes the plain file."""
+    the workers as bytes), written back compressed as one process writes the plain file; and
+    the plain file's streamed repair (unchanged ranges and patches) compressed by ``-o``."""
     data = generated(700)  # about 15 MB: streamed in batches
     plain = tmp_path / "corpus.jsonl"
     plain.write_bytes(data)
     packed = tmp_path / f"corpus.jsonl{suffix}"
     packed.write_bytes(COMPRESSIONS[suffix][0](data))
+    run(["fix", "--jobs", "2", plain.name, "-o", f"out.jsonl{suffix}"], cwd=tmp_path, expect=0)
     run(["fix", plain.name], cwd=tmp_path, expect=0)
     run(["fix", "--jobs", "2", packed.name], cwd=tmp_path, expect=0)
     assert plain.read_bytes() != data
     assert COMPRESSIONS[suffix][1](packed.read_bytes()) == plain.read_bytes()
+    assert COMPRESSIONS[suffix][1]((tmp_path / f"out.jsonl{suffix}").read_bytes()) == (
+        plain.read_bytes()
+    )
 
 
 def peak_rss_kb(args: list[str], cwd: Path) -> int:
