@@ -468,8 +468,11 @@ def show(
     would insert appear where it would put them. Exit 0 once shown, 2 when the file cannot be
     read.
     """
+    from patchcore.extras import MissingExtra
+
     from .command_run import input_sources, live_options, load_configuration, rule_settings
     from .input_errors import InputError
+    from .input_run import framing_name
     from .show import conversations, render
     from .text_report import error_pieces
 
@@ -483,13 +486,13 @@ def show(
         raise typer.BadParameter(msg, param_hint="PATH")
     (source,) = sources
     printer = stderr_printer(color)
-    named = source.name if source.path is not None or source.name != "-" else None
+    named = framing_name(source)
     options = live_options(
         source, rules.options_for(source.name), config=found, force=force, now=time.time()
     )
     try:
         found_lists = conversations(source.read(), name=named, options=options)
-    except (OSError, patchcore.PatchcoreError) as exc:
+    except (OSError, patchcore.PatchcoreError, MissingExtra) as exc:
         printer.line(error_pieces(InputError.of(source.name, exc)))
         return int(ExitCode.ERROR)
     out = Printer(sys.stdout, styled=wants_color(color, sys.stdout))

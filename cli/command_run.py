@@ -144,7 +144,10 @@ def input_sources(
 
 
 def _size(source: Source) -> int | None:
-    """The input's size in bytes, when it is a regular file (not stdin, a pipe, a device)."""
+    """The input's size in bytes, when it is a regular file (not stdin, a pipe, a device) and
+    not compressed (whose decompressed size is known only at its end)."""
+    if source.compression is not None:
+        return None
     try:
         status = source.path.stat() if source.path is not None else None
     except OSError:
@@ -166,10 +169,11 @@ def live_options(
 ) -> Options:
     """``options`` for ``source``, marked live when it may be the log of an agent session that
     is still running: a regular file written to less than ``live-session-minutes`` ago (stdin
-    has no time: never; 0 minutes or ``force``: never). Only the agent-session layouts read it
+    has no time, nor does a compressed file, which no agent appends to: never; 0 minutes or
+    ``force``: never). Only the agent-session layouts read it
     (`patchcore.Options.live`); ``check``, ``fix`` and ``show`` decide it here alike."""
     minutes = live_minutes(config, force=force)
-    if not minutes or source.path is None:
+    if not minutes or source.path is None or source.compression is not None:  # an archive
         return options
     try:
         status = source.path.stat()

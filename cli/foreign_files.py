@@ -11,16 +11,12 @@ error: it is most likely a torn history, and must not pass unseen.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 from patchcore import shows_history
+from patchcore.extras import MissingExtra
 
 from .input_run import Outcome
-
-#: How much of the file is searched at a time.
-BLOCK_BYTES = 2**20
 
 
 def pass_over_foreign(outcome: Outcome) -> Outcome:
@@ -34,16 +30,10 @@ def pass_over_foreign(outcome: Outcome) -> Outcome:
     if outcome.error is None or source.explicit or source.path is None:
         return outcome
     try:
-        if shows_history(_blocks(source.path)):
+        if shows_history(source.blocks()):
             return outcome
-    except OSError:  # unreadable: the error stands
+    except (OSError, MissingExtra):  # unreadable: the error stands
         return outcome
     located = outcome.error.located()
     why = f"not JSON or JSON Lines ({located}), and no sign of a message history in it"
     return replace(outcome, error=None, skipped=why)
-
-
-def _blocks(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as handle:
-        while block := handle.read(BLOCK_BYTES):
-            yield block

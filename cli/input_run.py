@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 
 import patchcore
 from patchcore import Stream, Unchanged
+from patchcore.extras import MissingExtra
 
 from .atomic_write import FileIdentity
+from .compressed import Compression, plain_name
 from .input_errors import InputError
-from .inputs import FileInput, Source
+from .inputs import Decompressed, FileInput, Source
 from .output_sinks import Discard, Replace, Sink, Spool, WriteFailed
 
 if TYPE_CHECKING:
@@ -113,7 +115,7 @@ def process(
     ):
         stream = Stream(
             read,
-            filename=_framing_name(source),
+            filename=framing_name(source),
             options=options,
             fix=mode.fixes,
             mapper=_mapper(source, pool),
@@ -141,23 +143,29 @@ def _recorded_failure(outcome: Outcome) -> Iterator[None]:
             outcome.error = InputError.of(outcome.source.name, exc)
         else:
             outcome.skipped = exc.reason
-    except (patchcore.PatchcoreError, WriteFailed, OSError) as exc:  # OSError: reading the input
+    except (patchcore.PatchcoreError, WriteFailed, OSError, MissingExtra) as exc:
+        # OSError: reading the input (a corrupt compressed file too); MissingExtra: a .zst file
+        # without the [zstd] extra
         outcome.error = InputError.of(outcome.source.name, exc)
 
 
 def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper | None:
     """How batches are processed: in this process (``None``), or by the pool's workers, which
-    read a file's batches from the file themselves."""
+    read a plain file's batches from the file themselves (a compressed file is decompressed
+    here, and its batches are sent to them as bytes, as stdin's are)."""
     if pool is None:
         return None
-    if source.path is not None:
+    if source.path is not None and source.compression is None:
         return pool.reading(source.path)
     return pool
 
 
-def _framing_name(source: Source) -> str | None:
-    """The name whose extension may say JSON Lines (stdin has one only if it was given)."""
-    return source.name if source.path is not None or source.name != "-" else None
+def framing_name(source: Source) -> str | None:
+    """The name whose extension may say JSON Lines (stdin has one only if it was given), without
+    a compression ending (``x.jsonl.gz`` is JSON Lines)."""
+    if source.path is not None:
+        return plain_name(source.name)
+    return source.name if source.name != "-" else None
 
 
 #: Why standard input was passed over: its ``--stdin-filename`` is excluded (``--force-exclude``).
@@ -201,7 +209,7 @@ def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -
     source = outcome.source
     with _recorded_failure(outcome):
         data = source.read()
-        result = patchcore.fix_document(data, filename=_framing_name(source), options=options)
+        result = patchcore.fix_document(data, filename=framing_name(source), options=options)
         outcome.result = result
         if progress is not None:
             progress(len(data), len(result.conversations), len(result.findings))
@@ -224,7 +232,7 @@ def _kept(
         outcome.data = data
         stream = Stream(
             [data],
-            filename=_framing_name(source),
+            filename=framing_name(source),
             options=options,
             fix=False,
             mapper=_mapper(source, pool),
@@ -236,7 +244,7 @@ def _kept(
         if any(options.applies(f.fix) for f in stream.result.findings):
             try:
                 outcome.plan = patchcore.plan_fixes(
-                    data, filename=_framing_name(source), options=options
+                    data, filename=framing_name(source), options=options
                 )
             except patchcore.PatchcoreError as exc:  # the check stands; only its fixes are lost
                 outcome.unplanned = exc.reason
@@ -246,16 +254,19 @@ def _kept(
 def _sink(
     source: Source, mode: Mode, output: Path | None, read: FileInput | Iterator[bytes]
 ) -> Sink:
+    """Where ``fix`` writes: stdout (uncompressed), ``-o FILE`` (compressed as its name ends),
+    or the input itself (in its own compression)."""
     if mode is not Mode.FIX:
         return Discard()
     if (output is None and source.is_stdin) or str(output) == "-":
         return Spool()
     if output is not None:
-        return Replace(output, always=True)
+        return Replace(output, always=True, compression=Compression.of(output.name))
     assert source.path is not None
     # In place: only over the very file that was read, as it was read.
-    expected = FileIdentity.of(read.status) if isinstance(read, FileInput) else None
-    return Replace(source.path, always=False, expected=expected)
+    status = read.status if isinstance(read, (FileInput, Decompressed)) else None
+    expected = FileIdentity.of(status) if status is not None else None
+    return Replace(source.path, always=False, expected=expected, compression=source.compression)
 
 
 def emit_stdout(data: bytes) -> None:

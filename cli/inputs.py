@@ -13,13 +13,19 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .compressed import Compression, file_blocks
+
 if TYPE_CHECKING:
     from .exclusions import Exclusions
 
 #: How much of an input is read at a time.
 CHUNK_BYTES = 2**20
-#: File endings picked up when walking a directory.
-HISTORY_SUFFIXES = (".json", ".jsonl", ".ndjson")
+#: File endings picked up when walking a directory (also compressed: `cli.compressed`).
+HISTORY_SUFFIXES = tuple(
+    plain + compressed
+    for plain in (".json", ".jsonl", ".ndjson")
+    for compressed in ("", *(c.value for c in Compression))
+)
 #: What a walk passes over unless the configuration's ``exclude`` says otherwise (gitignore
 #: patterns): hidden files and folders, and the folders of installed packages and caches.
 DEFAULT_EXCLUDE = (".*", "node_modules", "__pycache__", "venv", "site-packages")
@@ -75,16 +81,32 @@ class Source:
         """Whether this is standard input."""
         return self.path is None
 
+    @property
+    def compression(self) -> Compression | None:
+        """How the file is compressed, as its name ends (``x.jsonl.gz``); stdin never is."""
+        return None if self.path is None else Compression.of(self.path.name)
+
     def read(self) -> bytes:
-        """The input's bytes (raises ``OSError`` for an unreadable file)."""
+        """The input's bytes, decompressed (raises ``OSError`` for an unreadable file)."""
         if self.path is None:
             return sys.stdin.buffer.read()
-        return self.path.read_bytes()
+        if self.compression is None:
+            return self.path.read_bytes()
+        return b"".join(self.blocks())
+
+    def blocks(self) -> Iterator[bytes]:
+        """The input's bytes (decompressed), a block at a time, read once."""
+        with self.opened() as read:
+            if isinstance(read, FileInput):
+                yield from _blocks(lambda size: os.read(read.fd, size))
+            else:
+                yield from read
 
     @contextmanager
     def opened(self) -> Iterator[FileInput | Iterator[bytes]]:
         """The open input: a `FileInput` for a regular file (read at any offset), else its
-        bytes a block at a time (stdin, a pipe, a device), read once.
+        bytes a block at a time (stdin, a pipe, a device, a compressed file: `Decompressed`),
+        read once.
 
         Raises:
             OSError: The file cannot be opened.
@@ -94,12 +116,32 @@ class Source:
             return
         fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
+            status = os.fstat(fd)
+            if self.compression is not None:
+                yield Decompressed(file_blocks(self.compression, fd), status)
+            elif stat.S_ISREG(status.st_mode):
                 yield FileInput(fd)
             else:
                 yield _blocks(partial(os.read, fd))
         finally:
             os.close(fd)
+
+
+class Decompressed(Iterator[bytes]):
+    """A compressed file's content, decompressed a block at a time as it is read.
+
+    Raises (while iterated):
+        CorruptInput: The file is not valid in its compression, or is cut short.
+        MissingExtra: A ``.zst`` file without the ``[zstd]`` extra.
+    """
+
+    def __init__(self, blocks: Iterator[bytes], status: os.stat_result) -> None:
+        self._blocks = blocks
+        self.status = status
+        """What ``fstat`` said when it was opened (what a fix checks before it replaces it)."""
+
+    def __next__(self) -> bytes:
+        return next(self._blocks)
 
 
 def _blocks(read: Callable[[int], bytes]) -> Iterator[bytes]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .atomic_write import AtomicFile, FileChanged, FileIdentity
+from .compressed import Compression, Compressor
 from .inputs import FileInput
 
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
@@ -110,24 +111,41 @@ class Replace(Sink):
     ``expected``: the identity of the input as it was read, for the input itself. If the file
     no longer has it at the end (another process appended to it, rewrote, replaced or removed
     it meanwhile), nothing is written: the repair of what was read would lose what was added.
+
+    ``compression``: the file is written compressed (`cli.compressed`), as it is written.
     """
 
-    def __init__(self, path: Path, *, always: bool, expected: FileIdentity | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        always: bool,
+        expected: FileIdentity | None = None,
+        compression: Compression | None = None,
+    ) -> None:
         self._path = path
         self._always = always
         self._expected = expected
         self._file: AtomicFile | None = None
         self._failure: OSError | None = None
+        self._compressor: Compressor | None = (
+            None if compression is None else compression.compressor()
+        )
 
     def write(self, piece: bytes | memoryview) -> None:
         if self._failure is not None:
             return
         try:
+            if self._compressor is not None:
+                piece = self._compressor.compress(piece)
             self._target().write(piece)
         except OSError as exc:
             self._failure = exc
 
     def copy(self, source: FileInput, offset: int, size: int) -> None:
+        if self._compressor is not None:  # the bytes must pass through the compressor
+            super().copy(source, offset, size)
+            return
         if self._failure is not None:
             return
         try:
@@ -146,6 +164,8 @@ class Replace(Sink):
         if not (changed or self._always):
             return
         try:
+            if self._compressor is not None and self._failure is None:
+                self._target().write(self._compressor.flush())
             if self._failure is not None:
                 raise self._failure
             self._target().commit()  # the target is made here for an empty product

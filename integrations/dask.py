@@ -14,6 +14,12 @@ output is the bytes ``toolpatch fix`` writes (a file with nothing to fix, or no 
 is copied as it is). An unreadable file fails its task with the located `PatchcoreError`
 (lines counted from the start of its block).
 
+A compressed file (``.gz``; ``.zst`` with the ``[zstd]`` extra) cannot be cut into blocks: it
+is decompressed, repaired whole as the same plain file would be, and written back in its own
+compression (a file with nothing to fix is copied as it is, compressed bytes and all). Its
+task holds the decompressed file in memory; keep such files to what one worker can hold, or
+let ``toolpatch fix`` stream them.
+
 Example (local scheduler; with ``dask.distributed.Client(...)`` the same code runs on a
 cluster)::
 
@@ -27,7 +33,9 @@ cluster)::
 
 from __future__ import annotations
 
+import gzip
 import posixpath
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +64,9 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 #: How much of each file is read up front to tell its layout.
 HEAD_BYTES = 2**20
+
+#: The compressions read and written back, by the ending of a file's name.
+COMPRESSED = (".gz", ".zst")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +123,11 @@ def fix_files(
     tasks = []
     for path in sorted(paths):
         target = posixpath.join(out_root, posixpath.basename(path))
+        if path.lower().endswith(COMPRESSED):
+            if path.lower().endswith(".zst"):
+                _zstandard()  # the extra is missing: say so now, not in a task
+            tasks.append(delayed(_fix_whole)(fs, path, out_fs, target, chosen))
+            continue
         with fs.open(path, "rb") as handle:
             head = handle.read(HEAD_BYTES)
         layout = layout_of_head(head, options=chosen)
@@ -160,14 +176,67 @@ def _fix_whole(
     target: str,
     options: Options,
 ) -> FileRepair:
+    """Repair a file read whole (decompressed, if it is compressed, and written back so)."""
     with fs.open(source, "rb") as handle:
-        data = handle.read()
+        stored = handle.read()
+    suffix = next((s for s in COMPRESSED if source.lower().endswith(s)), "")
+    data = _decompressed(stored, suffix)
     try:
-        result = fix_document(data, filename=source, options=options)
+        result = fix_document(data, filename=source[: len(source) - len(suffix)], options=options)
     except NoHistoryError as error:  # nothing to repair: the copy is the input
         with out_fs.open(target, "wb") as handle:
-            handle.write(data)
+            handle.write(stored)
         return FileRepair(source, target, 0, 0, 1, error.reason)
     with out_fs.open(target, "wb") as handle:
-        handle.write(data if result.output is None else result.output)
+        handle.write(stored if result.output is None else _compressed(result.output, suffix))
     return FileRepair(source, target, len(result.fixed), len(result.remaining), 1)
+
+
+def _decompressed(stored: bytes, suffix: str) -> bytes:
+    """The content of a file stored with the compression its name ends with (``suffix``).
+
+    Raises:
+        OSError: It is not valid in that compression, or is cut short (as ``toolpatch`` says).
+    """
+    if suffix == ".gz":
+        try:
+            return gzip.decompress(stored)
+        except (OSError, EOFError, zlib.error) as exc:
+            msg = f"not valid gzip data: {exc}"
+            raise OSError(msg) from None
+    if suffix == ".zst":
+        zstandard = _zstandard()
+        out = []
+        rest = stored
+        try:
+            while rest:
+                frame = zstandard.ZstdDecompressor().decompressobj()
+                out.append(frame.decompress(rest))
+                if not frame.eof:
+                    msg = "the zstd data is cut short (a truncated file)"
+                    raise OSError(msg)
+                rest = frame.unused_data
+        except zstandard.ZstdError as exc:
+            msg = f"not valid zstd data: {exc}"
+            raise OSError(msg) from None
+        return b"".join(out)
+    return stored
+
+
+def _compressed(data: bytes, suffix: str) -> bytes:
+    """``data`` in the compression ``suffix`` names, as ``toolpatch fix`` writes it."""
+    if suffix == ".gz":
+        return gzip.compress(data, compresslevel=6, mtime=0)
+    if suffix == ".zst":
+        compressed: bytes = _zstandard().ZstdCompressor().compress(data)
+        return compressed
+    return data
+
+
+def _zstandard() -> Any:
+    """The ``zstandard`` module (the ``[zstd]`` extra)."""
+    try:
+        import zstandard
+    except ModuleNotFoundError as missing:
+        raise MissingExtra(missing, extra="zstd", part="a .zst file") from None
+    return zstandard

@@ -151,3 +151,20 @@ def test_an_unchanged_file_is_still_fixed(
     assert code == 0, stderr
     assert b"call_1" in path.read_bytes() and path.read_bytes() != small_history()
     assert_no_leftovers(tmp_path, ["history.jsonl"])
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_compressed_corpus_rewritten_meanwhile_is_not_replaced(
+    jobs: int, tmp_path: Path, in_process: Any
+) -> None:
+    """A compressed file is guarded as a plain one (the identity of the compressed file)."""
+    import gzip
+
+    path, data = tmp_path / "corpus.jsonl.gz", gzip.compress(big_corpus(), 1)
+    code, stderr, after = fix_while(
+        path, data, rewrite_same_size, ["--jobs", str(jobs)], in_process
+    )
+    assert path.read_bytes() == after, "what the other process wrote was lost"
+    assert f"{path}: error: not written: the file changed while it was being fixed" in stderr
+    assert code == 2, stderr
+    assert_no_leftovers(tmp_path, ["corpus.jsonl.gz"])

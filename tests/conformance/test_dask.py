@@ -7,6 +7,7 @@ blocks. The reference is the CLI run in place on a copy of the same files.
 
 from __future__ import annotations
 
+import gzip
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
+from tests.cli.test_compressed import COMPRESSIONS
 from tests.conftest import CORPUS, SAMPLES
 from tests.helpers import run as toolpatch
 from toolpatch.integrations.dask import FileRepair, fix_files
@@ -101,6 +103,31 @@ def test_the_shared_corpus_matches_the_cli(tmp_path: Path, corpus: Path) -> None
         assert (tmp_path / "out" / name).read_bytes() == data, name
 
 
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+def test_compressed_files_match_the_cli(tmp_path: Path, suffix: str) -> None:
+    """A compressed file is repaired whole (it cannot be cut into blocks) and written back in
+    its own compression: its content is what ``toolpatch fix`` writes in the same file; one
+    with nothing to fix is copied as it is."""
+    compress, decompress = COMPRESSIONS[suffix]
+    files = readable(inputs_from(SAMPLES, tmp_path / "plain"))
+    corpus = b"".join(corpus_lines(dialect="openai-chat", conversations=60, seed=5))
+    (tmp_path / "plain" / "corpus.jsonl").write_bytes(corpus)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for path in [*files, tmp_path / "plain" / "corpus.jsonl"]:
+        (folder / (path.name + suffix)).write_bytes(compress(path.read_bytes()))
+    packed = sorted(folder.iterdir())
+    expected = cli_fixed(packed, tmp_path / "cli")
+    repairs = dask_fixed(str(folder / f"*{suffix}"), tmp_path / "out", "sync", blocksize=50_000)
+    assert len(repairs) == len(packed)
+    assert all(r.blocks == 1 for r in repairs)
+    assert sum(r.fixed for r in repairs) > 0
+    for name, data in expected.items():
+        assert decompress((tmp_path / "out" / name).read_bytes()) == decompress(data), name
+        if data == (folder / name).read_bytes():  # nothing to fix: the very bytes
+            assert (tmp_path / "out" / name).read_bytes() == data, name
+
+
 def test_a_broken_file_fails_its_task(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     folder.mkdir()
@@ -108,3 +135,12 @@ def test_a_broken_file_fails_its_task(tmp_path: Path) -> None:
     (folder / "broken.jsonl").write_bytes(data[:-20] + b"\n" + data)
     with pytest.raises(patchcore.DecodeError):
         dask_fixed(str(folder / "*.jsonl"), tmp_path / "out", "sync", blocksize=20_000)
+
+
+def test_a_corrupt_compressed_file_fails_its_task(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = gzip.compress(b"".join(corpus_lines(dialect="langchain", conversations=10, seed=2)))
+    (folder / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(OSError, match="not valid gzip data"):
+        dask_fixed(str(folder / "*.gz"), tmp_path / "out", "sync")
