@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
-from patchcore.extras import MissingExtra
+from patchcore.extras import extra_module
 
 #: How much compressed input is read at a time.
 READ_BYTES = 2**20
@@ -152,11 +152,7 @@ def _drained(inflate: _Incremental, data: bytes) -> Iterator[bytes]:
 
 def _zstandard() -> Any:
     """The ``zstandard`` module (the ``[zstd]`` extra)."""
-    try:
-        import zstandard
-    except ModuleNotFoundError as missing:
-        raise MissingExtra(missing, extra="zstd", part="a .zst file") from None
-    return zstandard
+    return extra_module("zstandard", extra="zstd", part="a .zst file")
 
 
 def file_blocks(compression: Compression, fd: int) -> Iterator[bytes]:

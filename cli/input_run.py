@@ -191,7 +191,7 @@ def _filter(
             emit(data)
             return outcome
         try:
-            result = patchcore.fix_document(data, filename=_framing_name(source), options=options)
+            result = patchcore.fix_document(data, filename=framing_name(source), options=options)
         except patchcore.NoHistoryError:
             emit(data)
             raise  # recorded as skipped: the input is not named, so it may hold no history

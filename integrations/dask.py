@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from patchcore.extras import MissingExtra
+from patchcore.extras import MissingExtra, extra_module
 
 try:
     import fsspec
@@ -235,8 +235,4 @@ def _compressed(data: bytes, suffix: str) -> bytes:
 
 def _zstandard() -> Any:
     """The ``zstandard`` module (the ``[zstd]`` extra)."""
-    try:
-        import zstandard
-    except ModuleNotFoundError as missing:
-        raise MissingExtra(missing, extra="zstd", part="a .zst file") from None
-    return zstandard
+    return extra_module("zstandard", extra="zstd", part="a .zst file")

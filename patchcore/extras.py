@@ -8,6 +8,9 @@ that need a heavy library declare it as an extra; importing one of them without 
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 #: The name on the package index ("toolpatch" there is an unrelated project).
 DISTRIBUTION = "toolpatch-cli"
 
@@ -22,3 +25,16 @@ class MissingExtra(ModuleNotFoundError):
             name=missing.name,
         )
         self.extra = extra
+
+
+def extra_module(module: str, *, extra: str, part: str) -> ModuleType:
+    """The module ``module``, imported for ``part`` (say, ``"a .zst file"``), which needs the
+    extra ``extra``.
+
+    Raises:
+        MissingExtra: ``module`` is not installed.
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as missing:
+        raise MissingExtra(missing, extra=extra, part=part) from None
