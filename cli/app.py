@@ -47,7 +47,8 @@ PathsArg = Annotated[
     Optional[list[str]],  # noqa: UP045 - Typer needs the Optional spelling on Python 3.10
     typer.Argument(
         metavar="[PATH]...",
-        help="Files, directories (searched for *.json, *.jsonl) or - for stdin. "
+        help="Files, directories (searched for *.json, *.jsonl, *.ndjson, also .gz or .zst) or - "
+        "for stdin. "
         "Without PATH: stdin when it holds data (a pipe, a non-empty file), else the current "
         "folder.",
         show_default=False,
