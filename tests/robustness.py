@@ -210,7 +210,12 @@ def repointed_back(data: bytes, output: bytes) -> bytes:
     line is the one change besides added lines that a safe fix makes to a session
     (docs/formats.md#claude-code); after it, the input must be a subsequence of the output again."""
     before = set(data.split(b"\n"))
-    known = {value.get("uuid") for value in map(_object, before) if value is not None}
+    # a corrupted line's uuid may be any value (a list, say): only strings name lines
+    known = {
+        value["uuid"]
+        for value in map(_object, before)
+        if value is not None and isinstance(value.get("uuid"), str)
+    }
     added: dict[str, Any] = {}
     for line in output.split(b"\n"):
         value = _object(line) if line not in before else None
@@ -221,8 +226,12 @@ def repointed_back(data: bytes, output: bytes) -> bytes:
         value = _object(line) if line not in before else None
         target = value.get("parentUuid") if value is not None else None
         if isinstance(target, str) and target in added:
+            # the added lines hang off one another: the first of them off the original parent
+            original = added[target]
+            while isinstance(original, str) and original in added:
+                original = added[original]
             key = re.compile(rb'("parentUuid"\s*:\s*)' + re.escape(json.dumps(target).encode()))
-            parent = json.dumps(added[target]).encode().replace(b"\\", b"\\\\")
+            parent = json.dumps(original).encode().replace(b"\\", b"\\\\")
             line = key.sub(rb"\g<1>" + parent, line)
         restored.append(line)
     return b"\n".join(restored)
