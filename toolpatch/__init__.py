@@ -7,3 +7,15 @@ inside this package so that nothing named ``cli`` or ``integrations`` lands at t
 site-packages, where another project's could collide with it. ``python -m toolpatch`` runs the
 command.
 """
+
+import os as _os
+
+# Run from a checkout (``python -m toolpatch`` in the repository's root folder, with toolpatch
+# installed from it), this folder comes first on ``sys.path`` and shadows the installed package,
+# and the command line is the sibling folder ``cli/``: look for subpackages there too. An
+# installed copy holds ``cli`` itself, and is left as it is.
+_SOURCE_TREE = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli")) and _os.path.isfile(
+    _os.path.join(_SOURCE_TREE, "cli", "__init__.py")
+):
+    __path__.append(_SOURCE_TREE)

@@ -96,17 +96,19 @@ def test_langchain_core_is_an_extra(wheel: Path) -> None:
     assert any(r.startswith("langchain-core") and 'extra == "langchain"' in r for r in requires)
 
 
-def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path) -> None:
-    """Run from a folder of the user's (in the checkout, ``python -m`` would find the source
-    folder ``toolpatch/`` first)."""
+@pytest.mark.parametrize("where", ["a folder of the user's", "the checkout"])
+def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path, where: str) -> None:
+    """From any folder; in the checkout's root, ``python -m`` finds the source folder
+    ``toolpatch/`` before the installed package, and must still find the command line."""
     sample = SAMPLES / "openai-chat" / "messages.jsonl"
+    cwd = tmp_path if where == "a folder of the user's" else ROOT
     for command in ([str(plain / "toolpatch")], [str(plain / "python"), "-m", "toolpatch"]):
         result = subprocess.run(
             [*command, "check", str(sample)],
             capture_output=True,
             text=True,
             check=False,
-            cwd=tmp_path,
+            cwd=cwd,
         )
         assert result.returncode == 1, result.stderr
         assert "TP001" in result.stderr
@@ -115,7 +117,7 @@ def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
-        cwd=tmp_path,
+        cwd=cwd,
     )
     assert version.stdout.startswith("toolpatch ")
 
