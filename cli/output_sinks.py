@@ -19,9 +19,11 @@ from .compressed import Compression, Compressor
 from .inputs import FileInput
 
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
-SPOOL_MEMORY = 32 * 2**20
+#: Small: what is spooled is held on top of the batch in work, and moving it to the file copies
+#: it once more (docs/large-corpora.md#memory).
+SPOOL_MEMORY = 4 * 2**20
 #: How much of an input is read at a time to copy it where it cannot be copied file to file.
-COPY_BLOCK = 4 * 2**20
+COPY_BLOCK = 2**20
 
 
 class WriteFailed(Exception):
@@ -91,7 +93,7 @@ class Spool(Sink):
             msg = f"cannot write the output (spooled to a temporary file): {reason}"
             raise WriteFailed(msg)
         self._spool.seek(0)
-        while block := self._spool.read(SPOOL_MEMORY):
+        while block := self._spool.read(COPY_BLOCK):
             emit(block)
 
     def __exit__(

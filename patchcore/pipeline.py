@@ -288,17 +288,22 @@ class Stream:
         bom = len(UTF8_BOM) if buffer.startswith(UTF8_BOM) else 0
         del buffer[:bom]
         offset = bom
-        for chunk in self._chunks:
+        chunks = itertools.chain((b"",), self._chunks)  # the head may hold batches already
+        for chunk in chunks:
             buffer += chunk
-            if len(buffer) < self._batch_bytes:
-                continue
-            cut = buffer.rfind(b"\n")
-            if cut < 0:
-                continue  # one line longer than a batch: it grows until the line ends
-            data = bytes(buffer[:cut])
-            del buffer[: cut + 1]
-            yield Batch.of(data, offset=offset)
-            offset += cut + 1
+            # A batch ends at the last line break within `batch_bytes` (at the first one after,
+            # for a line longer than a batch): the head, read whole, is cut like the rest.
+            while len(buffer) >= self._batch_bytes:
+                cut = buffer.rfind(b"\n", 0, self._batch_bytes)
+                if cut < 0:
+                    cut = buffer.find(b"\n", self._batch_bytes)
+                if cut < 0:
+                    break  # one line longer than a batch: it grows until the line ends
+                with memoryview(buffer) as view:
+                    data = bytes(view[:cut])
+                del buffer[: cut + 1]
+                yield Batch.of(data, offset=offset)
+                offset += cut + 1
         yield Batch.of(bytes(buffer), offset=offset)
 
     def _file_batches(self, start: int) -> Iterator[Batch]:

@@ -24,7 +24,7 @@ from tests.conftest import ROOT, SAMPLES
 pytestmark = pytest.mark.slow
 
 #: What the build reads: the project file, the README it embeds, and the packages.
-SOURCES = ("pyproject.toml", "README.md", "patchcore", "cli", "integrations", "toolpatch")
+SOURCES = ("pyproject.toml", "README.md", "patchcore", "cli", "integrations", "src")
 
 
 def pip(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -98,8 +98,8 @@ def test_langchain_core_is_an_extra(wheel: Path) -> None:
 
 @pytest.mark.parametrize("where", ["a folder of the user's", "the checkout"])
 def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path, where: str) -> None:
-    """From any folder; in the checkout's root, ``python -m`` finds the source folder
-    ``toolpatch/`` before the installed package, and must still find the command line."""
+    """From any folder, the checkout's root included: no folder there shadows the installed
+    package (docs/architecture.md#packaging)."""
     sample = SAMPLES / "openai-chat" / "messages.jsonl"
     cwd = tmp_path if where == "a folder of the user's" else ROOT
     for command in ([str(plain / "toolpatch")], [str(plain / "python"), "-m", "toolpatch"]):

@@ -100,7 +100,7 @@ def test_the_source_folders_are_imported_by_their_installed_names() -> None:
     folders = ("cli", "integrations")
     for path in sorted(
         p
-        for top in ("cli", "integrations", "toolpatch", "tests", "benchmarks")
+        for top in ("cli", "integrations", "src", "tests", "benchmarks")
         for p in (ROOT / top).rglob("*.py")
     ):
         stray = {n for n in imports(path) if n.split(".")[0] in folders}

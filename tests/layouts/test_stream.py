@@ -10,6 +10,7 @@ over the real streaming threshold with ``--jobs 1`` and ``--jobs 2``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,37 @@ def test_a_streamed_file_is_copied_around_its_repairs() -> None:
     assert stream.result.fixed
     assert copied == len(data)  # every input byte is kept: the repairs only insert
     assert 0 < new < len(data) / 20
+
+
+@pytest.mark.parametrize("file", [False, True], ids=["chunks", "file"])
+def test_batches_are_about_batch_bytes_from_the_first_on(file: bool) -> None:
+    """Memory in a streamed run is a batch in work: no batch is larger than ``batch_bytes`` plus
+    the line it ends in, the first one included (it was once the whole head, read to tell the
+    layout, however large)."""
+    data = corpus(60)
+    sizes: list[int] = []
+
+    def mapper(work: Any, batches: Any) -> Iterator[Any]:
+        for batch in batches:
+            if batch.data is None:
+                batch = replace(batch, data=data[batch.offset : batch.offset + batch.size])
+            sizes.append(len(batch.data))
+            yield work(batch)
+
+    longest = max(len(line) for line in data.splitlines(keepends=True))
+    stream = Stream(
+        InMemory(data) if file else chunked(data, 977),
+        filename="input.jsonl",
+        options=patchcore.make_options(),
+        fix=True,
+        mapper=mapper,
+        whole_limit=len(data) // 3,
+        batch_bytes=5000,
+    )
+    list(stream)
+    assert stream.streamed
+    assert len(sizes) > 3
+    assert max(sizes) <= 5000 + longest
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

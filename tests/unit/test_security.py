@@ -73,9 +73,10 @@ def _import_toolpatch() -> None:
     loading a module (``marshal.loads`` of its bytecode, or ``compile`` of its source) is not
     what the traps are about."""
     import patchcore
-    import toolpatch
+    import toolpatch.cli
+    import toolpatch.integrations
 
-    for package in (toolpatch, patchcore):
+    for package in (toolpatch.cli, toolpatch.integrations, patchcore):
         for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             importlib.import_module(module.name)
 
