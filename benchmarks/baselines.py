@@ -5,11 +5,17 @@ tool that reads and writes a corpus does. ``deepagents``: what a LangChain user 
 deepagents' ``PatchToolCallsMiddleware`` over each conversation through langchain-core
 (``messages_from_dict`` → ``before_agent`` → ``messages_to_dict``), also written to a file.
 
-``python -m benchmarks.baselines bare IN OUT`` / ``... deepagents IN OUT``.
+``bare-pair``: two ``bare`` processes at once, one on each half of a corpus: how much faster
+than one ``bare`` on the whole this machine does the same work with two processes (its
+two-process capacity, which ``--jobs 2`` is judged against).
+
+``python -m benchmarks.baselines bare IN OUT`` / ``... deepagents IN OUT`` /
+``... bare-pair HALF1 HALF2 OUT``.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,8 +50,23 @@ def deepagents(source: Path, target: Path) -> None:
             out.write(orjson.dumps(record) + b"\n")
 
 
+def bare_pair(first: Path, second: Path, target: Path) -> None:
+    """``bare`` on ``first`` and on ``second`` in two processes at once (outputs beside
+    ``target``)."""
+    runs = [
+        subprocess.Popen([sys.executable, "-m", "benchmarks.baselines", "bare", str(half), out])
+        for half, out in ((first, f"{target}.1"), (second, f"{target}.2"))
+    ]
+    if any(run.wait() for run in runs):
+        raise SystemExit(1)
+
+
 def main() -> None:
-    kind, source, target = sys.argv[1:4]
+    kind, *paths = sys.argv[1:]
+    if kind == "bare-pair":
+        bare_pair(*(Path(p) for p in paths))
+        return
+    source, target = paths
     {"bare": bare, "deepagents": deepagents}[kind](Path(source), Path(target))
 
 

@@ -4,7 +4,9 @@ The benchmark runner starts every case through this small process: on Linux a ch
 counts what it inherited at fork, so measuring from the runner itself (which has held a corpus
 in memory) would report the runner's size for every case.
 
-``python -m benchmarks.measure CMD [ARG ...]``
+``python -m benchmarks.measure [--stdin FILE] [--stdout FILE] CMD [ARG ...]``: the command's
+standard input is FILE (else nothing), its output FILE (else discarded): a filter such as
+``toolpatch fix -`` is measured as a shell pipeline runs it, without a shell between.
 """
 
 from __future__ import annotations
@@ -17,9 +19,15 @@ import time
 
 
 def main() -> None:
-    started = time.perf_counter()
-    process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    argv = sys.argv[1:]
+    redirects = {"--stdin": os.devnull, "--stdout": os.devnull}
+    while argv and argv[0] in redirects:
+        redirects[argv[0]] = argv[1]
+        argv = argv[2:]
+    with open(redirects["--stdin"], "rb") as stdin, open(redirects["--stdout"], "wb") as stdout:
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
     print(
         json.dumps(
