@@ -29,6 +29,13 @@ except ModuleNotFoundError as missing:
         missing, extra="langchain", part="patchcore.langchain.PatchToolCallsMiddleware"
     ) from None
 
+try:  # newer langchain traces middleware hooks by policy; deepagents leaves the history out
+    from langchain.agents.middleware import TracePolicy, omit_payload
+except ImportError:  # older: hook inputs are traced, and nothing can say otherwise
+    _TRACE_POLICY: TracePolicy | None = None
+else:
+    _TRACE_POLICY = TracePolicy(process_inputs=omit_payload)
+
 from patchcore.base_messages import fix_base_messages
 from patchcore.options import Options, make_options
 
@@ -72,6 +79,9 @@ class PatchToolCallsMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         >>> update["messages"][-1].content
         'Tool call get_weather with id call_1 did not complete - no result was recorded.'
     """
+
+    trace_policy = _TRACE_POLICY
+    """Hook inputs (the whole history) are left out of traces, as deepagents' are."""
 
     def __init__(self, *, options: Options | None = None, **settings: Any) -> None:
         super().__init__()

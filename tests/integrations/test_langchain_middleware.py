@@ -194,7 +194,7 @@ def test_async_hook_returns_the_same_update() -> None:
     assert patched(update) == patched(run(middleware, SEED))
 
 
-def test_named_as_deepagents_middleware() -> None:
+def test_the_same_node_as_deepagents_middleware() -> None:
     """create_agent names its graph node after the middleware, and deepagents'
     ``create_deep_agent`` replaces its own middleware by one of the same name."""
     from deepagents.middleware.patch_tool_calls import (
@@ -202,6 +202,9 @@ def test_named_as_deepagents_middleware() -> None:
     )
 
     assert PatchToolCallsMiddleware().name == DeepagentsMiddleware().name
+    # and the hook's input, the whole history, is left out of traces as deepagents leaves it
+    assert PatchToolCallsMiddleware.trace_policy == DeepagentsMiddleware.trace_policy
+    assert PatchToolCallsMiddleware.trace_policy is not None
 
 
 def test_without_langchain_the_import_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
