@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -94,7 +95,9 @@ CALL = ToolCall(id="123", name="get_events_for_days", args={"date_str": "2025-01
 THREAD: Any = {"configurable": {"thread_id": "thread-1"}}
 
 
-def agent(*, patched: bool) -> tuple[Any, RefusingChatModel]:
+def agent(*, patched: bool, approval: bool = False) -> tuple[Any, RefusingChatModel]:
+    """The agent (with the middleware when ``patched``; with the tool's calls held for a
+    person's approval when ``approval``) and its model."""
     model = RefusingChatModel(
         replies=[
             AIMessage(content="Let me look.", tool_calls=[CALL]),
@@ -104,7 +107,10 @@ def agent(*, patched: bool) -> tuple[Any, RefusingChatModel]:
     graph = create_agent(
         model=model,
         tools=[get_events_for_days],
-        middleware=[PatchToolCallsMiddleware()] if patched else [],
+        middleware=[
+            *([PatchToolCallsMiddleware()] if patched else []),
+            *([HumanInTheLoopMiddleware({"get_events_for_days": True})] if approval else []),
+        ],
         checkpointer=InMemorySaver(),
     )
     return graph, model
@@ -168,6 +174,20 @@ def test_a_thread_left_mid_tool_resumes_with_the_middleware_only(leave: Leave) -
     # The next message finds a clean history: the middleware returns no update.
     state = graph.get_state(THREAD).values
     assert PatchToolCallsMiddleware().before_agent(state, None) is None  # type: ignore[arg-type]
+
+
+def test_a_call_never_approved_is_answered_when_a_new_message_comes() -> None:
+    """The thread waits for a person's decision on the call; they write instead."""
+    for patched in (False, True):
+        graph, model = agent(patched=patched, approval=True)
+        first = graph.invoke({"messages": [HumanMessage("What are my events?")]}, THREAD)
+        assert "__interrupt__" in first
+        assert_left_mid_tool(graph)
+        if not patched:
+            with pytest.raises(UnansweredToolUse):
+                graph.invoke(NEXT, THREAD)
+            continue
+        assert_resumed(graph, model, graph.invoke(NEXT, THREAD))
 
 
 def test_async_agent_resumes() -> None:

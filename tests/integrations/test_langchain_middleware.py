@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -185,6 +186,17 @@ def test_options_come_one_way() -> None:
         PatchToolCallsMiddleware(select=["TP999"])
     with pytest.raises(TypeError):
         PatchToolCallsMiddleware(patchcore.make_options())  # type: ignore[misc]
+
+
+def test_every_keyword_of_make_options_is_taken() -> None:
+    """The keywords are forwarded as they are: one that make_options gains later works here."""
+    parameters = inspect.signature(patchcore.make_options).parameters.values()
+    settings = {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY}
+    assert {"select", "texts", "unsafe_fixes"} <= settings.keys()
+    for name, default in settings.items():
+        middleware = PatchToolCallsMiddleware(**{name: default})
+        assert middleware.options == patchcore.make_options(**{name: default}), name
+    assert PatchToolCallsMiddleware(**settings).options == patchcore.make_options()
 
 
 def test_async_hook_returns_the_same_update() -> None:
