@@ -226,3 +226,14 @@ def test_without_langchain_the_import_names_the_extra(monkeypatch: pytest.Monkey
         importlib.import_module("patchcore.langchain")
     assert caught.value.extra == "langchain"
     assert "PatchToolCallsMiddleware" in str(caught.value)
+
+
+def test_an_older_langchain_without_trace_policies(monkeypatch: pytest.MonkeyPatch) -> None:
+    import langchain.agents.middleware
+
+    monkeypatch.delattr(langchain.agents.middleware, "TracePolicy")
+    monkeypatch.setattr(patchcore, "langchain", sys.modules["patchcore.langchain"])
+    monkeypatch.delitem(sys.modules, "patchcore.langchain")
+    older = importlib.import_module("patchcore.langchain")
+    assert older.PatchToolCallsMiddleware.trace_policy is None
+    assert patched(run(older.PatchToolCallsMiddleware(), SEED))[3].content == SEED_TEXT
