@@ -93,7 +93,8 @@ def test_langchain_core_is_an_extra(wheel: Path) -> None:
         "tomli",
         "typer",
     ]
-    assert any(r.startswith("langchain-core") and 'extra == "langchain"' in r for r in requires)
+    for extra in ("langchain-core", "langchain>"):  # the BaseMessage API, the agent middleware
+        assert any(r.startswith(extra) and 'extra == "langchain"' in r for r in requires), extra
 
 
 @pytest.mark.parametrize("where", ["a folder of the user's", "the checkout"])
@@ -131,12 +132,17 @@ def test_a_plain_install_has_no_langchain_and_says_what_to_install(plain: Path) 
         "    patchcore.check_base_messages\n"
         "except ModuleNotFoundError as error:\n"
         "    print(error)\n"
+        "try:\n"
+        "    import patchcore.langchain\n"
+        "except ModuleNotFoundError as error:\n"
+        "    print(error)\n"
     )
     result = subprocess.run(
         [str(plain / "python"), "-c", probe], capture_output=True, text=True, check=False, cwd="/"
     )
     assert result.returncode == 0, result.stderr
-    assert "pip install 'toolpatch-cli[langchain]'" in result.stdout
+    assert result.stdout.count("pip install 'toolpatch-cli[langchain]'") == 2, result.stdout
+    assert "PatchToolCallsMiddleware needs langchain" in result.stdout
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

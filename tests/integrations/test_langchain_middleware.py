@@ -1,0 +1,239 @@
+"""`patchcore.langchain.PatchToolCallsMiddleware` called as ``create_agent`` calls it: its
+``before_agent`` hook on a state, returning deepagents' kind of update (docs/langchain.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
+from langchain_core.messages.tool import invalid_tool_call
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+import patchcore
+from patchcore.extras import MissingExtra
+from patchcore.langchain import PatchToolCallsMiddleware
+from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
+
+#: deepagents' own test of its middleware (tests/unit_tests/test_middleware.py,
+#: ``test_missing_tool_call``): a call that a later message interrupted.
+SEED: list[BaseMessage] = [
+    SystemMessage(content="You are a helpful assistant.", id="1"),
+    HumanMessage(content="Hello, how are you?", id="2"),
+    AIMessage(
+        content="I'm doing well, thank you!",
+        tool_calls=[
+            ToolCall(id="123", name="get_events_for_days", args={"date_str": "2025-01-01"})
+        ],
+        id="3",
+    ),
+    HumanMessage(content="What is the weather in Tokyo?", id="4"),
+]
+
+#: The sentence deepagents' test case inserts (its middleware's text when the test was written).
+SEED_TEXT = (
+    "Tool call get_events_for_days with id 123 was cancelled - another message came in before "
+    "it could be completed."
+)
+
+
+def ai(*calls: tuple[str, str], content: str = "") -> AIMessage:
+    """An AI message calling ``(id, name)`` each."""
+    return AIMessage(
+        content=content, tool_calls=[ToolCall(id=i, name=n, args={}) for i, n in calls]
+    )
+
+
+def run(middleware: PatchToolCallsMiddleware, messages: Sequence[BaseMessage]) -> Any:
+    """``before_agent`` on a state holding ``messages`` (the runtime is not read)."""
+    state: Any = {"messages": list(messages)}
+    return middleware.before_agent(state, None)  # type: ignore[arg-type]
+
+
+def patched(update: Any) -> list[BaseMessage]:
+    """The message list an update replaces the state's with: it must clear the list first."""
+    assert update is not None, "the middleware left the history as it is"
+    remove, *messages = update["messages"]
+    assert isinstance(remove, RemoveMessage), f"the update starts with {remove!r}"
+    assert remove.id == REMOVE_ALL_MESSAGES
+    return messages
+
+
+def inserted(messages: Sequence[BaseMessage], original: Sequence[BaseMessage]) -> list[int]:
+    """The positions of the messages that are not original objects."""
+    known = {id(m) for m in original}
+    return [i for i, m in enumerate(messages) if id(m) not in known]
+
+
+def test_deepagents_seed_case() -> None:
+    before = [m.model_copy() for m in SEED]
+    messages = patched(run(PatchToolCallsMiddleware(), SEED))
+    assert [m.type for m in messages] == ["system", "human", "ai", "tool", "human"]
+    assert [messages[i] for i in (0, 1, 2, 4)] == SEED  # the original objects, untouched
+    assert all(messages[i] is SEED[j] for i, j in ((0, 0), (1, 1), (2, 2), (4, 3)))
+    assert before == SEED
+    tool = messages[3]
+    assert isinstance(tool, ToolMessage)
+    assert (tool.tool_call_id, tool.name, tool.status) == ("123", "get_events_for_days", "error")
+    assert tool.content == SEED_TEXT
+    assert text(TP001_TEXT, "get_events_for_days", "123") == SEED_TEXT
+
+
+def test_a_clean_history_returns_no_update() -> None:
+    middleware = PatchToolCallsMiddleware()
+    assert run(middleware, []) is None
+    assert run(middleware, SEED[:2]) is None
+    answered = [*SEED[:3], ToolMessage("No events.", tool_call_id="123"), SEED[3]]
+    assert run(middleware, answered) is None
+
+
+def test_every_unanswered_call_of_deepagents_second_case() -> None:
+    """deepagents' ``test_two_missing_tool_calls``: two interrupted calls, two results."""
+    history = [*SEED, ai(("456", "get_events_for_days")), HumanMessage("And in Paris?")]
+    messages = patched(run(PatchToolCallsMiddleware(), history))
+    assert inserted(messages, history) == [3, 6]
+    assert [messages[i].tool_call_id for i in (3, 6)] == ["123", "456"]  # type: ignore[attr-defined]
+
+
+def test_a_reused_ids_second_unanswered_call_is_answered() -> None:
+    """deepagents answers an id once for the whole history (a set of answered ids): a call
+    that reuses an answered call's id is left open, and the provider refuses the history."""
+    history = [
+        HumanMessage("Events today?"),
+        ai(("call_1", "get_events_for_days")),
+        ToolMessage("No events.", tool_call_id="call_1"),
+        HumanMessage("And tomorrow?"),
+        ai(("call_1", "get_events_for_days")),  # some providers restart their ids per turn
+        HumanMessage("Never mind."),
+    ]
+    messages = patched(run(PatchToolCallsMiddleware(), history))
+    assert inserted(messages, history) == [5]
+    assert messages[5].content == text(TP001_TEXT, "get_events_for_days", "call_1")
+    assert messages[6] is history[5]
+
+
+def test_pending_and_invalid_calls_have_their_own_texts() -> None:
+    """TP002 (the last turn's pending call) and TP003 (malformed arguments) keep toolpatch's
+    texts; deepagents says "cancelled" for the first and has the same text for the second."""
+    history = [
+        HumanMessage("Plan my week"),
+        AIMessage(
+            content="",
+            tool_calls=[ToolCall(id="c1", name="get_events_for_days", args={})],
+            invalid_tool_calls=[
+                invalid_tool_call(name="book", args='{"day": "Mon', id="c2", error=None)
+            ],
+        ),
+    ]
+    messages = patched(run(PatchToolCallsMiddleware(), history))
+    assert [m.type for m in messages] == ["human", "ai", "tool", "tool"]
+    assert [(m.tool_call_id, m.content, m.status) for m in messages[2:]] == [  # type: ignore[attr-defined]
+        ("c1", text(TP002_TEXT, "get_events_for_days", "c1"), "error"),
+        ("c2", text(TP003_TEXT, "book", "c2"), "error"),
+    ]
+
+
+def test_configured_texts() -> None:
+    middleware = PatchToolCallsMiddleware(texts={"TP001": "{name} ({id}) was interrupted."})
+    messages = patched(run(middleware, SEED))
+    assert messages[3].content == "get_events_for_days (123) was interrupted."
+
+
+def test_an_options_object() -> None:
+    options = patchcore.make_options(texts={"TP001": "Stopped: {id}."})
+    messages = patched(run(PatchToolCallsMiddleware(options=options), SEED))
+    assert messages[3].content == "Stopped: 123."
+
+
+def test_strict_rules_are_options() -> None:
+    """An orphan result is refused by providers too; the strict rules and their unsafe fixes
+    run when selected, as with ``toolpatch fix --select ALL --unsafe-fixes``."""
+    history = [
+        HumanMessage("Hi"),
+        ToolMessage("stale", tool_call_id="gone"),
+        AIMessage("Hello!"),
+    ]
+    assert run(PatchToolCallsMiddleware(), history) is None
+    assert run(PatchToolCallsMiddleware(select=["ALL"]), history) is None  # reported, unsafe
+    strict = PatchToolCallsMiddleware(select=["ALL"], unsafe_fixes=True)
+    messages = patched(run(strict, history))
+    assert messages == [history[0], history[2]]
+
+
+def test_ignored_rules_are_left_alone() -> None:
+    assert run(PatchToolCallsMiddleware(ignore=["TP001"]), SEED) is None
+
+
+def test_options_come_one_way() -> None:
+    with pytest.raises(TypeError, match=r"options= or make_options' keywords, not both \(texts\)"):
+        PatchToolCallsMiddleware(options=patchcore.make_options(), texts={"TP001": "x {id}"})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        PatchToolCallsMiddleware(colour="red")
+    with pytest.raises(patchcore.UnknownRuleError, match="TP999"):
+        PatchToolCallsMiddleware(select=["TP999"])
+    with pytest.raises(TypeError):
+        PatchToolCallsMiddleware(patchcore.make_options())  # type: ignore[misc]
+
+
+def test_every_keyword_of_make_options_is_taken() -> None:
+    """The keywords are forwarded as they are: one that make_options gains later works here."""
+    parameters = inspect.signature(patchcore.make_options).parameters.values()
+    settings = {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY}
+    assert {"select", "texts", "unsafe_fixes"} <= settings.keys()
+    for name, default in settings.items():
+        middleware = PatchToolCallsMiddleware(**{name: default})
+        assert middleware.options == patchcore.make_options(**{name: default}), name
+    assert PatchToolCallsMiddleware(**settings).options == patchcore.make_options()
+
+
+def test_async_hook_returns_the_same_update() -> None:
+    middleware = PatchToolCallsMiddleware()
+    state: Any = {"messages": list(SEED)}
+    update = asyncio.run(middleware.abefore_agent(state, None))  # type: ignore[arg-type]
+    assert patched(update) == patched(run(middleware, SEED))
+
+
+def test_the_same_node_as_deepagents_middleware() -> None:
+    """create_agent names its graph node after the middleware, and deepagents'
+    ``create_deep_agent`` replaces its own middleware by one of the same name."""
+    from deepagents.middleware.patch_tool_calls import (
+        PatchToolCallsMiddleware as DeepagentsMiddleware,
+    )
+
+    assert PatchToolCallsMiddleware().name == DeepagentsMiddleware().name
+    # and the hook's input, the whole history, is left out of traces as deepagents leaves it
+    assert PatchToolCallsMiddleware.trace_policy == DeepagentsMiddleware.trace_policy
+    assert PatchToolCallsMiddleware.trace_policy is not None
+
+
+def test_without_langchain_the_import_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "langchain.agents.middleware", None)
+    monkeypatch.delitem(sys.modules, "patchcore.langchain")
+    with pytest.raises(MissingExtra, match=r"pip install 'toolpatch-cli\[langchain\]'") as caught:
+        importlib.import_module("patchcore.langchain")
+    assert caught.value.extra == "langchain"
+    assert "PatchToolCallsMiddleware" in str(caught.value)
+
+
+def test_an_older_langchain_without_trace_policies(monkeypatch: pytest.MonkeyPatch) -> None:
+    import langchain.agents.middleware
+
+    monkeypatch.delattr(langchain.agents.middleware, "TracePolicy")
+    monkeypatch.setattr(patchcore, "langchain", sys.modules["patchcore.langchain"])
+    monkeypatch.delitem(sys.modules, "patchcore.langchain")
+    older = importlib.import_module("patchcore.langchain")
+    assert older.PatchToolCallsMiddleware.trace_policy is None
+    assert patched(run(older.PatchToolCallsMiddleware(), SEED))[3].content == SEED_TEXT
