@@ -25,14 +25,11 @@ Importing this module without the ``langgraph`` extra raises `patchcore.extras.M
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import quote
 
 from patchcore.extras import MissingExtra
 
@@ -44,6 +41,8 @@ try:
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="langgraph", part="a langgraph+ store URL") from None
 
+from .store_files import StoreError, existing_sqlite, tables
+
 #: The channel a LangChain agent's state keeps its messages in (``create_agent``'s
 #: ``AgentState``, LangGraph's ``MessagesState``).
 MESSAGES = "messages"
@@ -51,11 +50,6 @@ MESSAGES = "messages"
 #: The URL prefixes of the stores, by backend.
 SQLITE = "langgraph+sqlite://"
 POSTGRES = ("langgraph+postgresql://", "langgraph+postgres://")
-
-
-class StoreError(Exception):
-    """A store that cannot be read or written as asked (a missing file, a database without
-    LangGraph's tables, a thread whose state toolpatch cannot repair)."""
 
 
 class ThreadMoved(StoreError):
@@ -128,7 +122,8 @@ class CheckpointStore:
         self.saver: BaseCheckpointSaver[Any]
         try:
             if kind == "sqlite":
-                self.saver = SqliteSaver(self._stack.enter_context(_sqlite(where, write=write)))
+                conn = existing_sqlite(where, write=write)
+                self.saver = SqliteSaver(self._stack.enter_context(closing(conn)))
             else:
                 self.saver = self._stack.enter_context(_postgres(where))
             self._pairs_query = _pairs_query(self.saver)
@@ -226,14 +221,12 @@ def _pairs_query(saver: BaseCheckpointSaver[Any]) -> str:
         StoreError: The database has no LangGraph checkpoints table.
     """
     if isinstance(saver, SqliteSaver):
-        found = saver.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"
-        ).fetchone()
+        found = "checkpoints" in tables(saver.conn)
     else:
         conn: Any = saver.conn  # type: ignore[attr-defined]
         with conn.cursor() as cursor:
             cursor.execute("SELECT to_regclass('checkpoints') IS NOT NULL AS found")
-            found = (cursor.fetchone() or {}).get("found")
+            found = bool((cursor.fetchone() or {}).get("found"))
     if not found:
         msg = "not a LangGraph checkpointer database (it has no checkpoints table)"
         raise StoreError(msg)
@@ -241,24 +234,6 @@ def _pairs_query(saver: BaseCheckpointSaver[Any]) -> str:
         "SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints "
         "ORDER BY thread_id, checkpoint_ns"
     )
-
-
-def _sqlite(path: str, *, write: bool) -> closing[sqlite3.Connection]:
-    """A connection to an existing SQLite file (never a new, empty one), read-only unless
-    ``write``.
-
-    Raises:
-        StoreError: There is no such file.
-    """
-    if not os.path.isfile(path):
-        msg = f"no SQLite database at {path}"
-        raise StoreError(msg)
-    mode = "rw" if write else "ro"
-    uri = f"file:{quote(os.path.abspath(path))}?mode={mode}"
-    try:
-        return closing(sqlite3.connect(uri, uri=True, check_same_thread=False))
-    except sqlite3.Error as exc:
-        raise StoreError(str(exc)) from None
 
 
 def _postgres(conninfo: str) -> Any:

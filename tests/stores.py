@@ -8,9 +8,13 @@ locally, and fail in CI (``CI`` set), where ``.ci/run`` always starts one.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -145,3 +149,105 @@ def postgres_url() -> Iterator[str]:
     finally:
         with psycopg.connect(server, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+#: What the Responses API answers an input with a call and no output for it.
+RESPONSES_REFUSAL = "No tool output found for function call {call_id}."
+
+
+def responses_model(replies: list[list[Any]], seen: list[list[Any]]) -> Any:
+    """An Agents SDK ``Model`` that answers with ``replies`` (each a list of output items, in
+    turn) and refuses, as the Responses API does, an input with a ``function_call`` that no
+    ``function_call_output`` answers; ``seen`` gets every input it is sent."""
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from agents.usage import Usage
+
+    class RefusingResponsesModel(Model):
+        async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            given = kwargs.get("input", args[1] if len(args) > 1 else None)
+            items = [given] if isinstance(given, str) else list(given or [])
+            seen.append(items)
+            answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
+            for item in items:
+                if item.get("type") == "function_call" and item["call_id"] not in answered:
+                    raise ProviderRefused(RESPONSES_REFUSAL.format(call_id=item["call_id"]))
+            return ModelResponse(output=replies.pop(0), usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    return RefusingResponsesModel()
+
+
+def function_call(call_id: str) -> Any:
+    """The model's call of ``book`` for Oslo, as a Responses output item."""
+    from openai.types.responses import ResponseFunctionToolCall
+
+    return ResponseFunctionToolCall(
+        type="function_call",
+        call_id=call_id,
+        name="book",
+        arguments='{"city": "Oslo"}',
+        id=f"fc_{call_id}",
+        status="completed",
+    )
+
+
+def assistant_message(text: str) -> Any:
+    """An assistant message, as a Responses output item."""
+    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
+    return ResponseOutputMessage(
+        type="message",
+        id="msg_1",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+
+
+def sdk_agent(replies: list[list[Any]], seen: list[list[Any]] | None = None) -> Any:
+    """An Agents SDK agent with one tool, ``book``, that needs an approval before it runs."""
+    from agents import Agent, function_tool
+
+    @function_tool(needs_approval=True)
+    def book(city: str) -> str:
+        """Book a trip to ``city``."""
+        return f"booked {city}"
+
+    model = responses_model(replies, [] if seen is None else seen)
+    return Agent(name="travel", tools=[book], model=model)
+
+
+def stuck_session(path: Path, session_id: str) -> None:
+    """Leave ``session_id`` as an abandoned run leaves it: the model called ``book``, the run
+    stopped for its approval, and the approval never came (the process ended), so the session
+    holds the call and no output."""
+    from agents import Runner, SQLiteSession
+
+    session = SQLiteSession(session_id, path)
+    try:
+        result = asyncio.run(
+            Runner.run(sdk_agent([[function_call("call_oslo")]]), "Book Oslo", session=session)
+        )
+    finally:
+        session.close()
+    assert result.interruptions
+
+
+def clean_session(path: Path, session_id: str) -> None:
+    """A session whose run ended well."""
+    from agents import Runner, SQLiteSession
+
+    session = SQLiteSession(session_id, path)
+    try:
+        asyncio.run(Runner.run(sdk_agent([[assistant_message("Hello.")]]), "Hi", session=session))
+    finally:
+        session.close()
+
+
+def session_rows(path: Path) -> list[tuple[Any, ...]]:
+    """Every row of the SDK's messages table, as stored."""
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute("SELECT * FROM agent_messages ORDER BY id").fetchall()

@@ -18,7 +18,7 @@ from toolpatch.cli.stores import is_store_url, split_paths
     [
         ("langgraph+sqlite:///threads.sqlite", "langgraph", "langgraph"),
         ("langgraph+postgresql://u:p@localhost:5432/db", "langgraph", "langgraph"),
-        # AGENTS_CASE
+        ("agents+sqlite:///conversations.db", "agents", "agents"),
     ],
 )
 def test_a_store_without_its_extra_names_the_extra(
