@@ -13,6 +13,7 @@ from tests.helpers import run
 from toolpatch.cli.stores import is_store_url, split_paths
 
 
+@pytest.mark.slow  # a subprocess per command and URL
 @pytest.mark.parametrize(
     ("url", "module", "extra"),
     [
