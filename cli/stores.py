@@ -61,7 +61,7 @@ def _langgraph_outcomes(
     url: str, *, threads: Sequence[str], mode: Mode, options: Options
 ) -> Iterator[Outcome]:
     import patchcore
-    from toolpatch.integrations.langgraph import CheckpointStore, StoreError
+    from toolpatch.integrations.langgraph import DELTA, CheckpointStore, StoreError
 
     try:
         store = CheckpointStore(url, write=mode is Mode.FIX)
@@ -76,6 +76,10 @@ def _langgraph_outcomes(
             return
         for thread in found:
             outcome = Outcome(Source(thread.label, None))
+            if thread.delta:
+                outcome.error = InputError(thread.label, DELTA)
+                yield outcome
+                continue
             if thread.messages is None:
                 outcome.skipped = "no messages channel in its latest checkpoint"
                 yield outcome

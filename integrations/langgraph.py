@@ -52,6 +52,13 @@ SQLITE = "langgraph+sqlite://"
 POSTGRES = ("langgraph+postgresql://", "langgraph+postgres://")
 
 
+#: Why a thread that keeps its messages (or any channel) as deltas is not repaired.
+DELTA = (
+    "its state is kept in a delta channel (LangGraph's beta DeltaChannel), which toolpatch "
+    "does not read or write: repair it with graph.update_state"
+)
+
+
 class ThreadMoved(StoreError):
     """The thread's latest checkpoint changed while toolpatch worked: nothing was written."""
 
@@ -65,7 +72,7 @@ class Thread:
         namespace: Its checkpoint namespace (``""`` for the graph itself, else a subgraph's).
         saved: The checkpoint as the checkpointer read it.
         messages: Its ``messages`` channel, or ``None`` when it has none (a thread of a graph
-            without messages, or with nothing in them yet).
+            without messages, or with nothing in them yet) or keeps it as a delta.
     """
 
     thread_id: str
@@ -77,6 +84,15 @@ class Thread:
     def label(self) -> str:
         """How reports name it: the thread id, and a subgraph's namespace after a slash."""
         return self.thread_id if not self.namespace else f"{self.thread_id}/{self.namespace}"
+
+    @property
+    def delta(self) -> bool:
+        """Whether its messages are kept in a delta channel (LangGraph's beta ``DeltaChannel``:
+        the value is rebuilt from the writes of earlier checkpoints), which toolpatch neither
+        reads nor writes."""
+        counters = self.saved.metadata.get("counters_since_delta_snapshot") or {}
+        value = self.saved.checkpoint["channel_values"].get(MESSAGES)
+        return MESSAGES in counters or type(value).__name__ == "_DeltaSnapshot"
 
     @property
     def checkpoint_id(self) -> str:
@@ -172,10 +188,8 @@ class CheckpointStore:
                 ``DeltaChannel``), whose value toolpatch cannot write without the graph.
         """
         saved = thread.saved
-        if saved.metadata.get("counters_since_delta_snapshot") or not isinstance(
-            saved.checkpoint["channel_values"].get(MESSAGES), list
-        ):
-            msg = "its messages are kept in a delta channel, which toolpatch cannot write"
+        if thread.delta or saved.metadata.get("counters_since_delta_snapshot"):
+            msg = DELTA
             raise StoreError(msg)
         checkpoint = copy_checkpoint(saved.checkpoint)
         versions = checkpoint["channel_versions"]

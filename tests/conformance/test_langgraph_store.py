@@ -13,10 +13,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.channels.delta import DeltaChannel
+from langgraph.graph.message import add_messages
 
 from tests.helpers import TP001_TEXT, run, text
 from tests.stores import (
@@ -31,6 +33,18 @@ from tests.stores import (
 __all__ = ["postgres_url"]  # the fixture, used by name
 
 Saver = Callable[[], AbstractContextManager[Any]]
+
+
+def _add_each(state: Any, writes: Any) -> Any:
+    for write in writes:
+        state = add_messages(state, write)
+    return state
+
+
+class DeltaState(TypedDict):
+    """A state whose messages are a delta channel (LangGraph's beta ``DeltaChannel``)."""
+
+    messages: Annotated[list[Any], DeltaChannel(_add_each)]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -78,6 +92,7 @@ def test_check_fix_resume_and_roll_back(store: tuple[str, Saver], tmp_path: Path
     assert tool["data"]["content"] == text(TP001_TEXT, "book", "call_oslo")
     assert len(added) == 2
 
+    run(["fix", "--check", url], cwd=tmp_path, expect=1)
     with saver() as checkpointer:  # neither a check nor a diff writes
         assert checkpoint_ids(checkpointer, "stuck") == before
 
@@ -243,3 +258,28 @@ def test_urls_that_name_no_store(tmp_path: Path) -> None:
     absolute = f"langgraph+sqlite:///{tmp_path / 'other.sqlite'}"
     assert "not a LangGraph checkpointer" in run(["check", absolute], expect=2).stderr
     assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_a_thread_kept_in_a_delta_channel_is_an_error(tmp_path: Path) -> None:
+    """LangGraph's beta DeltaChannel keeps no value in the checkpoint (it is rebuilt from the
+    writes of earlier ones): toolpatch cannot read it, and says so rather than passing it over
+    as clean."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+
+    def model(state: DeltaState) -> Any:
+        return {"messages": [AIMessage("", tool_calls=[{"name": "book", "args": {}, "id": "c1"}])]}
+
+    graph = StateGraph(DeltaState)
+    graph.add_node("model", model)
+    graph.add_edge(START, "model")
+    graph.add_edge("model", END)
+    conn = sqlite3.connect(tmp_path / "threads.sqlite", check_same_thread=False)
+    saver = SqliteSaver(conn)
+    graph.compile(checkpointer=saver).invoke({"messages": [HumanMessage("Hi")]}, config("d"))
+    before = checkpoint_ids(saver, "d")
+    for command in (["check"], ["fix"]):
+        result = run([*command, "langgraph+sqlite:///threads.sqlite"], cwd=tmp_path, expect=2)
+        assert "d: error: its state is kept in a delta channel" in result.stderr, result.show()
+    assert checkpoint_ids(saver, "d") == before
+    conn.close()
