@@ -283,3 +283,42 @@ def test_a_thread_kept_in_a_delta_channel_is_an_error(tmp_path: Path) -> None:
         assert "d: error: its state is kept in a delta channel" in result.stderr, result.show()
     assert checkpoint_ids(saver, "d") == before
     conn.close()
+
+
+def test_a_subgraph_namespace_is_a_thread_of_its_own(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """The agent runs as a node of a parent graph: its checkpoints are in the namespace
+    ``agent:<task id>``, reported as ``thread/namespace`` and repaired there."""
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    from tests.stores import ToolCutOff
+
+    url, saver = store
+    call = {"name": "book", "args": {"city": "Oslo"}, "id": "call_oslo"}
+    with saver() as checkpointer:
+        parent = StateGraph(MessagesState)
+        parent.add_node("agent", agent(None, [AIMessage("", tool_calls=[call])]))
+        parent.add_edge(START, "agent")
+        parent.add_edge("agent", END)
+        with pytest.raises(ToolCutOff):
+            parent.compile(checkpointer=checkpointer).invoke(
+                {"messages": [HumanMessage("Book Oslo")]}, config("p")
+            )
+        (namespace,) = {
+            c.config["configurable"]["checkpoint_ns"] for c in checkpointer.list(None)
+        } - {""}
+        nested = {"configurable": {"thread_id": "p", "checkpoint_ns": namespace}}
+        before = checkpointer.get_tuple(nested).checkpoint["id"]
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    assert f"p/{namespace}:1:1: TP002" in checked.stderr, checked.show()
+    run(["fix", url, "--thread", "p"], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        latest = checkpointer.get_tuple(nested)
+        assert latest.parent_config["configurable"]["checkpoint_id"] == before
+        assert latest.parent_config["configurable"]["checkpoint_ns"] == namespace
+        assert [type(m) for m in latest.checkpoint["channel_values"]["messages"]] == [
+            HumanMessage,
+            AIMessage,
+            ToolMessage,
+        ]
