@@ -53,3 +53,31 @@ def test_store_urls_among_paths() -> None:
         ["a.json", "-"],
         ["langgraph+sqlite:///x"],
     )
+
+
+@pytest.mark.slow  # runs pytest twice
+def test_the_postgres_tests_skip_locally_and_fail_in_ci_without_a_server() -> None:
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TOOLPATCH_TEST_POSTGRES")}
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+        "tests/conformance/test_langgraph_store.py::test_a_clean_store_is_never_written[postgres]",
+    ]
+    local = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    assert local.returncode == 0, local.stdout
+    assert "1 skipped" in local.stdout
+    assert "source .ci/postgres" in local.stdout
+    ci = subprocess.run(
+        argv, cwd=root, env={**env, "CI": "1"}, capture_output=True, text=True, check=False
+    )
+    assert ci.returncode == 1, ci.stdout
+    assert "TOOLPATCH_TEST_POSTGRES is not set in CI" in ci.stdout
