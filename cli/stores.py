@@ -70,7 +70,7 @@ def _langgraph_outcomes(
         return
     with store:
         try:
-            found = list(store.threads(threads))
+            found = store.threads(threads)  # read one at a time
         except StoreError as exc:
             yield _store_error(url, exc)
             return

@@ -159,8 +159,12 @@ class CheckpointStore:
 
     def threads(self, thread_ids: Sequence[str] = ()) -> Iterator[Thread]:
         """The latest checkpoint of each thread and checkpoint namespace, in order of thread
-        id (only those of ``thread_ids`` when given, in their order; an id the store does not
-        hold raises `StoreError`)."""
+        id (only those of ``thread_ids`` when given, in their order), each read as it is
+        reached.
+
+        Raises:
+            StoreError: A thread id the store does not hold (at once, before any is read).
+        """
         pairs = self._pairs()
         if thread_ids:
             by_thread: dict[str, list[str]] = {}
@@ -171,6 +175,9 @@ class CheckpointStore:
                 msg = f"no checkpoint of thread {missing[0]!r} in the store"
                 raise StoreError(msg)
             pairs = [(t, ns) for t in dict.fromkeys(thread_ids) for ns in by_thread[t]]
+        return self._read(pairs)
+
+    def _read(self, pairs: list[tuple[str, str]]) -> Iterator[Thread]:
         for thread_id, namespace in pairs:
             saved = self.saver.get_tuple(_config(thread_id, namespace))
             if saved is not None:
