@@ -86,8 +86,8 @@ def _langgraph_outcomes(
                 continue
             messages = thread.messages
 
-            def write(repaired: list[Any], thread: Any = thread, old: Any = messages) -> None:
-                store.write_messages(thread, _with_ids(repaired, old))
+            def write(repaired: list[Any], thread: Any = thread) -> None:
+                store.write_messages(thread, repaired)
 
             try:
                 _carry_out(
@@ -226,20 +226,6 @@ def _appended(repaired: Sequence[Any], original: Sequence[Any]) -> list[Any]:
         else:
             new.append(message)
     return new
-
-
-def _with_ids(repaired: list[Any], original: Sequence[Any]) -> list[Any]:
-    """``repaired`` with an id on each new message that has none, as LangGraph's
-    ``add_messages`` gives every message it stores."""
-    import uuid
-
-    old = {id(m) for m in original}
-    return [
-        m.model_copy(update={"id": str(uuid.uuid4())})
-        if id(m) not in old and getattr(m, "id", None) is None
-        else m
-        for m in repaired
-    ]
 
 
 def _message_line(message: Any) -> str:

@@ -25,6 +25,7 @@ Importing this module without the ``langgraph`` extra raises `patchcore.extras.M
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
@@ -204,7 +205,7 @@ class CheckpointStore:
         # as update_state: one version past the highest of any channel (`apply_writes`)
         version = self.saver.get_next_version(max(versions.values()) if versions else None, None)
         versions[MESSAGES] = version
-        checkpoint["channel_values"][MESSAGES] = list(messages)
+        checkpoint["channel_values"][MESSAGES] = [_with_id(m) for m in messages]
         checkpoint["id"] = str(uuid6(clock_seq=step + 1))
         checkpoint["ts"] = datetime.now(timezone.utc).isoformat()
         checkpoint["updated_channels"] = [MESSAGES]
@@ -283,6 +284,14 @@ def _postgres(conninfo: str) -> Any:
             return self._inner.__exit__(*exc)
 
     return _Opened()
+
+
+def _with_id(message: BaseMessage) -> BaseMessage:
+    """``message``, or a copy of it with an id when it has none (a new ``ToolMessage``), as
+    LangGraph's ``add_messages`` gives every message it stores one."""
+    if message.id is not None:
+        return message
+    return message.model_copy(update={"id": str(uuid.uuid4())})
 
 
 def _config(thread_id: str, namespace: str) -> Any:
