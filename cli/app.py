@@ -150,6 +150,16 @@ ConfigOpt = Annotated[
     ),
 ]
 IsolatedOpt = Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")]
+ThreadOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--thread",
+        metavar="ID",
+        help="Only this thread (session) of the store URLs given as PATH (repeatable). Default: "
+        "every thread's latest checkpoint (docs/stores.md).",
+        show_default=False,
+    ),
+]
 ExitZeroOpt = Annotated[
     bool,
     typer.Option("--exit-zero", help="Exit 0 even when findings remain (errors still exit 2)."),
@@ -297,6 +307,7 @@ def check(
     silent: SilentOpt = False,
     verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
+    thread: ThreadOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
@@ -336,6 +347,7 @@ def check(
         jobs=jobs,
         force=force,
         walk=walk_settings(found, respect_gitignore=respect_gitignore, force_exclude=force_exclude),
+        threads=thread,
     )
 
 
@@ -397,6 +409,7 @@ def fix(
     silent: SilentOpt = False,
     verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
+    thread: ThreadOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Insert synthetic results for dangling tool calls, in the file's own format.
@@ -441,6 +454,7 @@ def fix(
         jobs=jobs,
         force=force,
         walk=walk_settings(found, respect_gitignore=respect_gitignore, force_exclude=force_exclude),
+        threads=thread,
     )
 
 

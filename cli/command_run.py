@@ -26,7 +26,7 @@ from .console import NORMAL, SILENT, ColorMode, Printer, is_terminal, stderr_pri
 from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
-from .input_run import Mode, emit_stdout, process
+from .input_run import Mode, Outcome, emit_stdout, process
 from .inputs import DEFAULT_EXCLUDE, Source, WalkSettings, given_paths, resolve
 from .output_format import OUTPUT_FORMAT_VARIABLE, OutputFormat
 from .parallel import ProcessMapper, available_cores
@@ -34,6 +34,7 @@ from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
 from .rule_settings import RuleSettings
 from .shown_names import renamed, shown_source
+from .stores import split_paths, store_outcomes
 from .summary_table import render_tables
 from .text_report import (
     Summary,
@@ -234,6 +235,7 @@ def run_inputs(
     jobs: int | None = None,
     force: bool = False,
     walk: WalkSettings | None = None,
+    threads: list[str] | None = None,
 ) -> int:
     """Carry out ``mode`` on every input, reporting each as it is done, then the summary;
     returns the exit code. Without ``force``, a session log written to in the last
@@ -243,9 +245,21 @@ def run_inputs(
     The text report names inputs as `cli.shown_names` does and, with ``statistics``, counts the
     findings in tables instead of listing them; a machine report names them as given. A silent
     run (``verbosity`` `SILENT`) writes no report at all, the product (repaired data, the diff)
-    still."""
+    still. Store URLs among ``paths`` (`cli.stores`) add one input per thread (only
+    ``threads``, when given)."""
     printer = stderr_printer(color)
-    sources = input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history, walk=walk)
+    paths, stores = split_paths(paths)
+    sources = (
+        input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history, walk=walk)
+        if paths or not stores
+        else []
+    )
+    if threads and not stores:
+        msg = "names threads of a store: give a langgraph+ or agents+ URL"
+        raise typer.BadParameter(msg, param_hint="--thread")
+    if mode is Mode.FIX and output is not None and stores:
+        msg = "a store is repaired in place, not written to -o"
+        raise typer.BadParameter(msg, param_hint="--output")
     if mode is Mode.FIX and output is not None and len(sources) != 1:
         msg = f"needs exactly one input, got {len(sources)}"
         raise typer.BadParameter(msg, param_hint="--output")
@@ -283,6 +297,31 @@ def run_inputs(
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
         started = time.time()
+
+        def reported(outcome: Outcome, name: str, *, live: bool) -> None:
+            """Print (and report) one input's outcome; ``name`` is what a machine report
+            calls it."""
+            if outcome.diff is not None:
+                from .diff_view import print_diff  # fix --diff only
+
+                print_diff(diff_printer, outcome.diff)
+            render_outcome(
+                outcome,
+                mode,
+                printer,
+                verbosity=verbosity,
+                report_to=report_to,
+                show_findings=reporter is None and not statistics,
+                full=output_format is OutputFormat.FULL,
+            )
+            if live:
+                minutes = live_minutes(config, force=force)
+                render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
+            if reporter is not None:
+                reporter.add(renamed(outcome, name))
+                outcome.data = outcome.plan = None  # kept for the reporter only
+            outcomes.append(outcome)
+
         for source in sources:
             options = live_options(
                 source, rules.options_for(source.name), config=config, force=force, now=started
@@ -300,26 +339,12 @@ def run_inputs(
                 keep_bytes=reporter is not None and reporter.needs_bytes,
             )
             outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
-            if outcome.diff is not None:
-                from .diff_view import print_diff  # fix --diff only
-
-                print_diff(diff_printer, outcome.diff)
-            render_outcome(
-                outcome,
-                mode,
-                printer,
-                verbosity=verbosity,
-                report_to=report_to,
-                show_findings=reporter is None and not statistics,
-                full=output_format is OutputFormat.FULL,
-            )
-            if options.live:
-                minutes = live_minutes(config, force=force)
-                render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
-            if reporter is not None:
-                reporter.add(renamed(outcome, source.name))
-                outcome.data = outcome.plan = None  # kept for the reporter only
-            outcomes.append(outcome)
+            reported(outcome, source.name, live=options.live)
+        for url in stores:
+            for outcome in store_outcomes(
+                url, threads=threads or [], mode=mode, options=rules.options_for(url)
+            ):
+                reported(outcome, outcome.source.name, live=False)
         summary = Summary(mode, outcomes)
         if reporter is not None:
             reporter.finish()

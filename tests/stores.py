@@ -1,0 +1,253 @@
+"""What the store tests share: a chat model that refuses unanswered tool calls as providers do,
+a real ``create_agent`` graph whose tool call is cut off, and the PostgreSQL server of
+``.ci/postgres`` (docs/stores.md, CONTRIBUTING.md#postgresql).
+
+The PostgreSQL tests read the server's URL from ``TOOLPATCH_TEST_POSTGRES``; without it they skip
+locally, and fail in CI (``CI`` set), where ``.ci/run`` always starts one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: The variable ``.ci/postgres`` exports: a libpq URL of a throwaway server's database.
+POSTGRES_VARIABLE = "TOOLPATCH_TEST_POSTGRES"
+
+#: What OpenAI answers a history with an unanswered call (the 400's message).
+OPENAI_REFUSAL = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+
+
+class ProviderRefused(Exception):
+    """The fake provider's 400."""
+
+
+def unanswered_calls(messages: Sequence[Any]) -> list[str]:
+    """The ids of calls not answered before the next message that is not a tool result (as
+    OpenAI's Chat Completions checks them)."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    open_ids: list[str] = []
+    for message in messages:
+        if open_ids and not isinstance(message, ToolMessage):
+            return open_ids
+        if isinstance(message, AIMessage):
+            open_ids = [str(call["id"]) for call in message.tool_calls]
+        elif isinstance(message, ToolMessage) and message.tool_call_id in open_ids:
+            open_ids.remove(message.tool_call_id)
+    return open_ids
+
+
+def refusing_model(replies: list[Any], seen: list[list[Any]]) -> Any:
+    """A LangChain chat model that answers with ``replies`` (``AIMessage``s, in turn) and
+    refuses a history with an unanswered tool call as the provider does; ``seen`` gets every
+    history it is sent."""
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    class RefusingChatModel(BaseChatModel):
+        replies: list[Any]
+
+        @property
+        def _llm_type(self) -> str:
+            return "refusing-fake"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+        def _generate(self, messages: Any, stop: Any = None, **kwargs: Any) -> ChatResult:
+            seen.append(list(messages))
+            if open_ids := unanswered_calls(messages):
+                raise ProviderRefused("400 " + OPENAI_REFUSAL.format(ids=", ".join(open_ids)))
+            return ChatResult(generations=[ChatGeneration(message=self.replies.pop(0))])
+
+    return RefusingChatModel(replies=list(replies))
+
+
+class ToolCutOff(BaseException):
+    """The tool's process died mid-call (a BaseException: no tool error handler catches it)."""
+
+
+def agent(checkpointer: Any, replies: list[Any], seen: list[list[Any]] | None = None) -> Any:
+    """A ``create_agent`` graph with one tool, ``book``, that is cut off whenever it runs; its
+    model answers ``replies`` and puts each history it is sent in ``seen``."""
+    from langchain.agents import create_agent
+    from langchain_core.tools import tool
+
+    @tool
+    def book(city: str) -> str:
+        """Book a trip to ``city``."""
+        raise ToolCutOff(city)
+
+    model = refusing_model(replies, [] if seen is None else seen)
+    return create_agent(model, tools=[book], checkpointer=checkpointer)
+
+
+def config(thread_id: str, checkpoint_id: str | None = None) -> Any:
+    configurable = {"thread_id": thread_id}
+    if checkpoint_id is not None:
+        configurable["checkpoint_id"] = checkpoint_id
+    return {"configurable": configurable}
+
+
+def stuck_thread(checkpointer: Any, thread_id: str) -> None:
+    """Leave ``thread_id`` as a cut-off tool call leaves it: the model calls ``book``, the tool
+    dies, and the next turn is refused by the provider (and stays refused)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    call = {"name": "book", "args": {"city": "Oslo"}, "id": "call_oslo"}
+    graph = agent(checkpointer, [AIMessage("", tool_calls=[call])])
+    with pytest.raises(ToolCutOff):
+        graph.invoke({"messages": [HumanMessage("Book Oslo")]}, config(thread_id))
+    for _ in range(2):
+        with pytest.raises(ProviderRefused, match="call_oslo"):
+            graph.invoke({"messages": [HumanMessage("Hello?")]}, config(thread_id))
+
+
+def clean_thread(checkpointer: Any, thread_id: str) -> None:
+    """A thread whose turn ended well."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    graph = agent(checkpointer, [AIMessage("Hello.")])
+    graph.invoke({"messages": [HumanMessage("Hi")]}, config(thread_id))
+
+
+def checkpoint_ids(checkpointer: Any, thread_id: str) -> list[str]:
+    """Every checkpoint id of the thread, newest first."""
+    return [c.config["configurable"]["checkpoint_id"] for c in checkpointer.list(config(thread_id))]
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A new, empty database on the test server, dropped afterwards; skips without a server
+    (fails in CI)."""
+    import psycopg
+
+    server = os.environ.get(POSTGRES_VARIABLE)
+    if not server:
+        if os.environ.get("CI"):
+            pytest.fail(f"{POSTGRES_VARIABLE} is not set in CI: .ci/run starts the server")
+        pytest.skip(f"no PostgreSQL server ({POSTGRES_VARIABLE}; source .ci/postgres)")
+    name = f"toolpatch_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    address, _, query = server.partition("?")
+    url = f"{address.rpartition('/')[0]}/{name}" + (f"?{query}" if query else "")
+    try:
+        yield url
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+#: What the Responses API answers an input with a call and no output for it.
+RESPONSES_REFUSAL = "No tool output found for function call {call_id}."
+
+
+def responses_model(replies: list[list[Any]], seen: list[list[Any]]) -> Any:
+    """An Agents SDK ``Model`` that answers with ``replies`` (each a list of output items, in
+    turn) and refuses, as the Responses API does, an input with a ``function_call`` that no
+    ``function_call_output`` answers; ``seen`` gets every input it is sent."""
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from agents.usage import Usage
+
+    class RefusingResponsesModel(Model):
+        async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            given = kwargs.get("input", args[1] if len(args) > 1 else None)
+            items = [given] if isinstance(given, str) else list(given or [])
+            seen.append(items)
+            answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
+            for item in items:
+                if item.get("type") == "function_call" and item["call_id"] not in answered:
+                    raise ProviderRefused(RESPONSES_REFUSAL.format(call_id=item["call_id"]))
+            return ModelResponse(output=replies.pop(0), usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    return RefusingResponsesModel()
+
+
+def function_call(call_id: str) -> Any:
+    """The model's call of ``book`` for Oslo, as a Responses output item."""
+    from openai.types.responses import ResponseFunctionToolCall
+
+    return ResponseFunctionToolCall(
+        type="function_call",
+        call_id=call_id,
+        name="book",
+        arguments='{"city": "Oslo"}',
+        id=f"fc_{call_id}",
+        status="completed",
+    )
+
+
+def assistant_message(text: str) -> Any:
+    """An assistant message, as a Responses output item."""
+    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
+    return ResponseOutputMessage(
+        type="message",
+        id="msg_1",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+
+
+def sdk_agent(replies: list[list[Any]], seen: list[list[Any]] | None = None) -> Any:
+    """An Agents SDK agent with one tool, ``book``, that needs an approval before it runs."""
+    from agents import Agent, function_tool
+
+    @function_tool(needs_approval=True)
+    def book(city: str) -> str:
+        """Book a trip to ``city``."""
+        return f"booked {city}"
+
+    model = responses_model(replies, [] if seen is None else seen)
+    return Agent(name="travel", tools=[book], model=model)
+
+
+def stuck_session(path: Path, session_id: str) -> None:
+    """Leave ``session_id`` as an abandoned run leaves it: the model called ``book``, the run
+    stopped for its approval, and the approval never came (the process ended), so the session
+    holds the call and no output."""
+    from agents import Runner, SQLiteSession
+
+    session = SQLiteSession(session_id, path)
+    try:
+        result = asyncio.run(
+            Runner.run(sdk_agent([[function_call("call_oslo")]]), "Book Oslo", session=session)
+        )
+    finally:
+        session.close()
+    assert result.interruptions
+
+
+def clean_session(path: Path, session_id: str) -> None:
+    """A session whose run ended well."""
+    from agents import Runner, SQLiteSession
+
+    session = SQLiteSession(session_id, path)
+    try:
+        asyncio.run(Runner.run(sdk_agent([[assistant_message("Hello.")]]), "Hi", session=session))
+    finally:
+        session.close()
+
+
+def session_rows(path: Path) -> list[tuple[Any, ...]]:
+    """Every row of the SDK's messages table, as stored."""
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute("SELECT * FROM agent_messages ORDER BY id").fetchall()
