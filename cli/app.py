@@ -70,14 +70,31 @@ IgnoreOpt = Annotated[
         "--ignore", metavar="CODES", help="Rule codes or prefixes to leave out.", show_default=False
     ),
 ]
+
+
+def _valued(flag: str, metavar: str, does: str) -> Any:
+    """An option that takes one value, with no default shown (``None``: not given).
+    typer.Option is typed as returning Any."""
+    return typer.Option(flag, metavar=metavar, help=does, show_default=False)
+
+
 DialectOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option(
+    _valued(
         "--dialect",
-        metavar="NAME",
-        help="Read every message list as this dialect instead of detecting it (see "
+        "NAME",
+        "Read every message list as this dialect instead of detecting it (see "
         "`toolpatch formats`).",
-        show_default=False,
+    ),
+]
+RepairOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    _valued(
+        "--repair",
+        "answer|drop",
+        "What the fix of an unanswered call does: answer it with a synthetic error result "
+        "(a safe fix), or drop the call (an unsafe fix, never in an agent session log). "
+        "Default: answer, or the configured repair.",
     ),
 ]
 # Flags, not counts: the report has levels (silent, quiet, normal, verbose), and -qq or -vv
@@ -250,6 +267,7 @@ def check(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     dialect: DialectOpt = None,
+    repair: RepairOpt = None,
     output_format: Annotated[
         Optional[OutputFormat],  # noqa: UP045
         typer.Option(
@@ -323,7 +341,9 @@ def check(
     return run_inputs(
         Mode.FIX if fix else Mode.CHECK,
         paths,
-        rules=rule_settings(found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines),
+        rules=rule_settings(
+            found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines, repair=repair
+        ),
         config=found,
         output=None if fix else output_file,
         verbosity=verbosity(quiet=quiet, verbose=verbose, silent=silent),
@@ -375,6 +395,7 @@ def fix(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     unsafe_fixes: UnsafeFixesOpt = None,
+    repair: RepairOpt = None,
     dialect: DialectOpt = None,
     exit_zero: ExitZeroOpt = False,
     exit_non_zero_on_fix: Annotated[
@@ -427,6 +448,7 @@ def fix(
             dialect,
             unsafe_fixes=unsafe_fixes,
             keep_invalid_lines=keep_invalid_lines,
+            repair=repair,
         ),
         config=found,
         output=output,
@@ -454,6 +476,7 @@ def show(
     ignore: IgnoreOpt = None,
     dialect: DialectOpt = None,
     unsafe_fixes: ShowUnsafeFixesOpt = None,
+    repair: RepairOpt = None,
     full: Annotated[
         bool, typer.Option("--full", help="Show every message's text whole, not cut short.")
     ] = False,
@@ -480,7 +503,7 @@ def show(
     found = load_configuration(
         config, isolated=isolated, paths=[path], stdin_filename=stdin_filename
     )
-    rules = rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes)
+    rules = rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes, repair=repair)
     sources = input_sources([path], stdin_filename=stdin_filename, skip=False)
     if len(sources) != 1 or os.path.isdir(path):
         msg = "show takes one file (or - for stdin), not a directory"

@@ -65,6 +65,7 @@ def rule_settings(
     *,
     unsafe_fixes: bool | None = None,
     keep_invalid_lines: bool | None = None,
+    repair: str | None = None,
 ) -> RuleSettings:
     """Command line over configuration; bad command-line values are usage errors."""
     rules = RuleSettings.merge(
@@ -74,11 +75,16 @@ def rule_settings(
         dialect=dialect,
         unsafe_fixes=unsafe_fixes,
         keep_invalid_lines=keep_invalid_lines,
+        repair=repair,
     )
     try:
         rules.options_for()
     except patchcore.UnknownDialectError as exc:
         raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
+    except patchcore.UnknownRepairError as exc:
+        raise typer.BadParameter(
+            exc.reason.removeprefix("repair: "), param_hint="--repair"
+        ) from None
     except patchcore.UnknownRuleError as exc:
         raise typer.BadParameter(exc.reason, param_hint="--select/--ignore") from None
     return rules

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, DROPPED, Defect
 from patchcore.engine.pairing import Answer, insertion_point, result_region
 from patchcore.errors import ShapeError, json_kind
@@ -80,6 +81,9 @@ class ListContext:
             Agents SDK run state indexes its items), or ``None``.
         awaiting_approval: Ids of calls the record says await an approval (an Agents SDK run
             paused on a tool approval): their results are for the run to add, not for a repair.
+        kept_calls: Why no call of the list is ever removed (an agent session log: dropping
+            a call would rewrite what the agent did), said in the findings the ``drop`` repair
+            policy leaves without a fix; ``None``: calls may be dropped.
     """
 
     pointer: Pointer
@@ -87,6 +91,7 @@ class ListContext:
     single: bool = False
     sealed: str | None = None
     awaiting_approval: frozenset[str] = frozenset()
+    kept_calls: str | None = None
 
     def message_pointer(self, index: int) -> Pointer:
         """Pointer of message ``index`` inside the record."""
@@ -124,6 +129,12 @@ class ListContext:
         """The edit that removes message ``index``, or ``None`` where that is impossible."""
         return Delete((*self.pointer, index)) if self.whole_messages else None
 
+
+#: Why a call of an agent session log is never dropped (`ListContext.kept_calls`).
+SESSION_LOG = (
+    "the drop repair never removes a call from an agent session log: it would rewrite what the "
+    "agent did"
+)
 
 #: For each defect, the edits that fix it (empty: this defect cannot be fixed here).
 Plan = list[tuple[Edit, ...]]
@@ -227,6 +238,74 @@ class Dialect(ABC):
         (the quick lane reads it without parsing the list); ``None``: learned from ``messages``.
         """
 
+    def empty_message(self, message: Any) -> bool:
+        """Whether ``message``, once calls were dropped from it, holds neither content nor
+        calls, so that it goes too (the ``drop`` repair policy)."""
+        return False
+
+    def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
+        """What to remove from ``message`` (pointers inside it) so that the calls at ``paths``
+        are gone, or ``None`` when a call is the message itself (an OpenAI Responses item).
+
+        A call is an element of a list (``tool_calls``, ``content``, ``parts``) or a member
+        (the legacy ``function_call``); a list that loses every element goes as a whole key.
+        """
+        if any(not path for path in paths):
+            return None
+        arrays: dict[Pointer, set[int]] = {}
+        removed: list[Pointer] = []
+        for path in paths:
+            last = path[-1]
+            if isinstance(last, int):
+                arrays.setdefault(path[:-1], set()).add(last)
+            else:
+                removed.append(path)
+        for array, indexes in arrays.items():
+            if len(indexes) == len(value_at(message, array)):
+                removed.append(array)
+            else:
+                removed += [(*array, index) for index in sorted(indexes)]
+        return removed
+
+    def message_deletions(
+        self, messages: Sequence[Any], context: ListContext, index: int
+    ) -> tuple[Edit, ...]:
+        """The edits that remove message ``index`` whose every call is dropped (nothing where
+        whole messages cannot be removed)."""
+        deletion = context.delete_message(index)
+        return (deletion,) if deletion is not None else ()
+
+    def drop_calls(
+        self,
+        messages: Sequence[Any],
+        context: ListContext,
+        drops: Sequence[tuple[int, Defect]],
+        plan: list[list[Edit]],
+    ) -> None:
+        """Plan the ``drop`` repair policy: add to ``plan[k]`` the edits that remove the call of
+        each ``(k, defect)``. The drops of one message are planned together and share their
+        edits; a message left with neither content nor calls goes too. A call without a
+        truthful result (a server tool's, one awaiting approval) is left, as it is unanswered."""
+        by_message: dict[int, list[tuple[int, Defect]]] = {}
+        for k, defect in drops:
+            if defect.call is not None and defect.call.answerable:
+                by_message.setdefault(defect.message_index, []).append((k, defect))
+        for index, items in by_message.items():
+            message = messages[index]
+            removed = self.call_deletions(message, [defect.path for _, defect in items])
+            edits: tuple[Edit, ...]
+            if removed is None or self.empty_message(
+                apply_edits(message, [Delete(path) for path in removed])
+            ):
+                edits = self.message_deletions(messages, context, index)
+            elif context.single or context.sealed is not None:
+                edits = ()  # a stored model response: what the model returned stays
+            else:
+                pointer = context.message_pointer(index)
+                edits = tuple(Delete((*pointer, *path)) for path in removed)
+            for k, _ in items:
+                plan[k] = [*plan[k], *edits]
+
 
 def _member_deletion(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
     """TP107: drop a key of a message (an empty ``tool_calls``)."""
@@ -282,8 +361,11 @@ class ResultMessageDialect(Dialect):
         style = self.result_style(messages) if style is None else style
         plan: list[list[Edit]] = [[] for _ in defects]
         inserts = ResultInserts()
+        drops: list[tuple[int, Defect]] = []
         for k, defect in enumerate(defects):
-            if defect.code in ANSWERED:
+            if defect.drop:
+                drops.append((k, defect))
+            elif defect.code in ANSWERED:
                 caller = messages[defect.message_index]
                 at = insertion_point(views, defect.message_index)
                 self.answer(inserts, k, defect, caller=caller, style=style, at=at)
@@ -300,6 +382,7 @@ class ResultMessageDialect(Dialect):
                 plan[k].append(deletion)
             elif defect.code == "TP107":
                 plan[k] += _member_deletion(context, defect)
+        self.drop_calls(messages, context, drops, plan)
         return inserts.complete(plan, context)
 
     def answer(
@@ -434,6 +517,7 @@ class BlockDialect(Dialect):
         touched: dict[int, _Touched] = {}
         new_turns: dict[int, list[tuple[int, int, Any]]] = {}
         plan: list[list[Edit]] = [[] for _ in defects]
+        drops: list[tuple[int, Defect]] = []
 
         def at(index: int) -> _Touched:
             return touched.setdefault(index, _Touched([], {}))
@@ -451,7 +535,9 @@ class BlockDialect(Dialect):
             return True
 
         for k, defect in enumerate(defects):
-            if defect.code in ANSWERED:
+            if defect.drop:
+                drops.append((k, defect))
+            elif defect.code in ANSWERED:
                 call = defect.call
                 assert call is not None and defect.text is not None
                 if call.answerable:
@@ -474,6 +560,7 @@ class BlockDialect(Dialect):
             elif defect.code == "TP107":
                 plan[k] += _member_deletion(context, defect)
 
+        self.drop_calls(messages, context, drops, plan)
         for caller, blocks in new_turns.items():
             blocks.sort(key=lambda item: item[0])
             turn = self.new_turn(messages[caller], [block for _, _, block in blocks])

@@ -12,7 +12,10 @@ from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Dangling, Pairing, pair
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView
 from patchcore.options import Options
-from patchcore.rules import RULES, Applicability, render_text
+from patchcore.rules import RULES, Applicability, RepairPolicy, render_text
+
+#: What the fix of an unanswered call does under the ``drop`` repair policy.
+DROP_DESCRIPTION = "drop the unanswered call"
 
 #: The rules a dialect's `Dialect.shape_defects` reports.
 SHAPE_RULES = frozenset({"TP106", "TP107"})
@@ -72,8 +75,25 @@ def unanswered(dangling: Dangling, options: Options) -> Defect:
     call = dangling.call
     text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
     return Defect(
-        dangling.code, dangling.message_index, call.path, call, dangling.call_index, text=text
+        dangling.code,
+        dangling.message_index,
+        call.path,
+        call,
+        dangling.call_index,
+        text=text,
+        drop=options.repair is RepairPolicy.DROP,
     )
+
+
+def fix_kind(defect: Defect) -> tuple[Applicability, str] | None:
+    """The applicability and description of the defect's fix, ``None`` when its rule has none:
+    the rule's, but dropping an unanswered call deletes what the model wrote, so it is unsafe."""
+    rule = RULES[defect.code]
+    if rule.fix is None:
+        return None
+    if defect.drop:
+        return Applicability.UNSAFE, DROP_DESCRIPTION
+    return rule.fix, rule.fix_description or ""
 
 
 def collect(
@@ -226,8 +246,9 @@ def check_list(
     planned = [
         d
         for d in defects
-        if RULES[d.code].fix is Applicability.SAFE
-        or (RULES[d.code].fix is Applicability.UNSAFE and plan_unsafe)
+        if (kind := fix_kind(d)) is not None
+        and (kind[0] is Applicability.SAFE or plan_unsafe)
+        and not (d.drop and context.kept_calls is not None)
     ]
     edits = _keeping_a_message(
         dict(
@@ -258,10 +279,13 @@ def findings_of(
         rule = RULES[defect.code]
         fix = None
         message = _describe(defect)
-        if rule.fix is not None:
+        kind = fix_kind(defect)
+        if defect.drop and context.kept_calls is not None and _answerable(defect):
+            message += f"; {context.kept_calls}"
+        elif kind is not None:
             planned_edits = edits.get(id(defect))
             if planned_edits is None or planned_edits:
-                fix = Fix(rule.fix, rule.fix_description or "", planned_edits or ())
+                fix = Fix(kind[0], kind[1], planned_edits or ())
             elif _answerable(defect) and context.closed is not None:
                 message += f"; {context.closed}"  # its result was refused by the list itself
         findings.append(

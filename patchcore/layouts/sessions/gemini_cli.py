@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.dialects.base import ListContext, Recognition
+from patchcore.dialects.base import SESSION_LOG, ListContext, Recognition
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
@@ -126,7 +126,7 @@ class GeminiCliLog(SessionLayout):
             if not readable:
                 notes.append(unread(line, "a message Gemini CLI's dialect does not read"))
             messages.append(message if readable else None)
-        context = ListContext(())
+        context = ListContext((), kept_calls=SESSION_LOG)
         try:
             found = check_list(messages, dialect=GEMINI_CLI, context=context, options=options)
         except ShapeError as error:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from patchcore.dialects.anthropic import Anthropic
-from patchcore.dialects.base import ListContext, tag
+from patchcore.dialects.base import SESSION_LOG, ListContext, tag
 from patchcore.engine.check import check_list
 from patchcore.engine.defects import ANSWERED
 from patchcore.errors import ShapeError, json_kind
@@ -194,7 +194,7 @@ class TurnRepair(ABC):
             found = check_list(
                 messages,
                 dialect=ANTHROPIC,
-                context=ListContext(()),
+                context=ListContext((), kept_calls=SESSION_LOG),
                 options=self.options,
                 plan_unsafe=False,
             )

@@ -1,0 +1,131 @@
+"""The repair policies (docs/pairing.md#repair-policies): ``answer`` inserts a synthetic result
+for an unanswered call (the default, a safe fix), ``drop`` removes the call (an unsafe fix, never
+in an agent session log), chosen by ``make_options(repair=...)``, ``--repair`` or the ``repair``
+key of the configuration."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+import patchcore
+from tests.conftest import SAMPLES
+from tests.helpers import run
+
+CHAT = b"""[
+  {"role": "user", "content": "Weather in Paris and the time?"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+    {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
+  ]},
+  {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
+  {"role": "user", "content": "Never mind."}
+]
+"""
+
+#: CHAT with call_1 dropped: its entry goes with the line it sat on, call_2's result stays.
+CHAT_DROPPED = b"""[
+  {"role": "user", "content": "Weather in Paris and the time?"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
+  ]},
+  {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
+  {"role": "user", "content": "Never mind."}
+]
+"""
+
+DROP = patchcore.make_options(repair="drop", unsafe_fixes=True)
+
+
+def test_make_options_takes_the_policy_by_name_keyword_only() -> None:
+    assert patchcore.make_options().repair is patchcore.RepairPolicy.ANSWER
+    assert patchcore.make_options(repair="drop").repair is patchcore.RepairPolicy.DROP
+    policy = patchcore.make_options(repair=patchcore.RepairPolicy.DROP).repair
+    assert policy is patchcore.RepairPolicy.DROP
+    parameter = inspect.signature(patchcore.make_options).parameters["repair"]
+    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize("bad", ["remove", "DROP", "", None, 1])
+def test_an_unknown_policy_is_a_patchcore_error(bad: object) -> None:
+    with pytest.raises(patchcore.UnknownRepairError, match="is not a repair policy") as caught:
+        patchcore.make_options(repair=bad)  # type: ignore[arg-type]
+    assert isinstance(caught.value, patchcore.PatchcoreError)
+
+
+def test_drop_is_an_unsafe_fix_that_removes_the_call() -> None:
+    checked = patchcore.check_document(CHAT, filename="h.json", options=DROP)
+    (finding,) = checked.findings
+    assert finding.fix is not None
+    assert finding.fix.applicability is patchcore.Applicability.UNSAFE
+    assert finding.fix.description == "drop the unanswered call"
+    safe_only = patchcore.make_options(repair="drop")
+    assert patchcore.fix_document(CHAT, filename="h.json", options=safe_only).output is None
+    fixed = patchcore.fix_document(CHAT, filename="h.json", options=DROP)
+    assert fixed.output == CHAT_DROPPED
+    assert patchcore.fix_document(CHAT_DROPPED, filename="h.json", options=DROP).output is None
+
+
+def test_a_message_left_with_nothing_goes_too() -> None:
+    data = CHAT.replace(b'"tool_call_id": "call_2"', b'"tool_call_id": "call_1"')
+    fixed = patchcore.fix_document(data, filename="h.json", options=DROP).output
+    assert fixed is not None
+    assert b'"role": "assistant"' in fixed  # call_1 is answered: only call_2 goes
+    both = patchcore.fix_document(
+        data.replace(b'"tool_call_id": "call_1"', b'"tool_call_id": "call_9"'),
+        filename="h.json",
+        options=DROP,
+    ).output
+    assert both is not None
+    assert b'"assistant"' not in both
+    assert b'"call_9"' in both, "a result of the turn stays where it is"
+
+
+def test_fix_messages_drops_values_too() -> None:
+    messages = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f"}}],
+        },
+        {"role": "user", "content": "bye"},
+    ]
+    repair = patchcore.fix_messages(messages, options=DROP)
+    assert repair.value[1] == {"role": "assistant", "content": "Let me look."}
+    assert "tool_calls" in messages[1], "the input is not mutated"
+
+
+def test_an_agent_session_log_is_never_dropped_from() -> None:
+    data = (SAMPLES / "claude-code" / "interrupt.jsonl").read_bytes()
+    result = patchcore.fix_document(data, filename="s.jsonl", options=DROP)
+    assert result.findings
+    assert result.output is None
+    for finding in result.findings:
+        assert finding.fix is None
+        assert "would rewrite what the agent did" in finding.message
+
+
+def test_cli_flag_and_configuration(tmp_path: Path) -> None:
+    target = tmp_path / "h.json"
+    target.write_bytes(CHAT)
+    run(
+        ["fix", "--repair", "drop", str(target)], cwd=tmp_path, expect=1
+    )  # an unsafe fix: not applied
+    assert target.read_bytes() == CHAT
+    run(["fix", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=0)
+    assert target.read_bytes() == CHAT_DROPPED
+    target.write_bytes(CHAT)
+    (tmp_path / "toolpatch.toml").write_text('repair = "drop"\nunsafe-fixes = true\n')
+    run(["fix", str(target)], cwd=tmp_path, expect=0)
+    assert target.read_bytes() == CHAT_DROPPED
+    target.write_bytes(CHAT)
+    run(["fix", "--repair", "answer", str(target)], cwd=tmp_path, expect=0)
+    assert b"was cancelled" in target.read_bytes()
+    bad = run(["check", "--repair", "remove", str(target)], cwd=tmp_path, expect=2)
+    assert "'remove' is not a repair policy" in bad.stderr
+    (tmp_path / "toolpatch.toml").write_text('repair = "remove"\n')
+    bad = run(["check", str(target)], cwd=tmp_path, expect=2)
+    assert "repair: 'remove' is not a repair policy" in bad.stderr
