@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -154,6 +154,9 @@ class Dialect(ABC):
     spelling_of: ClassVar[str | None] = None
     """The dialect this one spells differently, sharing its plain messages (the JavaScript
     Agents SDK's items are the Responses API's): named in a mix only for its own markers."""
+    kept_calls: ClassVar[str | None] = None
+    """Why no call of this dialect is ever dropped (an agent session format, wherever its
+    lists are found), or ``None``; a list can say so too (`ListContext.kept_calls`)."""
     provider_errors: ClassVar[Mapping[str, str]] = {}
     """Rule code → the error a provider answers such a history with (``{id}``, ``{index}``,
     ``{next}``, ``{name}`` are filled in)."""
@@ -261,11 +264,16 @@ class Dialect(ABC):
             else:
                 removed.append(path)
         for array, indexes in arrays.items():
-            if len(indexes) == len(value_at(message, array)):
+            if len(indexes) == len(value_at(message, array)) and not self.keeps_empty(array):
                 removed.append(array)
             else:
                 removed += [(*array, index) for index in sorted(indexes)]
         return removed
+
+    def keeps_empty(self, array: Pointer) -> bool:
+        """Whether the list of calls at ``array`` (inside a message) stays as ``[]`` when its
+        every call is dropped, rather than going as a key (LangChain writes its lists always)."""
+        return False
 
     def message_deletions(
         self, messages: Sequence[Any], context: ListContext, index: int
@@ -274,6 +282,12 @@ class Dialect(ABC):
         whole messages cannot be removed)."""
         deletion = context.delete_message(index)
         return (deletion,) if deletion is not None else ()
+
+    def orphaned_by(self, messages: Sequence[Any], deleted: Collection[int]) -> dict[int, int]:
+        """The messages that the removal of the messages ``deleted`` leaves without the message
+        they belong with (an OpenAI Responses reasoning item without the item it preceded), each
+        with the removed message it goes with; none by default."""
+        return {}
 
     def drop_calls(
         self,
@@ -284,27 +298,43 @@ class Dialect(ABC):
     ) -> None:
         """Plan the ``drop`` repair policy: add to ``plan[k]`` the edits that remove the call of
         each ``(k, defect)``. The drops of one message are planned together and share their
-        edits; a message left with neither content nor calls goes too. A call without a
-        truthful result (a server tool's, one awaiting approval) is left, as it is unanswered."""
-        by_message: dict[int, list[tuple[int, Defect]]] = {}
+        edits; a message left with neither content nor calls goes too, and so do the messages
+        its removal leaves alone (`orphaned_by`). A call without a truthful result (a server
+        tool's, one awaiting approval) is left, as it is unanswered."""
+        by_message: dict[int, list[int]] = {}
+        paths: dict[int, list[Pointer]] = {}
         for k, defect in drops:
             if defect.call is not None and defect.call.answerable:
-                by_message.setdefault(defect.message_index, []).append((k, defect))
-        for index, items in by_message.items():
+                by_message.setdefault(defect.message_index, []).append(k)
+                paths.setdefault(defect.message_index, []).append(defect.path)
+        removed_whole: dict[int, list[int]] = {}  # removed message -> the defects removing it
+        for index, owners in by_message.items():
             message = messages[index]
-            removed = self.call_deletions(message, [defect.path for _, defect in items])
+            removed = self.call_deletions(message, paths[index])
             edits: tuple[Edit, ...]
             if removed is None or self.empty_message(
                 apply_edits(message, [Delete(path) for path in removed])
             ):
                 edits = self.message_deletions(messages, context, index)
+                if edits:
+                    removed_whole[index] = owners
             elif context.single or context.sealed is not None:
                 edits = ()  # a stored model response: what the model returned stays
             else:
                 pointer = context.message_pointer(index)
                 edits = tuple(Delete((*pointer, *path)) for path in removed)
-            for k, _ in items:
+            for k in owners:
                 plan[k] = [*plan[k], *edits]
+        while orphans := {
+            orphan: removed_whole[index]
+            for orphan, index in self.orphaned_by(messages, set(removed_whole)).items()
+            if orphan not in removed_whole
+        }:
+            for orphan, owners in orphans.items():
+                removed_whole[orphan] = owners  # whole messages can be removed: the drops were
+                deletion = context.delete_message(orphan)
+                for k in owners:
+                    plan[k] = [*plan[k], *((deletion,) if deletion is not None else ())]
 
 
 def _member_deletion(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
@@ -451,6 +481,9 @@ class BlockDialect(Dialect):
     """The key of a message's block list (``content``, ``parts``)."""
     results_first: ClassVar[bool] = False
     """Whether the format requires result blocks before any other block (TP106)."""
+
+    def empty_message(self, message: Any) -> bool:
+        return not message.get(self.blocks_key)
 
     @abstractmethod
     def takes_results(self, message: Any) -> bool:

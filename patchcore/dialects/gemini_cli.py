@@ -52,6 +52,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
+    SESSION_LOG,
     Dialect,
     ListContext,
     Plan,
@@ -126,6 +127,7 @@ class GeminiCli(Dialect):
 
     name = "gemini-cli"
     title = "Gemini CLI session"
+    kept_calls = SESSION_LOG
     recognised_by = (
         "messages with `id`, `type` user / gemini / info / error / warning and `content`; "
         "`gemini` messages hold `toolCalls` entries that carry their own `result` and `status`"

@@ -202,6 +202,11 @@ def _keeping_a_message(
     }
 
 
+def kept_calls(dialect: Dialect, context: ListContext) -> str | None:
+    """Why the calls of this list are never dropped (an agent session's), or ``None``."""
+    return context.kept_calls or dialect.kept_calls
+
+
 def check_list(
     messages: Sequence[Any],
     *,
@@ -248,7 +253,7 @@ def check_list(
         for d in defects
         if (kind := fix_kind(d)) is not None
         and (kind[0] is Applicability.SAFE or plan_unsafe)
-        and not (d.drop and context.kept_calls is not None)
+        and not (d.drop and kept_calls(dialect, context) is not None)
     ]
     edits = _keeping_a_message(
         dict(
@@ -280,8 +285,10 @@ def findings_of(
         fix = None
         message = _describe(defect)
         kind = fix_kind(defect)
-        if defect.drop and context.kept_calls is not None and _answerable(defect):
-            message += f"; {context.kept_calls}"
+        kept = kept_calls(dialect, context) if defect.drop else None
+        if kept is not None:
+            if _answerable(defect):
+                message += f"; {kept}"
         elif kind is not None:
             planned_edits = edits.get(id(defect))
             if planned_edits is None or planned_edits:

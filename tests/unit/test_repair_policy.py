@@ -129,3 +129,23 @@ def test_cli_flag_and_configuration(tmp_path: Path) -> None:
     (tmp_path / "toolpatch.toml").write_text('repair = "remove"\n')
     bad = run(["check", str(target)], cwd=tmp_path, expect=2)
     assert "repair: 'remove' is not a repair policy" in bad.stderr
+
+
+def test_fix_diff_and_show_present_the_drop_as_the_other_unsafe_fixes(tmp_path: Path) -> None:
+    target = tmp_path / "h.json"
+    target.write_bytes(CHAT)
+    diff = run(
+        ["fix", "--diff", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=1
+    )
+    removed = [
+        line
+        for line in diff.stdout.decode().splitlines()
+        if line.startswith("-") and "call_1" in line
+    ]
+    assert removed, diff.show()
+    assert not [line for line in diff.stdout.decode().splitlines() if line.startswith("+ ")]
+    assert target.read_bytes() == CHAT, "--diff writes nothing"
+    check = run(["check", "--repair", "drop", str(target)], cwd=tmp_path, expect=1)
+    assert "TP001 [~]" in check.stderr
+    shown = run(["show", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=0)
+    assert "dropped by fix" in shown.stdout.decode()
