@@ -283,6 +283,37 @@ class Dialect(ABC):
         deletion = context.delete_message(index)
         return (deletion,) if deletion is not None else ()
 
+    def drop_breaks(self, previous: Any, kept: Any, following: Any) -> bool:
+        """Whether a message left as ``kept`` once its calls are dropped (``None``: removed),
+        between the messages ``previous`` and ``following`` of the repaired list (``None``:
+        none), breaks a rule of the provider about the order of turns; such calls are not
+        dropped. Never, by default."""
+        return False
+
+    def _refused(self, messages: Sequence[Any], kept: Mapping[int, Any]) -> set[int]:
+        """The messages whose drops `drop_breaks` refuses, ``kept`` being what each message
+        with drops becomes: refusing one puts it back, which may refuse others, until none
+        changes."""
+        refused: set[int] = set()
+
+        def now(index: int) -> Any:
+            return messages[index] if index in refused or index not in kept else kept[index]
+
+        def neighbour(index: int, step: int) -> Any:
+            index += step
+            while 0 <= index < len(messages) and (messages[index] is None or now(index) is None):
+                index += step
+            return now(index) if 0 <= index < len(messages) else None
+
+        while more := {
+            index
+            for index in kept
+            if index not in refused
+            and self.drop_breaks(neighbour(index, -1), kept[index], neighbour(index, 1))
+        }:
+            refused |= more
+        return refused
+
     def orphaned_by(self, messages: Sequence[Any], deleted: Collection[int]) -> dict[int, int]:
         """The messages that the removal of the messages ``deleted`` leaves without the message
         they belong with (an OpenAI Responses reasoning item without the item it preceded), each
@@ -307,14 +338,20 @@ class Dialect(ABC):
             if defect.call is not None and defect.call.answerable:
                 by_message.setdefault(defect.message_index, []).append(k)
                 paths.setdefault(defect.message_index, []).append(defect.path)
-        removed_whole: dict[int, list[int]] = {}  # removed message -> the defects removing it
-        for index, owners in by_message.items():
+        outcome: dict[int, tuple[list[Pointer] | None, Any]] = {}  # removed paths, kept message
+        for index in by_message:
             message = messages[index]
             removed = self.call_deletions(message, paths[index])
+            kept = None if removed is None else apply_edits(message, [*map(Delete, removed)])
+            outcome[index] = (removed, None if kept is None or self.empty_message(kept) else kept)
+        refused = self._refused(messages, {i: kept for i, (_, kept) in outcome.items()})
+        removed_whole: dict[int, list[int]] = {}  # removed message -> the defects removing it
+        for index, owners in by_message.items():
+            removed, kept = outcome[index]
             edits: tuple[Edit, ...]
-            if removed is None or self.empty_message(
-                apply_edits(message, [Delete(path) for path in removed])
-            ):
+            if index in refused:
+                edits = ()  # the history would break another of the provider's rules
+            elif removed is None or kept is None:
                 edits = self.message_deletions(messages, context, index)
                 if edits:
                     removed_whole[index] = owners
@@ -483,7 +520,15 @@ class BlockDialect(Dialect):
     """Whether the format requires result blocks before any other block (TP106)."""
 
     def empty_message(self, message: Any) -> bool:
-        return not message.get(self.blocks_key)
+        """A turn with no block, or only the model's reasoning (that led to the dropped calls)."""
+        blocks = message.get(self.blocks_key)
+        if isinstance(blocks, list):
+            return all(self.is_reasoning(block) for block in blocks)
+        return not blocks
+
+    def is_reasoning(self, block: Any) -> bool:
+        """Whether ``block`` is the model's reasoning (a thinking block), not content."""
+        return False
 
     @abstractmethod
     def takes_results(self, message: Any) -> bool:

@@ -16,6 +16,8 @@ from patchcore.rules import RULES, Applicability, RepairPolicy, render_text
 
 #: What the fix of an unanswered call does under the ``drop`` repair policy.
 DROP_DESCRIPTION = "drop the unanswered call"
+#: Why a call the ``drop`` policy would remove is left (`Dialect.drop_breaks`).
+DROP_REFUSED = "dropping it would leave turns in an order the provider rejects"
 
 #: The rules a dialect's `Dialect.shape_defects` reports.
 SHAPE_RULES = frozenset({"TP106", "TP107"})
@@ -295,6 +297,8 @@ def findings_of(
                 fix = Fix(kind[0], kind[1], planned_edits or ())
             elif _answerable(defect) and context.closed is not None:
                 message += f"; {context.closed}"  # its result was refused by the list itself
+            elif _answerable(defect) and defect.drop:
+                message += f"; {DROP_REFUSED}"
         findings.append(
             Finding(
                 code=defect.code,

@@ -149,3 +149,47 @@ def test_fix_diff_and_show_present_the_drop_as_the_other_unsafe_fixes(tmp_path: 
     assert "TP001 [~]" in check.stderr
     shown = run(["show", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=0)
     assert "dropped by fix" in shown.stdout.decode()
+
+
+BEDROCK_BETWEEN_USERS = b"""[
+  {"role": "user", "content": [{"text": "Weather?"}]},
+  {"role": "assistant", "content": [
+    {"reasoningContent": {"reasoningText": {"text": "Look it up.", "signature": "s"}}},
+    {"toolUse": {"toolUseId": "tu_1", "name": "get_weather", "input": {}}}
+  ]},
+  {"role": "user", "content": [{"text": "Never mind."}]}
+]
+"""
+
+
+def test_a_drop_that_would_break_the_turn_order_is_refused() -> None:
+    """Bedrock Converse wants user and assistant turns to alternate: removing the assistant turn
+    (its reasoning alone is no content) would put two user turns together, so the call stays."""
+    result = patchcore.fix_document(BEDROCK_BETWEEN_USERS, filename="h.json", options=DROP)
+    (finding,) = result.findings
+    assert finding.fix is None
+    assert "in an order the provider rejects" in finding.message
+    assert result.output is None
+    answered = patchcore.fix_document(BEDROCK_BETWEEN_USERS, filename="h.json").output
+    assert answered is not None, "the answer policy still answers it"
+
+
+def test_reasoning_left_alone_goes_with_the_call() -> None:
+    data = b"""[
+  {"role": "user", "content": "Weather?"},
+  {"role": "assistant", "content": [
+    {"type": "thinking", "thinking": "Look it up.", "signature": "s"},
+    {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}
+  ]},
+  {"role": "user", "content": "Never mind."}
+]
+"""
+    fixed = patchcore.fix_document(data, filename="h.json", options=DROP).output
+    assert (
+        fixed
+        == b"""[
+  {"role": "user", "content": "Weather?"},
+  {"role": "user", "content": "Never mind."}
+]
+"""
+    )
