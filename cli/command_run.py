@@ -66,8 +66,10 @@ def rule_settings(
     unsafe_fixes: bool | None = None,
     keep_invalid_lines: bool | None = None,
     repair: str | None = None,
+    strip: bool = False,
 ) -> RuleSettings:
-    """Command line over configuration; bad command-line values are usage errors."""
+    """Command line over configuration; bad command-line values are usage errors. ``strip``:
+    the run finds the results toolpatch wrote (``toolpatch strip``) instead."""
     rules = RuleSettings.merge(
         config,
         select=_split(select),
@@ -76,6 +78,7 @@ def rule_settings(
         unsafe_fixes=unsafe_fixes,
         keep_invalid_lines=keep_invalid_lines,
         repair=repair,
+        strip=strip,
     )
     try:
         rules.options_for()

@@ -41,6 +41,7 @@ class RuleSettings:
     root: Path
     keep_invalid_lines: bool = False
     repair: str = "answer"
+    strip: bool = False
     _made: dict[tuple[str, ...], Options] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -54,6 +55,7 @@ class RuleSettings:
         unsafe_fixes: bool | None,
         keep_invalid_lines: bool | None = None,
         repair: str | None = None,
+        strip: bool = False,
     ) -> RuleSettings:
         """Command-line values (``None``: not given) over ``config``'s."""
         kept_ignore = [] if select is not None else list(config.ignore or ())
@@ -71,6 +73,7 @@ class RuleSettings:
                 else bool(config.keep_invalid_lines)
             ),
             repair=repair if repair is not None else config.repair or "answer",
+            strip=strip,
         )
 
     def ignored_for(self, name: str) -> tuple[str, ...]:
@@ -100,5 +103,6 @@ class RuleSettings:
                 unsafe_fixes=self.unsafe_fixes,
                 keep_invalid_lines=self.keep_invalid_lines,
                 repair=self.repair,
+                strip=self.strip,
             )
         return self._made[extra]

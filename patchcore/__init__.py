@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         fix_messages,
         layout_of_head,
         load_engine,
+        strip_document,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
     from patchcore.errors import (
@@ -91,6 +92,7 @@ _MODULES = {
             "fix_messages",
             "layout_of_head",
             "load_engine",
+            "strip_document",
         ],
         "patchcore.api",
     ),
@@ -213,4 +215,5 @@ __all__ = [
     "process_batch",
     "rule_named",
     "shows_history",
+    "strip_document",
 ]

@@ -49,6 +49,8 @@ class Options:
             every other line is checked and repaired.
         repair: What the fix of an unanswered call (TP001-TP003) does: answer it with a
             synthetic result (safe), or drop the call (unsafe, never in an agent session log).
+        strip: Instead of checking the rules, find the results toolpatch wrote (``toolpatch
+            strip``): each is a finding whose fix removes it.
     """
 
     selection: RuleSelection = field(default_factory=RuleSelection.build)
@@ -59,6 +61,7 @@ class Options:
     live: bool = False
     keep_invalid_lines: bool = False
     repair: RepairPolicy = RepairPolicy.ANSWER
+    strip: bool = False
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -72,6 +75,7 @@ class Options:
             self.dialect is None
             and self.selection.codes <= _QUICK_RULES
             and not self.with_messages  # the lane reads no message whole
+            and not self.strip  # the lane proves calls answered, not who answered them
         )
 
     def applies(self, fix: Fix | None) -> bool:
@@ -94,11 +98,13 @@ def make_options(
     live: bool = False,
     keep_invalid_lines: bool = False,
     repair: str | RepairPolicy = RepairPolicy.ANSWER,
+    strip: bool = False,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
     ``repair``: ``"answer"`` (the default) or ``"drop"`` (`RepairPolicy`), what the fix of an
-    unanswered call does.
+    unanswered call does. ``strip``: find the results toolpatch wrote instead (`patchcore.strip`
+    uses it).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
@@ -127,6 +133,7 @@ def make_options(
     return Options(
         selection=RuleSelection.build(select=select, ignore=ignore),
         repair=repair_policy(repair),
+        strip=strip,
         texts=merged,
         dialect=forced,
         unsafe_fixes=unsafe_fixes,

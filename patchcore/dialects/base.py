@@ -241,6 +241,18 @@ class Dialect(ABC):
         (the quick lane reads it without parsing the list); ``None``: learned from ``messages``.
         """
 
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        """How the list writes a new result (the ``style`` of `plan`)."""
+        return {}
+
+    def written_result(
+        self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
+    ) -> Any:
+        """The result toolpatch writes for ``call`` (issued by ``caller``) with ``text``, in a
+        list whose `writing_style` is ``style`` (a message, or a block of one), or ``None``
+        where it writes none: what ``toolpatch strip`` recognises as its own."""
+        return None
+
     def empty_message(self, message: Any) -> bool:
         """Whether ``message``, once calls were dropped from it, holds neither content nor
         calls, so that it goes too (the ``drop`` repair policy)."""
@@ -432,6 +444,8 @@ class ResultMessageDialect(Dialect):
         for k, defect in enumerate(defects):
             if defect.drop:
                 drops.append((k, defect))
+            elif defect.strip:
+                plan[k] += self._remove(context, defect)
             elif defect.code in ANSWERED:
                 caller = messages[defect.message_index]
                 at = insertion_point(views, defect.message_index)
@@ -481,6 +495,14 @@ class ResultMessageDialect(Dialect):
         edit = context.delete_message(defect.message_index)
         return (edit,) if edit is not None else ()
 
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        return self.result_style(messages)
+
+    def written_result(
+        self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
+    ) -> Any:
+        return self.result_message(caller, call, text, style)
+
     @abstractmethod
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         """Learn from the list how its result messages are written (keys used, nulls kept)."""
@@ -503,6 +525,8 @@ class _Touched:
     """Block index → the defects that remove it."""
     reorder: int | None = None
     """The TP106 defect that asks for results first."""
+    strips: bool = False
+    """Results toolpatch wrote are removed (``toolpatch strip``)."""
 
 
 class BlockDialect(Dialect):
@@ -518,6 +542,14 @@ class BlockDialect(Dialect):
     """The key of a message's block list (``content``, ``parts``)."""
     results_first: ClassVar[bool] = False
     """Whether the format requires result blocks before any other block (TP106)."""
+
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        return self.block_style(messages)
+
+    def written_result(
+        self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
+    ) -> Any:
+        return self.result_block(caller, call, text, style)
 
     def empty_message(self, message: Any) -> bool:
         """A turn with no block, or only the model's reasoning (that led to the dropped calls)."""
@@ -556,6 +588,14 @@ class BlockDialect(Dialect):
         """A text block around ``text`` (used to keep a plain-string turn after new results)."""
         msg = f"{self.name} turns always hold block lists"
         raise NotImplementedError(msg)
+
+    def _wrapped(self, text: str) -> Any:
+        """The text block toolpatch writes around a plain-string turn's ``text``, or ``None``
+        where turns always hold block lists."""
+        try:
+            return self.text_block(text)
+        except NotImplementedError:
+            return None
 
     def misplaced(
         self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
@@ -615,14 +655,14 @@ class BlockDialect(Dialect):
         for k, defect in enumerate(defects):
             if defect.drop:
                 drops.append((k, defect))
-            elif defect.code in ANSWERED:
+            elif defect.code in ANSWERED and not defect.strip:
                 call = defect.call
                 assert call is not None and defect.text is not None
                 if call.answerable:
                     caller = messages[defect.message_index]
                     block = self.result_block(caller, call, defect.text, style)
                     add(k, defect.message_index, defect.call_index, block)
-            elif defect.code in DROPPED or defect.code == "TP102":
+            elif defect.code in DROPPED or defect.code == "TP102" or defect.strip:
                 result = defect.result
                 assert result is not None
                 if len(result.path) != 2:  # not a block of a block list: cannot be edited
@@ -633,6 +673,7 @@ class BlockDialect(Dialect):
                     if not add(k, defect.target, defect.call_index, Verbatim(source)):
                         continue  # never take a result out without putting it back
                 at(defect.message_index).removed.setdefault(int(result.path[1]), []).append(k)
+                at(defect.message_index).strips |= defect.strip
             elif defect.code == "TP106":
                 at(defect.message_index).reorder = k
             elif defect.code == "TP107":
@@ -685,6 +726,11 @@ class BlockDialect(Dialect):
                 return [(Replace(pointer, incoming), everyone)]
             deletion = context.delete_message(index)
             return [(deletion, everyone)] if deletion is not None else []
+        if change.strips and not incoming and change.reorder is None and len(kept) == 1:
+            # toolpatch wrote a plain-string turn as its results and a text block of the string
+            text = blocks[kept[0]].get("text") if isinstance(blocks[kept[0]], dict) else None
+            if isinstance(text, str) and self._wrapped(text) == blocks[kept[0]]:
+                return [(Replace(pointer, Verbatim((*pointer, kept[0], "text"))), everyone)]
         if change.reorder is not None:
             results = [b for b in kept if self.is_result_block(blocks[b])]
             others = [b for b in kept if not self.is_result_block(blocks[b])]

@@ -8,14 +8,17 @@ from typing import Any
 
 from patchcore.dialects import Dialect
 from patchcore.dialects.base import ListContext
+from patchcore.engine.apply import value_at
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Dangling, Pairing, pair
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView
 from patchcore.options import Options
-from patchcore.rules import RULES, Applicability, RepairPolicy, render_text
+from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, render_text
 
 #: What the fix of an unanswered call does under the ``drop`` repair policy.
 DROP_DESCRIPTION = "drop the unanswered call"
+#: What ``toolpatch strip`` does with a result toolpatch wrote.
+STRIP_DESCRIPTION = "remove the synthetic result toolpatch wrote"
 #: Why a call the ``drop`` policy would remove is left (`Dialect.drop_breaks`).
 DROP_REFUSED = "dropping it would leave turns in an order the provider rejects"
 
@@ -45,6 +48,8 @@ def _describe(defect: Defect) -> str:
     ident = defect.ident
     what = f"tool call {_tool(defect)} ({f'id {ident}' if ident else 'no id'})"
     code = defect.code
+    if defect.strip:
+        return f"the result of {what} is the synthetic result toolpatch writes for {code}"
     if code in ANSWERED:
         text = {
             "TP001": f"{what} has no result, and the history goes on after it",
@@ -87,9 +92,50 @@ def unanswered(dangling: Dangling, options: Options) -> Defect:
     )
 
 
+def written_results(
+    messages: Sequence[Any], pairing: Pairing, dialect: Dialect, options: Options
+) -> list[Defect]:
+    """The results toolpatch wrote (``toolpatch strip``): each result that is, key for key, the
+    synthetic result the dialect writes for its call with the text of a TP0xx template (the
+    default or the configured one) rendered for that call: its id, its name, the format's
+    error flag, its shape."""
+    found = []
+    style = dialect.writing_style(messages) if pairing.answers else {}
+    for answer in pairing.answers:
+        if answer.result.inner:
+            continue  # a server tool's result, inside the calling message: the provider's
+        call, where = answer.call, answer.result
+        value = value_at(messages[where.message_index], where.result.path)
+        caller = messages[call.message_index]
+        for code in sorted(ANSWERED):
+            templates = dict.fromkeys((options.text(code), DEFAULT_TEXTS[code]))
+            if any(
+                dialect.written_result(messages, caller, call.call, text, style) == value
+                for text in (
+                    render_text(t, name=call.call.name, call_id=call.call.id) for t in templates
+                )
+            ):
+                found.append(
+                    Defect(
+                        code,
+                        where.message_index,
+                        where.result.path,
+                        call.call,
+                        call.call_index,
+                        result=where.result,
+                        strip=True,
+                    )
+                )
+                break
+    return found
+
+
 def fix_kind(defect: Defect) -> tuple[Applicability, str] | None:
     """The applicability and description of the defect's fix, ``None`` when its rule has none:
-    the rule's, but dropping an unanswered call deletes what the model wrote, so it is unsafe."""
+    the rule's, but dropping an unanswered call deletes what the model wrote, so it is unsafe;
+    removing a result toolpatch wrote (``toolpatch strip``, which is asked for) is not."""
+    if defect.strip:
+        return Applicability.SAFE, STRIP_DESCRIPTION
     rule = RULES[defect.code]
     if rule.fix is None:
         return None
@@ -239,15 +285,20 @@ def check_list(
         views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
     pairing = pair(
         views,
-        dangling_only=options.selection.codes <= ANSWERED,
+        dangling_only=options.selection.codes <= ANSWERED and not options.strip,
         left_open=left_open,
         first_caller=first_caller,
     )
-    defects = [
-        d
-        for d in collect(messages, views, pairing, dialect, options)
-        if d.code in options.selection
-    ]
+    if options.strip:
+        # An agent session's entries are carried over by its layout, which adds entries only.
+        stripped = kept_calls(dialect, context) is None
+        defects = written_results(messages, pairing, dialect, options) if stripped else []
+    else:
+        defects = [
+            d
+            for d in collect(messages, views, pairing, dialect, options)
+            if d.code in options.selection
+        ]
     if not defects:
         return []
     planned = [
@@ -312,7 +363,7 @@ def findings_of(
                 call_id=defect.ident,
                 tool_name=defect.call.name if defect.call is not None else None,
                 fix=fix,
-                provider_error=dialect.provider_error(defect),
+                provider_error=None if defect.strip else dialect.provider_error(defect),
             )
         )
     return findings

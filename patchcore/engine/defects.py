@@ -33,6 +33,8 @@ class Defect:
         reason: Why it is a defect, where the rule needs saying more (TP102).
         drop: For TP001-TP003, the fix removes the call instead of answering it (the ``drop``
             repair policy, `patchcore.rules.RepairPolicy`).
+        strip: The result is one toolpatch wrote for the call (the synthetic result of the
+            rule ``code``), found by ``toolpatch strip``; its fix removes it.
     """
 
     code: str
@@ -45,6 +47,7 @@ class Defect:
     text: str | None = None
     reason: str | None = None
     drop: bool = False
+    strip: bool = False
 
     @property
     def ident(self) -> str | None:

@@ -469,3 +469,51 @@ def test_drop_never_rewrites_an_agent_session(case: Case) -> None:
         for f in result.findings
         if f.code.startswith("TP0") and (f.code, f.call_id) not in case.unfixed
     )
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.expected and not c.path.startswith(SESSION_FOLDERS)],
+    ids=lambda c: c.path,
+)
+def test_strip_after_fix_gives_back_the_input(case: Case) -> None:
+    """``toolpatch strip`` finds every result ``fix`` wrote and removes it: the input's bytes
+    come back. Agent session logs are left as they are (docs/cli.md#strip)."""
+    fixed = (SAMPLES / fixed_path(case.path)).read_bytes()
+    stripped = patchcore.strip_document(fixed, filename=case.path)
+    assert stripped.output == (SAMPLES / case.path).read_bytes()
+    assert all(f.fix is not None for f in stripped.findings)
+    options = patchcore.make_options(select=case.select or None)
+    report = patchcore.check_document(stripped.output, filename=case.path, options=options)
+    assert found(report.findings) == [tuple(f) for f in case.findings], "the input's findings"
+    assert (
+        patchcore.strip_document((SAMPLES / case.path).read_bytes(), filename=case.path).output
+        is None
+    ), "an input holds no synthetic result"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.path.startswith(SESSION_FOLDERS) and c.expected],
+    ids=lambda c: c.path,
+)
+def test_strip_leaves_an_agent_session(case: Case) -> None:
+    fixed = (SAMPLES / fixed_path(case.path)).read_bytes()
+    assert patchcore.strip_document(fixed, filename=case.path).output is None
+
+
+def test_strip_through_the_cli(tmp_path: Path) -> None:
+    """``strip`` rewrites in place, ``--diff`` shows the removal, ``--check`` exits 1, and a
+    stripped file is stripped of nothing more."""
+    case = next(c for c in CASES if c.path == "anthropic/plain-string-reply.json")
+    target = tmp_path / "h.json"
+    target.write_bytes((SAMPLES / fixed_path(case.path)).read_bytes())
+    diff = toolpatch("strip", "--diff", str(target))
+    assert diff.returncode == 1, explain(diff)
+    assert b"-" in diff.stdout and b"is_error" in diff.stdout
+    assert toolpatch("strip", "--check", str(target)).returncode == 1
+    done = toolpatch("strip", str(target))
+    assert done.returncode == 0, explain(done)
+    assert target.read_bytes() == (SAMPLES / case.path).read_bytes()
+    again = toolpatch("strip", "--check", str(target))
+    assert again.returncode == 0, explain(again)
