@@ -520,8 +520,8 @@ def strip(
     """Remove the synthetic results toolpatch wrote: the history as it was before `fix`.
 
     A result is toolpatch's when it is the one `fix` writes for its call: the default text or
-    the configured one (texts) filled in for the call, with the format's error flag. Agent
-    session logs are left as they are. Files are rewritten in place, atomically.
+    the configured one (texts) filled in for the call, with the format's error flag. Files
+    are rewritten in place, atomically; standard input is written to standard output.
     """
     from .command_run import load_configuration, rule_settings
     from .input_run import Mode

@@ -106,8 +106,7 @@ def strip_document(
     the default text or the one ``options`` configures, and the format's error flag.
 
     What `fix_document` inserted, this removes byte for byte (the history as it was before
-    the fix); agent session logs are left as they are. ``options``' rule selection is not
-    used.
+    the fix), in agent session logs too. ``options``' rule selection is not used.
 
     Returns:
         A `Result`: its findings are the results found (each with the fix that removes it),

@@ -102,8 +102,6 @@ def written_results(
     found = []
     style = dialect.writing_style(messages) if pairing.answers else {}
     for answer in pairing.answers:
-        if answer.result.inner:
-            continue  # a server tool's result, inside the calling message: the provider's
         call, where = answer.call, answer.result
         value = value_at(messages[where.message_index], where.result.path)
         caller = messages[call.message_index]
@@ -290,9 +288,7 @@ def check_list(
         first_caller=first_caller,
     )
     if options.strip:
-        # An agent session's entries are carried over by its layout, which adds entries only.
-        stripped = kept_calls(dialect, context) is None
-        defects = written_results(messages, pairing, dialect, options) if stripped else []
+        defects = written_results(messages, pairing, dialect, options)
     else:
         defects = [
             d

@@ -63,3 +63,22 @@ def test_a_template_whose_placeholders_hold_regex_or_braces_is_matched_literally
     fixed = patchcore.fix_document(data, filename="h.json", options=options).output
     assert fixed is not None
     assert patchcore.strip_document(fixed, filename="h.json", options=options).output == data
+
+
+def test_a_session_entry_is_stripped_only_with_the_uuid_fix_derives() -> None:
+    """A Claude Code line holding the very result fix writes, but under another uuid, was not
+    written by toolpatch: it is reported and kept."""
+    from tests.conftest import SAMPLES
+
+    original = (SAMPLES / "claude-code" / "interrupt.jsonl").read_bytes()
+    fixed = (SAMPLES / "claude-code" / "interrupt.fixed.jsonl").read_bytes()
+    assert patchcore.strip_document(fixed, filename="s.jsonl").output == original
+    added = [line for line in fixed.splitlines() if b'"is_error":true' in line]
+    (line,) = added
+    new_uuid = line.split(b',"uuid":"')[1].split(b'"')[0]
+    assert new_uuid not in original
+    other = fixed.replace(new_uuid, b"0b5c6a1e-4f8d-4d7e-9a2b-3c1d5e7f9a0b")
+    result = patchcore.strip_document(other, filename="s.jsonl")
+    assert result.output is None
+    (finding,) = result.findings
+    assert finding.fix is None

@@ -91,7 +91,7 @@ class Codex(SessionLayout):
                 what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
                 notes.append(unread(line, what))
         payloads = [line.value["payload"] for line in items]
-        context = ListContext((), kept_calls=SESSION_LOG)
+        context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
         try:
             found = check_list(
                 payloads,
