@@ -511,6 +511,7 @@ def strip(
     skip_no_history: SkipNoHistoryOpt = False,
     respect_gitignore: RespectGitignoreOpt = None,
     force_exclude: ForceExcludeOpt = None,
+    jobs: JobsOpt = None,
     quiet: QuietOpt = False,
     silent: SilentOpt = False,
     verbose: VerboseOpt = False,
@@ -540,6 +541,7 @@ def strip(
         color=color,
         skip_no_history=skip_no_history,
         walk=(respect_gitignore, force_exclude),
+        jobs=jobs,
     )
 
 

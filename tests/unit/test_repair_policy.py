@@ -229,3 +229,25 @@ def test_fix_base_messages_drops_calls_from_langchain_objects() -> None:
     assert kept.content == "Looking."
     assert len(history[1].tool_calls) == 2, "the input objects are not changed"
     assert not patchcore.check_base_messages(value)
+
+
+@pytest.mark.slow  # two 4.7 MB corpora through three runs each
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_corpus_streamed_in_batches_drops_and_strips(tmp_path: Path, jobs: str) -> None:
+    """A conversation-per-line corpus is cut into batches (and worker processes, -j 2): the
+    drop repair and strip give what they give on the whole file."""
+    line = (SAMPLES / "openai-chat" / "finetune.jsonl").read_bytes()
+    corpus = line * 3500  # 4.7 MB: more than one 4 MiB batch of the stream
+    target = tmp_path / "corpus.jsonl"
+    target.write_bytes(corpus)
+    run(["fix", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
+    assert target.read_bytes() != corpus
+    run(["strip", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
+    assert target.read_bytes() == corpus
+    run(
+        ["fix", "--repair", "drop", "--unsafe-fixes", "-j", jobs, str(target)],
+        cwd=tmp_path,
+        expect=0,
+    )
+    whole = patchcore.fix_document(corpus, filename="corpus.jsonl", options=DROP).output
+    assert target.read_bytes() == whole
