@@ -6,12 +6,13 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.dialects import Dialect
+from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
-from patchcore.engine.apply import value_at
+from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, Defect
+from patchcore.engine.locate import classify
 from patchcore.engine.pairing import Dangling, Pairing, pair
-from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView
+from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView, distinct_edits
 from patchcore.options import Options
 from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, render_text
 
@@ -20,7 +21,10 @@ DROP_DESCRIPTION = "drop the unanswered call"
 #: What ``toolpatch strip`` does with a result toolpatch wrote.
 STRIP_DESCRIPTION = "remove the synthetic result toolpatch wrote"
 #: Why a call the ``drop`` policy would remove is left (`Dialect.drop_breaks`).
-DROP_REFUSED = "dropping it would leave turns in an order the provider rejects"
+DROP_REFUSED = (
+    "dropping it would leave turns in an order the provider rejects, or a list no longer read "
+    "as a history"
+)
 
 #: The rules a dialect's `Dialect.shape_defects` reports.
 SHAPE_RULES = frozenset({"TP106", "TP107"})
@@ -253,6 +257,31 @@ def kept_calls(dialect: Dialect, context: ListContext) -> str | None:
     return context.kept_calls or dialect.kept_calls
 
 
+def _still_a_history(
+    edits: dict[int, tuple[Edit, ...]],
+    planned: Sequence[Defect],
+    messages: Sequence[Any],
+    context: ListContext,
+) -> dict[int, tuple[Edit, ...]]:
+    """``edits``, less the drops if together they would leave a list that reads as no message
+    history (its only tool call gone, beside items only a list of calls makes readable): the
+    file would no longer be one toolpatch reads, and a second run would fail on it."""
+    dropping = {id(d) for d in planned if d.drop and edits.get(id(d))}
+    if not dropping or context.single or context.member is not None:
+        return edits
+    depth = len(context.pointer)
+    changes = [
+        Delete(e.pointer[depth:])
+        for e in distinct_edits(e for k in dropping for e in edits[k])
+        if isinstance(e, Delete)
+    ]
+    # None: an element without a message, or one the quick lane did not read (it holds no call)
+    left = [m for m in apply_edits(list(messages), changes) if m is not None]
+    if not left or classify(left, DIALECTS) is not None:
+        return edits
+    return {k: () if k in dropping else planned_edits for k, planned_edits in edits.items()}
+
+
 def check_list(
     messages: Sequence[Any],
     *,
@@ -315,6 +344,8 @@ def check_list(
         context,
         len(messages),
     )
+    if options.repair is RepairPolicy.DROP:
+        edits = _still_a_history(edits, planned, messages, context)
     return findings_of(defects, edits, dialect=dialect, context=context)
 
 

@@ -251,3 +251,15 @@ def test_a_corpus_streamed_in_batches_drops_and_strips(tmp_path: Path, jobs: str
     )
     whole = patchcore.fix_document(corpus, filename="corpus.jsonl", options=DROP).output
     assert target.read_bytes() == whole
+
+
+def test_a_drop_that_would_leave_no_history_is_refused() -> None:
+    """Items of unknown types are read beside a call only: dropping the request's only call
+    would leave a list toolpatch no longer reads as a history, and a second run would fail on
+    the file. The call stays, and its finding says why."""
+    data = (SAMPLES / "openai-responses" / "unknown-item-types.json").read_bytes()
+    result = patchcore.fix_document(data, filename="h.json", options=DROP)
+    (finding,) = result.findings
+    assert finding.fix is None
+    assert "a list no longer read as a history" in finding.message
+    assert result.output is None
