@@ -18,6 +18,11 @@ from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, r
 
 #: What the fix of an unanswered call does under the ``drop`` repair policy.
 DROP_DESCRIPTION = "drop the unanswered call"
+#: Why a call the ``drop`` policy would remove is left in a list that cannot lose it.
+DROP_CLOSED = (
+    "dropping it would change a stored model response, or remove a message whose element holds "
+    "more than the message"
+)
 #: What ``toolpatch strip`` does with a result toolpatch wrote.
 STRIP_DESCRIPTION = "remove the synthetic result toolpatch wrote"
 #: Why a call the ``drop`` policy would remove is left (`Dialect.drop_breaks`).
@@ -373,10 +378,10 @@ def findings_of(
             planned_edits = edits.get(id(defect))
             if planned_edits is None or planned_edits:
                 fix = Fix(kind[0], kind[1], planned_edits or ())
+            elif _answerable(defect) and defect.drop:
+                message += f"; {DROP_REFUSED if context.closed is None else DROP_CLOSED}"
             elif _answerable(defect) and context.closed is not None:
                 message += f"; {context.closed}"  # its result was refused by the list itself
-            elif _answerable(defect) and defect.drop:
-                message += f"; {DROP_REFUSED}"
         findings.append(
             Finding(
                 code=defect.code,

@@ -263,3 +263,18 @@ def test_a_drop_that_would_leave_no_history_is_refused() -> None:
     assert finding.fix is None
     assert "a list no longer read as a history" in finding.message
     assert result.output is None
+
+
+@pytest.mark.parametrize(
+    "sample", ["gemini/adk-session-events.json", "openai-responses/stored-response.json"]
+)
+def test_a_list_that_cannot_lose_the_call_keeps_it(sample: str) -> None:
+    """An ADK event holds more than its message, a stored response is what the model returned:
+    the drop repair leaves their calls, and says why."""
+    data = (SAMPLES / sample).read_bytes()
+    result = patchcore.fix_document(data, filename="h.json", options=DROP)
+    assert result.output is None
+    assert result.findings
+    for finding in result.findings:
+        assert finding.fix is None
+        assert "dropping it would change a stored model response" in finding.message
