@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 
@@ -20,6 +20,10 @@ from .exit_codes import ExitCode
 from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
 from .output_format import OutputFormat, RulesFormat, TextFormat
 from .visible import visible
+
+if TYPE_CHECKING:
+    from .config_files import Config
+    from .input_run import Mode
 
 # Only what defining the command line needs is imported here; each command imports the
 # machinery it runs (`cli.command_run` for check and fix), so `--help` and the listings load none of
@@ -70,14 +74,31 @@ IgnoreOpt = Annotated[
         "--ignore", metavar="CODES", help="Rule codes or prefixes to leave out.", show_default=False
     ),
 ]
+
+
+def _valued(flag: str, metavar: str, does: str) -> Any:
+    """An option that takes one value, with no default shown (``None``: not given).
+    typer.Option is typed as returning Any."""
+    return typer.Option(flag, metavar=metavar, help=does, show_default=False)
+
+
 DialectOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option(
+    _valued(
         "--dialect",
-        metavar="NAME",
-        help="Read every message list as this dialect instead of detecting it (see "
+        "NAME",
+        "Read every message list as this dialect instead of detecting it (see "
         "`toolpatch formats`).",
-        show_default=False,
+    ),
+]
+RepairOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    _valued(
+        "--repair",
+        "answer|drop",
+        "What the fix of an unanswered call does: answer it with a synthetic error result "
+        "(a safe fix), or drop the call (an unsafe fix, never in an agent session log). "
+        "Default: answer, or the configured repair.",
     ),
 ]
 # Flags, not counts: the report has levels (silent, quiet, normal, verbose), and -qq or -vv
@@ -260,6 +281,7 @@ def check(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     dialect: DialectOpt = None,
+    repair: RepairOpt = None,
     output_format: Annotated[
         Optional[OutputFormat],  # noqa: UP045
         typer.Option(
@@ -334,7 +356,9 @@ def check(
     return run_inputs(
         Mode.FIX if fix else Mode.CHECK,
         paths,
-        rules=rule_settings(found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines),
+        rules=rule_settings(
+            found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines, repair=repair
+        ),
         config=found,
         output=None if fix else output_file,
         verbosity=verbosity(quiet=quiet, verbose=verbose, silent=silent),
@@ -351,6 +375,24 @@ def check(
     )
 
 
+DiffOpt = Annotated[
+    bool, typer.Option("--diff", help="Print a unified diff of the changes; write nothing.")
+]
+CheckOpt = Annotated[
+    bool,
+    typer.Option("--check", help="Only say which files would change (exit 1); write nothing."),
+]
+OutputOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="Write the changed data to FILE (- for stdout) instead of in place.",
+    ),
+]
+
+
 @app.command(
     cls=HelpCommand,
     short_help="Insert synthetic results, in the file's own format.",
@@ -358,22 +400,9 @@ def check(
 )
 def fix(
     paths: PathsArg = None,
-    diff: Annotated[
-        bool, typer.Option("--diff", help="Print a unified diff of the fixes; write nothing.")
-    ] = False,
-    check: Annotated[
-        bool,
-        typer.Option("--check", help="Only say which files would change (exit 1); write nothing."),
-    ] = False,
-    output: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option(
-            "-o",
-            "--output",
-            metavar="FILE",
-            help="Write the repaired data to FILE (- for stdout) instead of in place.",
-        ),
-    ] = None,
+    diff: DiffOpt = False,
+    check: CheckOpt = False,
+    output: OutputOpt = None,
     output_format: Annotated[
         Optional[TextFormat],  # noqa: UP045
         typer.Option(
@@ -387,6 +416,7 @@ def fix(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     unsafe_fixes: UnsafeFixesOpt = None,
+    repair: RepairOpt = None,
     dialect: DialectOpt = None,
     exit_zero: ExitZeroOpt = False,
     exit_non_zero_on_fix: Annotated[
@@ -417,22 +447,16 @@ def fix(
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
-    from .command_run import (
-        load_configuration,
-        rule_settings,
-        run_inputs,
-        text_format,
-        walk_settings,
-    )
+    from .command_run import load_configuration, rule_settings, text_format
     from .input_run import Mode
 
     found = load_configuration(
         config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
     )
-    mode = Mode.FIX_DIFF if diff else Mode.FIX_CHECK if check else Mode.FIX
-    return run_inputs(
-        mode,
+    return _rewrite(
+        Mode.FIX_DIFF if diff else Mode.FIX_CHECK if check else Mode.FIX,
         paths,
+        found,
         rules=rule_settings(
             found,
             select,
@@ -440,21 +464,98 @@ def fix(
             dialect,
             unsafe_fixes=unsafe_fixes,
             keep_invalid_lines=keep_invalid_lines,
+            repair=repair,
         ),
-        config=found,
         output=output,
         verbosity=verbosity(quiet=quiet, verbose=verbose, silent=silent),
         stdin_filename=stdin_filename,
         color=color,
         skip_no_history=skip_no_history,
+        walk=(respect_gitignore, force_exclude),
         output_format=text_format(output_format, found),
         statistics=statistics,
         exit_zero=exit_zero,
         exit_non_zero_on_fix=exit_non_zero_on_fix,
         jobs=jobs,
         force=force,
-        walk=walk_settings(found, respect_gitignore=respect_gitignore, force_exclude=force_exclude),
         threads=thread,
+    )
+
+
+def _rewrite(
+    mode: "Mode",
+    paths: list[str] | None,
+    found: "Config",
+    *,
+    walk: tuple[bool | None, bool | None],
+    **run: Any,
+) -> int:
+    """Run ``mode`` (``fix`` or ``strip``, and their ``--diff`` and ``--check``) on ``paths``
+    with the configuration ``found``; ``walk``: the command line's ``--[no-]respect-gitignore``
+    and ``--[no-]force-exclude``."""
+    from .command_run import run_inputs, walk_settings
+
+    respect_gitignore, force_exclude = walk
+    return int(
+        run_inputs(
+            mode,
+            paths,
+            config=found,
+            walk=walk_settings(
+                found, respect_gitignore=respect_gitignore, force_exclude=force_exclude
+            ),
+            **run,
+        )
+    )
+
+
+@app.command(
+    cls=HelpCommand,
+    short_help="Remove the synthetic results toolpatch wrote.",
+    epilog=EXIT_CODES_HELP,
+)
+def strip(
+    paths: PathsArg = None,
+    diff: DiffOpt = False,
+    check: CheckOpt = False,
+    output: OutputOpt = None,
+    dialect: DialectOpt = None,
+    config: ConfigOpt = None,
+    isolated: IsolatedOpt = False,
+    skip_no_history: SkipNoHistoryOpt = False,
+    respect_gitignore: RespectGitignoreOpt = None,
+    force_exclude: ForceExcludeOpt = None,
+    jobs: JobsOpt = None,
+    quiet: QuietOpt = False,
+    silent: SilentOpt = False,
+    verbose: VerboseOpt = False,
+    stdin_filename: StdinFilenameOpt = None,
+    color: ColorOpt = ColorMode.AUTO,
+) -> int:
+    """Remove the synthetic results toolpatch wrote: the history as it was before `fix`.
+
+    A result is toolpatch's when it is the one `fix` writes for its call: the default text or
+    the configured one (texts) filled in for the call, with the format's error flag. Files
+    are rewritten in place, atomically; standard input is written to standard output.
+    """
+    from .command_run import load_configuration, rule_settings
+    from .input_run import Mode
+
+    found = load_configuration(
+        config, isolated=isolated, paths=paths, stdin_filename=stdin_filename
+    )
+    return _rewrite(
+        Mode.FIX_DIFF if diff else Mode.FIX_CHECK if check else Mode.FIX,
+        paths,
+        found,
+        rules=rule_settings(found, None, None, dialect, strip=True),
+        output=output,
+        verbosity=verbosity(quiet=quiet, verbose=verbose, silent=silent),
+        stdin_filename=stdin_filename,
+        color=color,
+        skip_no_history=skip_no_history,
+        walk=(respect_gitignore, force_exclude),
+        jobs=jobs,
     )
 
 
@@ -468,6 +569,7 @@ def show(
     ignore: IgnoreOpt = None,
     dialect: DialectOpt = None,
     unsafe_fixes: ShowUnsafeFixesOpt = None,
+    repair: RepairOpt = None,
     full: Annotated[
         bool, typer.Option("--full", help="Show every message's text whole, not cut short.")
     ] = False,
@@ -494,7 +596,7 @@ def show(
     found = load_configuration(
         config, isolated=isolated, paths=[path], stdin_filename=stdin_filename
     )
-    rules = rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes)
+    rules = rule_settings(found, select, ignore, dialect, unsafe_fixes=unsafe_fixes, repair=repair)
     sources = input_sources([path], stdin_filename=stdin_filename, skip=False)
     if len(sources) != 1 or os.path.isdir(path):
         msg = "show takes one file (or - for stdin), not a directory"

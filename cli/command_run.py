@@ -66,8 +66,11 @@ def rule_settings(
     *,
     unsafe_fixes: bool | None = None,
     keep_invalid_lines: bool | None = None,
+    repair: str | None = None,
+    strip: bool = False,
 ) -> RuleSettings:
-    """Command line over configuration; bad command-line values are usage errors."""
+    """Command line over configuration; bad command-line values are usage errors. ``strip``:
+    the run finds the results toolpatch wrote (``toolpatch strip``) instead."""
     rules = RuleSettings.merge(
         config,
         select=_split(select),
@@ -75,11 +78,17 @@ def rule_settings(
         dialect=dialect,
         unsafe_fixes=unsafe_fixes,
         keep_invalid_lines=keep_invalid_lines,
+        repair=repair,
+        strip=strip,
     )
     try:
         rules.options_for()
     except patchcore.UnknownDialectError as exc:
         raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
+    except patchcore.UnknownRepairError as exc:
+        raise typer.BadParameter(
+            exc.reason.removeprefix("repair: "), param_hint="--repair"
+        ) from None
     except patchcore.UnknownRuleError as exc:
         raise typer.BadParameter(exc.reason, param_hint="--select/--ignore") from None
     return rules

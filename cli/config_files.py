@@ -52,6 +52,7 @@ class Config:
         texts: Rule code → template of its synthetic result.
         dialect: Dialect forced on every list.
         unsafe_fixes: Whether ``fix`` applies unsafe fixes.
+        repair: What the fix of an unanswered call does (``answer`` or ``drop``).
         output_format: The default ``check --output-format``.
         live_session_minutes: How recently a session log may have been written to and still be
             taken for a running agent's (`LIVE_SESSION_MINUTES` when not set; 0: never).
@@ -71,6 +72,7 @@ class Config:
     texts: Mapping[str, str] = field(default_factory=dict)
     dialect: str | None = None
     unsafe_fixes: bool | None = None
+    repair: str | None = None
     output_format: str | None = None
     live_session_minutes: float | None = None
     keep_invalid_lines: bool | None = None
@@ -136,6 +138,14 @@ def _dialect(key: str, value: Any) -> str:
     return value
 
 
+def _repair(key: str, value: Any) -> str:
+    try:
+        return patchcore.make_options(repair=value).repair.value
+    except patchcore.UnknownRepairError as exc:
+        msg = f"{key}: {exc.reason.removeprefix('repair: ')}"
+        raise ConfigError(msg) from None
+
+
 def _flag(key: str, value: Any) -> bool:
     if not isinstance(value, bool):
         msg = f"{key}: expected true or false"
@@ -181,6 +191,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "texts": ("texts", _texts),
     "dialect": ("dialect", _dialect),
     "unsafe-fixes": ("unsafe_fixes", _flag),
+    "repair": ("repair", _repair),
     "output-format": ("output_format", _output_format),
     "live-session-minutes": ("live_session_minutes", _minutes),
     "keep-invalid-lines": ("keep_invalid_lines", _flag),

@@ -38,9 +38,20 @@ def provider_errors(rule: Rule) -> list[tuple[list[str], str]]:
     return [(names, error) for error, names in grouped.items()]
 
 
-def repaired_example(rule: Rule) -> str:
-    """The rule's example as ``toolpatch fix`` repairs it (with ``--unsafe-fixes``), or, for a
-    rule without a fix, the history as it should be.
+#: When to choose which repair policy, said under each rule whose fix answers a call.
+_POLICIES = (
+    "With `--repair drop` (the `repair` setting) the fix removes the call instead: its entry "
+    "or block, and its message when nothing else is left in it. That deletes what the model "
+    "wrote, so it is unsafe (`--unsafe-fixes`), and it is never applied to an agent session "
+    "log, where it would rewrite what the agent did. Choose `answer` for a history that will "
+    "be resumed or sent again, and `drop` for training data, where a made-up result would be "
+    "learned; to make nothing up at all, only `check`."
+)
+
+
+def repaired_example(rule: Rule, *, repair: str = "answer") -> str:
+    """The rule's example as ``toolpatch fix`` repairs it (with ``--unsafe-fixes`` and the
+    ``repair`` policy), or, for a rule without a fix, the history as it should be.
 
     Raises:
         RuntimeError: The engine does not repair the example (a bug the tests catch).
@@ -48,7 +59,7 @@ def repaired_example(rule: Rule) -> str:
     if rule.fix is None:
         assert rule.use_instead is not None, f"{rule.code} has no fix and no use_instead"
         return rule.use_instead
-    options = patchcore.make_options(select=[rule.code], unsafe_fixes=True)
+    options = patchcore.make_options(select=[rule.code], unsafe_fixes=True, repair=repair)
     result = patchcore.fix_document(rule.example, options=options)
     if result.output is None:
         msg = f"the example of {rule.code} is not repaired"
@@ -123,6 +134,9 @@ def _blocks(rule: Rule, level: int) -> Iterator[tuple[str, str]]:
             "The synthetic result's text (the `texts` setting of the configuration changes "
             f"it): `{rule.text}`",
         )
+        yield "paragraph", _POLICIES
+        yield "paragraph", "What `toolpatch fix --repair drop --unsafe-fixes` writes:"
+        yield "code", repaired_example(rule, repair="drop")
 
 
 def rule_markdown(rule: Rule, *, width: int | None = None, level: int = 1) -> list[str]:

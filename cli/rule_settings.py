@@ -2,7 +2,8 @@
 
 Precedence follows ruff: a ``--select`` on the command line replaces the configured ``select``
 (and drops the configured ``ignore`` with it); a ``--ignore`` adds to the configured one;
-``--dialect``, ``--[no-]unsafe-fixes`` and ``--[no-]keep-invalid-lines`` replace theirs.
+``--dialect``, ``--[no-]unsafe-fixes``, ``--repair`` and ``--[no-]keep-invalid-lines`` replace
+theirs.
 ``per-file-ignores`` then leave more rules out for the files whose path (relative to the
 configuration's folder) or file name matches a pattern (``fnmatch`` globs: ``*`` also crosses
 ``/``).
@@ -39,6 +40,8 @@ class RuleSettings:
     per_file_ignores: Mapping[str, tuple[str, ...]]
     root: Path
     keep_invalid_lines: bool = False
+    repair: str = "answer"
+    strip: bool = False
     _made: dict[tuple[str, ...], Options] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -51,6 +54,8 @@ class RuleSettings:
         dialect: str | None,
         unsafe_fixes: bool | None,
         keep_invalid_lines: bool | None = None,
+        repair: str | None = None,
+        strip: bool = False,
     ) -> RuleSettings:
         """Command-line values (``None``: not given) over ``config``'s."""
         kept_ignore = [] if select is not None else list(config.ignore or ())
@@ -67,6 +72,8 @@ class RuleSettings:
                 if keep_invalid_lines is not None
                 else bool(config.keep_invalid_lines)
             ),
+            repair=repair if repair is not None else config.repair or "answer",
+            strip=strip,
         )
 
     def ignored_for(self, name: str) -> tuple[str, ...]:
@@ -95,5 +102,7 @@ class RuleSettings:
                 dialect=self.dialect,
                 unsafe_fixes=self.unsafe_fixes,
                 keep_invalid_lines=self.keep_invalid_lines,
+                repair=self.repair,
+                strip=self.strip,
             )
         return self._made[extra]

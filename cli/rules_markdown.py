@@ -25,7 +25,8 @@ families:
 
 - **TP0xx, the pairing rules** (on by default): a tool call that no result answers. Their fix
   inserts a synthetic error result and is *safe*: it only adds content, so plain `toolpatch fix`
-  applies it.
+  applies it. With `--repair drop` it removes the call instead, an *unsafe* fix
+  ([Repair policies](cli.md#repair-policies) says when to choose which).
 - **TP1xx, the provider-strict rules** (opt-in): results without a call, results in the wrong
   place, duplicates, reused or missing ids, results not first in their message, empty
   `tool_calls`. Providers reject each of these, but the data is often acceptable where it lives

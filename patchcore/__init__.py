@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         fix_messages,
         layout_of_head,
         load_engine,
+        strip_document,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
     from patchcore.errors import (
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         SelfCheckError,
         ShapeError,
         UnknownDialectError,
+        UnknownRepairError,
         UnknownRuleError,
         located_text,
     )
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
         DEFAULT_TEXTS,
         RULES,
         Applicability,
+        RepairPolicy,
         Rule,
         RuleSelection,
         fill,
@@ -89,6 +92,7 @@ _MODULES = {
             "fix_messages",
             "layout_of_head",
             "load_engine",
+            "strip_document",
         ],
         "patchcore.api",
     ),
@@ -118,6 +122,7 @@ _MODULES = {
             "SelfCheckError",
             "ShapeError",
             "UnknownDialectError",
+            "UnknownRepairError",
             "UnknownRuleError",
             "located_text",
         ],
@@ -131,6 +136,7 @@ _MODULES = {
             "DEFAULT_TEXTS",
             "RULES",
             "Applicability",
+            "RepairPolicy",
             "Rule",
             "RuleSelection",
             "fill",
@@ -176,6 +182,7 @@ __all__ = [
     "Progress",
     "RandomAccess",
     "Repair",
+    "RepairPolicy",
     "Result",
     "Rule",
     "RuleSelection",
@@ -184,6 +191,7 @@ __all__ = [
     "Stream",
     "Unchanged",
     "UnknownDialectError",
+    "UnknownRepairError",
     "UnknownRuleError",
     "__version__",
     "apply_patches",
@@ -207,4 +215,5 @@ __all__ = [
     "process_batch",
     "rule_named",
     "shows_history",
+    "strip_document",
 ]

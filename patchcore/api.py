@@ -98,6 +98,37 @@ def fix_document(
     return run(_as_bytes(data), filename=filename, options=options or _DEFAULTS, fix=True)
 
 
+def strip_document(
+    data: bytes | str, *, filename: str | None = None, options: Options | None = None
+) -> Result:
+    """Remove the results toolpatch wrote from a JSON or JSON Lines document (``toolpatch
+    strip``): each result that is the synthetic result a TP0xx fix writes for its call, with
+    the default text or the one ``options`` configures, and the format's error flag.
+
+    What `fix_document` inserted, this removes byte for byte (the history as it was before
+    the fix), in agent session logs too. ``options``' rule selection is not used.
+
+    Returns:
+        A `Result`: its findings are the results found (each with the fix that removes it),
+        ``output`` the stripped bytes, or ``None`` when there was none.
+
+    Raises:
+        DecodeError, NoHistoryError, ShapeError, SelfCheckError: as `fix_document`.
+
+    Example:
+        >>> fixed = fix_document(b'[{"role": "assistant", "tool_calls": [{"id": "c1", '
+        ...     b'"type": "function", "function": {"name": "f", "arguments": "{}"}}]}]').output
+        >>> len(fixed) > len(strip_document(fixed).output)  # the tool message is gone
+        True
+    """
+    from dataclasses import replace
+
+    from patchcore.pipeline import run
+
+    stripping = replace(options or _DEFAULTS, strip=True)
+    return run(_as_bytes(data), filename=filename, options=stripping, fix=True)
+
+
 def check_lines(data: bytes, *, options: Options | None = None, first_line: int = 1) -> Result:
     """Find defects in whole lines of a JSON Lines corpus that holds one conversation per line:
     the unit a distributed engine maps over (a partition, a block cut at line breaks).

@@ -29,8 +29,9 @@ from patchcore.dialects.langchain import LangChain
 from patchcore.engine.apply import apply_edits
 from patchcore.engine.check import check_list
 from patchcore.layouts.base import unique_edits
-from patchcore.model import Edit, Finding, Insert
+from patchcore.model import Edit, Finding, Insert, Replace
 from patchcore.options import Options
+from patchcore.raw.splice import rebased
 
 _LANGCHAIN = LangChain()
 
@@ -118,9 +119,44 @@ def fix_base_messages(
     if not fixed:
         return Repair(list(messages), tuple(findings), ())
     edits: list[Edit] = []
+    inside: dict[int, list[Edit]] = {}
     for edit in unique_edits(fixed):
         if isinstance(edit, Insert):  # new ToolMessages are built by langchain-core itself
             values = tuple(ToolMessage(**v) if isinstance(v, dict) else v for v in edit.values)
             edit = Insert(edit.array, edit.index, values)
-        edits.append(edit)
+        place = edit.array if isinstance(edit, Insert) else edit.pointer
+        if len(place) > 1:  # inside one message (the drop repair policy's calls)
+            inside.setdefault(int(place[0]), []).append(rebased(edit, 1))
+        else:
+            edits.append(edit)
+    edits += [
+        Replace((index,), _without_calls(messages[index], changes))
+        for index, changes in inside.items()
+    ]
     return Repair(apply_edits(list(messages), edits), tuple(findings), fixed)
+
+
+def _without_calls(message: BaseMessage, edits: Sequence[Edit]) -> BaseMessage:
+    """A copy of ``message`` with ``edits`` (of its `_as_fields`) applied: the drop repair
+    policy's calls gone from ``tool_calls``, ``invalid_tool_calls``, ``tool_call_chunks`` and
+    ``content``, and from ``additional_kwargs["tool_calls"]``, where the provider's raw calls
+    would otherwise be sent again."""
+    before = _as_fields(message)
+    after = apply_edits(before, edits)
+    update = {key: value for key, value in after.items() if value is not before.get(key)}
+    kept = {
+        call.get("id")
+        for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks")
+        for call in after.get(key) or ()
+        if isinstance(call, Mapping)
+    }
+    raw = message.additional_kwargs.get("tool_calls")
+    if isinstance(raw, list):
+        extra = dict(message.additional_kwargs)
+        remaining = [c for c in raw if not isinstance(c, Mapping) or c.get("id") in kept]
+        if remaining:
+            extra["tool_calls"] = remaining
+        else:
+            del extra["tool_calls"]
+        update["additional_kwargs"] = extra
+    return message.model_copy(update=update)

@@ -138,5 +138,9 @@ class UnknownDialectError(PatchcoreError):
     """A dialect name is not one toolpatch knows."""
 
 
+class UnknownRepairError(PatchcoreError):
+    """A repair policy is not one toolpatch knows (``answer``, ``drop``)."""
+
+
 class SelfCheckError(PatchcoreError):
     """The repaired output did not pass the stability check; nothing should be written."""

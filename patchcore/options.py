@@ -11,8 +11,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from patchcore.errors import UnknownRuleError
-from patchcore.rules import DEFAULT_TEXTS, Applicability, RuleSelection, template_problem
+from patchcore.errors import UnknownRepairError, UnknownRuleError
+from patchcore.rules import (
+    DEFAULT_TEXTS,
+    Applicability,
+    RepairPolicy,
+    RuleSelection,
+    template_problem,
+)
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
@@ -41,6 +47,10 @@ class Options:
             JSON (torn by a crash while the file was written, NUL bytes included) is kept as
             it is and reported (`patchcore.result.Result.kept`) instead of failing the input;
             every other line is checked and repaired.
+        repair: What the fix of an unanswered call (TP001-TP003) does: answer it with a
+            synthetic result (safe), or drop the call (unsafe, never in an agent session log).
+        strip: Instead of checking the rules, find the results toolpatch wrote (``toolpatch
+            strip``): each is a finding whose fix removes it.
     """
 
     selection: RuleSelection = field(default_factory=RuleSelection.build)
@@ -50,6 +60,8 @@ class Options:
     with_messages: bool = False
     live: bool = False
     keep_invalid_lines: bool = False
+    repair: RepairPolicy = RepairPolicy.ANSWER
+    strip: bool = False
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -63,6 +75,7 @@ class Options:
             self.dialect is None
             and self.selection.codes <= _QUICK_RULES
             and not self.with_messages  # the lane reads no message whole
+            and not self.strip  # the lane proves calls answered, not who answered them
         )
 
     def applies(self, fix: Fix | None) -> bool:
@@ -84,12 +97,19 @@ def make_options(
     with_messages: bool = False,
     live: bool = False,
     keep_invalid_lines: bool = False,
+    repair: str | RepairPolicy = RepairPolicy.ANSWER,
+    strip: bool = False,
 ) -> Options:
     """Validate and bundle the options shared by every function.
+
+    ``repair``: ``"answer"`` (the default) or ``"drop"`` (`RepairPolicy`), what the fix of an
+    unanswered call does. ``strip``: find the results toolpatch wrote instead (`patchcore.strip`
+    uses it).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
         UnknownDialectError: ``dialect`` is not a known dialect.
+        UnknownRepairError: ``repair`` is not a repair policy.
     """
     merged = dict(DEFAULT_TEXTS)
     for code, template in (texts or {}).items():
@@ -112,6 +132,8 @@ def make_options(
         forced = dialect_named(dialect)
     return Options(
         selection=RuleSelection.build(select=select, ignore=ignore),
+        repair=repair_policy(repair),
+        strip=strip,
         texts=merged,
         dialect=forced,
         unsafe_fixes=unsafe_fixes,
@@ -119,3 +141,19 @@ def make_options(
         live=live,
         keep_invalid_lines=keep_invalid_lines,
     )
+
+
+def repair_policy(value: object) -> RepairPolicy:
+    """``value`` as a `RepairPolicy` (its name, ``"answer"`` or ``"drop"``, or the policy).
+
+    Raises:
+        UnknownRepairError: It is neither.
+    """
+    if isinstance(value, RepairPolicy):
+        return value
+    for policy in RepairPolicy:
+        if value == policy.value:
+            return policy
+    known = ", ".join(repr(p.value) for p in RepairPolicy)
+    msg = f"repair: {value!r} is not a repair policy (known: {known})"
+    raise UnknownRepairError(msg)

@@ -20,6 +20,20 @@ class Applicability(enum.Enum):
     """Deletes or moves existing content; needs ``--unsafe-fixes``."""
 
 
+class RepairPolicy(enum.Enum):
+    """What a fix does with a tool call that no result answers (the TP0xx rules).
+
+    docs/pairing.md#repair-policies says when to choose which.
+    """
+
+    ANSWER = "answer"
+    """Insert a synthetic error result after it (a safe fix: it only adds content)."""
+
+    DROP = "drop"
+    """Remove the call itself (an unsafe fix: it deletes what the model wrote); never in an
+    agent session log, where it would rewrite what the agent did."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One rule, and its documentation: ``toolpatch rule CODE`` and docs/rules.md print these

@@ -31,7 +31,7 @@ from langchain_core.messages import (
 )
 
 from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
-from tests.sample_cases import SAMPLES, Dump, fixed_path, json_doc, jsonl, unsafe_path
+from tests.sample_cases import SAMPLES, Dump, drop_path, fixed_path, json_doc, jsonl, unsafe_path
 
 TP001, TP002, TP003 = TP001_TEXT, TP002_TEXT, TP003_TEXT
 
@@ -46,6 +46,8 @@ class Sample:
         dump: Serialises the records to the file's bytes.
         expected: The repaired records (same shape), or ``None`` when nothing must change.
         unsafe: The records after ``fix --unsafe-fixes``, or ``None``: the same as ``expected``.
+        drop: The records after ``fix --repair drop --unsafe-fixes`` (the unanswered calls
+            removed), or ``None``: no sample of that repair.
     """
 
     path: str
@@ -53,6 +55,7 @@ class Sample:
     dump: Dump
     expected: Sequence[Any] | None = None
     unsafe: Sequence[Any] | None = None
+    drop: Sequence[Any] | None = None
 
 
 def inserted(values: Sequence[Any], inserts: Sequence[tuple[int, Any]]) -> list[Any]:
@@ -174,6 +177,18 @@ def clean_thread() -> list[BaseMessage]:
         ToolMessage("18C, sunny", name="get_weather", tool_call_id="call_1", id="t-1"),
         AIMessage("It is 18C and sunny.", id="run-2"),
     ]
+
+
+def weather_dropped() -> list[BaseMessage]:
+    """`weather_parallel` with the unanswered call removed, as the drop repair leaves it: the
+    AI message keeps its text and its answered call."""
+    messages = weather_parallel()
+    messages[1] = AIMessage(
+        "Let me look both up.",
+        id="run-1",
+        tool_calls=[tool_call("get_weather", "call_wX1", city="Paris")],
+    )
+    return messages
 
 
 def model_dump(messages: Sequence[BaseMessage], *, exclude_none: bool = False) -> list[Any]:
@@ -327,6 +342,14 @@ def langchain_cases() -> list[Sample]:
 
     lines = messages_to_dict(weather)
     lines_fixed = messages_to_dict(inserted(weather, weather_fix))
+    # The drop repair: the seed's AI message holds nothing but its call, so it goes whole.
+    seed_dropped = picked(seed, 0, 1, 3)
+    conversations_dropped = [
+        conversations[0],
+        {"session_id": "s-002", "messages": messages_to_dict(weather_dropped())},
+        {"session_id": "s-003", "messages": messages_to_dict(picked(tail, 0))},
+        {"session_id": "s-004", "messages": messages_to_dict(picked(turns, 0, 2, 3, 4, 6, 7))},
+    ]
 
     return [
         Sample(
@@ -334,12 +357,14 @@ def langchain_cases() -> list[Sample]:
             [messages_to_dict(seed)],
             json_doc(2),
             expected=[messages_to_dict(inserted(seed, seed_fix))],
+            drop=[messages_to_dict(seed_dropped)],
         ),
         Sample(
             "langchain/parallel-partial-answer.json",
             [messages_to_dict(weather)],
             json_doc(2),
             expected=[messages_to_dict(inserted(weather, weather_fix))],
+            drop=[messages_to_dict(weather_dropped())],
         ),
         Sample(
             "langchain/two-turns.json",
@@ -388,12 +413,14 @@ def langchain_cases() -> list[Sample]:
             [[js_envelope(m) for m in weather]],
             json_doc(None),
             expected=[[js_envelope(m) for m in inserted(weather, weather_fix)]],
+            drop=[[js_envelope(m) for m in weather_dropped()]],
         ),
         Sample(
             "langchain/model-dump.json",
             [model_dump(turns)],
             json_doc(2),
             expected=[model_dump(inserted(turns, turns_fix))],
+            drop=[model_dump(picked(turns, 0, 2, 3, 4, 6, 7))],
         ),
         Sample(
             "langchain/langgraph-thread-state.json", [thread], json_doc(2), expected=[thread_fixed]
@@ -403,9 +430,19 @@ def langchain_cases() -> list[Sample]:
         ),
         Sample("langchain/langsmith-llm-run.json", [llm_run], json_doc(2), expected=[llm_fixed]),
         Sample(
-            "langchain/conversations.jsonl", conversations, jsonl(), expected=conversations_fixed
+            "langchain/conversations.jsonl",
+            conversations,
+            jsonl(),
+            expected=conversations_fixed,
+            drop=conversations_dropped,
         ),
-        Sample("langchain/messages.jsonl", lines, jsonl(), expected=lines_fixed),
+        Sample(
+            "langchain/messages.jsonl",
+            lines,
+            jsonl(),
+            expected=lines_fixed,
+            drop=messages_to_dict(weather_dropped()),
+        ),
         Sample(
             "langchain/clean-thread.json",
             [{"values": {"messages": model_dump(clean_thread())}}],
@@ -551,6 +588,8 @@ def files() -> dict[str, bytes]:
             written[fixed_path(sample.path)] = sample.dump(sample.expected)
         if sample.unsafe is not None:
             written[unsafe_path(sample.path)] = sample.dump(sample.unsafe)
+        if sample.drop is not None:
+            written[drop_path(sample.path)] = sample.dump(sample.drop)
     return written
 
 

@@ -677,6 +677,12 @@ def _member(block: Any, key: str) -> Mapping[str, Any] | None:
     return _dict(fields[key]) if key in fields else None
 
 
+BEDROCK_ALTERNATION = (
+    "A conversation must alternate between user and assistant roles. Make sure the "
+    "conversation alternates between user and assistant roles and try again."
+)
+
+
 def bedrock(messages: Messages) -> list[Violation]:
     """AWS Bedrock Converse.
 
@@ -686,12 +692,19 @@ def bedrock(messages: Messages) -> list[Violation]:
     * ``toolResult`` blocks come first in their message, answer ``toolUse`` ids of the previous
       message and hold no id twice;
     * a result with ``status: "error"`` has non-empty ``content`` whose text blocks are not
-      empty.
+      empty;
+    * user and assistant messages alternate (``ValidationException``: "A conversation must
+      alternate between user and assistant roles", as users report it).
     """
     found: list[Violation] = []
 
     def add(rule: str, index: int, error: str) -> None:
         found.append(Violation("bedrock", rule, index, error))
+
+    roles = [_dict(m).get("role") for m in messages]
+    for index in range(1, len(roles)):
+        if roles[index] == roles[index - 1]:
+            add("alternation", index, BEDROCK_ALTERNATION)
 
     previous_uses: list[Any] = []
     for index, raw in enumerate(messages):

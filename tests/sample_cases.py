@@ -3,7 +3,9 @@
 
 A sample is an input file ``x.json`` (or ``x.jsonl``) with, when ``fix`` changes it, its expected
 repair ``x.fixed.json`` beside it, and for the provider-strict samples ``x.unsafe.json``, what
-``fix --unsafe-fixes`` writes. The files are the source of truth: the expected repairs were
+``fix --unsafe-fixes`` writes. ``x.drop.json``, where present, is what ``fix --repair drop
+--unsafe-fixes`` writes (docs/pairing.md#repair-policies): the unanswered calls removed instead
+of answered. The files are the source of truth: the expected repairs were
 stated by hand, never computed by toolpatch (the LangChain ones are serialised by langchain-core
 itself: ``tests/langchain_samples.py`` writes them). What the files cannot say lives in the
 ``cases.toml`` of their folder, one table per input file::
@@ -92,6 +94,13 @@ class Case:
         """What ``fix --unsafe-fixes`` writes, ``x.unsafe.json``; ``None``: the same as
         without ``--unsafe-fixes``."""
         path = SAMPLES / unsafe_path(self.path)
+        return path if path.is_file() else None
+
+    @property
+    def drop(self) -> Path | None:
+        """What ``fix --repair drop --unsafe-fixes`` writes, ``x.drop.json``; ``None``: no
+        sample of that policy for this input."""
+        path = SAMPLES / drop_path(self.path)
         return path if path.is_file() else None
 
     @property
@@ -194,6 +203,12 @@ def unsafe_path(path: str) -> str:
     return f"{stem}.unsafe{dot}{suffix}"
 
 
+def drop_path(path: str) -> str:
+    """``a/b.json`` → ``a/b.drop.json``."""
+    stem, dot, suffix = path.rpartition(".")
+    return f"{stem}.drop{dot}{suffix}"
+
+
 def case_files(case: Case) -> list[str]:
     """The files of ``samples/`` a case owns: its input and the expected outputs it has."""
     owned = [case.path]
@@ -201,6 +216,8 @@ def case_files(case: Case) -> list[str]:
         owned.append(fixed_path(case.path))
     if case.unsafe is not None:
         owned.append(unsafe_path(case.path))
+    if case.drop is not None:
+        owned.append(drop_path(case.path))
     return owned
 
 
@@ -263,6 +280,10 @@ def readme(cases: Sequence[Case]) -> bytes:
         "defects stay), `x.unsafe.json` what `fix --unsafe-fixes` writes. Their findings carry",
         "`check`'s marks: `[*]` fixable, `[~]` fixable with `--unsafe-fixes`.",
         "",
+        "`x.drop.json`, beside some inputs, is what `fix --repair drop --unsafe-fixes` writes:",
+        "the unanswered calls removed instead of answered (docs/pairing.md#repair-policies);",
+        "the table marks those inputs *(drop)*.",
+        "",
         "| file | what it shows | `toolpatch check` reports |",
         "|---|---|---|",
     ]
@@ -275,7 +296,8 @@ def readme(cases: Sequence[Case]) -> bytes:
         if case.warning:
             reported = ", ".join(filter(None, (reported, f"warning: {case.warning}")))
         reported = reported or "-"
-        lines.append(f"| `{case.path}` | {case.about} | {reported} |")
+        shown = f"`{case.path}` *(drop)*" if case.drop is not None else f"`{case.path}`"
+        lines.append(f"| {shown} | {case.about} | {reported} |")
     return ("\n".join(lines) + "\n").encode()
 
 

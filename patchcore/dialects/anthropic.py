@@ -181,6 +181,9 @@ class Anthropic(BlockDialect):
         role = Role.RESULTS if only_results else Role.OTHER
         return MessageView(role, tuple(calls), tuple(results), tuple(inner))
 
+    def is_reasoning(self, block: Any) -> bool:
+        return tag(block, "type") in ("thinking", "redacted_thinking")
+
     def takes_results(self, message: Any) -> bool:
         return message.get("role") == "user" and isinstance(message.get("content"), (str, list))
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, DROPPED, Defect
 from patchcore.engine.pairing import Answer, insertion_point, result_region
 from patchcore.errors import ShapeError, json_kind
@@ -80,6 +81,9 @@ class ListContext:
             Agents SDK run state indexes its items), or ``None``.
         awaiting_approval: Ids of calls the record says await an approval (an Agents SDK run
             paused on a tool approval): their results are for the run to add, not for a repair.
+        kept_calls: Why no call of the list is ever removed (an agent session log: dropping
+            a call would rewrite what the agent did), said in the findings the ``drop`` repair
+            policy leaves without a fix; ``None``: calls may be dropped.
     """
 
     pointer: Pointer
@@ -87,6 +91,7 @@ class ListContext:
     single: bool = False
     sealed: str | None = None
     awaiting_approval: frozenset[str] = frozenset()
+    kept_calls: str | None = None
 
     def message_pointer(self, index: int) -> Pointer:
         """Pointer of message ``index`` inside the record."""
@@ -125,6 +130,12 @@ class ListContext:
         return Delete((*self.pointer, index)) if self.whole_messages else None
 
 
+#: Why a call of an agent session log is never dropped (`ListContext.kept_calls`).
+SESSION_LOG = (
+    "the drop repair never removes a call from an agent session log: it would rewrite what the "
+    "agent did"
+)
+
 #: For each defect, the edits that fix it (empty: this defect cannot be fixed here).
 Plan = list[tuple[Edit, ...]]
 
@@ -143,6 +154,9 @@ class Dialect(ABC):
     spelling_of: ClassVar[str | None] = None
     """The dialect this one spells differently, sharing its plain messages (the JavaScript
     Agents SDK's items are the Responses API's): named in a mix only for its own markers."""
+    kept_calls: ClassVar[str | None] = None
+    """Why no call of this dialect is ever dropped (an agent session format, wherever its
+    lists are found), or ``None``; a list can say so too (`ListContext.kept_calls`)."""
     provider_errors: ClassVar[Mapping[str, str]] = {}
     """Rule code → the error a provider answers such a history with (``{id}``, ``{index}``,
     ``{next}``, ``{name}`` are filled in)."""
@@ -227,6 +241,150 @@ class Dialect(ABC):
         (the quick lane reads it without parsing the list); ``None``: learned from ``messages``.
         """
 
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        """How the list writes a new result (the ``style`` of `plan`)."""
+        return {}
+
+    def written_result(
+        self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
+    ) -> Any:
+        """The result toolpatch writes for ``call`` (issued by ``caller``) with ``text``, in a
+        list whose `writing_style` is ``style`` (a message, or a block of one), or ``None``
+        where it writes none: what ``toolpatch strip`` recognises as its own."""
+        return None
+
+    def empty_message(self, message: Any) -> bool:
+        """Whether ``message``, once calls were dropped from it, holds neither content nor
+        calls, so that it goes too (the ``drop`` repair policy)."""
+        return False
+
+    def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
+        """What to remove from ``message`` (pointers inside it) so that the calls at ``paths``
+        are gone, or ``None`` when a call is the message itself (an OpenAI Responses item).
+
+        A call is an element of a list (``tool_calls``, ``content``, ``parts``) or a member
+        (the legacy ``function_call``); a list that loses every element goes as a whole key.
+        """
+        if any(not path for path in paths):
+            return None
+        arrays: dict[Pointer, set[int]] = {}
+        removed: list[Pointer] = []
+        for path in paths:
+            last = path[-1]
+            if isinstance(last, int):
+                arrays.setdefault(path[:-1], set()).add(last)
+            else:
+                removed.append(path)
+        for array, indexes in arrays.items():
+            if len(indexes) == len(value_at(message, array)) and not self.keeps_empty(array):
+                removed.append(array)
+            else:
+                removed += [(*array, index) for index in sorted(indexes)]
+        return removed
+
+    def keeps_empty(self, array: Pointer) -> bool:
+        """Whether the list of calls at ``array`` (inside a message) stays as ``[]`` when its
+        every call is dropped, rather than going as a key (LangChain writes its lists always)."""
+        return False
+
+    def message_deletions(
+        self, messages: Sequence[Any], context: ListContext, index: int
+    ) -> tuple[Edit, ...]:
+        """The edits that remove message ``index`` whose every call is dropped (nothing where
+        whole messages cannot be removed)."""
+        deletion = context.delete_message(index)
+        return (deletion,) if deletion is not None else ()
+
+    def drop_breaks(self, previous: Any, kept: Any, following: Any) -> bool:
+        """Whether a message left as ``kept`` once its calls are dropped (``None``: removed),
+        between the messages ``previous`` and ``following`` of the repaired list (``None``:
+        none), breaks a rule of the provider about the order of turns; such calls are not
+        dropped. Never, by default."""
+        return False
+
+    def _refused(self, messages: Sequence[Any], kept: Mapping[int, Any]) -> set[int]:
+        """The messages whose drops `drop_breaks` refuses, ``kept`` being what each message
+        with drops becomes: refusing one puts it back, which may refuse others, until none
+        changes."""
+        refused: set[int] = set()
+
+        def now(index: int) -> Any:
+            return messages[index] if index in refused or index not in kept else kept[index]
+
+        def neighbour(index: int, step: int) -> Any:
+            index += step
+            while 0 <= index < len(messages) and (messages[index] is None or now(index) is None):
+                index += step
+            return now(index) if 0 <= index < len(messages) else None
+
+        while more := {
+            index
+            for index in kept
+            if index not in refused
+            and self.drop_breaks(neighbour(index, -1), kept[index], neighbour(index, 1))
+        }:
+            refused |= more
+        return refused
+
+    def orphaned_by(self, messages: Sequence[Any], deleted: Collection[int]) -> dict[int, int]:
+        """The messages that the removal of the messages ``deleted`` leaves without the message
+        they belong with (an OpenAI Responses reasoning item without the item it preceded), each
+        with the removed message it goes with; none by default."""
+        return {}
+
+    def drop_calls(
+        self,
+        messages: Sequence[Any],
+        context: ListContext,
+        drops: Sequence[tuple[int, Defect]],
+        plan: list[list[Edit]],
+    ) -> None:
+        """Plan the ``drop`` repair policy: add to ``plan[k]`` the edits that remove the call of
+        each ``(k, defect)``. The drops of one message are planned together and share their
+        edits; a message left with neither content nor calls goes too, and so do the messages
+        its removal leaves alone (`orphaned_by`). A call without a truthful result (a server
+        tool's, one awaiting approval) is left, as it is unanswered."""
+        by_message: dict[int, list[int]] = {}
+        paths: dict[int, list[Pointer]] = {}
+        for k, defect in drops:
+            if defect.call is not None and defect.call.answerable:
+                by_message.setdefault(defect.message_index, []).append(k)
+                paths.setdefault(defect.message_index, []).append(defect.path)
+        outcome: dict[int, tuple[list[Pointer] | None, Any]] = {}  # removed paths, kept message
+        for index in by_message:
+            message = messages[index]
+            removed = self.call_deletions(message, paths[index])
+            kept = None if removed is None else apply_edits(message, [*map(Delete, removed)])
+            outcome[index] = (removed, None if kept is None or self.empty_message(kept) else kept)
+        refused = self._refused(messages, {i: kept for i, (_, kept) in outcome.items()})
+        removed_whole: dict[int, list[int]] = {}  # removed message -> the defects removing it
+        for index, owners in by_message.items():
+            removed, kept = outcome[index]
+            edits: tuple[Edit, ...]
+            if index in refused:
+                edits = ()  # the history would break another of the provider's rules
+            elif removed is None or kept is None:
+                edits = self.message_deletions(messages, context, index)
+                if edits:
+                    removed_whole[index] = owners
+            elif context.single or context.sealed is not None:
+                edits = ()  # a stored model response: what the model returned stays
+            else:
+                pointer = context.message_pointer(index)
+                edits = tuple(Delete((*pointer, *path)) for path in removed)
+            for k in owners:
+                plan[k] = [*plan[k], *edits]
+        while orphans := {
+            orphan: removed_whole[index]
+            for orphan, index in self.orphaned_by(messages, set(removed_whole)).items()
+            if orphan not in removed_whole
+        }:
+            for orphan, owners in orphans.items():
+                removed_whole[orphan] = owners  # whole messages can be removed: the drops were
+                deletion = context.delete_message(orphan)
+                for k in owners:
+                    plan[k] = [*plan[k], *((deletion,) if deletion is not None else ())]
+
 
 def _member_deletion(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
     """TP107: drop a key of a message (an empty ``tool_calls``)."""
@@ -282,8 +440,13 @@ class ResultMessageDialect(Dialect):
         style = self.result_style(messages) if style is None else style
         plan: list[list[Edit]] = [[] for _ in defects]
         inserts = ResultInserts()
+        drops: list[tuple[int, Defect]] = []
         for k, defect in enumerate(defects):
-            if defect.code in ANSWERED:
+            if defect.drop:
+                drops.append((k, defect))
+            elif defect.strip:
+                plan[k] += self._remove(context, defect)
+            elif defect.code in ANSWERED:
                 caller = messages[defect.message_index]
                 at = insertion_point(views, defect.message_index)
                 self.answer(inserts, k, defect, caller=caller, style=style, at=at)
@@ -300,6 +463,7 @@ class ResultMessageDialect(Dialect):
                 plan[k].append(deletion)
             elif defect.code == "TP107":
                 plan[k] += _member_deletion(context, defect)
+        self.drop_calls(messages, context, drops, plan)
         return inserts.complete(plan, context)
 
     def answer(
@@ -331,6 +495,14 @@ class ResultMessageDialect(Dialect):
         edit = context.delete_message(defect.message_index)
         return (edit,) if edit is not None else ()
 
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        return self.result_style(messages)
+
+    def written_result(
+        self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
+    ) -> Any:
+        return self.result_message(caller, call, text, style)
+
     @abstractmethod
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         """Learn from the list how its result messages are written (keys used, nulls kept)."""
@@ -353,6 +525,8 @@ class _Touched:
     """Block index → the defects that remove it."""
     reorder: int | None = None
     """The TP106 defect that asks for results first."""
+    strips: bool = False
+    """Results toolpatch wrote are removed (``toolpatch strip``)."""
 
 
 class BlockDialect(Dialect):
@@ -368,6 +542,25 @@ class BlockDialect(Dialect):
     """The key of a message's block list (``content``, ``parts``)."""
     results_first: ClassVar[bool] = False
     """Whether the format requires result blocks before any other block (TP106)."""
+
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        return self.block_style(messages)
+
+    def written_result(
+        self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
+    ) -> Any:
+        return self.result_block(caller, call, text, style)
+
+    def empty_message(self, message: Any) -> bool:
+        """A turn with no block, or only the model's reasoning (that led to the dropped calls)."""
+        blocks = message.get(self.blocks_key)
+        if isinstance(blocks, list):
+            return all(self.is_reasoning(block) for block in blocks)
+        return not blocks
+
+    def is_reasoning(self, block: Any) -> bool:
+        """Whether ``block`` is the model's reasoning (a thinking block), not content."""
+        return False
 
     @abstractmethod
     def takes_results(self, message: Any) -> bool:
@@ -395,6 +588,14 @@ class BlockDialect(Dialect):
         """A text block around ``text`` (used to keep a plain-string turn after new results)."""
         msg = f"{self.name} turns always hold block lists"
         raise NotImplementedError(msg)
+
+    def _wrapped(self, text: str) -> Any:
+        """The text block toolpatch writes around a plain-string turn's ``text``, or ``None``
+        where turns always hold block lists."""
+        try:
+            return self.text_block(text)
+        except NotImplementedError:
+            return None
 
     def misplaced(
         self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
@@ -434,6 +635,7 @@ class BlockDialect(Dialect):
         touched: dict[int, _Touched] = {}
         new_turns: dict[int, list[tuple[int, int, Any]]] = {}
         plan: list[list[Edit]] = [[] for _ in defects]
+        drops: list[tuple[int, Defect]] = []
 
         def at(index: int) -> _Touched:
             return touched.setdefault(index, _Touched([], {}))
@@ -451,14 +653,16 @@ class BlockDialect(Dialect):
             return True
 
         for k, defect in enumerate(defects):
-            if defect.code in ANSWERED:
+            if defect.drop:
+                drops.append((k, defect))
+            elif defect.code in ANSWERED and not defect.strip:
                 call = defect.call
                 assert call is not None and defect.text is not None
                 if call.answerable:
                     caller = messages[defect.message_index]
                     block = self.result_block(caller, call, defect.text, style)
                     add(k, defect.message_index, defect.call_index, block)
-            elif defect.code in DROPPED or defect.code == "TP102":
+            elif defect.code in DROPPED or defect.code == "TP102" or defect.strip:
                 result = defect.result
                 assert result is not None
                 if len(result.path) != 2:  # not a block of a block list: cannot be edited
@@ -469,11 +673,13 @@ class BlockDialect(Dialect):
                     if not add(k, defect.target, defect.call_index, Verbatim(source)):
                         continue  # never take a result out without putting it back
                 at(defect.message_index).removed.setdefault(int(result.path[1]), []).append(k)
+                at(defect.message_index).strips |= defect.strip
             elif defect.code == "TP106":
                 at(defect.message_index).reorder = k
             elif defect.code == "TP107":
                 plan[k] += _member_deletion(context, defect)
 
+        self.drop_calls(messages, context, drops, plan)
         for caller, blocks in new_turns.items():
             blocks.sort(key=lambda item: item[0])
             turn = self.new_turn(messages[caller], [block for _, _, block in blocks])
@@ -520,6 +726,11 @@ class BlockDialect(Dialect):
                 return [(Replace(pointer, incoming), everyone)]
             deletion = context.delete_message(index)
             return [(deletion, everyone)] if deletion is not None else []
+        if change.strips and not incoming and change.reorder is None and len(kept) == 1:
+            # toolpatch wrote a plain-string turn as its results and a text block of the string
+            text = blocks[kept[0]].get("text") if isinstance(blocks[kept[0]], dict) else None
+            if isinstance(text, str) and self._wrapped(text) == blocks[kept[0]]:
+                return [(Replace(pointer, Verbatim((*pointer, kept[0], "text"))), everyone)]
         if change.reorder is not None:
             results = [b for b in kept if self.is_result_block(blocks[b])]
             others = [b for b in kept if not self.is_result_block(blocks[b])]

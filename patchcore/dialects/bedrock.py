@@ -135,6 +135,19 @@ class Bedrock(BlockDialect):
         role = Role.RESULTS if only_results else Role.OTHER
         return MessageView(role, tuple(calls), tuple(results), tuple(inner))
 
+    def is_reasoning(self, block: Any) -> bool:
+        return isinstance(block, dict) and "reasoningContent" in block
+
+    def drop_breaks(self, previous: Any, kept: Any, following: Any) -> bool:
+        """Converse requires user and assistant turns to alternate: a drop must not remove a
+        turn from between two turns of one role."""
+        return (
+            kept is None
+            and previous is not None
+            and following is not None
+            and tag(previous, "role") == tag(following, "role")
+        )
+
     def takes_results(self, message: Any) -> bool:
         return message.get("role") == "user" and isinstance(message.get("content"), list)
 

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -140,6 +141,18 @@ class Gemini(BlockDialect):
         only_results = bool(parts) and all(_payload(p, RESPONSE_KEYS) for p in parts)
         return MessageView(Role.RESULTS if only_results else Role.OTHER, (), results)
 
+    def is_reasoning(self, block: Any) -> bool:
+        return isinstance(block, dict) and block.get("thought") is True
+
+    def drop_breaks(self, previous: Any, kept: Any, following: Any) -> bool:
+        """A model turn of calls must follow a user turn or a turn of responses: a drop must
+        not leave one right after another model turn."""
+        turns = [previous, following] if kept is None else [previous, kept, following]
+        return any(
+            _calls(after) and tag(before, "role") == "model" and not _responses(before)
+            for before, after in itertools.pairwise(turns)
+        )
+
     def takes_results(self, message: Any) -> bool:
         """The next turn takes the responses when it is a user (or legacy function) turn: the
         responses go first, before its text. A separate response turn followed by the user's
@@ -196,3 +209,19 @@ def _match(
             key = ident or f"unanswered:{name or ''}"
         results.append(ToolResult(key, ("parts", part), keyed=key == ident, name=name))
     return tuple(results)
+
+
+def _calls(turn: Any) -> bool:
+    """Whether ``turn`` is a Gemini turn with a function call part."""
+    parts = turn.get("parts") if isinstance(turn, dict) else None
+    return isinstance(parts, list) and any(
+        isinstance(part, dict) and any(key in part for key in CALL_KEYS) for part in parts
+    )
+
+
+def _responses(turn: Any) -> bool:
+    """Whether ``turn`` is a Gemini turn with a function response part."""
+    parts = turn.get("parts") if isinstance(turn, dict) else None
+    return isinstance(parts, list) and any(
+        isinstance(part, dict) and any(key in part for key in RESPONSE_KEYS) for part in parts
+    )

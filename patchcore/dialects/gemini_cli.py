@@ -52,6 +52,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
+    SESSION_LOG,
     Dialect,
     ListContext,
     Plan,
@@ -66,6 +67,7 @@ from patchcore.dialects.gemini import Gemini
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Answer
 from patchcore.model import (
+    Delete,
     Edit,
     MessageView,
     Pointer,
@@ -126,6 +128,7 @@ class GeminiCli(Dialect):
 
     name = "gemini-cli"
     title = "Gemini CLI session"
+    kept_calls = SESSION_LOG
     recognised_by = (
         "messages with `id`, `type` user / gemini / info / error / warning and `content`; "
         "`gemini` messages hold `toolCalls` entries that carry their own `result` and `status`"
@@ -184,10 +187,41 @@ class GeminiCli(Dialect):
         *,
         style: Mapping[str, Any] | None = None,
     ) -> Plan:
-        return [self._answer(messages, context, defect) for defect in defects]
+        return [
+            self._unanswer(messages, context, defect)
+            if defect.strip
+            else self._answer(messages, context, defect)
+            for defect in defects
+        ]
+
+    def written_result(
+        self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
+    ) -> Any:
+        """The ``result`` member `_answer` records in the call's entry."""
+        response: dict[str, Any] = {} if call.id is None else {"id": call.id}
+        if call.name is not None:
+            response["name"] = call.name
+        response["response"] = {"error": text}
+        return [{"functionResponse": response}]
 
     @staticmethod
-    def _answer(messages: Sequence[Any], context: ListContext, defect: Defect) -> tuple[Edit, ...]:
+    def _unanswer(
+        messages: Sequence[Any], context: ListContext, defect: Defect
+    ) -> tuple[Edit, ...]:
+        """``toolpatch strip``: the members `_answer` recorded, removed from the call's entry
+        (``resultDisplay`` where it repeats the text)."""
+        assert defect.call is not None
+        recorded = messages[defect.message_index]["toolCalls"][defect.call_index]
+        where = (*context.message_pointer(defect.message_index), *defect.call.path)
+        text = recorded["result"][0]["functionResponse"]["response"]["error"]
+        edits: list[Edit] = [Delete((*where, "result"))]
+        if recorded.get("resultDisplay") == text:
+            edits.append(Delete((*where, "resultDisplay")))
+        return tuple(edits)
+
+    def _answer(
+        self, messages: Sequence[Any], context: ListContext, defect: Defect
+    ) -> tuple[Edit, ...]:
         """The edits that record a failure in an unanswered call's own entry."""
         call = defect.call
         if defect.code not in ANSWERED or call is None or not call.answerable:
@@ -195,11 +229,8 @@ class GeminiCli(Dialect):
         assert defect.text is not None
         recorded = messages[defect.message_index]["toolCalls"][defect.call_index]
         where = (*context.message_pointer(defect.message_index), *call.path)
-        response: dict[str, Any] = {} if call.id is None else {"id": call.id}
-        if call.name is not None:
-            response["name"] = call.name
-        response["response"] = {"error": defect.text}
-        edits: list[Edit] = [Replace((*where, "result"), [{"functionResponse": response}])]
+        result = self.written_result(messages, None, call, defect.text, {})
+        edits: list[Edit] = [Replace((*where, "result"), result)]
         if "resultDisplay" not in recorded:
             edits.append(Replace((*where, "resultDisplay"), defect.text))
         return tuple(edits)

@@ -42,6 +42,7 @@ from patchcore.dialects.base import (
     optional_name,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
+from patchcore.engine.apply import value_at
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 from patchcore.rules import fill
@@ -237,6 +238,21 @@ def _content_calls(
     return calls
 
 
+def value_at_or_none(fields: Mapping[str, Any], where: Pointer) -> Any:
+    """The value at ``where`` inside ``fields``, or ``None`` where a step is missing."""
+    node: Any = fields
+    for part in where:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(str(part))
+    return node
+
+
+def _path_order(path: Pointer) -> tuple[str, ...]:
+    """A sort key for pointers that mix keys and indexes."""
+    return tuple(f"{part:>12}" if isinstance(part, int) else part for part in path)
+
+
 def _flat_with_nulls(message: object) -> bool:
     """Whether ``message`` is a flat ``model_dump`` dict that keeps its ``null`` keys."""
     unwrapped = unwrap(message)
@@ -319,6 +335,66 @@ class LangChain(ResultMessageDialect):
             answered = call_id(fields.get("tool_call_id"), (*pointer, *prefix, "tool_call_id"))
             return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
         return MessageView(Role.OTHER)
+
+    def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
+        """The calls at ``paths`` and every other place the message writes them: a call of
+        ``tool_calls`` is also in ``additional_kwargs.tool_calls`` (the provider's raw call),
+        ``tool_call_chunks``, and a provider's call block in ``content`` with its id; left
+        there, it would be read (and sent) again."""
+        unwrapped = unwrap(message)
+        assert unwrapped is not None
+        _, fields, prefix = unwrapped
+        ids = set()
+        for path in paths:
+            found = value_at(message, path)
+            if isinstance(found, dict):
+                ids.add(found.get(_CONTENT_CALL_ID.get(str(found.get("type")), "id")))
+        ids.discard(None)
+        mirrors = set(paths)
+        for where in (
+            ("tool_calls",),
+            ("invalid_tool_calls",),
+            ("tool_call_chunks",),
+            ("additional_kwargs", "tool_calls"),
+            ("content",),
+        ):
+            listed = value_at_or_none(fields, where)
+            if not isinstance(listed, list):
+                continue
+            for k, item in enumerate(listed):
+                if not isinstance(item, dict):
+                    continue
+                key = (
+                    _CONTENT_CALL_ID.get(str(item.get("type")), "id")
+                    if where == ("content",)
+                    else "id"
+                )
+                if where == ("content",) and item.get("type") not in _CONTENT_CALL_ID:
+                    continue
+                if item.get(key) in ids:
+                    mirrors.add((*prefix, *where, k))
+        return super().call_deletions(message, sorted(mirrors, key=_path_order))
+
+    def keeps_empty(self, array: Pointer) -> bool:
+        """langchain-core writes ``tool_calls``, ``invalid_tool_calls``, ``tool_call_chunks``
+        and ``content`` always (``[]`` when empty); an empty ``additional_kwargs.tool_calls``
+        is TP107's defect, so that key goes."""
+        return array[-2:] != ("additional_kwargs", "tool_calls")
+
+    def empty_message(self, message: Any) -> bool:
+        unwrapped = unwrap(message)
+        assert unwrapped is not None
+        _, fields, _ = unwrapped
+        extra = fields.get("additional_kwargs")
+        return (
+            fields.get("content") in (None, "", [])
+            and not fields.get("tool_calls")
+            and not fields.get("invalid_tool_calls")
+            and not fields.get("tool_call_chunks")
+            and not (
+                isinstance(extra, dict) and (extra.get("tool_calls") or extra.get("function_call"))
+            )
+        )
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         return self.style(keep_nulls=any(_flat_with_nulls(m) for m in messages))

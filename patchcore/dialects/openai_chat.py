@@ -227,6 +227,15 @@ class OpenAIChat(ResultMessageDialect):
             and message.get("tool_calls") == []
         ]
 
+    def empty_message(self, message: Any) -> bool:
+        return (
+            message.get("content") in (None, "", [])
+            and not message.get("tool_calls")
+            and message.get("function_call") is None
+            and not message.get("refusal")
+            and not message.get("audio")
+        )
+
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         results = [m for m in messages if m.get("role") == "tool"]
         return self.style(

@@ -32,7 +32,7 @@ kind, paired with its output, reported when it has none, never given a made-up o
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
@@ -320,6 +320,22 @@ class OpenAIResponses(ResultMessageDialect):
                     view.role, view.calls, view.results, view.inner_results, joins_previous=True
                 )
         return views
+
+    def orphaned_by(self, messages: Sequence[Any], deleted: Collection[int]) -> dict[int, int]:
+        """A reasoning item left without the model item it preceded (the API rejects it)."""
+        orphans = {}
+        for index in deleted:
+            before = index - 1
+            while before in deleted:
+                before -= 1
+            if before < 0 or _kind(messages[before]) != "reasoning":
+                continue
+            after = index + 1
+            while after in deleted:
+                after += 1
+            if after >= len(messages) or not self._in_turn(messages[after]):
+                orphans[before] = index
+        return orphans
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         return {}

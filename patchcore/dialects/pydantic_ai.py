@@ -155,6 +155,9 @@ class PydanticAI(BlockDialect):
     def block_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         return {"keys": _neighbour_keys(messages)}
 
+    def is_reasoning(self, block: Any) -> bool:
+        return isinstance(block, dict) and block.get("part_kind") == "thinking"
+
     def takes_results(self, message: Any) -> bool:
         return message.get("kind") == "request" and isinstance(message.get("parts"), list)
 

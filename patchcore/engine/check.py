@@ -6,13 +6,30 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.dialects import Dialect
+from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
+from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, Defect
+from patchcore.engine.locate import classify
 from patchcore.engine.pairing import Dangling, Pairing, pair
-from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView
+from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView, distinct_edits
 from patchcore.options import Options
-from patchcore.rules import RULES, Applicability, render_text
+from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, render_text
+
+#: What the fix of an unanswered call does under the ``drop`` repair policy.
+DROP_DESCRIPTION = "drop the unanswered call"
+#: Why a call the ``drop`` policy would remove is left in a list that cannot lose it.
+DROP_CLOSED = (
+    "dropping it would change a stored model response, or remove a message whose element holds "
+    "more than the message"
+)
+#: What ``toolpatch strip`` does with a result toolpatch wrote.
+STRIP_DESCRIPTION = "remove the synthetic result toolpatch wrote"
+#: Why a call the ``drop`` policy would remove is left (`Dialect.drop_breaks`).
+DROP_REFUSED = (
+    "dropping it would leave turns in an order the provider rejects, or a list no longer read "
+    "as a history"
+)
 
 #: The rules a dialect's `Dialect.shape_defects` reports.
 SHAPE_RULES = frozenset({"TP106", "TP107"})
@@ -40,6 +57,8 @@ def _describe(defect: Defect) -> str:
     ident = defect.ident
     what = f"tool call {_tool(defect)} ({f'id {ident}' if ident else 'no id'})"
     code = defect.code
+    if defect.strip:
+        return f"the result of {what} is the synthetic result toolpatch writes for {code}"
     if code in ANSWERED:
         text = {
             "TP001": f"{what} has no result, and the history goes on after it",
@@ -72,8 +91,64 @@ def unanswered(dangling: Dangling, options: Options) -> Defect:
     call = dangling.call
     text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
     return Defect(
-        dangling.code, dangling.message_index, call.path, call, dangling.call_index, text=text
+        dangling.code,
+        dangling.message_index,
+        call.path,
+        call,
+        dangling.call_index,
+        text=text,
+        drop=options.repair is RepairPolicy.DROP,
     )
+
+
+def written_results(
+    messages: Sequence[Any], pairing: Pairing, dialect: Dialect, options: Options
+) -> list[Defect]:
+    """The results toolpatch wrote (``toolpatch strip``): each result that is, key for key, the
+    synthetic result the dialect writes for its call with the text of a TP0xx template (the
+    default or the configured one) rendered for that call: its id, its name, the format's
+    error flag, its shape."""
+    found = []
+    style = dialect.writing_style(messages) if pairing.answers else {}
+    for answer in pairing.answers:
+        call, where = answer.call, answer.result
+        value = value_at(messages[where.message_index], where.result.path)
+        caller = messages[call.message_index]
+        for code in sorted(ANSWERED):
+            templates = dict.fromkeys((options.text(code), DEFAULT_TEXTS[code]))
+            if any(
+                dialect.written_result(messages, caller, call.call, text, style) == value
+                for text in (
+                    render_text(t, name=call.call.name, call_id=call.call.id) for t in templates
+                )
+            ):
+                found.append(
+                    Defect(
+                        code,
+                        where.message_index,
+                        where.result.path,
+                        call.call,
+                        call.call_index,
+                        result=where.result,
+                        strip=True,
+                    )
+                )
+                break
+    return found
+
+
+def fix_kind(defect: Defect) -> tuple[Applicability, str] | None:
+    """The applicability and description of the defect's fix, ``None`` when its rule has none:
+    the rule's, but dropping an unanswered call deletes what the model wrote, so it is unsafe;
+    removing a result toolpatch wrote (``toolpatch strip``, which is asked for) is not."""
+    if defect.strip:
+        return Applicability.SAFE, STRIP_DESCRIPTION
+    rule = RULES[defect.code]
+    if rule.fix is None:
+        return None
+    if defect.drop:
+        return Applicability.UNSAFE, DROP_DESCRIPTION
+    return rule.fix, rule.fix_description or ""
 
 
 def collect(
@@ -182,6 +257,36 @@ def _keeping_a_message(
     }
 
 
+def kept_calls(dialect: Dialect, context: ListContext) -> str | None:
+    """Why the calls of this list are never dropped (an agent session's), or ``None``."""
+    return context.kept_calls or dialect.kept_calls
+
+
+def _still_a_history(
+    edits: dict[int, tuple[Edit, ...]],
+    planned: Sequence[Defect],
+    messages: Sequence[Any],
+    context: ListContext,
+) -> dict[int, tuple[Edit, ...]]:
+    """``edits``, less the drops if together they would leave a list that reads as no message
+    history (its only tool call gone, beside items only a list of calls makes readable): the
+    file would no longer be one toolpatch reads, and a second run would fail on it."""
+    dropping = {id(d) for d in planned if d.drop and edits.get(id(d))}
+    if not dropping or context.single or context.member is not None:
+        return edits
+    depth = len(context.pointer)
+    changes = [
+        Delete(e.pointer[depth:])
+        for e in distinct_edits(e for k in dropping for e in edits[k])
+        if isinstance(e, Delete)
+    ]
+    # None: an element without a message, or one the quick lane did not read (it holds no call)
+    left = [m for m in apply_edits(list(messages), changes) if m is not None]
+    if not left or classify(left, DIALECTS) is not None:
+        return edits
+    return {k: () if k in dropping else planned_edits for k, planned_edits in edits.items()}
+
+
 def check_list(
     messages: Sequence[Any],
     *,
@@ -212,22 +317,26 @@ def check_list(
         views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
     pairing = pair(
         views,
-        dangling_only=options.selection.codes <= ANSWERED,
+        dangling_only=options.selection.codes <= ANSWERED and not options.strip,
         left_open=left_open,
         first_caller=first_caller,
     )
-    defects = [
-        d
-        for d in collect(messages, views, pairing, dialect, options)
-        if d.code in options.selection
-    ]
+    if options.strip:
+        defects = written_results(messages, pairing, dialect, options)
+    else:
+        defects = [
+            d
+            for d in collect(messages, views, pairing, dialect, options)
+            if d.code in options.selection
+        ]
     if not defects:
         return []
     planned = [
         d
         for d in defects
-        if RULES[d.code].fix is Applicability.SAFE
-        or (RULES[d.code].fix is Applicability.UNSAFE and plan_unsafe)
+        if (kind := fix_kind(d)) is not None
+        and (kind[0] is Applicability.SAFE or plan_unsafe)
+        and not (d.drop and kept_calls(dialect, context) is not None)
     ]
     edits = _keeping_a_message(
         dict(
@@ -240,6 +349,8 @@ def check_list(
         context,
         len(messages),
     )
+    if options.repair is RepairPolicy.DROP:
+        edits = _still_a_history(edits, planned, messages, context)
     return findings_of(defects, edits, dialect=dialect, context=context)
 
 
@@ -258,10 +369,17 @@ def findings_of(
         rule = RULES[defect.code]
         fix = None
         message = _describe(defect)
-        if rule.fix is not None:
+        kind = fix_kind(defect)
+        kept = kept_calls(dialect, context) if defect.drop else None
+        if kept is not None:
+            if _answerable(defect):
+                message += f"; {kept}"
+        elif kind is not None:
             planned_edits = edits.get(id(defect))
             if planned_edits is None or planned_edits:
-                fix = Fix(rule.fix, rule.fix_description or "", planned_edits or ())
+                fix = Fix(kind[0], kind[1], planned_edits or ())
+            elif _answerable(defect) and defect.drop:
+                message += f"; {DROP_REFUSED if context.closed is None else DROP_CLOSED}"
             elif _answerable(defect) and context.closed is not None:
                 message += f"; {context.closed}"  # its result was refused by the list itself
         findings.append(
@@ -277,7 +395,7 @@ def findings_of(
                 call_id=defect.ident,
                 tool_name=defect.call.name if defect.call is not None else None,
                 fix=fix,
-                provider_error=dialect.provider_error(defect),
+                provider_error=None if defect.strip else dialect.provider_error(defect),
             )
         )
     return findings

@@ -31,6 +31,10 @@ class Defect:
         target: For TP102, the index of the calling message the result belongs after.
         text: For TP001-TP003, the synthetic result's text.
         reason: Why it is a defect, where the rule needs saying more (TP102).
+        drop: For TP001-TP003, the fix removes the call instead of answering it (the ``drop``
+            repair policy, `patchcore.rules.RepairPolicy`).
+        strip: The result is one toolpatch wrote for the call (the synthetic result of the
+            rule ``code``), found by ``toolpatch strip``; its fix removes it.
     """
 
     code: str
@@ -42,6 +46,8 @@ class Defect:
     target: int | None = None
     text: str | None = None
     reason: str | None = None
+    drop: bool = False
+    strip: bool = False
 
     @property
     def ident(self) -> str | None:

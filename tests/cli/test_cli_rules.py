@@ -193,7 +193,10 @@ def test_rule_explains_every_rule_and_its_fix_kind(code: str, fix: str) -> None:
     if fix == "unsafe":
         assert "unsafe" in out, result.show()
     elif fix == "safe":
-        assert re.search(r"\bsafe\b", out) and "unsafe" not in out, result.show()
+        # The safe fix's text says no "unsafe"; the drop policy after it is unsafe.
+        safety, _, policies = out.partition("With `--repair drop`")
+        assert re.search(r"\bsafe\b", safety) and "unsafe" not in safety, result.show()
+        assert "unsafe" in policies, result.show()
     else:
         assert re.search(r"\bno fix\b", out, re.IGNORECASE), result.show()
         assert "unsafe" not in out, result.show()
@@ -262,7 +265,7 @@ def test_rule_example_is_what_fix_writes(tmp_path: Path, code: str) -> None:
     byte for byte what ``toolpatch fix`` writes for it; for a rule without a fix, a history no
     rule reports."""
     out = run(["rule", code], expect=0).stdout.decode()
-    before, after = fenced(out)
+    before, after, *dropped = fenced(out)
     path = tmp_path / "history.json"
     path.write_text(before)
     checked = run(["check", "--select", "ALL", str(path)], expect=1)
@@ -275,6 +278,12 @@ def test_rule_example_is_what_fix_writes(tmp_path: Path, code: str) -> None:
     assert f"Use instead (what `toolpatch {' '.join(fix)}` writes):" in out, out
     fixed = run([*fix, "-"], input=before.encode(), expect=0)
     assert fixed.stdout.decode() == after, fixed.show()
+    if code.startswith("TP0"):  # and what the drop repair policy writes
+        drop = ["fix", "--repair", "drop", "--unsafe-fixes", "-"]
+        assert "What `toolpatch fix --repair drop --unsafe-fixes` writes:" in out, out
+        assert [run(drop, input=before.encode(), expect=0).stdout.decode()] == dropped
+    else:
+        assert not dropped, out
 
 
 @pytest.mark.parametrize("code", ["TP001", "TP102", "TP104", "TP106"])

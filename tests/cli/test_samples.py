@@ -39,6 +39,7 @@ from tests.sample_cases import (
     all_cases,
     case_files,
     data_files,
+    drop_path,
     fixed_path,
     readme,
     unsafe_path,
@@ -49,6 +50,9 @@ CASES = all_cases()
 FILES = sorted({relative for case in CASES for relative in case_files(case)} | {"README.md"})
 LANGCHAIN = langchain_files()
 STRICT = [case for case in CASES if case.select]
+DROP = [case for case in CASES if case.drop]
+#: The folders of agent session logs, which the drop repair never touches.
+SESSION_FOLDERS = ("claude-code/", "claude-agent-sdk/", "codex/", "gemini-cli/")
 FIXABILITY = ("safe", "unsafe", "none")
 
 
@@ -382,3 +386,124 @@ def test_strict_directory_with_unsafe_fixes_in_one_run(tmp_path: Path) -> None:
         if written == inputs[case.path]:
             assert not case.unsafe and not case.expected, case.path
     assert not wrong, f"not the expected x.unsafe.* output: {wrong}"
+
+
+def drop_options(case: Case) -> patchcore.Options:
+    """What ``fix --repair drop --unsafe-fixes`` (with the case's selectors) runs with."""
+    return patchcore.make_options(select=case.select or None, repair="drop", unsafe_fixes=True)
+
+
+@pytest.mark.parametrize("case", DROP, ids=lambda c: c.path)
+def test_drop_repair_gives_the_expected_output(case: Case) -> None:
+    """``x.drop.json`` is what the drop repair writes: it passes the provider's rules, fixing it
+    again changes nothing, and what is left is what has no fix."""
+    expected = (SAMPLES / drop_path(case.path)).read_bytes()
+    original = (SAMPLES / case.path).read_bytes()
+    result = patchcore.fix_document(original, filename=case.path, options=drop_options(case))
+    assert result.output == expected
+    assert all(f.fix is not None for f in result.fixed)
+    dropped = [f for f in result.fixed if f.code.startswith("TP0")]
+    assert dropped, f"{case.path}: no call was dropped"
+    assert all(
+        f.fix is not None and f.fix.description == "drop the unanswered call" for f in dropped
+    )
+    if "none" not in case.fixes:
+        for dialect, messages in message_lists(SAMPLES / drop_path(case.path)):
+            violations = validate(dialect, messages)
+            assert not violations, "\n".join(map(str, violations))
+    again = patchcore.fix_document(expected, filename=case.path, options=drop_options(case))
+    assert again.output is None, "dropping again must change nothing"
+    assert found(again.findings) == left_after(case, unsafe=True)
+
+
+@pytest.mark.slow  # a process per sample
+@pytest.mark.parametrize("case", DROP, ids=lambda c: c.path)
+def test_drop_repair_through_the_cli(case: Case) -> None:
+    original = (SAMPLES / case.path).read_bytes()
+    args = ("--repair", "drop", "--unsafe-fixes", "--stdin-filename", case.path, "-")
+    result = toolpatch("fix", *case.selectors, *args, stdin=original)
+    assert result.returncode == fix_exit(case, unsafe=True), explain(result)
+    assert result.stdout == (SAMPLES / drop_path(case.path)).read_bytes()
+
+
+def test_every_dialect_and_layout_has_a_drop_sample() -> None:
+    """Each folder of default samples with a call to answer, but the agent sessions', holds a
+    drop sample, and so does pydantic-ai's (its histories are among the strict ones only); so do
+    a JSON document, a conversation per line and a message per line."""
+
+    def answers(case: Case) -> bool:
+        return any(
+            code.startswith("TP0") and fix == "safe"
+            for (code, _), fix in zip(case.findings, case.fixes, strict=True)
+        )
+
+    answering = {
+        case.path.rpartition("/")[0]
+        for case in CASES
+        if answers(case) and not case.select and not case.path.startswith(SESSION_FOLDERS)
+    }
+    dropping = {case.path.rpartition("/")[0] for case in DROP}
+    assert answering | {"strict/pydantic-ai"} <= dropping
+    layouts = {
+        patchcore.check_document((SAMPLES / case.path).read_bytes(), filename=case.path).layout
+        for case in DROP
+    }
+    assert {"json", "jsonl", "jsonl-messages"} <= layouts
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.path.startswith(SESSION_FOLDERS) and c.findings],
+    ids=lambda c: c.path,
+)
+def test_drop_never_rewrites_an_agent_session(case: Case) -> None:
+    """A session log's unanswered calls are what the agent did: the drop repair leaves them,
+    and each finding says why."""
+    original = (SAMPLES / case.path).read_bytes()
+    result = patchcore.fix_document(original, filename=case.path, options=drop_options(case))
+    assert result.output is None
+    dropped = [f for f in result.findings if f.code.startswith("TP0") and f.fix is not None]
+    assert not dropped
+    assert all(
+        "would rewrite what the agent did" in f.message
+        for f in result.findings
+        if f.code.startswith("TP0") and (f.code, f.call_id) not in case.unfixed
+    )
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.expected],
+    ids=lambda c: c.path,
+)
+def test_strip_after_fix_gives_back_the_input(case: Case) -> None:
+    """``toolpatch strip`` finds every result ``fix`` wrote and removes it: the input's bytes
+    come back (an agent session's added entries too, with the links ``fix`` re-pointed)."""
+    fixed = (SAMPLES / fixed_path(case.path)).read_bytes()
+    stripped = patchcore.strip_document(fixed, filename=case.path)
+    assert stripped.output == (SAMPLES / case.path).read_bytes()
+    assert all(f.fix is not None for f in stripped.findings)
+    options = patchcore.make_options(select=case.select or None)
+    report = patchcore.check_document(stripped.output, filename=case.path, options=options)
+    assert found(report.findings) == [tuple(f) for f in case.findings], "the input's findings"
+    assert (
+        patchcore.strip_document((SAMPLES / case.path).read_bytes(), filename=case.path).output
+        is None
+    ), "an input holds no synthetic result"
+
+
+def test_strip_through_the_cli(tmp_path: Path) -> None:
+    """``strip`` rewrites in place, ``--diff`` shows the removal, ``--check`` exits 1, and a
+    stripped file is stripped of nothing more."""
+    case = next(c for c in CASES if c.path == "anthropic/plain-string-reply.json")
+    target = tmp_path / "h.json"
+    target.write_bytes((SAMPLES / fixed_path(case.path)).read_bytes())
+    diff = toolpatch("strip", "--diff", str(target))
+    assert diff.returncode == 1, explain(diff)
+    assert b"-" in diff.stdout and b"is_error" in diff.stdout
+    assert toolpatch("strip", "--check", str(target)).returncode == 1
+    done = toolpatch("strip", str(target))
+    assert done.returncode == 0, explain(done)
+    assert target.read_bytes() == (SAMPLES / case.path).read_bytes()
+    again = toolpatch("strip", "--check", str(target))
+    assert again.returncode == 0, explain(again)

@@ -693,6 +693,13 @@ BROKEN = [
         ("messages.2.content for the following Ids: tu_a, tu_b",),
     ),
     Broken(
+        "be-two-user-turns",
+        "bedrock",
+        [*BEDROCK_CLEAN, {"role": "user", "content": [{"text": "x"}]}, BEDROCK_CLEAN[0]],
+        [("alternation", len(BEDROCK_CLEAN) + 1)],
+        ("A conversation must alternate between user and assistant roles",),
+    ),
+    Broken(
         "be-split-results",
         "bedrock",
         [
@@ -700,7 +707,7 @@ BROKEN = [
             {"role": "user", "content": [tool_result_block("tu_a")]},
             {"role": "user", "content": [tool_result_block("tu_b")]},
         ],
-        [("unanswered", 1), ("orphan", 3)],
+        [("alternation", 3), ("unanswered", 1), ("orphan", 3)],
         ("exceeds the number of toolUse blocks",),
     ),
     Broken(
@@ -1785,6 +1792,20 @@ def cases(draw: st.DrawFn, spec: Spec, *, tidy: bool = False) -> Case:
     return Case(spec.dialect, histories, container, spec.key, text.encode(), "history.jsonl")
 
 
+def plain_strings(messages: list[Any]) -> list[Any]:
+    """Anthropic ``messages`` with each content of one text block written as its string."""
+    return [
+        {**m, "content": m["content"][0]["text"]}
+        if isinstance(m, dict)
+        and isinstance(m.get("content"), list)
+        and len(m["content"]) == 1
+        and m["content"][0] == {"type": "text", "text": m["content"][0].get("text")}
+        and isinstance(m["content"][0]["text"], str)
+        else m
+        for m in messages
+    ]
+
+
 def check_repair(case: Case, spec: Spec) -> None:
     """Every property of (c), on one generated document."""
     dangling = [d for h in case.histories for d in h.dangling]
@@ -1847,6 +1868,15 @@ def check_repair(case: Case, spec: Spec) -> None:
     )
     again = patchcore.fix_document(output, filename=case.filename)
     assert again.output is None, f"a second fix changed {output.decode()}"
+    stripped = patchcore.strip_document(output, filename=case.filename)
+    assert stripped.output is not None
+    if stripped.output != case.data:
+        # A turn of one text block that got results reads as toolpatch's rewrite of a plain
+        # string turn, which strip gives back as the string (docs/cli.md#strip): the same value.
+        assert case.dialect == "anthropic", "toolpatch strip does not give back the input"
+        assert [plain_strings(h) for h in case.lists(stripped.output)] == [
+            plain_strings(h.messages) for h in case.histories
+        ]
     after_check = patchcore.check_document(output, filename=case.filename)
     assert not after_check.findings, f"check after fix finds {after_check.findings}"
 
@@ -1882,6 +1912,52 @@ def test_answered_histories_pass_and_are_left_alone(case: Case) -> None:
     and toolpatch leaves them alone: validator and toolpatch agree on clean input."""
     assert not any(h.dangling for h in case.histories)
     check_repair(case, SPECS[case.dialect])
+
+
+# The drop repair policy (docs/pairing.md#repair-policies) on the same generated histories.
+DROP = patchcore.make_options(repair="drop", unsafe_fixes=True)
+
+
+def check_drop(case: Case) -> None:
+    """After the drop repair: each unanswered call is dropped or, where the provider's order of
+    turns forbids it, left with a finding that says so; the validator passes on every list whose
+    drops all happened; no list gains a message; a second run changes nothing and ``check``
+    finds only the calls left."""
+    dangling = [d for h in case.histories for d in h.dangling]
+    report = patchcore.fix_document(case.data, filename=case.filename, options=DROP)
+    if not dangling:
+        assert report.output is None, f"rewrote a clean {case.describe()}"
+        return
+    assert len(report.findings) == len(dangling), f"{report.findings} in {case.describe()}"
+    assert all(
+        f.fix is not None and f.fix.description == "drop the unanswered call" for f in report.fixed
+    )
+    refused = [f for f in report.findings if f.fix is None]
+    assert all("in an order the provider rejects" in f.message for f in refused)
+    event(f"drops refused: {bool(refused)}")
+    if not report.fixed:
+        assert report.output is None
+        return
+    assert report.output is not None, f"nothing dropped in {case.describe()}"
+    after_lists = case.lists(report.output)
+    assert len(after_lists) == len(case.histories), "the number of message lists changed"
+    for history, after in zip(case.histories, after_lists, strict=True):
+        violations = validate(case.dialect, after) if not refused else []
+        assert not violations, (
+            f"the drop breaks {case.dialect}'s rules:\n{show(violations)}\n"
+            f"input: {case.describe()}\noutput:\n{report.output.decode()}"
+        )
+        assert len(after) <= len(history.messages)
+    again = patchcore.fix_document(report.output, filename=case.filename, options=DROP)
+    assert again.output is None, f"a second drop changed {report.output.decode()}"
+    left = patchcore.check_document(report.output, filename=case.filename).findings
+    assert len(left) == len(refused)
+
+
+@PROPERTY
+@given(st.sampled_from(sorted(SPECS)).flatmap(lambda d: cases(SPECS[d])))
+def test_drop_repairs_pass_the_provider_rules(case: Case) -> None:
+    check_drop(case)
 
 
 # =============================================================================================

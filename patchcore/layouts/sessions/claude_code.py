@@ -189,6 +189,27 @@ class _Repair(TurnRepair):
             *(Replace((child, "parentUuid"), parent) for child in self._children(last)),
         )
 
+    def unadded(self, doomed: Sequence[Entry]) -> tuple[Edit, ...]:
+        """The lines that hang off a removed line hang off its parent again (the first one
+        kept, up a chain of removed lines), as before `answer` re-pointed them."""
+        parents = {
+            line.value.get("uuid"): line.value.get("parentUuid")
+            for line in doomed
+            if isinstance(line.value.get("uuid"), str)
+        }
+        edits: list[Edit] = []
+        for line in self.entries:
+            value = line.value
+            if not isinstance(value, dict) or line in doomed:
+                continue
+            parent = value.get("parentUuid")
+            if parent not in parents:
+                continue
+            while parent in parents:
+                parent = parents[parent]
+            edits.append(Replace((line.position, "parentUuid"), parent))
+        return tuple(edits)
+
     def _block(self, block: dict[str, Any], version: object) -> dict[str, Any]:
         """``block`` with its keys in the order of the session's own error results, or, in a
         session that has none, of Claude Code 2's (from version 2 on)."""

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.dialects.base import ListContext, tag
+from patchcore.dialects.base import SESSION_LOG, ListContext, tag
 from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError, json_kind
@@ -91,7 +91,7 @@ class Codex(SessionLayout):
                 what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
                 notes.append(unread(line, what))
         payloads = [line.value["payload"] for line in items]
-        context = ListContext(())
+        context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
         try:
             found = check_list(
                 payloads,

@@ -28,14 +28,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.dialects.base import ListContext, Recognition
+from patchcore.dialects.base import SESSION_LOG, ListContext, Recognition
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
-from patchcore.model import Finding, Fix, Pointer, Replace, format_pointer
+from patchcore.model import Delete, Edit, Finding, Fix, Pointer, Replace, format_pointer
 from patchcore.options import Options
 from patchcore.result import Conversation, fix_edits
 
@@ -86,12 +86,14 @@ def _moved(fix: Fix | None, places: Sequence[Place]) -> Fix | None:
     """``fix`` with its edits (of the conversation's list) addressed to the lines."""
     if fix is None:
         return None
-    edits = []
+    edits: list[Edit] = []
     for edit in fix.edits:
-        assert isinstance(edit, Replace)  # the dialect records a result in the call's entry
+        # The dialect records a result in the call's entry, and strip removes it from there.
+        assert isinstance(edit, (Replace, Delete))
         index, *inside = edit.pointer
         line, prefix = places[int(index)]
-        edits.append(Replace((line.position, *prefix, *inside), edit.value))
+        pointer = (line.position, *prefix, *inside)
+        edits.append(Replace(pointer, edit.value) if isinstance(edit, Replace) else Delete(pointer))
     return replace(fix, edits=tuple(edits))
 
 
@@ -126,7 +128,7 @@ class GeminiCliLog(SessionLayout):
             if not readable:
                 notes.append(unread(line, "a message Gemini CLI's dialect does not read"))
             messages.append(message if readable else None)
-        context = ListContext(())
+        context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
         try:
             found = check_list(messages, dialect=GEMINI_CLI, context=context, options=options)
         except ShapeError as error:

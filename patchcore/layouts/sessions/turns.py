@@ -31,14 +31,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from patchcore.dialects.anthropic import Anthropic
-from patchcore.dialects.base import ListContext, tag
-from patchcore.engine.check import check_list
+from patchcore.dialects.base import SESSION_LOG, ListContext, tag
+from patchcore.engine.check import STRIP_DESCRIPTION, check_list
 from patchcore.engine.defects import ANSWERED
 from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
-from patchcore.model import Edit, Finding, Fix, Insert, Pointer, ToolCall
+from patchcore.model import Delete, Edit, Finding, Fix, Insert, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation
 from patchcore.rules import RULES, Applicability, render_text
@@ -194,7 +194,8 @@ class TurnRepair(ABC):
             found = check_list(
                 messages,
                 dialect=ANTHROPIC,
-                context=ListContext(()),
+                # toolpatch strip reads the entries toolpatch added, as one list would hold them
+                context=ListContext((), kept_calls=None if self.options.strip else SESSION_LOG),
                 options=self.options,
                 plan_unsafe=False,
             )
@@ -202,6 +203,8 @@ class TurnRepair(ABC):
             turn = turns[int(error.path[0])]
             entry, path = turn.locate(error.path[1:])
             raise relocated(error, entry, ("message", *path)) from None
+        if self.options.strip:
+            return self._stripped(turns, found)
         answered: dict[int, list[Finding]] = {}
         for finding in found:
             if finding.code in ANSWERED and finding.fix is not None:
@@ -215,20 +218,60 @@ class TurnRepair(ABC):
         edits: list[tuple[Edit, ...]] = []
         for finding in found:
             entry, path = turns[finding.message_index].locate(finding.call_path)
-            row, column = place(entry, ("message", *path))
             fix, planned_edits = fixes.get(id(finding), (None, ()))
-            located.append(
-                replace(
-                    finding,
-                    message_path=(*entry.root, "message"),
-                    call_path=path,
-                    line=row,
-                    column=column,
-                    fix=fix,
-                )
-            )
+            located.append(_located(finding, entry, path, fix))
             edits.append(planned_edits)
         return located, edits
+
+    def _stripped(
+        self, turns: Sequence[Turn], found: Sequence[Finding]
+    ) -> tuple[list[Finding], list[tuple[Edit, ...]]]:
+        """``toolpatch strip``: the synthetic results ``found`` in the merged turns, each fixed
+        by removing the entry holding it, where that entry is one toolpatch added (`added`):
+        every block of it is a synthetic result, and it is written as `answer` writes one."""
+        where = [turns[f.message_index].locate(f.call_path) for f in found]
+        blocks: dict[int, int] = {}
+        for entry, _ in where:
+            blocks[entry.position] = blocks.get(entry.position, 0) + 1
+        doomed = {
+            entry.position: entry
+            for entry, _ in where
+            if blocks[entry.position] == len(_content_of(entry)) and self.added(entry)
+        }
+        shared = self.unadded(list(doomed.values()))
+        located: list[Finding] = []
+        edits: list[tuple[Edit, ...]] = []
+        for finding, (entry, path) in zip(found, where, strict=True):
+            removal = (Delete(entry.root or (entry.position,)),)
+            fixed = entry.position in doomed
+            fix = Fix(Applicability.SAFE, STRIP_DESCRIPTION, (*removal, *shared)) if fixed else None
+            located.append(_located(finding, entry, path, fix))
+            edits.append(())
+        return located, edits
+
+    def added(self, entry: Entry) -> bool:
+        """Whether ``entry``, whose blocks are all synthetic results, is one `answer` wrote (its
+        keys, its ``uuid``); by default, whether it has a ``uuid`` toolpatch derives."""
+        own = entry.value.get("uuid")
+        return own is None or own in self._derived(entry)
+
+    def _derived(self, entry: Entry) -> set[str]:
+        """The uuids `new_uuid` gives the calls ``entry`` answers (and the numbered series a
+        clash moves to)."""
+        session = entry.value.get("sessionId", entry.value.get("session_id"))
+        prefix = session if isinstance(session, str) else ""
+        calls = [b.get("tool_use_id") for b in _content_of(entry) if isinstance(b, dict)]
+        names = [f"{prefix}/{c}" for c in calls if isinstance(c, str)]
+        return {
+            str(uuid.uuid5(NAMESPACE, name if number == 0 else f"{name}/{number}"))
+            for name in names
+            for number in range(8)
+        }
+
+    def unadded(self, doomed: Sequence[Entry]) -> tuple[Edit, ...]:
+        """The edits besides removing the entries ``doomed`` that undo their `answer` (none by
+        default)."""
+        return ()
 
     def _fixes(self, turn: Turn, group: Sequence[Finding]) -> tuple[list[Fix], dict[str, Any]]:
         """One new entry after ``turn`` answering every call of ``group`` (in call order): the
@@ -322,3 +365,23 @@ class AnthropicSession(SessionLayout):
         findings.sort(key=lambda f: (f.line or 0, f.column or 0))
         reports = sorted(lists + notes, key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))
+
+
+def _content_of(entry: Entry) -> list[Any]:
+    """The blocks of a message entry (none for a plain-string message)."""
+    message = entry.value.get("message") if isinstance(entry.value, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _located(finding: Finding, entry: Entry, path: Pointer, fix: Fix | None) -> Finding:
+    """``finding`` of the merged turns, moved to ``path`` in ``entry``'s message, with ``fix``."""
+    row, column = place(entry, ("message", *path))
+    return replace(
+        finding,
+        message_path=(*entry.root, "message"),
+        call_path=path,
+        line=row,
+        column=column,
+        fix=fix,
+    )
