@@ -37,6 +37,8 @@ from .shown_names import renamed, shown_source
 from .stores import split_paths, store_outcomes
 from .summary_table import render_tables
 from .text_report import (
+    FIXING,
+    STRIPPING,
     Summary,
     error_pieces,
     render_live_hint,
@@ -266,6 +268,13 @@ def run_inputs(
     if threads and not stores:
         msg = "names threads of a store: give a langgraph+ or agents+ URL"
         raise typer.BadParameter(msg, param_hint="--thread")
+    if rules.strip and stores:
+        msg = (
+            "strip reads files; a store's repair is undone by going back to the checkpoint "
+            "or item before it (docs/stores.md#rolling-back)"
+        )
+        raise typer.BadParameter(msg, param_hint="PATH")
+    words = STRIPPING if rules.strip else FIXING
     if mode is Mode.FIX and output is not None and stores:
         msg = "a store is repaired in place, not written to -o"
         raise typer.BadParameter(msg, param_hint="--output")
@@ -322,6 +331,7 @@ def run_inputs(
                 report_to=report_to,
                 show_findings=reporter is None and not statistics,
                 full=output_format is OutputFormat.FULL,
+                words=words,
             )
             if live:
                 minutes = live_minutes(config, force=force)
@@ -354,7 +364,7 @@ def run_inputs(
                 url, threads=threads or [], mode=mode, options=rules.options_for(url)
             ):
                 reported(outcome, outcome.source.name, live=False)
-        summary = Summary(mode, outcomes)
+        summary = Summary(mode, outcomes, words)
         if reporter is not None:
             reporter.finish()
         elif statistics:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .console import NORMAL, SILENT, Pieces, Printer
 from .exit_codes import ExitCode
@@ -79,12 +79,29 @@ def _by_code(findings: Sequence[Finding]) -> str:
     return ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
 
 
+class Wording(NamedTuple):
+    """How a rewriting run says what it did: ``fix``'s words, or ``strip``'s."""
+
+    done: str
+    would: str
+    noun: str
+    nothing: str
+
+    def verb(self, mode: Mode) -> str:
+        return self.done if mode is Mode.FIX else self.would
+
+
+FIXING = Wording("Fixed", "Would fix", "finding", "Nothing to fix")
+STRIPPING = Wording("Stripped", "Would strip", "synthetic result", "Nothing to strip")
+
+
 @dataclass
 class Summary:
     """Counts over a run, its closing line and its exit code (black's ``Report``)."""
 
     mode: Mode
     outcomes: list[Outcome]
+    words: Wording = FIXING
 
     @property
     def errors(self) -> list[Outcome]:
@@ -157,16 +174,17 @@ class Summary:
         else:
             changed = self._changed()
             fixed = [f for o in changed if o.result for f in o.result.fixed]
-            verb = "Fixed" if self.mode is Mode.FIX else "Would fix"
+            words = self.words
             if fixed:
                 parts.append(
-                    f"{verb} {plural(len(fixed), 'finding')} in {plural(len(changed), 'file')}"
+                    f"{words.verb(self.mode)} {plural(len(fixed), words.noun)} in "
+                    f"{plural(len(changed), 'file')}"
                 )
                 unchanged = len(evaluated) - len(changed)
                 if unchanged:
                     parts.append(f"{plural(unchanged, 'file')} left unchanged")
             elif evaluated:
-                parts.append(f"Nothing to fix in {plural(len(evaluated), 'file')}")
+                parts.append(f"{words.nothing} in {plural(len(evaluated), 'file')}")
             remaining = self._remaining()
             unsafe = sum(1 for f in remaining if fixability(f) == "unsafe")
             if unsafe:
@@ -203,13 +221,15 @@ def render_outcome(
     report_to: Printer | None = None,
     show_findings: bool = True,
     full: bool = False,
+    words: Wording = FIXING,
 ) -> None:
     """Print what happened to one input: unless silent, its error or its warnings and findings;
     hints unless quiet; clean and skipped files, found lists and fixed findings when verbose.
 
     ``report_to`` receives the finding lines of a check instead of ``printer`` (``-o FILE``);
     without ``show_findings`` they are left out (a machine-readable report carries them, or
-    ``--statistics`` counts them); ``full`` quotes the provider's error under each.
+    ``--statistics`` counts them); ``full`` quotes the provider's error under each; ``words``
+    say what a rewrite did (``strip``'s differ from ``fix``'s).
     """
     name = outcome.source.name
     if verbosity <= SILENT:
@@ -251,6 +271,7 @@ def render_outcome(
         report_to=report_to,
         show_findings=show_findings,
         full=full,
+        words=words,
     )
     hint = training_hint(report, name) if verbosity >= NORMAL else None
     if hint is not None:
@@ -266,6 +287,7 @@ def _render_findings(
     report_to: Printer | None,
     show_findings: bool,
     full: bool,
+    words: Wording,
 ) -> None:
     """The finding lines of one input with findings (what was fixed, then what is left).
 
@@ -282,10 +304,8 @@ def _render_findings(
             print_finding(report_to or printer, name, finding, full=full)
         return
     if report.fixed and (verbosity >= NORMAL or mode is Mode.FIX_CHECK):
-        verb = "Fixed" if mode is Mode.FIX else "Would fix"
-        printer.line(
-            ((f"{verb} ", "bold green"), (name, "bold"), (f": {_by_code(report.fixed)}", ""))
-        )
+        counts = f": {_by_code(report.fixed)}"
+        printer.line(((f"{words.verb(mode)} ", "bold green"), (name, "bold"), (counts, "")))
         if verbosity > NORMAL:
             for finding in report.fixed:
                 printer.line(finding_pieces(name, finding, mark_fixable=False, full=full))

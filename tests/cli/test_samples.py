@@ -505,5 +505,8 @@ def test_strip_through_the_cli(tmp_path: Path) -> None:
     done = toolpatch("strip", str(target))
     assert done.returncode == 0, explain(done)
     assert target.read_bytes() == (SAMPLES / case.path).read_bytes()
+    # strip's own words: it removes results, it fixes nothing
+    assert done.stderr.decode().splitlines()[-1] == "Stripped 1 synthetic result in 1 file."
     again = toolpatch("strip", "--check", str(target))
     assert again.returncode == 0, explain(again)
+    assert again.stderr.decode().splitlines()[-1] == "Nothing to strip in 1 file."

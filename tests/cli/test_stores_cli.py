@@ -81,3 +81,10 @@ def test_the_postgres_tests_skip_locally_and_fail_in_ci_without_a_server() -> No
     )
     assert ci.returncode == 1, ci.stdout
     assert "TOOLPATCH_TEST_POSTGRES is not set in CI" in ci.stdout
+
+
+def test_strip_refuses_a_store(tmp_path: Path) -> None:
+    """A store's repair is a checkpoint (or item) of its own, undone by going back to the one
+    before it; strip, which rewrites files, says so rather than report a store clean."""
+    refused = run(["strip", "langgraph+sqlite:///threads.sqlite"], cwd=tmp_path, expect=2)
+    assert "docs/stores.md#rolling-back" in " ".join(refused.stderr.split())

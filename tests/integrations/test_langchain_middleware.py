@@ -92,6 +92,21 @@ def test_deepagents_seed_case() -> None:
     assert text(TP001_TEXT, "get_events_for_days", "123") == SEED_TEXT
 
 
+def test_the_drop_repair_is_an_option_too() -> None:
+    """``repair="drop"`` (docs/pairing.md#repair-policies) removes the unanswered call instead:
+    a message left with nothing goes, one with text keeps it without the call. Dropping is an
+    unsafe fix: without ``unsafe_fixes`` nothing is applied, and there is no update."""
+    assert run(PatchToolCallsMiddleware(repair="drop"), SEED) is None
+    dropping = PatchToolCallsMiddleware(repair="drop", unsafe_fixes=True)
+    kept = patched(run(dropping, SEED))
+    assert [m.type for m in kept] == ["system", "human", "ai", "human"]
+    assert isinstance(kept[2], AIMessage)
+    assert (kept[2].content, kept[2].tool_calls) == ("I'm doing well, thank you!", [])
+    assert SEED[2].tool_calls  # a copy was changed, not the state's object
+    silent = [*SEED[:2], ai(("123", "get_events_for_days")), SEED[3]]
+    assert [m.type for m in patched(run(dropping, silent))] == ["system", "human", "human"]
+
+
 def test_a_clean_history_returns_no_update() -> None:
     middleware = PatchToolCallsMiddleware()
     assert run(middleware, []) is None
