@@ -74,7 +74,7 @@ if TYPE_CHECKING:
         rule_named,
     )
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: Where each public name is defined.
 _MODULES = {
