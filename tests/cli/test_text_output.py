@@ -100,8 +100,8 @@ def test_the_provider_error_is_said_once_per_rule_and_dialect(folder: Path) -> N
 
 
 def test_over_the_samples_no_provider_error_is_repeated() -> None:
-    """The case of the issue: ``check samples/`` quoted the provider's error under each of its
-    ~95 findings; now each (rule, dialect, error) is said once, after the findings."""
+    """``check samples/`` once quoted the provider's error under each of its ~95 findings; each
+    (rule, dialect, error) is said once, after the findings (docs/cli.md#output)."""
     result = run(["check", "--force", "samples"], cwd=ROOT, expect=1)
     findings = result.finding_lines
     assert len(findings) > 80, result.show()
