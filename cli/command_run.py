@@ -358,7 +358,8 @@ def run_inputs(
                 keep_bytes=reporter is not None and reporter.needs_bytes,
             )
             outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
-            reported(outcome, source.name, live=options.live)
+            # strip is never held back by a live session (docs/cli.md#live-sessions): no hint
+            reported(outcome, source.name, live=options.live and not options.strip)
         for url in stores:
             for outcome in store_outcomes(
                 url, threads=threads or [], mode=mode, options=rules.options_for(url)

@@ -41,8 +41,9 @@ class Options:
             of the history needs, at the cost of holding every message.
         live: The input is an agent session that may still be running (its log was written to
             moments ago): a call pending in its last turn may belong to a tool that is still
-            running, so it is reported without a fix (the agent writes its result). Only the
-            session layouts read it (`patchcore.layouts.sessions.layout`).
+            running, so it is reported without a fix (the agent writes its result); ``strip``,
+            which removes only what toolpatch made up, is not held. Only the session layouts
+            read it (`patchcore.layouts.sessions.layout`).
         keep_invalid_lines: In JSON Lines with a conversation per line, a line that is not
             JSON (torn by a crash while the file was written, NUL bytes included) is kept as
             it is and reported (`patchcore.result.Result.kept`) instead of failing the input;

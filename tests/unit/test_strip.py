@@ -4,9 +4,14 @@ format's error flag, and removed; nothing else is (docs/cli.md#strip)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 import patchcore
+from tests.conftest import SAMPLES
+from tests.helpers import run
 
 ANTHROPIC = b"""[
   {"role": "user", "content": "Weather?"},
@@ -68,10 +73,8 @@ def test_a_template_whose_placeholders_hold_regex_or_braces_is_matched_literally
 def test_a_session_entry_is_stripped_only_with_the_uuid_fix_derives() -> None:
     """A Claude Code line holding the very result fix writes, but under another uuid, was not
     written by toolpatch: it is reported and kept."""
-    from tests.conftest import SAMPLES
-
-    original = (SAMPLES / "claude-code" / "interrupt.jsonl").read_bytes()
-    fixed = (SAMPLES / "claude-code" / "interrupt.fixed.jsonl").read_bytes()
+    original = (SAMPLES / "claude-code" / "sidechain.jsonl").read_bytes()
+    fixed = (SAMPLES / "claude-code" / "sidechain.fixed.jsonl").read_bytes()
     assert patchcore.strip_document(fixed, filename="s.jsonl").output == original
     added = [line for line in fixed.splitlines() if b'"is_error":true' in line]
     (line,) = added
@@ -82,3 +85,27 @@ def test_a_session_entry_is_stripped_only_with_the_uuid_fix_derives() -> None:
     assert result.output is None
     (finding,) = result.findings
     assert finding.fix is None
+
+
+def test_a_live_session_log_is_stripped_too() -> None:
+    """The live-session guard holds back made-up answers to calls a running agent may still
+    answer (docs/cli.md#live-sessions); what strip removes is toolpatch's own result, which
+    the guard is not about: a log written to moments ago is stripped as any other."""
+    original = (SAMPLES / "claude-code" / "sidechain.jsonl").read_bytes()
+    fixed = (SAMPLES / "claude-code" / "sidechain.fixed.jsonl").read_bytes()
+    options = replace(patchcore.make_options(), live=True)
+    stripped = patchcore.strip_document(fixed, filename="s.jsonl", options=options)
+    assert stripped.output == original
+    assert all(f.fix is not None for f in stripped.findings)
+
+
+def test_strip_right_after_fix_gives_back_a_session_log(tmp_path: Path) -> None:
+    """Through the command line, as a user runs it: ``fix --force`` on a log just copied (so
+    written to moments ago), then ``strip`` at once."""
+    original = (SAMPLES / "claude-code" / "sidechain.jsonl").read_bytes()
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(original)
+    run(["fix", "--force", log.name], cwd=tmp_path, expect=0)
+    assert log.read_bytes() != original
+    done = run(["strip", log.name], cwd=tmp_path, expect=0)
+    assert log.read_bytes() == original, done.show()

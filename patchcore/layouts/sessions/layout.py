@@ -14,7 +14,8 @@ A session may still be running (`patchcore.options.Options.live`: its log was wr
 moments ago). A call pending in its last turn (TP002) may then belong to a tool that is still
 running: a made-up result would be a second one once the agent writes the real one, so such a
 finding is reported without a fix (`held_while_live`). Calls the history has moved past (TP001)
-are answered as in any session.
+are answered as in any session. ``toolpatch strip`` is not held: it removes results toolpatch
+made up, which leaves a call the agent may still answer pending again, as it was.
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ class SessionLayout(WholeLayout):
 
     def analyse(self, decoded: Decoded, options: Options, *, fixing: bool) -> Analysis:
         analysis = self.analyse_entries(read_entries(decoded), options, fixing=fixing)
-        return held_while_live(analysis) if options.live else analysis
+        return held_while_live(analysis) if options.live and not options.strip else analysis
 
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         return write_entries(decoded, edits)
