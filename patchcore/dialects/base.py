@@ -496,11 +496,15 @@ class ResultMessageDialect(Dialect):
         return (edit,) if edit is not None else ()
 
     def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+        """The style `written_result` is given: how this list writes what ``fix`` adds."""
         return self.result_style(messages)
 
     def written_result(
         self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
     ) -> Any:
+        """The value ``fix`` writes to answer ``call`` with ``text`` (``toolpatch strip`` finds
+        toolpatch's results by comparing with it): here a whole result message; a block
+        dialect's is a block."""
         return self.result_message(caller, call, text, style)
 
     @abstractmethod
