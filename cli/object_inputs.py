@@ -251,6 +251,8 @@ class ObjectSink(Sink):
                 )
                 raise WriteFailed(msg)
         try:
+            if is_local(fs):  # an -o folder on this machine, made as a local -o's would be
+                os.makedirs(os.path.dirname(path), exist_ok=True)
             fs.put_file(self._spool.name, path)
         except Exception as exc:  # a store's own error too; an upload is whole or nothing
             msg = f"cannot write {self._url}: {_named(exc)}"
