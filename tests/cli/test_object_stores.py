@@ -31,8 +31,8 @@ FOLDERS = ("openai-chat", "langchain", "claude-code", "codex", "gemini-cli")
 
 def tree(root: Path) -> Path:
     """The inputs: samples (inputs and expected outputs alike: both are histories), a gzip copy
-    of one corpus in a subfolder, hidden and ``node_modules`` folders (excluded), and a text
-    file (not a history file's ending)."""
+    of one corpus in a subfolder, hidden and ``node_modules`` folders (excluded), a text file
+    (not a history file's ending) and a JSON-with-comments file of another tool."""
     for folder in FOLDERS:
         shutil.copytree(SAMPLES / folder, root / folder)
     corpus = (SAMPLES / "openai-chat" / "messages.jsonl").read_bytes()
@@ -42,6 +42,8 @@ def tree(root: Path) -> Path:
         (root / excluded).mkdir()
         (root / excluded / "messages.jsonl").write_bytes(corpus)
     (root / "notes.txt").write_text("not a history\n")
+    # another tool's file with a history's ending, not JSON: passed over, not an error
+    (root / "deep" / "tsconfig.json").write_text('{\n  // strict\n  "strict": true,\n}\n')
     return root
 
 
