@@ -17,8 +17,9 @@ file system every worker sees).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,14 @@ class Task:
     size: int | None
 
 
+def _as_a_worker_finds_it(source: Source) -> Source:
+    """``source`` with the absolute path of its file (a worker's working folder is not this
+    process's); its name, what the reports show, stays."""
+    if source.path is None or source.path.is_absolute():
+        return source
+    return replace(source, path=Path(os.path.abspath(source.path)))
+
+
 def cluster_outcomes(
     client: Any,
     tasks: Sequence[Task],
@@ -86,7 +95,7 @@ def cluster_outcomes(
     futures = [
         client.submit(
             process_input,
-            task.source,
+            _as_a_worker_finds_it(task.source),
             options=task.options,
             mode=mode,
             output=task.output,

@@ -19,6 +19,7 @@ import pytest
 
 from benchmarks.corpus import lines as corpus_lines
 from tests.cli.test_object_stores import local_names, toolpatch, tree, uploaded
+from tests.cli.test_terminal import _slow_run, plain
 from tests.helpers import MODULE
 from tests.object_store import S3Server, set_s3_env, with_s3
 
@@ -112,6 +113,16 @@ def test_a_killed_worker_is_replaced_and_its_input_repaired(
         key = f"{url.removeprefix('s3://')}{path.name}"
         assert fs.cat_file(key) == path.read_bytes(), key
     assert not stdout
+
+
+def test_the_progress_bar_follows_the_tasks_of_the_cluster(tmp_path: Path) -> None:
+    """Local files given by relative names, on two workers: while one task waits for its
+    input (a named pipe filled after a pause), the bar counts the other, already done."""
+    code, stderr = _slow_run(tmp_path, ["--dask", "local:2"], stderr_terminal=True)
+    assert code == 1, stderr
+    assert "1 conversation, 1 finding" in plain(stderr), "a.json counted before the wait"
+    assert "slow.jsonl:2:" in plain(stderr)
+    assert "Found 2 findings in 2 files" in plain(stderr).splitlines()[-1]
 
 
 def test_an_address_without_a_scheduler_is_an_error(tmp_path: Path) -> None:
