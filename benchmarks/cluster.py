@@ -40,7 +40,8 @@ def local_clusters(*workers: int) -> Iterator[dict[int, str]]:
                     n_workers=count,
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=None,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",
                     silence_logs=logging.ERROR,
                 )
             )

@@ -400,7 +400,7 @@ OutputOpt = Annotated[
         "--output",
         metavar="FILE",
         help="Write the changed data to FILE (- for stdout) instead of in place; with URL "
-        "inputs or --dask, a PREFIX (URL or folder) each input is written under.",
+        "inputs, a PREFIX (URL or folder) each input is written under.",
     ),
 ]
 

@@ -98,7 +98,7 @@ def cluster_outcomes(
             _as_a_worker_finds_it(task.source),
             options=task.options,
             mode=mode,
-            output=task.output,
+            output=None if task.output is None else Path(os.path.abspath(task.output)),
             keep_bytes=keep_bytes,
             pure=False,  # a repair writes: never taken from a cache, never run twice at once
         )

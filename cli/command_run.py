@@ -233,13 +233,13 @@ def _report_streams(
 
 
 def _output_prefix(
-    mode: Mode, output: Path | str | None, *, urls: bool, dask: bool
+    mode: Mode, output: Path | str | None, *, urls: bool
 ) -> tuple[str | None, Path | None]:
-    """``-o`` of a run: for ``fix`` over URLs or on a cluster, a PREFIX each input is written
-    under (a URL or a folder; ``-`` stays standard output); else a file."""
+    """``-o`` of a run: for ``fix`` over URLs, a PREFIX each input is written under (a URL or
+    a folder; ``-`` stays standard output); else a file."""
     if output is None:
         return None, None
-    if mode is Mode.FIX and (urls or dask) and str(output) != "-":
+    if mode is Mode.FIX and urls and str(output) != "-":
         return str(output), None
     return None, Path(output)
 
@@ -296,7 +296,7 @@ def run_inputs(
     printer = stderr_printer(color)
     paths, stores = split_paths(paths)
     paths, urls = split_urls(paths)
-    prefix, output = _output_prefix(mode, output, urls=bool(urls), dask=dask is not None)
+    prefix, output = _output_prefix(mode, output, urls=bool(urls))
     sources = (
         input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history, walk=walk)
         if paths or not (stores or urls)
@@ -311,6 +311,9 @@ def run_inputs(
     if dask is not None and any(source.is_stdin for source in sources):
         msg = "runs files and URLs on the cluster, not standard input"
         raise typer.BadParameter(msg, param_hint="--dask")
+    if dask is not None and mode is Mode.FIX and str(output) == "-":
+        msg = "runs on the cluster, whose workers write files and objects, not this stdout"
+        raise typer.BadParameter(msg, param_hint="--output")
     if threads and not stores:
         msg = "names threads of a store: give a langgraph+ or agents+ URL"
         raise typer.BadParameter(msg, param_hint="--thread")

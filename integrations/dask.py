@@ -265,7 +265,9 @@ def connect(address: str) -> Any:
             n_workers=int(count) if count else None,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            # on this machine only, on free ports (a fixed port may be taken: a warning)
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
             silence_logs=logging.ERROR,  # a restarted worker is retried, not reported
             set_as_default=False,
         )

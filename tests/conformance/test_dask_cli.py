@@ -9,6 +9,7 @@ replaced and its task run again by Dask: the run still ends with every object re
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +21,8 @@ import pytest
 from benchmarks.corpus import lines as corpus_lines
 from tests.cli.test_object_stores import local_names, toolpatch, tree, uploaded
 from tests.cli.test_terminal import _slow_run, plain
-from tests.helpers import MODULE
+from tests.conftest import SAMPLES
+from tests.helpers import MODULE, run
 from tests.object_store import S3Server, set_s3_env, with_s3
 
 
@@ -123,6 +125,18 @@ def test_the_progress_bar_follows_the_tasks_of_the_cluster(tmp_path: Path) -> No
     assert "1 conversation, 1 finding" in plain(stderr), "a.json counted before the wait"
     assert "slow.jsonl:2:" in plain(stderr)
     assert "Found 2 findings in 2 files" in plain(stderr).splitlines()[-1]
+
+
+def test_one_file_fixed_into_an_output_file_on_a_cluster(tmp_path: Path) -> None:
+    """Named relatively: the worker, whose working folder is its own, is given both paths
+    absolute; the input is left alone. ``-o -`` is refused: a worker has no such stdout."""
+    source = SAMPLES / "openai-chat" / "trailing-call.json"
+    shutil.copyfile(source, tmp_path / "h.json")
+    run(["fix", "--dask", "local:1", "h.json", "-o", "fixed.json"], cwd=tmp_path, expect=0)
+    assert (tmp_path / "fixed.json").read_bytes() == source.with_suffix(".fixed.json").read_bytes()
+    assert (tmp_path / "h.json").read_bytes() == source.read_bytes()
+    refused = run(["fix", "--dask", "local:1", "h.json", "-o", "-"], cwd=tmp_path, expect=2)
+    assert "not this stdout" in refused.stderr
 
 
 def test_an_address_without_a_scheduler_is_an_error(tmp_path: Path) -> None:
