@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -210,6 +209,8 @@ class ObjectSink(Sink):
         self._url = url
         self._always = always
         self._expected = expected
+        import tempfile  # only a fix of an object spools: a run over files never needs it
+
         compression = Compression.of(url)
         self._compressor = None if compression is None else compression.compressor()
         self._spool = tempfile.NamedTemporaryFile(prefix="toolpatch-", delete=False)  # noqa: SIM115
