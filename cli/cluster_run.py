@@ -100,7 +100,7 @@ def cluster_outcomes(
             mode=mode,
             output=None if task.output is None else Path(os.path.abspath(task.output)),
             keep_bytes=keep_bytes,
-            pure=False,  # a repair writes: never taken from a cache, never run twice at once
+            pure=False,  # a run of its own: a key of its own, never a result kept from before
         )
         for task in tasks
     ]

@@ -63,6 +63,20 @@ def test_strip_on_a_cluster_undoes_fix(s3_server: S3Server, tmp_path: Path) -> N
     assert fs.cat_file(f"{url.removeprefix('s3://')}corpus.jsonl") == data
 
 
+def test_a_missing_bucket_is_that_inputs_error_on_a_cluster(
+    s3_server: S3Server, tmp_path: Path
+) -> None:
+    (tmp_path / "in").mkdir()
+    shutil.copyfile(SAMPLES / "openai-chat" / "trailing-call.json", tmp_path / "in" / "t.json")
+    url = uploaded(s3_server, tmp_path / "in")
+    missing = ["s3://tp-no-such-bucket/in/", "s3://tp-no-such-bucket/x.json"]
+    result = toolpatch(s3_server, ["check", "--dask", "local:1", *missing, url], tmp_path)
+    assert result.code == 2, result.show()
+    errors = [line.split(": error: ")[0] for line in result.stderr_lines if ": error: " in line]
+    assert errors == missing, result.show()
+    assert f"{url}t.json:8:5: TP002" in result.stderr  # the other input is still checked
+
+
 def test_a_killed_worker_is_replaced_and_its_input_repaired(
     s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
