@@ -26,7 +26,6 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -116,7 +115,6 @@ class ObjectSource(Source):
     def blocks(self) -> Iterator[bytes]:
         """The object's bytes (decompressed), a block at a time, read once."""
         with self.opened() as read:
-            assert not isinstance(read, Path)
             yield from read
 
     @contextmanager
