@@ -27,9 +27,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.cluster import has_distributed, local_clusters, parts
 from benchmarks.corpus import write
 
 TOOLPATCH = [sys.executable, "-m", "toolpatch"]
@@ -88,8 +90,11 @@ def halves(corpus: Path) -> tuple[Path, Path]:
     return first, second
 
 
-def corpus_cases(corpus: Path, dialect: str, *, deepagents: bool) -> list[Case]:
-    """The cases over one corpus (deepagents reads LangChain only)."""
+def corpus_cases(
+    corpus: Path, dialect: str, *, deepagents: bool, dask: dict[int, str] | None = None
+) -> list[Case]:
+    """The cases over one corpus (deepagents reads LangChain only); with ``dask`` (scheduler
+    addresses by number of workers), ``fix --dask`` of the corpus cut into parts on each."""
 
     def toolpatch(*args: str) -> Callable[[Path], list[str]]:
         return lambda scratch: [*TOOLPATCH, *args]
@@ -113,6 +118,15 @@ def corpus_cases(corpus: Path, dialect: str, *, deepagents: bool) -> list[Case]:
         Case(f"{dialect}: check --jobs 1", toolpatch("check", "-j1", str(corpus)), ok=(0, 1)),
         Case(f"{dialect}: check --jobs 2", toolpatch("check", "-j2", str(corpus)), ok=(0, 1)),
     ]
+    folder = parts(corpus) if dask else None
+    for workers, address in (dask or {}).items():
+        fix_on = [*TOOLPATCH, "fix", "--dask", address, f"file://{folder}/", "-o"]
+        cases.append(
+            Case(
+                f"{dialect}: fix --dask, {workers} worker{'s' if workers > 1 else ''}",
+                lambda s, fix_on=fix_on, w=workers: [*fix_on, f"{s}/dask{w}/"],
+            )
+        )
     if deepagents and dialect == "langchain":
         cases.append(
             Case(
@@ -197,6 +211,10 @@ def verdicts(cases: dict[str, Case], dialects: Sequence[str]) -> list[str]:
             why = f" = {SCALING:.0%} of the capacity"
             label = f"{d}: fix jobs 1 / jobs 2"
             lines.append(verdict(label, speedup, SCALING * capacity, at_most=False, why=why))
+            dask = ratio(cases, f"{d}: fix --dask, 1 worker", f"{d}: fix --dask, 2 workers")
+            if dask is not None:
+                label = f"{d}: fix --dask workers 1 / workers 2"
+                lines.append(verdict(label, dask, SCALING * capacity, at_most=False, why=why))
     label, top, bottom, bound, at_most = STARTUP
     value = ratio(cases, top, bottom)
     if value is not None:
@@ -256,15 +274,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         folder = args.keep or scratch
         folder.mkdir(parents=True, exist_ok=True)
         cases: list[Case] = []
+        # --dask (on one corpus): clusters of 1 and 2 workers, up while the corpus cases run
+        clusters = ExitStack()
+        addresses = clusters.enter_context(local_clusters(1, 2)) if has_distributed() else {}
         for dialect in dialects:
             corpus = folder / f"{dialect}-{args.conversations}.jsonl"
             if not corpus.exists():
                 write(corpus, dialect=dialect, conversations=args.conversations)
-            cases += corpus_cases(corpus, dialect, deepagents=has_deepagents())
+            dask = addresses if dialect == dialects[0] else None
+            cases += corpus_cases(corpus, dialect, deepagents=has_deepagents(), dask=dask)
         small = scratch / "small.json"
         small.write_bytes(SMALL_CLEAN)
         startup = startup_cases(small)
-        interleave(cases, args.repeat, scratch)
+        with clusters:
+            interleave(cases, args.repeat, scratch)
         interleave(startup, max(args.repeat, 5) * 2, scratch)
         cases += startup
         if args.memory_gb:

@@ -181,6 +181,15 @@ ThreadOpt = Annotated[
         show_default=False,
     ),
 ]
+DaskOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    _valued(
+        "--dask",
+        "ADDRESS",
+        "Run every input as a task on a Dask cluster: tcp://HOST:PORT (its scheduler), or "
+        "local / local:N (N worker processes here). The [dask] extra; docs/large-corpora.md.",
+    ),
+]
 ExitZeroOpt = Annotated[
     bool,
     typer.Option("--exit-zero", help="Exit 0 even when findings remain (errors still exit 2)."),
@@ -330,6 +339,7 @@ def check(
     verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
     thread: ThreadOpt = None,
+    dask: DaskOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
@@ -372,6 +382,7 @@ def check(
         force=force,
         walk=walk_settings(found, respect_gitignore=respect_gitignore, force_exclude=force_exclude),
         threads=thread,
+        dask=dask,
     )
 
 
@@ -383,12 +394,13 @@ CheckOpt = Annotated[
     typer.Option("--check", help="Only say which files would change (exit 1); write nothing."),
 ]
 OutputOpt = Annotated[
-    Optional[Path],  # noqa: UP045
+    Optional[str],  # noqa: UP045 - a string: a Path would fold the // of a URL prefix
     typer.Option(
         "-o",
         "--output",
         metavar="FILE",
-        help="Write the changed data to FILE (- for stdout) instead of in place.",
+        help="Write the changed data to FILE (- for stdout) instead of in place; with URL "
+        "inputs, a PREFIX (URL or folder) each input is written under.",
     ),
 ]
 
@@ -440,6 +452,7 @@ def fix(
     verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
     thread: ThreadOpt = None,
+    dask: DaskOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Insert synthetic results for dangling tool calls, in the file's own format.
@@ -479,6 +492,7 @@ def fix(
         jobs=jobs,
         force=force,
         threads=thread,
+        dask=dask,
     )
 
 
@@ -530,6 +544,7 @@ def strip(
     silent: SilentOpt = False,
     verbose: VerboseOpt = False,
     stdin_filename: StdinFilenameOpt = None,
+    dask: DaskOpt = None,
     color: ColorOpt = ColorMode.AUTO,
 ) -> int:
     """Remove the synthetic results toolpatch wrote: the history as it was before `fix`.
@@ -556,6 +571,7 @@ def strip(
         skip_no_history=skip_no_history,
         walk=(respect_gitignore, force_exclude),
         jobs=jobs,
+        dask=dask,
     )
 
 

@@ -11,23 +11,25 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import typer
 
 import patchcore
 
 from . import config_files as configuration
+from .cluster_run import Task, cluster_outcomes, process_input
 from .config_files import LIVE_SESSION_MINUTES
 from .console import NORMAL, SILENT, ColorMode, Printer, is_terminal, stderr_printer, wants_color
 from .exit_codes import ExitCode
-from .foreign_files import pass_over_foreign
 from .input_errors import InputError
-from .input_run import Mode, Outcome, emit_stdout, process
+from .input_run import Mode, Outcome
 from .inputs import DEFAULT_EXCLUDE, Source, WalkSettings, given_paths, resolve
+from .object_inputs import ObjectSource, object_sources, split_urls
 from .output_format import OUTPUT_FORMAT_VARIABLE, OutputFormat
 from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
@@ -157,9 +159,11 @@ def input_sources(
 
 def _size(source: Source) -> int | None:
     """The input's size in bytes, when it is a regular file (not stdin, a pipe, a device) and
-    not compressed (whose decompressed size is known only at its end)."""
+    not compressed (whose decompressed size is known only at its end); an object's as listed."""
     if source.compression is not None:
         return None
+    if isinstance(source, ObjectSource):
+        return source.size
     try:
         status = source.path.stat() if source.path is not None else None
     except OSError:
@@ -228,13 +232,40 @@ def _report_streams(
     return REPORTERS[output_format](binary), None
 
 
+def _output_prefix(
+    mode: Mode, output: Path | str | None, *, urls: bool
+) -> tuple[str | None, Path | None]:
+    """``-o`` of a run: for ``fix`` over URLs, a PREFIX each input is written under (a URL or
+    a folder; ``-`` stays standard output); else a file."""
+    if output is None:
+        return None, None
+    if mode is Mode.FIX and urls and str(output) != "-":
+        return str(output), None
+    return None, Path(output)
+
+
+def _connected(address: str) -> Any:
+    """A client of the cluster at ``address``; one that cannot be had ends the run (exit 2)."""
+    from patchcore.extras import MissingExtra
+
+    try:
+        from toolpatch.integrations.dask import connect
+
+        return connect(address)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--dask") from None
+    except (OSError, MissingExtra) as exc:
+        sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")
+        raise typer.Exit(ExitCode.ERROR) from None
+
+
 def run_inputs(
     mode: Mode,
     paths: list[str] | None,
     *,
     rules: RuleSettings,
     config: configuration.Config,
-    output: Path | None,
+    output: Path | str | None,
     verbosity: int,
     stdin_filename: str | None,
     color: ColorMode,
@@ -247,6 +278,7 @@ def run_inputs(
     force: bool = False,
     walk: WalkSettings | None = None,
     threads: list[str] | None = None,
+    dask: str | None = None,
 ) -> int:
     """Carry out ``mode`` on every input, reporting each as it is done, then the summary;
     returns the exit code. Without ``force``, a session log written to in the last
@@ -257,14 +289,31 @@ def run_inputs(
     findings in tables instead of listing them; a machine report names them as given. A silent
     run (``verbosity`` `SILENT`) writes no report at all, the product (repaired data, the diff)
     still. Store URLs among ``paths`` (`cli.stores`) add one input per thread (only
-    ``threads``, when given)."""
+    ``threads``, when given). URLs among them (`cli.object_inputs`) add each object they name;
+    with them, or with ``dask``, ``fix``'s ``output`` is a prefix each input is written under.
+    ``dask`` (an address, `toolpatch.integrations.dask.connect`) runs every input as a task
+    on that cluster (`cli.cluster_run`)."""
     printer = stderr_printer(color)
     paths, stores = split_paths(paths)
+    paths, urls = split_urls(paths)
+    prefix, output = _output_prefix(mode, output, urls=bool(urls))
     sources = (
         input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history, walk=walk)
-        if paths or not stores
+        if paths or not (stores or urls)
         else []
     )
+    if prefix is not None and sources:
+        msg = "a PREFIX for URL inputs: name every input by its URL (file:// for local files)"
+        raise typer.BadParameter(msg, param_hint="--output")
+    skip = skip_no_history  # a named object without a history is skipped too
+    for source in object_sources(urls, walk=walk or WalkSettings(), output_prefix=prefix):
+        sources.append(replace(source, explicit=False) if skip else source)
+    if dask is not None and any(source.is_stdin for source in sources):
+        msg = "runs files and URLs on the cluster, not standard input"
+        raise typer.BadParameter(msg, param_hint="--dask")
+    if dask is not None and mode is Mode.FIX and str(output) == "-":
+        msg = "runs on the cluster, whose workers write files and objects, not this stdout"
+        raise typer.BadParameter(msg, param_hint="--output")
     if threads and not stores:
         msg = "names threads of a store: give a langgraph+ or agents+ URL"
         raise typer.BadParameter(msg, param_hint="--thread")
@@ -311,7 +360,7 @@ def run_inputs(
         total = None if None in sizes else sum(size or 0 for size in sizes)
         progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
         workers = jobs if jobs is not None else available_cores()
-        pool = ProcessMapper(workers) if workers > 1 else None
+        pool = ProcessMapper(workers) if workers > 1 and dask is None else None
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
         started = time.time()
@@ -341,23 +390,44 @@ def run_inputs(
                 outcome.data = outcome.plan = None  # kept for the reporter only
             outcomes.append(outcome)
 
-        for source in sources:
-            options = live_options(
-                source, rules.options_for(source.name), config=config, force=force, now=started
-            )
-            outcome = process(
-                shown_source(source),
-                options=options,
+        chosen = [
+            live_options(s, rules.options_for(s.name), config=config, force=force, now=started)
+            for s in sources
+        ]
+        keep_bytes = reporter is not None and reporter.needs_bytes
+        fix_output = output if mode is Mode.FIX else None
+        done: Iterator[Outcome]
+        if dask is not None:
+            client = _connected(dask)
+            stack.callback(client.close)
+            done = cluster_outcomes(
+                client,
+                [
+                    Task(shown_source(s), options, fix_output, size)
+                    for s, options, size in zip(sources, chosen, sizes, strict=True)
+                ],
                 mode=mode,
-                output=output if mode is Mode.FIX else None,
-                emit=emit_stdout,
-                pool=pool,
-                progress=lambda done, lists, findings: progress.advance(
-                    bytes_read=done, records=lists, findings=findings
+                keep_bytes=keep_bytes,
+                advance=lambda size, lists, findings: progress.advance(
+                    bytes_read=size, records=lists, findings=findings
                 ),
-                keep_bytes=reporter is not None and reporter.needs_bytes,
             )
-            outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
+        else:
+            done = (
+                process_input(
+                    shown_source(source),
+                    options=options,
+                    mode=mode,
+                    output=fix_output,
+                    pool=pool,
+                    progress=lambda done, lists, findings: progress.advance(
+                        bytes_read=done, records=lists, findings=findings
+                    ),
+                    keep_bytes=keep_bytes,
+                )
+                for source, options in zip(sources, chosen, strict=True)
+            )
+        for source, options, outcome in zip(sources, chosen, done, strict=True):
             # strip is never held back by a live session (docs/cli.md#live-sessions): no hint
             reported(outcome, source.name, live=options.live and not options.strip)
         for url in stores:

@@ -27,7 +27,7 @@ def pass_over_foreign(outcome: Outcome) -> Outcome:
     failure (a message of the wrong shape, a repair that cannot be written) needs messages.
     """
     source = outcome.source
-    if outcome.error is None or source.explicit or source.path is None:
+    if outcome.error is None or source.explicit or source.is_stdin:
         return outcome
     try:
         if shows_history(source.blocks()):

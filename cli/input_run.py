@@ -262,7 +262,10 @@ def _sink(
         return Spool()
     if output is not None:
         return Replace(output, always=True, compression=Compression.of(output.name))
-    assert source.path is not None
+    if source.path is None:  # an object of a store (`cli.object_inputs`)
+        from .object_inputs import object_sink
+
+        return object_sink(source, read)
     # In place: only over the very file that was read, as it was read.
     status = read.status if isinstance(read, (FileInput, Decompressed)) else None
     expected = FileIdentity.of(status) if status is not None else None

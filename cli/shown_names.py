@@ -15,13 +15,14 @@ from dataclasses import replace
 
 from .input_run import Outcome
 from .inputs import Source
+from .object_inputs import is_object_url
 
 
 def shown_name(name: str) -> str:
     """``name`` relative to the current folder when it lies inside it, else absolute; ``-``
-    (standard input without ``--stdin-filename``) and a name whose folder cannot be told (the
-    current folder was removed) stay as they are."""
-    if name == "-":
+    (standard input without ``--stdin-filename``), a URL (an object's name) and a name whose
+    folder cannot be told (the current folder was removed) stay as they are."""
+    if name == "-" or is_object_url(name):
         return name
     try:
         cwd = os.getcwd()

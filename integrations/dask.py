@@ -34,6 +34,7 @@ cluster)::
 from __future__ import annotations
 
 import gzip
+import logging
 import posixpath
 import zlib
 from collections.abc import Mapping, Sequence
@@ -236,3 +237,42 @@ def _compressed(data: bytes, suffix: str) -> bytes:
 def _zstandard() -> Any:
     """The ``zstandard`` module (the ``[zstd]`` extra)."""
     return extra_module("zstandard", extra="zstd", part="a .zst file")
+
+
+def connect(address: str) -> Any:
+    """A ``dask.distributed`` client for ``address``: ``tcp://host:port`` (or any address a
+    scheduler listens on) connects to that cluster; ``local`` starts a ``LocalCluster`` of one
+    worker process per core here, ``local:N`` of N. Close it when done (it closes a local
+    cluster it started too).
+
+    Raises:
+        MissingExtra: ``distributed`` is not installed (the ``[dask]`` extra).
+        ValueError: ``local:N`` with an N that is not a positive number.
+        OSError: No scheduler answers at ``address``.
+    """
+    try:
+        from distributed import Client
+    except ModuleNotFoundError as missing:
+        raise MissingExtra(missing, extra="dask", part="--dask") from None
+    if address == "local" or address.startswith("local:"):
+        count = address.partition(":")[2]
+        if count and not (count.isdigit() and int(count) > 0):
+            msg = f"local:N takes a number of worker processes, not {count!r}"
+            raise ValueError(msg)
+        # A LocalCluster the client owns (closed with it). One thread per worker process: the
+        # engine is Python, so threads would share one interpreter lock.
+        return Client(
+            n_workers=int(count) if count else None,
+            threads_per_worker=1,
+            processes=True,
+            # on this machine only, on free ports (a fixed port may be taken: a warning)
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,  # a restarted worker is retried, not reported
+            set_as_default=False,
+        )
+    try:
+        return Client(address, set_as_default=False, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        msg = f"no Dask scheduler answers at {address}: {exc}"
+        raise OSError(msg) from None

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.object_store import s3_server  # noqa: F401 - the fixture, for every test folder
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 #: Real transcripts from public projects (read in place, never copied into the repo).

@@ -6,7 +6,8 @@ given. So a file inside the working directory is named relative to it, with the 
 ``%SRCROOT%``, which the run defines (``originalUriBaseIds``: the directory as a file URI ending
 in ``/``) and the invocation repeats as its ``workingDirectory``; a file outside it (an absolute
 path elsewhere, ``../``) has no relative name and gets its absolute ``file://`` URI. Names are
-taken as given, symlinks not resolved: they are the names people and the repository use.
+taken as given, symlinks not resolved: they are the names people and the repository use. An
+object of a store is named by its URL, an absolute URI already.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from urllib.parse import quote
+
+from ..object_inputs import is_object_url
 
 #: The base id of relative artifact URIs: the directory toolpatch ran in.
 SRCROOT = "%SRCROOT%"
@@ -32,7 +35,10 @@ def relative_uri(path: str) -> str:
 
 
 def artifact_location(file: str, root: Path) -> dict[str, str]:
-    """The ``artifactLocation`` of the input named ``file``, for a run in ``root`` (absolute)."""
+    """The ``artifactLocation`` of the input named ``file``, for a run in ``root`` (absolute);
+    an object named by its URL (``s3://bucket/key``) is that absolute URI."""
+    if is_object_url(file):
+        return {"uri": file}
     absolute = Path(os.path.abspath(root / file))
     try:
         inside = absolute.relative_to(root)

@@ -42,6 +42,8 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
         ):
             assert f"{dialect}: {case}" in cases, completed.stdout
     assert "langchain: deepagents" in cases  # deepagents is in the test dependencies
+    # distributed is too: --dask on clusters of one and two workers, over the first corpus
+    assert {"langchain: fix --dask, 1 worker", "langchain: fix --dask, 2 workers"} <= cases
     assert {"start-up: import typer", "start-up: toolpatch check"} <= cases
     assert all(float(seconds) > 0 for _, seconds in rows)
     verdicts = re.findall(
@@ -49,12 +51,13 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
         completed.stdout,
         re.MULTILINE,
     )
-    # per dialect: fix, fix of a pipe, check, jobs; deepagents (LangChain); start-up
-    assert len(verdicts) == 2 * 4 + 1 + 1, completed.stdout
+    # per dialect: fix, fix of a pipe, check, jobs; deepagents and --dask workers (LangChain);
+    # start-up
+    assert len(verdicts) == 2 * 4 + 1 + 1 + 1, completed.stdout
     for label, value, bound, word in verdicts:
         if value == bound:
             continue  # equal once rounded: the verdict was taken on the unrounded ratio
-        at_most = "jobs" not in label and "deepagents" not in label
+        at_most = not any(kind in label for kind in ("jobs", "workers", "deepagents"))
         assert (float(value) <= float(bound) if at_most else float(value) >= float(bound)) == (
             word == "PASS"
         ), label

@@ -1,0 +1,174 @@
+"""``--dask`` on a real ``dask.distributed`` cluster of worker processes against a real
+S3-compatible server (moto's, `tests.object_store`), docs/large-corpora.md.
+
+``fix --dask local:2 s3://…/in/`` writes the bytes ``fix`` writes on local copies, ``check
+--dask`` reports what a local check reports, and a worker killed while it repairs an input is
+replaced and its task run again by Dask: the run still ends with every object repaired.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.corpus import lines as corpus_lines
+from tests.cli.test_object_stores import local_names, toolpatch, tree, uploaded
+from tests.cli.test_terminal import _slow_run, plain
+from tests.conftest import SAMPLES
+from tests.helpers import MODULE, run
+from tests.object_store import S3Server, set_s3_env, with_s3
+
+
+def test_a_local_cluster_gives_the_findings_and_bytes_of_a_local_run(
+    s3_server: S3Server, tmp_path: Path
+) -> None:
+    tree(tmp_path / "in")
+    url = uploaded(s3_server, tmp_path / "in")
+    json_check = ["check", "--force", "--output-format", "json"]
+    local = toolpatch(s3_server, [*json_check, "in"], tmp_path)
+    remote = toolpatch(s3_server, [*json_check, "--dask", "local:2", url], tmp_path)
+    assert remote.code == local.code == 1, remote.show()
+    assert local_names(remote.stdout.decode(), url) == local.stdout.decode()
+
+    local = toolpatch(s3_server, ["fix", "--force", "in"], tmp_path)
+    remote = toolpatch(s3_server, ["fix", "--force", "--dask", "local:2", url], tmp_path)
+    assert remote.code == local.code, remote.show()
+    assert local_names(remote.stderr, url) == local.stderr
+    fs = s3_server.fs()
+    fs.invalidate_cache()
+    for path in (tmp_path / "in").rglob("*"):
+        if path.is_file():
+            key = f"{url.removeprefix('s3://')}{path.relative_to(tmp_path / 'in').as_posix()}"
+            assert fs.cat_file(key) == path.read_bytes(), key
+
+
+def test_strip_on_a_cluster_undoes_fix(s3_server: S3Server, tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    data = b"".join(corpus_lines(dialect="openai-chat", conversations=40, seed=3))
+    (tmp_path / "in" / "corpus.jsonl").write_bytes(data)
+    url = uploaded(s3_server, tmp_path / "in")
+    toolpatch(s3_server, ["fix", "--dask", "local:1", url], tmp_path)
+    fs = s3_server.fs()
+    fs.invalidate_cache()
+    assert fs.cat_file(f"{url.removeprefix('s3://')}corpus.jsonl") != data
+    toolpatch(s3_server, ["strip", "--dask", "local:1", url], tmp_path)
+    fs.invalidate_cache()
+    assert fs.cat_file(f"{url.removeprefix('s3://')}corpus.jsonl") == data
+
+
+def test_a_missing_bucket_is_that_inputs_error_on_a_cluster(
+    s3_server: S3Server, tmp_path: Path
+) -> None:
+    (tmp_path / "in").mkdir()
+    shutil.copyfile(SAMPLES / "openai-chat" / "trailing-call.json", tmp_path / "in" / "t.json")
+    url = uploaded(s3_server, tmp_path / "in")
+    missing = ["s3://tp-no-such-bucket/in/", "s3://tp-no-such-bucket/x.json"]
+    result = toolpatch(s3_server, ["check", "--dask", "local:1", *missing, url], tmp_path)
+    assert result.code == 2, result.show()
+    errors = [line.split(": error: ")[0] for line in result.stderr_lines if ": error: " in line]
+    assert errors == missing, result.show()
+    assert f"{url}t.json:8:5: TP002" in result.stderr  # the other input is still checked
+
+
+def test_a_killed_worker_is_replaced_and_its_input_repaired(
+    s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cluster is this test's own (its workers read the server's address from the
+    environment they start with), reached by ``tcp://``; as soon as a worker is running one
+    of the command's tasks, its process is killed (SIGKILL). Its nanny starts a new one, the
+    scheduler gives the lost task to a worker again, and the outcome is a local run's."""
+    from distributed import Client, LocalCluster
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for number in range(6):
+        data = b"".join(corpus_lines(dialect="langchain", conversations=300, seed=number))
+        (folder / f"part-{number}.jsonl").write_bytes(data)
+    url = uploaded(s3_server, folder)
+    local = toolpatch(s3_server, ["fix", "in"], tmp_path)
+    set_s3_env(s3_server, monkeypatch)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        pids = client.run(os.getpid)
+        command = subprocess.Popen(
+            [*MODULE, "fix", "--dask", cluster.scheduler_address, url],
+            cwd=tmp_path,
+            env=with_s3(s3_server),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and command.poll() is None and time.monotonic() < deadline:
+            busy = [worker for worker, keys in client.processing().items() if keys]
+            if busy:
+                killed = pids[busy[0]]
+                os.kill(killed, signal.SIGKILL)
+            time.sleep(0.005)
+        stdout, stderr = command.communicate(timeout=300)
+        assert killed is not None, "the run ended before a worker could be killed"
+        assert killed not in client.run(os.getpid).values()  # it was replaced
+    report = stderr.decode()
+    assert command.returncode == local.code, report
+    assert local_names(report, url) == local.stderr
+    fs = s3_server.fs()
+    fs.invalidate_cache()
+    for path in sorted(folder.iterdir()):
+        key = f"{url.removeprefix('s3://')}{path.name}"
+        assert fs.cat_file(key) == path.read_bytes(), key
+    assert not stdout
+
+
+def test_the_progress_bar_follows_the_tasks_of_the_cluster(tmp_path: Path) -> None:
+    """Local files given by relative names, on two workers: while one task waits for its
+    input (a named pipe filled after a pause), the bar counts the other, already done."""
+    code, stderr = _slow_run(tmp_path, ["--dask", "local:2"], stderr_terminal=True)
+    assert code == 1, stderr
+    assert "1 conversation, 1 finding" in plain(stderr), "a.json counted before the wait"
+    assert "slow.jsonl:2:" in plain(stderr)
+    assert "Found 2 findings in 2 files" in plain(stderr).splitlines()[-1]
+
+
+def test_one_file_fixed_into_an_output_file_on_a_cluster(tmp_path: Path) -> None:
+    """Named relatively: the worker, whose working folder is its own, is given both paths
+    absolute; the input is left alone. ``-o -`` is refused: a worker has no such stdout."""
+    source = SAMPLES / "openai-chat" / "trailing-call.json"
+    shutil.copyfile(source, tmp_path / "h.json")
+    run(["fix", "--dask", "local:1", "h.json", "-o", "fixed.json"], cwd=tmp_path, expect=0)
+    assert (tmp_path / "fixed.json").read_bytes() == source.with_suffix(".fixed.json").read_bytes()
+    assert (tmp_path / "h.json").read_bytes() == source.read_bytes()
+    refused = run(["fix", "--dask", "local:1", "h.json", "-o", "-"], cwd=tmp_path, expect=2)
+    assert "not this stdout" in refused.stderr
+
+
+def test_an_address_without_a_scheduler_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "h.json").write_bytes(b'{"messages": []}')
+    result = toolpatch_plain(["check", "--dask", "tcp://127.0.0.1:9", str(tmp_path)])
+    assert result.returncode == 2
+    assert "no Dask scheduler answers at tcp://127.0.0.1:9" in result.stderr
+    usage = toolpatch_plain(["check", "--dask", "local:x", str(tmp_path)])
+    assert usage.returncode == 2
+    assert "local:N takes a number" in usage.stderr
+
+
+def toolpatch_plain(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolpatch", *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
