@@ -240,7 +240,7 @@ def conversation(
         listed.warning,
         tuple(findings),
     )
-    if not options.with_messages:
+    if not options.keeps_messages(findings):
         return summary
     return summary.with_messages(listed.messages, listed.context, fix_edits(findings))
 
@@ -253,8 +253,8 @@ def _quick(
     from patchcore.engine import quickfix
 
     findings = quickfix.findings(lane, spans, options=options)
-    if findings is None:
-        return None
+    if findings is None or (findings and options.finding_messages):
+        return None  # the lane reads no message whole: the full path keeps them
     found = tuple(_locate(findings, spans, record.line))
     return (Conversation(lane.where, line, lane.dialect, lane.messages, None, False, found),)
 
