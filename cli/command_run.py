@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING
 import typer
 
 import patchcore
+from patchcore.extras import MissingExtra
 
 from . import config_files as configuration
 from .config_files import LIVE_SESSION_MINUTES
@@ -301,6 +302,10 @@ def run_inputs(
             failed = InputError(str(output), f"cannot write the report: {exc.strerror}")
             printer.line(error_pieces(failed))
             return int(ExitCode.ERROR)
+        except MissingExtra as exc:  # the html report without the html extra
+            sys.stderr.write(f"toolpatch: error: {exc}\n")
+            return int(ExitCode.ERROR)
+        messages = reporter is not None and reporter.needs_messages
         sizes = [_size(source) for source in sources]
         show_bar = progress_wanted(
             printer,
@@ -339,12 +344,16 @@ def run_inputs(
             if reporter is not None:
                 reporter.add(renamed(outcome, name))
                 outcome.data = outcome.plan = None  # kept for the reporter only
+                if messages and outcome.result is not None:
+                    outcome.result = outcome.result.without_messages()
             outcomes.append(outcome)
 
         for source in sources:
             options = live_options(
                 source, rules.options_for(source.name), config=config, force=force, now=started
             )
+            if messages:
+                options = replace(options, finding_messages=True)
             outcome = process(
                 shown_source(source),
                 options=options,
@@ -361,9 +370,10 @@ def run_inputs(
             # strip is never held back by a live session (docs/cli.md#live-sessions): no hint
             reported(outcome, source.name, live=options.live and not options.strip)
         for url in stores:
-            for outcome in store_outcomes(
-                url, threads=threads or [], mode=mode, options=rules.options_for(url)
-            ):
+            options = rules.options_for(url)
+            if messages:
+                options = replace(options, finding_messages=True)
+            for outcome in store_outcomes(url, threads=threads or [], mode=mode, options=options):
                 reported(outcome, outcome.source.name, live=False)
         summary = Summary(mode, outcomes, words)
         if reporter is not None:

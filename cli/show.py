@@ -80,6 +80,17 @@ class MessageChanges:
     removed: list[Pointer] = field(default_factory=list)
     """Paths inside it that are dropped (``()``: the whole message)."""
 
+    @property
+    def touched(self) -> bool:
+        """Whether the fix does anything here."""
+        return bool(
+            self.inserted_before
+            or self.inserted_inside
+            or self.written
+            or self.rewritten
+            or self.removed
+        )
+
 
 def conversations(data: bytes, *, name: str | None, options: Options) -> list[Shown]:
     """Every conversation of ``data`` as the engine checked it (one ``fix`` run, with the
