@@ -167,7 +167,10 @@ def process_record(
     from patchcore.raw.jsonspan import Spans
 
     spans = Spans(record.raw)
-    conversations = _quick(lane, spans, record, options, line) if lane is not None else None
+    # A record with open calls whose messages are wanted: the lane reads no message whole.
+    conversations = None
+    if lane is not None and not options.finding_messages:
+        conversations = _quick(lane, spans, record, options, line)
     if conversations is None:
         conversations = _checked(record, spans, options=options, fixing=fix, line=line)
     findings = tuple(f for c in conversations for f in c.findings)
@@ -253,8 +256,8 @@ def _quick(
     from patchcore.engine import quickfix
 
     findings = quickfix.findings(lane, spans, options=options)
-    if findings is None or (findings and options.finding_messages):
-        return None  # the lane reads no message whole: the full path keeps them
+    if findings is None:
+        return None
     found = tuple(_locate(findings, spans, record.line))
     return (Conversation(lane.where, line, lane.dialect, lane.messages, None, False, found),)
 
