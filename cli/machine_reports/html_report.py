@@ -61,10 +61,12 @@ def bars(counts: list[tuple[str, int]]) -> list[Bar]:
 
 
 def position(message_index: int, messages: int) -> int:
-    """Which tenth of its conversation a calling message is in (0: the first, 9: the last)."""
+    """Which tenth of its conversation a calling message is in: the tenth that holds the share
+    of the messages up to it and itself (0: the first tenth, 9: the last, where the last
+    message always is)."""
     if messages <= 0:
         return 0
-    return min(POSITIONS - 1, max(0, -(-(message_index + 1) * POSITIONS // messages) - 1))
+    return min(POSITIONS - 1, max(0, ((message_index + 1) * POSITIONS - 1) // messages))
 
 
 def _hash(text: str) -> str:
@@ -74,7 +76,14 @@ def _hash(text: str) -> str:
 
 
 class HtmlReporter(Reporter):
-    """The page, written when the run is over."""
+    """The page, written when the run is over.
+
+    A finding is a row of the page's data (the script reads them by position, to keep a
+    large page small): the index of its file among the files with findings, line, column,
+    code, tool name, call id, pointer, fixability (``safe``, ``unsafe``, ``none``), the calling
+    message's index, its conversation's size, the tenth of it the call is in (`position`) and
+    the finding's sentence. Its excerpt is at the same index in `excerpts`.
+    """
 
     needs_messages: ClassVar[bool] = True
 
@@ -106,8 +115,8 @@ class HtmlReporter(Reporter):
                 {"kind": "warning", "file": name, "line": warning.line, "message": warning.message}
             )
         file_index = len(self.files)
-        self.files.append(name)
-        if result.findings:
+        if result.findings:  # only these are listed: the page grows with the findings
+            self.files.append(name)
             self.totals["files_with_findings"] += 1
         for conversation in result.conversations:
             if conversation.note is None:

@@ -160,3 +160,25 @@ def test_the_git_install_line_builds(plain: Path, tmp_path: Path) -> None:
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert (target / "toolpatch" / "cli" / "app.py").is_file()
     assert not (target / "cli").exists()
+
+
+def test_the_wheel_holds_the_html_reports_page(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    page = ROOT / "cli" / "machine_reports" / "html_page"
+    for path in page.iterdir():
+        assert f"toolpatch/cli/machine_reports/html_page/{path.name}" in names
+
+
+def test_a_plain_install_says_what_the_html_report_needs(plain: Path, tmp_path: Path) -> None:
+    """docs/cli.md#html-report: Jinja2 comes with the html extra only."""
+    sample = SAMPLES / "openai-chat" / "messages.jsonl"
+    result = subprocess.run(
+        [str(plain / "toolpatch"), "check", "--output-format", "html", str(sample)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "pip install 'toolpatch-cli[html]'" in result.stderr
+    assert not result.stdout
