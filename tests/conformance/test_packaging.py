@@ -97,6 +97,11 @@ def test_langchain_core_is_an_extra(wheel: Path) -> None:
         assert any(r.startswith(extra) and 'extra == "langchain"' in r for r in requires), extra
 
 
+def _run(command: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run an installed command in ``cwd``, its output as text."""
+    return subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd)
+
+
 @pytest.mark.parametrize("where", ["a folder of the user's", "the checkout"])
 def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path, where: str) -> None:
     """From any folder, the checkout's root included: no folder there shadows the installed
@@ -104,13 +109,7 @@ def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path, where: st
     sample = SAMPLES / "openai-chat" / "messages.jsonl"
     cwd = tmp_path if where == "a folder of the user's" else ROOT
     for command in ([str(plain / "toolpatch")], [str(plain / "python"), "-m", "toolpatch"]):
-        result = subprocess.run(
-            [*command, "check", str(sample)],
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=cwd,
-        )
+        result = _run([*command, "check", str(sample)], cwd=cwd)
         assert result.returncode == 1, result.stderr
         assert "TP001" in result.stderr
     version = subprocess.run(
@@ -172,12 +171,8 @@ def test_the_wheel_holds_the_html_reports_page(wheel: Path) -> None:
 def test_a_plain_install_says_what_the_html_report_needs(plain: Path, tmp_path: Path) -> None:
     """docs/cli.md#html-report: Jinja2 comes with the html extra only."""
     sample = SAMPLES / "openai-chat" / "messages.jsonl"
-    result = subprocess.run(
-        [str(plain / "toolpatch"), "check", "--output-format", "html", str(sample)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
+    result = _run(
+        [str(plain / "toolpatch"), "check", "--output-format", "html", str(sample)], cwd=tmp_path
     )
     assert result.returncode == 2, result.stderr
     assert "pip install 'toolpatch-cli[html]'" in result.stderr
