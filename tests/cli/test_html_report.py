@@ -4,7 +4,8 @@ says, runs nothing a history holds, and opens in a real browser without an error
 The browser tests run Debian's ``chromium`` headless (``.ci/run`` installs it): its console
 (``--enable-logging=stderr``) must stay silent, a Content-Security-Policy violation or an
 uncaught error included, and the DOM it dumps after the page's script ran must show the
-findings; a screenshot of each page is kept in the test's temporary folder.
+findings; a screenshot of each page is kept in the test's temporary folder. One test drives
+the page's controls over the DevTools protocol, as a person's clicks and keys would.
 """
 
 from __future__ import annotations
@@ -360,3 +361,145 @@ def test_a_hundred_thousand_findings_open_in_seconds(tmp_path: Path) -> None:
     assert console == []
     assert 'data-ready="true"' in dom
     assert "100000 of 100000" in dom
+
+
+class DevTools:
+    """A headless chromium driven over the DevTools protocol (`websockets`' client): evaluate
+    script in the page as a person's clicks and keys would, and collect what its console says
+    (messages, uncaught exceptions, policy violations)."""
+
+    def __init__(self, url: str, folder: Path) -> None:
+        from urllib.request import urlopen
+
+        from websockets.sync.client import connect
+
+        profile = folder / "devtools-profile"
+        self.process = subprocess.Popen(
+            [
+                chromium(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+                "--window-size=1400,2000",
+                url,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not port_file.exists() or not port_file.read_text().strip():
+            assert time.monotonic() < deadline, "chromium gave no DevTools port"
+            time.sleep(0.1)
+        port = port_file.read_text().split()[0]
+        while True:
+            with urlopen(f"http://127.0.0.1:{port}/json/list") as listing:
+                pages = [t for t in json.load(listing) if t["type"] == "page"]
+            if pages:
+                break
+            assert time.monotonic() < deadline, "chromium opened no page"
+            time.sleep(0.1)
+        self.socket = connect(pages[0]["webSocketDebuggerUrl"], max_size=None)
+        self.next_id = 0
+        self.console: list[Any] = []
+        for domain in ("Runtime.enable", "Log.enable"):
+            self.call(domain)
+
+    def call(self, method: str, **params: Any) -> Any:
+        self.next_id += 1
+        self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.socket.recv(timeout=60))
+            if message.get("id") == self.next_id:
+                assert "error" not in message, message
+                return message["result"]
+            if message.get("method") in (
+                "Runtime.consoleAPICalled",
+                "Runtime.exceptionThrown",
+                "Log.entryAdded",
+            ):
+                self.console.append(message["params"])
+
+    def value(self, expression: str) -> Any:
+        """What ``expression`` gives in the page (after its script has run)."""
+        deadline = time.monotonic() + 60
+        while (
+            self.call("Runtime.evaluate", expression="document.documentElement.dataset.ready")[
+                "result"
+            ].get("value")
+            != "true"
+        ):
+            assert time.monotonic() < deadline, "the page's script never finished"
+            time.sleep(0.1)
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        assert "exceptionDetails" not in result, result
+        return result["result"].get("value")
+
+    def close(self) -> None:
+        self.socket.close()
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_the_tables_sort_filter_page_and_open_excerpts(tmp_path: Path) -> None:
+    """The page's controls, used as a person would (DevTools protocol): filtering, sorting,
+    paging, picking a file and opening a finding; the console stays silent throughout."""
+    page = tmp_path / "samples.html"
+    run(["check", "--output-format", "html", "-o", str(page), str(SAMPLES)])
+    records = json.loads(run(["check", "--output-format", "json", str(SAMPLES)]).stdout)
+    findings = [r for r in records if r["kind"] == "finding"]
+    fields = ("file", "code", "tool_name", "call_id", "pointer", "message")
+    weather = [f for f in findings if any("get_weather" in str(f[k]).lower() for k in fields)]
+    browser = DevTools(page.resolve().as_uri(), tmp_path)
+    try:
+        shown_rows = "document.querySelectorAll('#findings tbody tr.row').length"
+        assert browser.value(shown_rows) == 50
+        assert browser.value("document.getElementById('row-count').textContent") == (
+            f"{len(findings)} of {len(findings)}"
+        )
+        browser.value("document.querySelector('#findings-pager button:last-child').click()")
+        assert browser.value(shown_rows) == min(50, len(findings) - 50)
+        type_in = (
+            "(() => { const f = document.getElementById('filter'); f.value = 'GET_WEATHER';"
+            " f.dispatchEvent(new Event('input')); })()"
+        )
+        browser.value(type_in)
+        assert browser.value(shown_rows) == len(weather) > 0
+        line = "document.querySelector('#findings th[data-key=line]')"
+        browser.value(f"{line}.click(); {line}.click()")
+        assert browser.value(f"{line}.getAttribute('aria-sort')") == "descending"
+        lines = browser.value(
+            "[...document.querySelectorAll('#findings tbody tr.row td:nth-child(2)')]"
+            ".map(td => parseInt(td.textContent))"
+        )
+        assert lines == sorted((f["line"] for f in weather), reverse=True)
+        browser.value(  # the first that fix repairs: it has a result to insert
+            "[...document.querySelectorAll('#findings tbody tr.row')]"
+            ".find(tr => tr.querySelector('td.fix.safe')).click()"
+        )
+        assert browser.value("document.querySelectorAll('#findings tr.detail').length") == 1
+        assert browser.value("document.querySelectorAll('#findings li.insert').length") >= 1
+        browser.value(
+            "(() => { const f = document.getElementById('filter'); f.value = '';"
+            " f.dispatchEvent(new Event('input'));"
+            " document.querySelector('#files tbody tr.row').click(); })()"
+        )
+        picked = browser.value("document.querySelector('#files tbody tr.row td').textContent")
+        listed = browser.value(
+            "[...document.querySelectorAll('#findings tbody tr.row td:first-child')]"
+            ".map(td => td.textContent)"
+        )
+        assert listed and set(listed) == {picked}
+        assert len(listed) == sum(f["file"] == picked for f in findings)
+    finally:
+        browser.close()
+    assert browser.console == []
