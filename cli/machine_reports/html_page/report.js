@@ -14,6 +14,10 @@
   const state = { query: "", rule: "", fix: "", file: null, key: "file", down: false, page: 0, open: new Set() };
   const files = { query: "", key: 1, down: true, page: 0 };
 
+  function count(n, noun) {
+    return `${n} ${noun}${n === 1 ? "" : "s"}`;
+  }
+
   function el(tag, text, className) {
     const node = document.createElement(tag);
     if (text !== undefined && text !== null) node.textContent = String(text);
@@ -72,7 +76,7 @@
     const after = el("button", "Next ›");
     after.disabled = page >= pages - 1;
     after.addEventListener("click", () => go(page + 1));
-    const where = el("span", `Page ${pages ? page + 1 : 0} of ${pages} · ${total} ${noun}`);
+    const where = el("span", `Page ${pages ? page + 1 : 0} of ${pages} · ${count(total, noun)}`);
     container.append(before, where, after);
   }
 
@@ -145,7 +149,7 @@
     let label = `${found.length} of ${rows.length}`;
     if (state.file !== null) label += ` · in ${data.files[state.file]}`;
     document.getElementById("row-count").textContent = label;
-    pager(document.getElementById("findings-pager"), state.page, pages, found.length, "findings", (page) => {
+    pager(document.getElementById("findings-pager"), state.page, pages, found.length, "finding", (page) => {
       state.page = page;
       renderFindings();
     });
@@ -194,8 +198,8 @@
       tr.append(td);
       body.append(tr);
     }
-    document.getElementById("file-count").textContent = `${shown.length} files with findings`;
-    pager(document.getElementById("files-pager"), files.page, pages, shown.length, "files", (page) => {
+    document.getElementById("file-count").textContent = `${count(shown.length, "file")} with findings`;
+    pager(document.getElementById("files-pager"), files.page, pages, shown.length, "file", (page) => {
       files.page = page;
       renderFiles();
     });
