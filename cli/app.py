@@ -299,8 +299,9 @@ def check(
             metavar="FORMAT",
             help="How to report findings: concise (for people, on stderr: a line per finding, "
             "each rule's provider errors once; text is its former name), full (each finding "
-            "with its dialect and provider error), json, jsonl, github (workflow annotations) "
-            "or sarif, on stdout or -o FILE. Default: concise, or the configured output-format.",
+            "with its dialect and provider error), json, jsonl, github (workflow annotations), "
+            "sarif or html (a self-contained page), on stdout or -o FILE. Default: concise, or "
+            "the configured output-format.",
             show_default=False,
         ),
     ] = None,

@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import typer
 
 import patchcore
+from patchcore.extras import MissingExtra
 
 from . import config_files as configuration
 from .cluster_run import Task, cluster_outcomes, process_input
@@ -350,6 +351,10 @@ def run_inputs(
             failed = InputError(str(output), f"cannot write the report: {exc.strerror}")
             printer.line(error_pieces(failed))
             return int(ExitCode.ERROR)
+        except MissingExtra as exc:  # the html report without the html extra
+            sys.stderr.write(f"toolpatch: error: {exc}\n")
+            return int(ExitCode.ERROR)
+        messages = reporter is not None and reporter.needs_messages
         sizes = [_size(source) for source in sources]
         show_bar = progress_wanted(
             printer,
@@ -388,12 +393,16 @@ def run_inputs(
             if reporter is not None:
                 reporter.add(renamed(outcome, name))
                 outcome.data = outcome.plan = None  # kept for the reporter only
+                if messages and outcome.result is not None:
+                    outcome.result = outcome.result.without_messages()
             outcomes.append(outcome)
 
         chosen = [
             live_options(s, rules.options_for(s.name), config=config, force=force, now=started)
             for s in sources
         ]
+        if messages:  # the html report draws the messages around each finding
+            chosen = [replace(options, finding_messages=True) for options in chosen]
         keep_bytes = reporter is not None and reporter.needs_bytes
         fix_output = output if mode is Mode.FIX else None
         done: Iterator[Outcome]
@@ -431,9 +440,10 @@ def run_inputs(
             # strip is never held back by a live session (docs/cli.md#live-sessions): no hint
             reported(outcome, source.name, live=options.live and not options.strip)
         for url in stores:
-            for outcome in store_outcomes(
-                url, threads=threads or [], mode=mode, options=rules.options_for(url)
-            ):
+            options = rules.options_for(url)
+            if messages:
+                options = replace(options, finding_messages=True)
+            for outcome in store_outcomes(url, threads=threads or [], mode=mode, options=options):
                 reported(outcome, outcome.source.name, live=False)
         summary = Summary(mode, outcomes, words)
         if reporter is not None:

@@ -21,6 +21,8 @@ class OutputFormat(str, enum.Enum):
     JSONL = "jsonl"
     GITHUB = "github"
     SARIF = "sarif"
+    HTML = "html"
+    """One self-contained page to look at a corpus (the ``html`` extra)."""
 
     @property
     def for_people(self) -> bool:

@@ -80,6 +80,17 @@ class MessageChanges:
     removed: list[Pointer] = field(default_factory=list)
     """Paths inside it that are dropped (``()``: the whole message)."""
 
+    @property
+    def touched(self) -> bool:
+        """Whether the fix does anything here."""
+        return bool(
+            self.inserted_before
+            or self.inserted_inside
+            or self.written
+            or self.rewritten
+            or self.removed
+        )
+
 
 def conversations(data: bytes, *, name: str | None, options: Options) -> list[Shown]:
     """Every conversation of ``data`` as the engine checked it (one ``fix`` run, with the
@@ -225,30 +236,13 @@ class ConversationView:
 
     def _calls_and_results(self, body: Any, message: Any, index: int) -> None:
         """A line per tool call (name, id, arguments) and per result (the call it answers)."""
-        from patchcore import ShapeError
-        from patchcore.dialects import dialect_named
-
-        listed = self.conversation
-        if message is None or listed.dialect is None or listed.note is not None:
-            return
-        assert listed.context is not None
-        try:
-            view = dialect_named(listed.dialect).view(
-                message, listed.context.message_pointer(index)
-            )
-        except ShapeError:
-            return
-        for call in view.calls:
-            args = message_text.arguments(message_text.at(message, call.path))
-            body.append("→ call ", style="bold cyan")
-            body.append(visible(f"{call.name or 'unknown'} (id {call.id or '-'})"), style="cyan")
-            if args:
-                body.append(" " + visible(message_text.shorten(args, self.detail_limit)))
+        for line in tool_lines(self.conversation, message, index):
+            style = "cyan" if line.call else "magenta"
+            body.append(line.label, style=f"bold {style}")
+            body.append(visible(line.what), style=style)
+            if line.detail:
+                body.append(" " + visible(message_text.shorten(line.detail, self.detail_limit)))
             body.append("\n")
-        for answer in view.results:
-            body.append("← result", style="bold magenta")
-            paired = f" for {answer.key}" if answer.keyed else " (paired by name and position)"
-            body.append(visible(paired) + "\n", style="magenta")
 
     def _inserted(self, value: Any) -> Any:
         from rich.panel import Panel
@@ -262,11 +256,63 @@ class ConversationView:
         return Panel(body, title=Text(title), title_align="left", border_style="green")
 
     def _detail(self, value: Any) -> str:
-        """The words of an inserted value (or where a moved one comes from), on one line."""
-        if isinstance(value, Verbatim):
-            return visible(f"from {format_pointer(value.pointer)}")
-        words = message_text.text(value) or message_text.compact(value)
-        return visible(message_text.shorten(words, self.detail_limit))
+        return detail(value, self.detail_limit)
+
+
+def detail(value: Any, limit: int | None) -> str:
+    """The words of an inserted value (or where a moved one comes from), on one line, cut to
+    ``limit`` characters."""
+    if isinstance(value, Verbatim):
+        return visible(f"from {format_pointer(value.pointer)}")
+    words = message_text.text(value) or message_text.compact(value)
+    return visible(message_text.shorten(words, limit))
+
+
+@dataclass(frozen=True)
+class ToolLine:
+    """One tool call or result of a message, as a line of a view.
+
+    Attributes:
+        call: A call (else a result).
+        label: ``→ call `` or ``← result``.
+        what: The call's name and id, or which call the result answers.
+        detail: A call's arguments, as written (uncut); empty for a result.
+    """
+
+    call: bool
+    label: str
+    what: str
+    detail: str = ""
+
+
+def tool_lines(conversation: Conversation, message: Any, index: int) -> list[ToolLine]:
+    """The calls and results of the ``index``-th message of ``conversation``, as its dialect
+    reads them (none when the list was not read, or the message does not read)."""
+    from patchcore import ShapeError
+    from patchcore.dialects import dialect_named
+
+    if message is None or conversation.dialect is None or conversation.note is not None:
+        return []
+    assert conversation.context is not None
+    try:
+        view = dialect_named(conversation.dialect).view(
+            message, conversation.context.message_pointer(index)
+        )
+    except ShapeError:
+        return []
+    lines = [
+        ToolLine(
+            True,
+            "→ call ",
+            f"{call.name or 'unknown'} (id {call.id or '-'})",
+            message_text.arguments(message_text.at(message, call.path)),
+        )
+        for call in view.calls
+    ]
+    for answer in view.results:
+        paired = f" for {answer.key}" if answer.keyed else " (paired by name and position)"
+        lines.append(ToolLine(False, "← result", paired))
+    return lines
 
 
 def render(found: Sequence[Shown], printer: Printer, *, name: str, full: bool) -> None:

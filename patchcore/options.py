@@ -7,7 +7,7 @@ whose records are all proven clean (`patchcore.engine.quick`) never needs the en
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from patchcore.rules import (
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.model import Fix
+    from patchcore.model import Finding, Fix
 
 _QUICK_RULES = frozenset({"TP001", "TP002", "TP003"})
 
@@ -39,6 +39,10 @@ class Options:
         with_messages: Keep each conversation's messages, as the engine read them, and the
             edits of its fixes in the result (`patchcore.result.Conversation`): what a viewer
             of the history needs, at the cost of holding every message.
+        finding_messages: Keep the messages (as ``with_messages`` does) of the conversations
+            that have findings only: what a report of the findings draws (the HTML report), so
+            that a large, mostly clean corpus is not held in memory, and the quick lane still
+            proves its clean records clean without parsing them.
         live: The input is an agent session that may still be running (its log was written to
             moments ago): a call pending in its last turn may belong to a tool that is still
             running, so it is reported without a fix (the agent writes its result); ``strip``,
@@ -63,6 +67,7 @@ class Options:
     keep_invalid_lines: bool = False
     repair: RepairPolicy = RepairPolicy.ANSWER
     strip: bool = False
+    finding_messages: bool = False
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -78,6 +83,10 @@ class Options:
             and not self.with_messages  # the lane reads no message whole
             and not self.strip  # the lane proves calls answered, not who answered them
         )
+
+    def keeps_messages(self, findings: Sequence[Finding]) -> bool:
+        """Whether a conversation with ``findings`` keeps its messages in the result."""
+        return self.with_messages or (self.finding_messages and bool(findings))
 
     def applies(self, fix: Fix | None) -> bool:
         """Whether ``fix`` runs under these options."""
@@ -100,12 +109,13 @@ def make_options(
     keep_invalid_lines: bool = False,
     repair: str | RepairPolicy = RepairPolicy.ANSWER,
     strip: bool = False,
+    finding_messages: bool = False,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
     ``repair``: ``"answer"`` (the default) or ``"drop"`` (`RepairPolicy`), what the fix of an
     unanswered call does. ``strip``: find the results toolpatch wrote instead (`patchcore.strip`
-    uses it).
+    uses it). ``finding_messages``: keep the messages of the conversations with findings only.
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
@@ -141,6 +151,7 @@ def make_options(
         with_messages=with_messages,
         live=live,
         keep_invalid_lines=keep_invalid_lines,
+        finding_messages=finding_messages,
     )
 
 

@@ -109,6 +109,14 @@ class Result:
     lines: int = 1
     kept: tuple[DecodeError, ...] = ()
 
+    def without_messages(self) -> Result:
+        """The same result without what ``with_messages`` (or ``finding_messages``) keeps:
+        for a caller done with the messages, which would otherwise be held to the end."""
+        if all(c.values is None for c in self.conversations):
+            return self
+        bare = tuple(replace(c, values=None, context=None, edits=()) for c in self.conversations)
+        return replace(self, conversations=bare)
+
     @property
     def changed(self) -> bool:
         """Whether the fix changed anything (every fix applied edits the bytes)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..output_format import OutputFormat
 from .base import Reporter
 from .github import GithubReporter
+from .html_report import HtmlReporter
 from .json_format import JsonLinesReporter, JsonReporter
 from .sarif import SarifReporter
 
@@ -19,6 +20,7 @@ REPORTERS: dict[OutputFormat, type[Reporter]] = {
     OutputFormat.JSONL: JsonLinesReporter,
     OutputFormat.GITHUB: GithubReporter,
     OutputFormat.SARIF: SarifReporter,
+    OutputFormat.HTML: HtmlReporter,
 }
 
 __all__ = ["REPORTERS", "OutputFormat", "Reporter"]

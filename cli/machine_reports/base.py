@@ -61,6 +61,9 @@ class Reporter(ABC):
     needs_bytes: ClassVar[bool] = False
     """Whether the outcomes must carry the inputs' bytes and the plan of their fixes (each
     input is then read whole: `cli.input_run.process`'s ``keep_bytes``)."""
+    needs_messages: ClassVar[bool] = False
+    """Whether the results must carry the messages of the conversations with findings
+    (`patchcore.Options.finding_messages`), for the messages around each finding."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self.stream = stream

@@ -167,7 +167,10 @@ def process_record(
     from patchcore.raw.jsonspan import Spans
 
     spans = Spans(record.raw)
-    conversations = _quick(lane, spans, record, options, line) if lane is not None else None
+    # A record with open calls whose messages are wanted: the lane reads no message whole.
+    conversations = None
+    if lane is not None and not options.finding_messages:
+        conversations = _quick(lane, spans, record, options, line)
     if conversations is None:
         conversations = _checked(record, spans, options=options, fixing=fix, line=line)
     findings = tuple(f for c in conversations for f in c.findings)
@@ -240,7 +243,7 @@ def conversation(
         listed.warning,
         tuple(findings),
     )
-    if not options.with_messages:
+    if not options.keeps_messages(findings):
         return summary
     return summary.with_messages(listed.messages, listed.context, fix_edits(findings))
 

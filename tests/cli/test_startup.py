@@ -22,8 +22,11 @@ import pytest
 from tests.helpers import run
 
 #: Packages the run must not load at all (their first component); pathspec serves directory
-#: walks and --force-exclude only (cli/exclusions.py), and a named file needs neither.
-HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec")
+#: walks and --force-exclude only (cli/exclusions.py), and a named file needs neither; Jinja2
+#: (and its MarkupSafe) writes the HTML report only (the html extra).
+HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec", "jinja2", "markupsafe")
+#: What only the HTML report loads.
+HTML_PACKAGES = ("jinja2", "markupsafe")
 #: patchcore's engine: only a record that is not proven clean needs it.
 ENGINE = (
     "patchcore.engine.check",
@@ -65,13 +68,13 @@ CLEAN_FILES = {
 }
 
 
-def imported_by_check(path: Path) -> list[str]:
-    """Every module ``python -m toolpatch check PATH`` imports, in order."""
+def imported_by_check(path: Path, *options: str, expect: int = 0) -> list[str]:
+    """Every module ``python -m toolpatch check [OPTIONS] PATH`` imports, in order."""
     result = run(
-        ["-X", "importtime", "-m", "toolpatch", "check", path.name],
+        ["-X", "importtime", "-m", "toolpatch", "check", *options, path.name],
         command=[sys.executable],
         cwd=path.parent,
-        expect=0,
+        expect=expect,
     )
     modules = IMPORTED.findall(result.stderr)
     assert "toolpatch.cli.app" in modules, result.show()
@@ -90,3 +93,18 @@ def test_check_of_a_small_clean_file_loads_no_engine_and_no_heavy_package(
     assert not heavy, f"`toolpatch check` of a clean file imported {heavy}"
     engine = [m for m in modules if any(m == e or m.startswith(f"{e}.") for e in ENGINE)]
     assert not engine, f"`toolpatch check` of a clean file imported the engine: {engine}"
+
+
+@pytest.mark.parametrize("output_format", ["concise", "json", "sarif"])
+def test_only_the_html_report_loads_jinja(tmp_path: Path, output_format: str) -> None:
+    """The other reports of a file with findings load none of the html extra, which a plain
+    install leaves out (docs/architecture.md#packaging); the HTML report does."""
+    path = tmp_path / "history.json"
+    dangling = {"messages": ANSWERED_CALL["messages"][:2]}
+    path.write_text(json.dumps(dangling))
+    modules = imported_by_check(path, "--output-format", output_format, expect=1)
+    assert "patchcore.engine.check" in modules, "the file's findings were not checked"
+    loaded = [m for m in modules if m.split(".")[0] in HTML_PACKAGES]
+    assert not loaded, f"`toolpatch check --output-format {output_format}` imported {loaded}"
+    html = imported_by_check(path, "--output-format", "html", expect=1)
+    assert any(m.split(".")[0] == "jinja2" for m in html)

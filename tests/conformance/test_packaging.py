@@ -97,6 +97,11 @@ def test_langchain_core_is_an_extra(wheel: Path) -> None:
         assert any(r.startswith(extra) and 'extra == "langchain"' in r for r in requires), extra
 
 
+def _run(command: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run an installed command in ``cwd``, its output as text."""
+    return subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd)
+
+
 @pytest.mark.parametrize("where", ["a folder of the user's", "the checkout"])
 def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path, where: str) -> None:
     """From any folder, the checkout's root included: no folder there shadows the installed
@@ -104,13 +109,7 @@ def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path, where: st
     sample = SAMPLES / "openai-chat" / "messages.jsonl"
     cwd = tmp_path if where == "a folder of the user's" else ROOT
     for command in ([str(plain / "toolpatch")], [str(plain / "python"), "-m", "toolpatch"]):
-        result = subprocess.run(
-            [*command, "check", str(sample)],
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=cwd,
-        )
+        result = _run([*command, "check", str(sample)], cwd=cwd)
         assert result.returncode == 1, result.stderr
         assert "TP001" in result.stderr
     version = subprocess.run(
@@ -160,3 +159,21 @@ def test_the_git_install_line_builds(plain: Path, tmp_path: Path) -> None:
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert (target / "toolpatch" / "cli" / "app.py").is_file()
     assert not (target / "cli").exists()
+
+
+def test_the_wheel_holds_the_html_reports_page(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    page = ROOT / "cli" / "machine_reports" / "html_page"
+    for path in page.iterdir():
+        assert f"toolpatch/cli/machine_reports/html_page/{path.name}" in names
+
+
+def test_a_plain_install_says_what_the_html_report_needs(plain: Path, tmp_path: Path) -> None:
+    """docs/cli.md#html-report: Jinja2 comes with the html extra only."""
+    sample = SAMPLES / "openai-chat" / "messages.jsonl"
+    result = _run(
+        [str(plain / "toolpatch"), "check", "--output-format", "html", str(sample)], cwd=tmp_path
+    )
+    assert result.returncode == 2, result.stderr
+    assert "pip install 'toolpatch-cli[html]'" in result.stderr
+    assert not result.stdout

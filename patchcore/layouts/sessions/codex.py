@@ -121,7 +121,7 @@ class Codex(SessionLayout):
         listed = Conversation(
             "", first, CODEX_ITEMS.name, len(payloads), None, False, tuple(findings)
         )
-        if options.with_messages:
+        if options.keeps_messages(found):
             # The engine's own fixes: edits of the list, before they were addressed to lines.
             listed = listed.with_messages(payloads, context, fix_edits(found))
         reports = sorted([listed, *notes], key=lambda r: r.line or 0)

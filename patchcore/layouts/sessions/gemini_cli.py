@@ -157,7 +157,7 @@ class GeminiCliLog(SessionLayout):
             False,
             tuple(findings),
         )
-        if options.with_messages:
+        if options.keeps_messages(found):
             # The engine's own fixes: edits of the list, before they were addressed to lines.
             listed = listed.with_messages(messages, context, fix_edits(found))
         reports = sorted([listed, *notes], key=lambda r: r.line or 0)

@@ -357,7 +357,7 @@ class AnthropicSession(SessionLayout):
             first = turns[0].entries[0].record.line
             found, edits = repair.check(turns)
             listed = Conversation("", first, ANTHROPIC.name, len(turns), None, False, tuple(found))
-            if options.with_messages:
+            if options.keeps_messages(found):
                 merged = [turn.message() for turn in turns]
                 listed = listed.with_messages(merged, ListContext(()), edits)
             lists.append(listed)
