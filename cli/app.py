@@ -217,8 +217,10 @@ ForceOpt = Annotated[
     bool,
     typer.Option(
         "--force",
-        help="Answer the pending calls of an agent session log even if it was written to in the "
-        "last live-session-minutes (default 10), when its agent may still be running them.",
+        help="Treat an agent session log as ended even if its last entry (or, where it records "
+        "no time, the file) was written in the last live-session-minutes (default 10): answer "
+        "its pending calls and write the file, which its agent, if still running, may go on "
+        "appending to the old one.",
     ),
 ]
 KeepInvalidLinesOpt = Annotated[
@@ -526,6 +528,7 @@ def strip(
     respect_gitignore: RespectGitignoreOpt = None,
     force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
+    force: ForceOpt = False,
     quiet: QuietOpt = False,
     silent: SilentOpt = False,
     verbose: VerboseOpt = False,
@@ -556,6 +559,7 @@ def strip(
         skip_no_history=skip_no_history,
         walk=(respect_gitignore, force_exclude),
         jobs=jobs,
+        force=force,
     )
 
 

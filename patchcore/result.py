@@ -97,6 +97,12 @@ class Result:
         kept: With ``keep_invalid_lines``: why each line of conversation lines that is not
             JSON was kept as it is (in input order, located: line and column in the input);
             nothing was checked in them, and the output holds them byte for byte.
+        live: The input is an agent session that may still be running (`patchcore.Options.live`,
+            ``live_since``): its pending calls were held back, and whoever writes the repair
+            should not put a new file in place of the log its agent may still append to.
+        last_entry: The newest time the session log records for its entries (seconds since
+            the epoch), when it is a session log that records one: what decided ``live``
+            where ``live_since`` was given.
     """
 
     layout: str
@@ -108,6 +114,8 @@ class Result:
     output: bytes | None = None
     lines: int = 1
     kept: tuple[DecodeError, ...] = ()
+    live: bool = False
+    last_entry: float | None = None
 
     @property
     def changed(self) -> bool:
