@@ -243,6 +243,8 @@ def render_outcome(
         return
     if outcome.error is not None:
         printer.line(error_pieces(outcome.error))
+        if outcome.error.hint is not None and verbosity >= NORMAL:
+            printer.line(((f"{name}: ", "bold"), ("hint: ", "cyan"), (outcome.error.hint, "")))
         return
     if outcome.skipped is not None:
         if verbosity > NORMAL:

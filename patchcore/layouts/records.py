@@ -17,6 +17,7 @@ from patchcore.engine.quick import clean
 from patchcore.engine.quick import read as read_quickly
 from patchcore.errors import (
     DecodeError,
+    InvalidLineError,
     NoHistoryError,
     PatchcoreError,
     SelfCheckError,
@@ -127,6 +128,10 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
         try:
             result = process_record(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
         except DecodeError as error:
+            if jsonl and not keeping:
+                raise InvalidLineError(
+                    error.reason, line=error.line, column=error.column, pointer=error.pointer
+                ) from None
             if not keeping:
                 raise
             kept.append(nul_error(record.raw, first_line=record.line) or error)
