@@ -24,7 +24,16 @@ from tests.conftest import ROOT, SAMPLES
 pytestmark = pytest.mark.slow
 
 #: What the build reads: the project file, the README it embeds, and the packages.
-SOURCES = ("pyproject.toml", "README.md", "patchcore", "cli", "integrations", "src")
+SOURCES = (
+    "pyproject.toml",
+    "MANIFEST.in",
+    "README.md",
+    "patchcore",
+    "cli",
+    "integrations",
+    "src",
+    "build_backend",
+)
 
 
 def pip(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -36,17 +45,23 @@ def pip(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from a copy of the sources (a build in the checkout would leave
+def copied_sources(source: Path) -> Path:
+    """What the build reads, copied into ``source`` (a build in the checkout would leave
     ``build/`` and ``*.egg-info`` there)."""
-    source = tmp_path_factory.mktemp("source")
+    source.mkdir(exist_ok=True)
     for name in SOURCES:
         if (ROOT / name).is_dir():
             skip = shutil.ignore_patterns("__pycache__")
             shutil.copytree(ROOT / name, source / name, ignore=skip)
         else:
             shutil.copy2(ROOT / name, source / name)
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a copy of the sources."""
+    source = copied_sources(tmp_path_factory.mktemp("source"))
     out = tmp_path_factory.mktemp("wheel")
     built = pip(Path(sys.executable), "wheel", "--no-deps", "-q", "-w", str(out), str(source))
     assert built.returncode == 0, built.stdout + built.stderr
@@ -160,3 +175,30 @@ def test_the_git_install_line_builds(plain: Path, tmp_path: Path) -> None:
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert (target / "toolpatch" / "cli" / "app.py").is_file()
     assert not (target / "cli").exists()
+
+
+def test_the_editable_install_prints_no_warning(tmp_path: Path) -> None:
+    """CONTRIBUTING.md's install command (``pip install -q -e .``) in a new environment says
+    nothing: setuptools' notice about folders named like the package, which this layout does
+    not have, is left out by the build backend (``build_backend/toolpatch_backend.py``)."""
+    source = copied_sources(tmp_path / "source")
+    home = tmp_path / "venv"
+    venv.create(home, with_pip=True)
+    python = home / ("Scripts" if sys.platform == "win32" else "bin") / "python"
+    upgraded = pip(python, "install", "-q", "-U", "pip")  # as the command does: pip 25 shows it
+    assert upgraded.returncode == 0, upgraded.stderr
+    installed = pip(python, "install", "-q", "--no-deps", "-e", str(source))
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert installed.stdout + installed.stderr == ""
+    ran = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.util, patchcore; importlib.util.find_spec('toolpatch.cli.app').origin",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr
