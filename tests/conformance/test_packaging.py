@@ -9,6 +9,7 @@ tree and install it as pip would for a user, with no extra.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -194,7 +195,7 @@ def test_the_editable_install_prints_no_warning(tmp_path: Path) -> None:
         [
             str(python),
             "-c",
-            "import importlib.util, patchcore; importlib.util.find_spec('toolpatch.cli.app').origin",
+            "import importlib.util, patchcore; importlib.util.find_spec('toolpatch.cli.app')",
         ],
         capture_output=True,
         text=True,
@@ -202,3 +203,39 @@ def test_the_editable_install_prints_no_warning(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert ran.returncode == 0, ran.stderr
+
+
+#: A shell block of the README.
+SHELL_BLOCK = re.compile(r"^```sh\n(?P<body>.*?)^```$", re.M | re.S)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_every_readme_shell_command_runs_in_a_fresh_checkout(tmp_path: Path) -> None:
+    """Every command of the README's shell blocks, as written, in a copy of the checkout with
+    nothing installed: none fails to run (a finding is exit 1; a missing file, command or
+    package, exit 2 and up, is not). The block that runs the whole test suite is left to
+    ``.ci/run``, which is that command."""
+    checkout = copied_sources(tmp_path / "checkout")
+    shutil.copytree(SAMPLES, checkout / "samples")
+    blocks = SHELL_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    lines = [
+        line
+        for block in blocks
+        if "pytest" not in block
+        for line in block.splitlines()
+        if line.strip()
+    ]
+    assert any(line.startswith("toolpatch ") for line in lines), lines
+    script = "".join(f'{line}\necho "::rc=$?"\n' for line in lines)
+    ran = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=checkout,
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+    )
+    codes = [int(code) for code in re.findall(r"^::rc=(\d+)$", ran.stdout, re.M)]
+    assert len(codes) == len(lines), ran.stdout + ran.stderr
+    failed = [(line, code) for line, code in zip(lines, codes, strict=True) if code > 1]
+    assert not failed, f"{failed}\n{ran.stderr}"
