@@ -76,6 +76,32 @@ class Conversation:
 
 
 @dataclass(frozen=True, slots=True)
+class LineCount:
+    """How the lines of a corpus of conversation lines went: how many hold a message list, how
+    many hold none (passed over, written back as they are) and the first of those.
+
+    Attributes:
+        read: Lines that hold at least one message list.
+        unread: JSON lines that hold none.
+        first_unread: The line number of the first of them.
+    """
+
+    read: int = 0
+    unread: int = 0
+    first_unread: int | None = None
+
+    def __add__(self, later: LineCount) -> LineCount:
+        """The counts of this piece and of a ``later`` one (numbered on the same lines)."""
+        first = self.first_unread if self.first_unread is not None else later.first_unread
+        return LineCount(self.read + later.read, self.unread + later.unread, first)
+
+    def moved(self, lines: int) -> LineCount:
+        """The same counts, ``lines`` lines further down."""
+        first = self.first_unread
+        return replace(self, first_unread=None if first is None else first + lines)
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     """The outcome for one input, or one piece of it.
 
@@ -103,6 +129,8 @@ class Result:
         last_entry: The newest time the session log records for its entries (seconds since
             the epoch), when it is a session log that records one: what decided ``live``
             where ``live_since`` was given.
+        line_count: For conversation lines, how many lines hold a message list and how many
+            hold none (`LineCount`); ``None`` for other layouts.
     """
 
     layout: str
@@ -116,6 +144,7 @@ class Result:
     kept: tuple[DecodeError, ...] = ()
     live: bool = False
     last_entry: float | None = None
+    line_count: LineCount | None = None
 
     @property
     def changed(self) -> bool:
