@@ -226,8 +226,10 @@ ForceOpt = Annotated[
     bool,
     typer.Option(
         "--force",
-        help="Answer the pending calls of an agent session log even if it was written to in the "
-        "last live-session-minutes (default 10), when its agent may still be running them.",
+        help="Treat an agent session log as ended even if its last entry (or, where it records "
+        "no time, the file) was written in the last live-session-minutes (default 10): answer "
+        "its pending calls and write the file, which its agent, if still running, may go on "
+        "appending to the old one.",
     ),
 ]
 KeepInvalidLinesOpt = Annotated[
@@ -541,6 +543,7 @@ def strip(
     respect_gitignore: RespectGitignoreOpt = None,
     force_exclude: ForceExcludeOpt = None,
     jobs: JobsOpt = None,
+    force: ForceOpt = False,
     quiet: QuietOpt = False,
     silent: SilentOpt = False,
     verbose: VerboseOpt = False,
@@ -573,6 +576,7 @@ def strip(
         walk=(respect_gitignore, force_exclude),
         jobs=jobs,
         dask=dask,
+        force=force,
     )
 
 
@@ -656,23 +660,32 @@ def rules(
         sys.stdout.write(rules_markdown())
         return int(ExitCode.OK)
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+    from .help_format import text_width, wrapped
+
+    width = text_width()
     defaults = patchcore.RuleSelection.build().codes
     for rule in patchcore.RULES.values():
         fix = _FIX_WORDS[rule.fix.value if rule.fix else None]
         default = "default" if rule.code in defaults else "opt-in"
-        printer.line(
-            (
-                (rule.code, "bold cyan"),
-                (f"  {rule.name:<24}", "bold"),
-                (f"{default:<8}{fix:<30}", "dim"),
-                (rule.summary, ""),
-            )
+        head = (
+            (rule.code, "bold cyan"),
+            (f"  {rule.name:<24}", "bold"),
+            (f"{default:<8}{fix:<30}", "dim"),
         )
+        if sum(len(text) for text, _ in head) + len(rule.summary) <= width:
+            printer.line((*head, (rule.summary, "")))
+            continue
+        # a narrow terminal: the summary below, indented
+        printer.line((*head[:2], (f"{default:<8}{fix}", "dim")))
+        for line in wrapped(rule.summary, width, first="       ", rest="       "):
+            printer.text(line)
     printer.text("")
-    printer.text(
+    closing = (
         "Select opt-in rules with --select TP1 or --select ALL; `toolpatch rule CODE` (or NAME) "
         "explains one."
     )
+    for line in wrapped(closing, width):
+        printer.text(line)
     return int(ExitCode.OK)
 
 
@@ -690,17 +703,17 @@ def rule(
 ) -> int:
     """Explain a rule as ruff does: what it checks, why providers reject it (each dialect's
     error), an example before and after the fix, and the fix's safety."""
-    import shutil
 
     from patchcore import rule_named
 
+    from .help_format import text_width
     from .rule_docs import rule_markdown
 
     try:
         found = rule_named(code)
     except patchcore.UnknownRuleError as exc:
         raise typer.BadParameter(str(exc), param_hint="CODE|NAME") from None
-    width = min(shutil.get_terminal_size().columns, HELP_WIDTH) - 2  # as --help is wrapped
+    width = text_width()
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     fenced = False
     for line in rule_markdown(found, width=width):
@@ -720,18 +733,26 @@ def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     listed = [(d.name, d.title, d.recognised_by, d.containers) for d in DIALECTS] + [
         (s.short_name, s.title, s.recognised_by, s.containers) for s in SESSION_LAYOUTS
     ]
+    from .help_format import text_width, wrapped
+
+    width = text_width()
     for name, title, recognised_by, containers in listed:
         printer.line(((name, "bold cyan"), (f"  {title}", "bold")))
-        printer.text(f"  recognised by: {recognised_by}")
-        printer.text(f"  found in: {containers}")
+        for line in (
+            *wrapped(recognised_by, width, first="  recognised by: ", rest="    "),
+            *wrapped(containers, width, first="  found in: ", rest="    "),
+        ):
+            printer.text(line)
         printer.text("")
-    printer.text(
+    closing = (
         "Detection is per message list: the first dialect (in the order above) that reads every "
         "message and sees a marker of its own wins; --dialect NAME forces one. Lists are found "
         "anywhere in a document; JSON Lines hold one conversation or one message per line, or "
         f"are an agent session log (the last {len(SESSION_LAYOUTS)} above), read as a whole, as "
         "is a JSON array of Claude Agent SDK messages."
     )
+    for line in wrapped(closing, width):
+        printer.text(line)
     return int(ExitCode.OK)
 
 

@@ -184,11 +184,13 @@ def live_minutes(config: configuration.Config, *, force: bool) -> float:
 def live_options(
     source: Source, options: Options, *, config: configuration.Config, force: bool, now: float
 ) -> Options:
-    """``options`` for ``source``, marked live when it may be the log of an agent session that
-    is still running: a regular file written to less than ``live-session-minutes`` ago (stdin
-    has no time, nor does a compressed file, which no agent appends to: never; 0 minutes or
-    ``force``: never). Only the agent-session layouts read it
-    (`patchcore.Options.live`); ``check``, ``fix`` and ``show`` decide it here alike."""
+    """``options`` for ``source``, with what decides whether it is the log of an agent session
+    that is still running: the moment ``live-session-minutes`` ago (`patchcore.Options.live_since`:
+    a log whose newest entry is that recent is live, by its own clock), and for a log that
+    records no time, whether the file was written to since (``live``). stdin has no time, nor
+    does a compressed file, which no agent appends to: never live; 0 minutes or ``force``:
+    never. Only the agent-session layouts read them, and say what they decided
+    (`patchcore.Result.live`); ``check``, ``fix``, ``strip`` and ``show`` decide it here alike."""
     minutes = live_minutes(config, force=force)
     if not minutes or source.path is None or source.compression is not None:  # an archive
         return options
@@ -196,8 +198,10 @@ def live_options(
         status = source.path.stat()
     except OSError:
         return options
-    live = stat.S_ISREG(status.st_mode) and now - status.st_mtime < minutes * 60
-    return replace(options, live=True) if live else options
+    if not stat.S_ISREG(status.st_mode):
+        return options
+    since = now - minutes * 60
+    return replace(options, live=status.st_mtime >= since, live_since=since)
 
 
 def text_format(given: str | None, config: configuration.Config) -> OutputFormat:
@@ -370,7 +374,7 @@ def run_inputs(
             stack.callback(pool.close)  # after an error or Ctrl-C too
         started = time.time()
 
-        def reported(outcome: Outcome, name: str, *, live: bool) -> None:
+        def reported(outcome: Outcome, name: str) -> None:
             """Print (and report) one input's outcome; ``name`` is what a machine report
             calls it."""
             if outcome.diff is not None:
@@ -387,9 +391,10 @@ def run_inputs(
                 full=output_format is OutputFormat.FULL,
                 words=words,
             )
-            if live:
-                minutes = live_minutes(config, force=force)
-                render_live_hint(outcome, printer, verbosity=verbosity, minutes=minutes)
+            minutes = live_minutes(config, force=force)
+            render_live_hint(
+                outcome, mode, printer, verbosity=verbosity, minutes=minutes, now=started
+            )
             if reporter is not None:
                 reporter.add(renamed(outcome, name))
                 outcome.data = outcome.plan = None  # kept for the reporter only
@@ -436,15 +441,14 @@ def run_inputs(
                 )
                 for source, options in zip(sources, chosen, strict=True)
             )
-        for source, options, outcome in zip(sources, chosen, done, strict=True):
-            # strip is never held back by a live session (docs/cli.md#live-sessions): no hint
-            reported(outcome, source.name, live=options.live and not options.strip)
+        for source, outcome in zip(sources, done, strict=True):
+            reported(outcome, source.name)
         for url in stores:
             options = rules.options_for(url)
             if messages:
                 options = replace(options, finding_messages=True)
             for outcome in store_outcomes(url, threads=threads or [], mode=mode, options=options):
-                reported(outcome, outcome.source.name, live=False)
+                reported(outcome, outcome.source.name)
         summary = Summary(mode, outcomes, words)
         if reporter is not None:
             reporter.finish()

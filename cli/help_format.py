@@ -13,6 +13,8 @@ turned back into ``-`` in the help printed. Help is re-wrapped to the terminal w
 from __future__ import annotations
 
 import re
+import shutil
+import textwrap
 from collections.abc import Sequence
 
 import typer
@@ -21,6 +23,26 @@ from typer.core import TyperCommand, TyperGroup
 
 #: The widest help is laid out, on a wider terminal (ruff's stays readable so too).
 HELP_WIDTH = 100
+
+
+def text_width() -> int:
+    """How wide the listings and explanations are wrapped: as ``--help``, to the terminal
+    (``COLUMNS``) up to `HELP_WIDTH`, less a margin."""
+    return min(shutil.get_terminal_size().columns, HELP_WIDTH) - 2
+
+
+def wrapped(text: str, width: int, *, first: str = "", rest: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken at spaces only (never inside a
+    word or at its hyphens); ``first`` and ``rest`` start the first and the other lines."""
+    return textwrap.wrap(
+        text,
+        width,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
 
 _NO_BREAK = "\u2011"
 #: A hyphen that does not start a word: ``keep-invalid-lines``, the second of ``--check``.

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from patchcore import PatchcoreError, located_text
+from patchcore import InvalidLineError, PatchcoreError, located_text
+
+#: The hint under a line of a conversation-per-line corpus that is not JSON.
+TORN_LINE = (
+    "a line torn by a crash while the file was written? --keep-invalid-lines keeps such lines "
+    "as they are and checks and repairs the others"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +28,8 @@ class InputError:
         line: 1-based line in the input, when known.
         column: 1-based column in the input, when known.
         pointer: RFC 6901 JSON pointer of the offending value, when known.
+        hint: What would get past it, when an option would (a torn corpus line:
+            ``--keep-invalid-lines``).
     """
 
     file: str
@@ -29,13 +37,15 @@ class InputError:
     line: int | None = None
     column: int | None = None
     pointer: str | None = None
+    hint: str | None = None
 
     @classmethod
     def of(cls, file: str, exc: Exception) -> InputError:
         """The error of the input ``file`` that raised ``exc``: a patchcore error's reason and
         location, an OS error's description, or any other's text (a failed write)."""
         if isinstance(exc, PatchcoreError):
-            return cls(file, exc.reason, exc.line, exc.column, exc.pointer or None)
+            hint = TORN_LINE if isinstance(exc, InvalidLineError) else None
+            return cls(file, exc.reason, exc.line, exc.column, exc.pointer or None, hint)
         if isinstance(exc, OSError):
             return cls(file, exc.strerror or str(exc))
         return cls(file, str(exc))

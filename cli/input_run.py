@@ -6,7 +6,7 @@ import enum
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,6 +70,10 @@ class Outcome:
     when it would change anything."""
     unplanned: str | None = None
     """Why the fixes could not be planned (an internal error ``fix`` would report too)."""
+    held_back: bool = False
+    """``fix`` wrote nothing over the input, a session log whose agent may still be running
+    (`patchcore.Result.live`): a new file in its place would lose what the agent appends next.
+    ``result`` then reports every finding as left, with the fix ``--force`` would apply."""
 
 
 def process(
@@ -128,9 +132,36 @@ def process(
             else:
                 sink.write(piece)
         outcome.result = stream.result
-        if mode is Mode.FIX:
+        if (
+            mode is Mode.FIX
+            and stream.result.changed
+            and _replaces_live_log(source, output, stream.result)
+        ):
+            outcome.result = unwritten(stream.result)
+            outcome.held_back = True  # the sink is left unfinished: its output is thrown away
+        elif mode is Mode.FIX:
             sink.finish(changed=stream.result.changed, emit=emit)
     return outcome
+
+
+def _replaces_live_log(source: Source, output: Path | None, result: Result) -> bool:
+    """Whether writing ``result``'s repair would put a new file in place of a session log whose
+    agent may still be running (docs/cli.md#live-sessions): the input itself, or ``-o`` naming
+    it. Another ``-o`` file, or stdout, leaves the log as it is."""
+    if not result.live or source.path is None:
+        return False
+    if output is None:
+        return True
+    try:
+        return str(output) != "-" and output.samefile(source.path)
+    except OSError:
+        return False  # ``-o`` names no existing file: not the log
+
+
+def unwritten(result: Result) -> Result:
+    """``result`` as it stands when its repair is not written: nothing fixed, every finding
+    left (as located in the input)."""
+    return replace(result, fixed=(), remaining=result.findings, patches=(), output=None)
 
 
 @contextmanager

@@ -9,13 +9,13 @@ example's repair is the engine's own, computed here: it cannot drift from what `
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Iterator
 
 import patchcore
 from patchcore import Applicability, Rule
 from patchcore.dialects import DIALECTS
 
+from .help_format import wrapped
 from .provider_errors import GENERIC
 
 _SAFETY = {
@@ -159,14 +159,7 @@ def rule_markdown(rule: Rule, *, width: int | None = None, level: int = 1) -> li
             lines += ["- " + text] if kind == "item" else [text, ""]
         else:
             first, rest = ("- ", "  ") if kind == "item" else ("", "")
-            lines += textwrap.wrap(
-                text,
-                width,
-                initial_indent=first,
-                subsequent_indent=rest,
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
+            lines += wrapped(text, width, first=first, rest=rest)
             lines += [] if kind == "item" else [""]
     while lines[-1:] == [""]:
         lines.pop()

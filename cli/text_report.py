@@ -185,8 +185,15 @@ class Summary:
                     parts.append(f"{plural(unchanged, 'file')} left unchanged")
             elif evaluated:
                 parts.append(f"{words.nothing} in {plural(len(evaluated), 'file')}")
-            remaining = self._remaining()
+            held = [o.result for o in evaluated if o.held_back and o.result is not None]
+            waiting = {id(f) for r in held for f in r.findings if fixability(f) == "safe"}
+            remaining = [f for f in self._remaining() if id(f) not in waiting]
             unsafe = sum(1 for f in remaining if fixability(f) == "unsafe")
+            if waiting:
+                parts.append(
+                    f"{plural(len(waiting), 'finding')} in {plural(len(held), 'live session log')}"
+                    " not written (`--force`)"
+                )
             if unsafe:
                 parts.append(f"{plural(unsafe, 'finding')} fixable with `--unsafe-fixes`")
             if len(remaining) > unsafe:
@@ -236,6 +243,8 @@ def render_outcome(
         return
     if outcome.error is not None:
         printer.line(error_pieces(outcome.error))
+        if outcome.error.hint is not None and verbosity >= NORMAL:
+            printer.line(((f"{name}: ", "bold"), ("hint: ", "cyan"), (outcome.error.hint, "")))
         return
     if outcome.skipped is not None:
         if verbosity > NORMAL:
@@ -313,21 +322,46 @@ def _render_findings(
         print_finding(printer, name, finding, full=full)
 
 
-def render_live_hint(outcome: Outcome, printer: Printer, *, verbosity: int, minutes: float) -> None:
-    """For a session log taken for a running agent's: say why its pending calls were left
-    unanswered, and how to answer them once the agent has stopped."""
+def render_live_hint(
+    outcome: Outcome, mode: Mode, printer: Printer, *, verbosity: int, minutes: float, now: float
+) -> None:
+    """For a session log taken for a running agent's (`patchcore.Result.live`), where the guard
+    held something back: say why its pending calls were left unanswered or its fixes not
+    written, and how to have them once the agent has stopped. Nothing for a log with nothing
+    held back, nor for a file that is no session log (docs/cli.md#live-sessions)."""
     report = outcome.result
-    if verbosity < NORMAL or report is None or outcome.error is not None:
+    if verbosity < NORMAL or report is None or outcome.error is not None or not report.live:
         return
-    held = [f for f in report.findings if f.code == "TP002" and f.fix is None]
-    if not held:
+    from patchcore.layouts.sessions.layout import STILL_RUNNING
+
+    held = [f for f in report.findings if f.fix is None and f.message.endswith(STILL_RUNNING)]
+    fixable = any(f.fix is not None for f in report.findings)
+    would_hold = mode is not Mode.FIX and fixable and outcome.source.path is not None
+    unwritten = outcome.held_back or would_hold
+    if not held and not unwritten:
         return
+    if report.last_entry is None:
+        why = f"the file was written to in the last {minutes:g} minutes"
+    else:
+        ago = int(max(now - report.last_entry, 0) // 60)
+        when = "less than a minute" if ago < 1 else plural(ago, "minute")
+        why = f"its last entry was written {when} ago"
     calls, them = ("that call", "it") if len(held) == 1 else ("those calls", "them")
-    hint = (
-        f"the file was written to in the last {minutes:g} minutes, so its agent may still be "
-        f"running {calls}: once it has stopped, --force answers {them} "
-        "(live-session-minutes = 0 turns this off)"
-    )
+    if held:
+        hint = f"{why}, so its agent may still be running {calls}: once it has stopped, "
+        hint += f"--force answers {them}" + (" and writes the file" if outcome.held_back else "")
+    elif outcome.held_back:
+        hint = (
+            f"{why}, so its agent may still be appending to it: nothing was written (a new "
+            "file in its place would lose what the agent writes next); once it has stopped, "
+            "--force writes it"
+        )
+    else:
+        hint = (
+            f"{why}, so its agent may still be appending to it: fix writes nothing to it "
+            "until it has stopped, or with --force"
+        )
+    hint += " (live-session-minutes = 0 turns this off)"
     printer.line(((f"{outcome.source.name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
 
 

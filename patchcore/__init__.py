@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from patchcore.base_messages import check_base_messages, fix_base_messages
     from patchcore.errors import (
         DecodeError,
+        InvalidLineError,
         NoHistoryError,
         PatchcoreError,
         SelfCheckError,
@@ -117,6 +118,7 @@ _MODULES = {
     **dict.fromkeys(
         [
             "DecodeError",
+            "InvalidLineError",
             "NoHistoryError",
             "PatchcoreError",
             "SelfCheckError",
@@ -173,6 +175,7 @@ __all__ = [
     "Fix",
     "FixPlan",
     "Insert",
+    "InvalidLineError",
     "Layout",
     "Mapper",
     "NoHistoryError",

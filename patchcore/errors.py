@@ -105,6 +105,12 @@ class DecodeError(PatchcoreError):
     """The bytes are not a readable JSON or JSONL document (encoding, syntax, emptiness)."""
 
 
+class InvalidLineError(DecodeError):
+    """A line of a corpus of one conversation per line is not JSON (torn by a crash while the
+    file was written, say): ``keep_invalid_lines`` would keep it as it is and check the
+    others."""
+
+
 class NoHistoryError(PatchcoreError):
     """The document is valid JSON but holds no message history that toolpatch understands."""
 

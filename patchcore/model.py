@@ -204,6 +204,9 @@ class Finding:
         provider_error: The error the provider answers such a history with, when known.
         line: 1-based line of the calling message in the file, when known.
         column: 1-based column of the calling message in the file, when known.
+        pending: An unanswered call in the history's last turn (every TP002, and a TP003
+            there): in an agent session that is still running, its tool may still be at work
+            (`patchcore.layouts.sessions.layout.held_while_live`).
     """
 
     code: str
@@ -220,6 +223,7 @@ class Finding:
     provider_error: str | None = None
     line: int | None = None
     column: int | None = None
+    pending: bool = False
 
     @property
     def pointer(self) -> Pointer:

@@ -43,11 +43,19 @@ class Options:
             that have findings only: what a report of the findings draws (the HTML report), so
             that a large, mostly clean corpus is not held in memory, and the quick lane still
             proves its clean records clean without parsing them.
-        live: The input is an agent session that may still be running (its log was written to
-            moments ago): a call pending in its last turn may belong to a tool that is still
-            running, so it is reported without a fix (the agent writes its result); ``strip``,
-            which removes only what toolpatch made up, is not held. Only the session layouts
-            read it (`patchcore.layouts.sessions.layout`).
+        live: The input is an agent session that may still be running, as the caller judges
+            it from outside (its file was written to moments ago): a call pending in its last
+            turn may belong to a tool that is still running, so it is reported without a fix
+            (the agent writes its result); ``strip``, which removes only what toolpatch made
+            up, is not held. Where ``live_since`` is given and the log records the times of its
+            entries, the log's own clock decides instead. Only the session layouts read it
+            (`patchcore.layouts.sessions.layout`); the result says what they decided
+            (`patchcore.result.Result.live`).
+        live_since: A moment (seconds since the epoch): a session log whose newest entry is
+            timestamped at or after it is live, whatever ``live`` says, and one whose newest
+            entry is older is not (a copy, a checkout or an unpacked archive gives an ended
+            session's file the time of now). ``None``: ``live`` decides alone. patchcore reads
+            no clock: the caller says what "recent" is.
         keep_invalid_lines: In JSON Lines with a conversation per line, a line that is not
             JSON (torn by a crash while the file was written, NUL bytes included) is kept as
             it is and reported (`patchcore.result.Result.kept`) instead of failing the input;
@@ -64,6 +72,7 @@ class Options:
     unsafe_fixes: bool = False
     with_messages: bool = False
     live: bool = False
+    live_since: float | None = None
     keep_invalid_lines: bool = False
     repair: RepairPolicy = RepairPolicy.ANSWER
     strip: bool = False
@@ -106,6 +115,7 @@ def make_options(
     unsafe_fixes: bool = False,
     with_messages: bool = False,
     live: bool = False,
+    live_since: float | None = None,
     keep_invalid_lines: bool = False,
     repair: str | RepairPolicy = RepairPolicy.ANSWER,
     strip: bool = False,
@@ -150,6 +160,7 @@ def make_options(
         unsafe_fixes=unsafe_fixes,
         with_messages=with_messages,
         live=live,
+        live_since=live_since,
         keep_invalid_lines=keep_invalid_lines,
         finding_messages=finding_messages,
     )

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
 from patchcore.errors import PatchcoreError
 from patchcore.layouts import layout_of, layout_of_head
-from patchcore.layouts.records import CONVERSATION_LINES, no_history
+from patchcore.layouts.records import CONVERSATION_LINES, no_history, weighed
 from patchcore.raw.codec import UTF8_BOM, decode
-from patchcore.result import Conversation, Result, moved
+from patchcore.result import Conversation, LineCount, Result, moved
 
 if TYPE_CHECKING:
     from patchcore.errors import DecodeError
@@ -278,9 +278,10 @@ class Stream:
                 written = batch.offset + end
         if self._fix and self._file is not None:
             yield Unchanged(written, self._file.size - written)
-        if not totals.conversations:
+        result = weighed(totals.result())
+        if not result.conversations:
             raise no_history(None, kept=totals.kept)
-        self._result = totals.result()
+        self._result = result
 
     def _chunk_batches(self, buffer: bytearray) -> Iterator[Batch]:
         """Cut the chunked input (``buffer``: what has been read so far, its byte-order mark
@@ -410,6 +411,7 @@ class _Totals:
         self.fixed: list[Finding] = []
         self.remaining: list[Finding] = []
         self.kept: list[DecodeError] = []
+        self.count = LineCount()
         self.lines = 0
         """How many lines the batches added so far hold: where the next one starts."""
 
@@ -427,6 +429,8 @@ class _Totals:
         self.fixed += [here[id(f)] for f in result.fixed]
         self.remaining += [here[id(f)] for f in result.remaining]
         self.kept += [error.moved(lines) for error in result.kept]
+        if result.line_count is not None:
+            self.count += result.line_count.moved(lines)
 
     def result(self) -> Result:
         return Result(
@@ -437,4 +441,5 @@ class _Totals:
             tuple(self.remaining),
             lines=self.lines,
             kept=tuple(self.kept),
+            line_count=self.count,
         )

@@ -76,6 +76,32 @@ class Conversation:
 
 
 @dataclass(frozen=True, slots=True)
+class LineCount:
+    """How the lines of a corpus of conversation lines went: how many hold a message list, how
+    many hold none (passed over, written back as they are) and the first of those.
+
+    Attributes:
+        read: Lines that hold at least one message list.
+        unread: JSON lines that hold none.
+        first_unread: The line number of the first of them.
+    """
+
+    read: int = 0
+    unread: int = 0
+    first_unread: int | None = None
+
+    def __add__(self, later: LineCount) -> LineCount:
+        """The counts of this piece and of a ``later`` one (numbered on the same lines)."""
+        first = self.first_unread if self.first_unread is not None else later.first_unread
+        return LineCount(self.read + later.read, self.unread + later.unread, first)
+
+    def moved(self, lines: int) -> LineCount:
+        """The same counts, ``lines`` lines further down."""
+        first = self.first_unread
+        return replace(self, first_unread=None if first is None else first + lines)
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     """The outcome for one input, or one piece of it.
 
@@ -97,6 +123,14 @@ class Result:
         kept: With ``keep_invalid_lines``: why each line of conversation lines that is not
             JSON was kept as it is (in input order, located: line and column in the input);
             nothing was checked in them, and the output holds them byte for byte.
+        live: The input is an agent session that may still be running (`patchcore.Options.live`,
+            ``live_since``): its pending calls were held back, and whoever writes the repair
+            should not put a new file in place of the log its agent may still append to.
+        last_entry: The newest time the session log records for its entries (seconds since
+            the epoch), when it is a session log that records one: what decided ``live``
+            where ``live_since`` was given.
+        line_count: For conversation lines, how many lines hold a message list and how many
+            hold none (`LineCount`); ``None`` for other layouts.
     """
 
     layout: str
@@ -108,6 +142,9 @@ class Result:
     output: bytes | None = None
     lines: int = 1
     kept: tuple[DecodeError, ...] = ()
+    live: bool = False
+    last_entry: float | None = None
+    line_count: LineCount | None = None
 
     def without_messages(self) -> Result:
         """The same result without what ``with_messages`` (or ``finding_messages``) keeps:

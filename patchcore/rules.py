@@ -169,9 +169,9 @@ RULES: dict[str, Rule] = {
             fix_description="insert a synthetic error result",
             fix_notes=(
                 "It inserts a synthetic error result after the turn's existing results. It is "
-                "not offered for a call pending in an agent session log written to in the last "
-                "live-session-minutes (10 by default), whose agent may still be running it, "
-                "unless --force is given. " + _UNANSWERABLE
+                "not offered for a call pending in an agent session log whose last entry was "
+                "written in the last live-session-minutes (10 by default), whose agent may "
+                "still be running it, unless --force is given. " + _UNANSWERABLE
             ),
             example=_asked(""),
             text="Tool call {name} with id {id} did not complete - no result was recorded.",
@@ -194,7 +194,9 @@ RULES: dict[str, Rule] = {
             fix_description="insert a synthetic error result",
             fix_notes=(
                 "It inserts a synthetic error result saying the arguments were malformed, right "
-                "after the call's existing results. " + _UNANSWERABLE
+                "after the call's existing results. Like TP002's, it is not offered for such a "
+                "call pending in the last turn of a live agent session log, unless --force is "
+                "given. " + _UNANSWERABLE
             ),
             example=_asked(
                 '  {"role": "user", "content": "Hello?"}\n',

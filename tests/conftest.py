@@ -28,9 +28,11 @@ AT_REST_SECONDS = 24 * 3600
 @pytest.fixture(scope="session", autouse=True)
 def samples_at_rest() -> None:
     """The shipped samples are logs at rest. A fresh checkout gives every file the time of the
-    checkout, and an agent-session log written that recently reads as a session still running,
-    whose pending calls are held back (docs/cli.md#live-sessions); so each sample newer than a
-    day is given a modification time a day back (its bytes are untouched)."""
+    checkout; a session log whose entries record their times is judged by those, but one that
+    records none (the Claude Agent SDK's stream) by its file's time, and written that recently
+    it reads as a session still running, whose pending calls are held back
+    (docs/cli.md#live-sessions). So each sample newer than a day is given a modification time a
+    day back (its bytes are untouched)."""
     old = time.time() - AT_REST_SECONDS
     for path in SAMPLES.rglob("*"):
         if path.is_file() and path.stat().st_mtime > old:

@@ -13,8 +13,11 @@ in `SESSION_NAMESPACE` (part of the contract: the same input always gets the sam
 from __future__ import annotations
 
 import json
+import re
+import time
 import uuid
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 from tests.helpers import text
@@ -351,3 +354,38 @@ def gcli_call(
 
 def gemini_cli_session(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {**GEMINI_CLI_SESSION, "messages": messages}
+
+
+#: A time as session logs write it (``"2026-02-10T21:12:11.000Z"``), quotes included.
+LOGGED_TIME = re.compile(rb'"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z"')
+
+
+def newest_time(data: bytes) -> float:
+    """The newest time written in a log (seconds since the epoch)."""
+    return max(_seconds(found) for found in LOGGED_TIME.finditer(data))
+
+
+def shifted(data: bytes, seconds: float) -> bytes:
+    """``data`` with every time in it moved ``seconds`` on, each written as it was."""
+
+    def moved(found: re.Match[bytes]) -> bytes:
+        when = datetime.fromtimestamp(_seconds(found) + seconds, tz=timezone.utc)
+        fraction = found[2] or b""
+        digits = when.strftime("%f")[: max(len(fraction) - 1, 0)]
+        stamp = when.strftime("%Y-%m-%dT%H:%M:%S") + (f".{digits}" if fraction else "")
+        return b'"' + stamp.encode() + b'Z"'
+
+    return LOGGED_TIME.sub(moved, data)
+
+
+def _seconds(found: re.Match[bytes]) -> float:
+    whole = datetime.strptime(found[1].decode(), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+    return whole.timestamp() + float(b"0" + (found[2] or b""))
+
+
+def running(data: bytes, *, ago: float = 0) -> tuple[bytes, float]:
+    """A real session log as if its agent were still writing it: every time in it moved on by
+    one shift (returned, for the expected output), so that its newest entry is ``ago`` seconds
+    old."""
+    shift = round(time.time() - ago - newest_time(data))  # whole seconds: fractions stay
+    return shifted(data, shift), shift

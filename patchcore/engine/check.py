@@ -98,6 +98,7 @@ def unanswered(dangling: Dangling, options: Options) -> Defect:
         dangling.call_index,
         text=text,
         drop=options.repair is RepairPolicy.DROP,
+        pending=dangling.pending,
     )
 
 
@@ -396,6 +397,7 @@ def findings_of(
                 tool_name=defect.call.name if defect.call is not None else None,
                 fix=fix,
                 provider_error=None if defect.strip else dialect.provider_error(defect),
+                pending=defect.pending,
             )
         )
     return findings

@@ -35,6 +35,7 @@ class Defect:
             repair policy, `patchcore.rules.RepairPolicy`).
         strip: The result is one toolpatch wrote for the call (the synthetic result of the
             rule ``code``), found by ``toolpatch strip``; its fix removes it.
+        pending: For TP001-TP003, the call is in the last turn (`Finding.pending`).
     """
 
     code: str
@@ -48,6 +49,7 @@ class Defect:
     reason: str | None = None
     drop: bool = False
     strip: bool = False
+    pending: bool = False
 
     @property
     def ident(self) -> str | None:

@@ -24,12 +24,15 @@ from patchcore.model import MessageView, Role, ToolCall, ToolResult
 
 @dataclass(frozen=True, slots=True)
 class Dangling:
-    """A call that no result answers, with the rule code it falls under."""
+    """A call that no result answers, with the rule code it falls under; ``pending``: it is in
+    the last turn (nothing but results follows it), where a running agent may still answer it
+    (every TP002, and a TP003 there)."""
 
     message_index: int
     call_index: int
     call: ToolCall
     code: str
+    pending: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +200,13 @@ def _classified(
         key=lambda ref: (ref.message_index, ref.call_index),
     )
     return tuple(
-        Dangling(ref.message_index, ref.call_index, ref.call, open_code(ref, frontier))
+        Dangling(
+            ref.message_index,
+            ref.call_index,
+            ref.call,
+            open_code(ref, frontier),
+            pending=ref.message_index >= frontier,
+        )
         for ref in unanswered
     )
 

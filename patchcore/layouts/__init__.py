@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from patchcore.errors import DecodeError
+from patchcore.errors import DecodeError, InvalidLineError
 from patchcore.layouts.base import Head, Layout
 from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
 from patchcore.raw.codec import UTF8_BOM, Decoded, Framing, decode_batch, parse, torn_record
@@ -24,9 +24,24 @@ def layout_of(decoded: Decoded, options: Options) -> Layout:
     """The layout of an input (``decoded`` may be all of it, or its first lines).
 
     Raises:
-        DecodeError: The first record is not JSON and a layout must read it to tell.
+        DecodeError: The first record is not JSON and a layout must read it to tell
+            (`InvalidLineError` when the next lines make a corpus of one conversation per line,
+            where ``keep_invalid_lines`` would keep it).
     """
-    return _decided(Head(decoded, lenient=options.keep_invalid_lines), options)
+    try:
+        return _decided(Head(decoded, lenient=options.keep_invalid_lines), options)
+    except DecodeError as error:
+        if options.keep_invalid_lines or decoded.framing is not Framing.JSONL:
+            raise
+        try:
+            kept = _decided(Head(decoded, lenient=True), options)
+        except DecodeError:
+            raise error from None
+        if kept is not CONVERSATION_LINES:
+            raise
+        raise InvalidLineError(
+            error.reason, line=error.line, column=error.column, pointer=error.pointer
+        ) from None
 
 
 def _decided(head: Head, options: Options) -> Layout:

@@ -139,10 +139,14 @@ class Analysis:
         conversations: Its conversations, and a warning for each part kept unread, in order.
         findings: The selected findings, located in the file, in file order; their fixes edit
             the input as `WholeLayout.write` reads edits.
+        live: The input was judged a session that may still be running (`Result.live`).
+        last_entry: The newest time its entries record (`Result.last_entry`).
     """
 
     conversations: tuple[Conversation, ...]
     findings: tuple[Finding, ...]
+    live: bool = False
+    last_entry: float | None = None
 
 
 class WholeLayout(Layout):
@@ -176,8 +180,17 @@ class WholeLayout(Layout):
         conversations = analysis.conversations
         lines = len(decoded.lines)
         to_fix = tuple(applied(findings, options)) if fix else ()
+        live, last_entry = analysis.live, analysis.last_entry
         if not to_fix:
-            return Result(self.name, conversations, findings, remaining=findings, lines=lines)
+            return Result(
+                self.name,
+                conversations,
+                findings,
+                remaining=findings,
+                lines=lines,
+                live=live,
+                last_entry=last_entry,
+            )
         output = self.write(decoded, unique_edits(to_fix))
         framing = decoded.framing
         try:
@@ -189,7 +202,18 @@ class WholeLayout(Layout):
         after = self_checked(again.findings, options)
         remaining = still_there(findings, to_fix, after)
         patch = ((0, len(decoded.body), output[len(decoded.bom) :]),)
-        return Result(self.name, conversations, findings, to_fix, remaining, patch, output, lines)
+        return Result(
+            self.name,
+            conversations,
+            findings,
+            to_fix,
+            remaining,
+            patch,
+            output,
+            lines,
+            live=live,
+            last_entry=last_entry,
+        )
 
 
 def _redecoded(output: bytes, framing: Framing, *, lenient: bool) -> Decoded:

@@ -17,6 +17,7 @@ from patchcore.engine.quick import clean
 from patchcore.engine.quick import read as read_quickly
 from patchcore.errors import (
     DecodeError,
+    InvalidLineError,
     NoHistoryError,
     PatchcoreError,
     SelfCheckError,
@@ -26,7 +27,7 @@ from patchcore.errors import (
 from patchcore.layouts.base import Head, Layout, applied, dialects_for, self_checked, still_there
 from patchcore.raw.codec import Decoded, Framing, Record, decode_batch, nul_error, parse
 from patchcore.raw.positions import line_and_column
-from patchcore.result import Conversation, Result, fix_edits
+from patchcore.result import Conversation, LineCount, Result, fix_edits
 
 # The engine (locating lists, the adapters, pairing, splicing) is imported where it is used: a
 # record proven clean by the quick lane needs none of it, and a small clean file (what a
@@ -79,7 +80,7 @@ class ConversationLines(Layout):
 def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Result:
     """`process_records` over a whole input: it must hold a history, and its output is the
     repaired input (byte-order mark included)."""
-    result = process_records(layout, decoded, options=options, fix=fix)
+    result = weighed(process_records(layout, decoded, options=options, fix=fix))
     if not result.conversations:
         document = decoded.records[0] if decoded.framing is Framing.JSON else None
         raise no_history(document, kept=result.kept)
@@ -88,6 +89,38 @@ def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Res
     from patchcore.raw.splice import apply_patches
 
     return replace(result, output=decoded.bom + apply_patches(decoded.body, result.patches))
+
+
+def weighed(result: Result) -> Result:
+    """``result`` of a whole input of conversation lines, with what it passed over said: a line
+    that holds no message list is written back as it is, but never in silence. Where most of
+    the lines hold one, the others are one warning with their count; where they do not, the
+    file is no corpus of conversations at all (another tool's log, say, a few of whose records
+    happen to read as messages), and is refused as holding no message history rather than
+    reported clean on the strength of those few.
+
+    Raises:
+        NoHistoryError: Most of its lines hold no message list.
+    """
+    count = result.line_count
+    if count is None or not count.unread or not count.read:
+        return result  # none holds one: `no_history` says so
+    first = count.first_unread
+    total = count.read + count.unread
+    if count.read <= count.unread:
+        msg = (
+            f"no message history: {count.unread} of {total} lines hold no list of chat messages "
+            "(a log of another kind?); the few that do are not read as a corpus"
+        )
+        raise NoHistoryError(msg, line=first, column=1)
+    lines, kept = (
+        ("1 line holds", "it is")
+        if count.unread == 1
+        else (f"{count.unread} lines hold", "they are")
+    )
+    note = f"{lines} no message history (the first: line {first}); passed over, kept as {kept}"
+    warning = Conversation("", first, None, 0, note, warning=True)
+    return replace(result, conversations=(*result.conversations, warning))
 
 
 def no_history(document: Record | None, *, kept: Sequence[DecodeError] = ()) -> PatchcoreError:
@@ -123,14 +156,22 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
     kept: list[DecodeError] = []
     jsonl = decoded.framing is Framing.JSONL
     keeping = jsonl and options.keep_invalid_lines
+    count = LineCount()
     for record in decoded.records:
         try:
             result = process_record(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
         except DecodeError as error:
+            if jsonl and not keeping:
+                raise InvalidLineError(
+                    error.reason, line=error.line, column=error.column, pointer=error.pointer
+                ) from None
             if not keeping:
                 raise
             kept.append(nul_error(record.raw, first_line=record.line) or error)
             continue
+        if jsonl:
+            held = bool(result.conversations)
+            count += LineCount(int(held), int(not held), None if held else record.line)
         conversations += result.conversations
         findings += result.findings
         remaining += result.remaining
@@ -147,6 +188,7 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
         tuple(patches),
         lines=len(decoded.lines),
         kept=tuple(kept),
+        line_count=count if jsonl else None,
     )
 
 

@@ -110,3 +110,16 @@ def test_help_never_breaks_a_word_at_a_hyphen(command: str, columns: int) -> Non
     shown = help_text([command, "--help"], columns)
     assert not re.search(r"\w-$", shown, re.MULTILINE), shown
     assert "live-session-minutes" in shown and "keep-invalid-lines" in shown
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("args", [["rules"], ["formats"]], ids=" ".join)
+def test_the_listings_fit_the_terminal(args: list[str], columns: int) -> None:
+    """``rules`` and ``formats`` are wrapped as ``--help`` and ``rule`` are: to ``COLUMNS``
+    (up to HELP_WIDTH), at spaces only, nothing left out."""
+    shown = help_text([*args, "--color", "never"], columns)
+    width = min(columns, HELP_WIDTH) - 2
+    assert max(len(line) for line in shown.splitlines()) <= width, shown
+    assert not re.search(r"\w-$", shown, re.MULTILINE), shown
+    wide = help_text([*args, "--color", "never"], 400)
+    assert shown.split() == wide.split()  # the same words, in the same order

@@ -28,6 +28,29 @@ def test_without_the_option_the_file_fails_and_nothing_is_written(tmp_path: Path
     assert target.read_bytes() == before
 
 
+HINT = "hint: a line torn by a crash while the file was written? --keep-invalid-lines keeps"
+
+
+def test_the_error_of_a_torn_corpus_line_names_the_option(tmp_path: Path) -> None:
+    """A torn line in a corpus of one conversation per line, the last or the first: the
+    error says what would get past it."""
+    for lines in ([conversation(1), TORN], [TORN, conversation(2), conversation(3)]):
+        target = corpus_file(tmp_path, b"\n".join(lines))
+        result = run(["check", "--color", "never", str(target)], expect=2)
+        assert f"{target}: {HINT}" in result.stderr
+        run(["check", "--keep-invalid-lines", str(target)], expect=1)
+
+
+def test_no_such_hint_where_the_option_would_not_help(tmp_path: Path) -> None:
+    """A file of one message per line still fails with it; a JSON document is no lines."""
+    messages = tmp_path / "messages.jsonl"
+    messages.write_bytes(b'{"role": "user", "content": "hi"}\n{"role": "assi\n')
+    document = tmp_path / "history.json"
+    document.write_bytes(b'[{"role": "user", "content": "hi"}')
+    for target in (messages, document):
+        assert "hint:" not in run(["check", str(target)], expect=2).stderr
+
+
 def test_check_reports_each_kept_line_and_the_findings(tmp_path: Path) -> None:
     target = corpus_file(tmp_path)
     result = run(["check", "--keep-invalid-lines", "--color", "never", str(target)], expect=1)

@@ -1,27 +1,47 @@
-"""A session log written to in the last minutes may belong to an agent that is still running:
-its calls pending in the last turn (TP002) are reported as possibly still running and left
-unanswered unless ``--force``; calls the history moved past (TP001) are answered as always.
-How recent is ``live-session-minutes`` (10 by default, 0: never); stdin is never live, and only
-the agent-session layouts are (a corpus or a JSON document is data, not a running agent)."""
+"""An agent session that may still be running: its calls pending in the last turn (TP002, and
+TP003 there) are reported as possibly still running and left unanswered, and ``fix`` writes
+nothing over its log (the agent appends to it), unless ``--force``; what else it would fix is
+reported. Whether a session is running, its own clock says (docs/cli.md#live-sessions): the
+newest time its entries record, within ``live-session-minutes`` (10 by default, 0: never); the
+file's modification time only for a log that records none. A copy, a checkout or an unpacked
+archive gives an ended session the time of now, so the samples are judged here on copies made
+just now, as a fresh clone leaves them. stdin is never live, and only the agent-session
+layouts are (a corpus or a JSON document is data, not a running agent)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SAMPLES
 from tests.helpers import run
+from tests.session_logs import newest_time, running, shifted
 
 SIDECHAIN = SAMPLES / "claude-code/sidechain.jsonl"  # a TP002: the subagent's last Read
 RUNNING = "the session may still be running"
+NOT_WRITTEN = "not written (`--force`)"
 
 
-def written_now(tmp_path: Path, sample: Path = SIDECHAIN) -> Path:
+def written_now(tmp_path: Path, sample: Path = SIDECHAIN, *, ago: float | None = None) -> Path:
+    """A copy of ``sample`` made just now; with ``ago``, its entries' times moved so that the
+    newest is ``ago`` seconds old (its session still running)."""
     target = tmp_path / sample.name
-    target.write_bytes(sample.read_bytes())
+    data = sample.read_bytes()
+    target.write_bytes(data if ago is None else running(data, ago=ago)[0])
     return target
+
+
+def repaired(sample: Path, copy: bytes) -> bytes:
+    """The stated repair of ``sample`` (its ``.fixed`` file) with its times moved as those of
+    ``copy``, a running copy of it, were."""
+    shift = round(newest_time(copy) - newest_time(sample.read_bytes()))
+    fixed = sample.with_name(sample.name.replace(".json", ".fixed.json"))
+    return shifted(fixed.read_bytes(), shift)
 
 
 def aged(path: Path, minutes: float) -> Path:
@@ -30,25 +50,28 @@ def aged(path: Path, minutes: float) -> Path:
     return path
 
 
-def test_a_session_written_to_now_keeps_its_pending_call(tmp_path: Path) -> None:
-    target = written_now(tmp_path)
+def test_a_session_running_now_keeps_its_pending_call(tmp_path: Path) -> None:
+    target = written_now(tmp_path, ago=20)
+    original = target.read_bytes()
     checked = run(["check", "--color", "never", str(target)], expect=1)
     assert f"{target}:7:336: TP002 tool call 'Read' (id toolu_01Read)" in checked.stderr
     assert RUNNING in checked.stderr
     assert "TP002 [*]" not in checked.stderr  # not marked fixable
-    assert f"{target}: hint: the file was written to in the last 10 minutes" in checked.stderr
+    hint = f"{target}: hint: its last entry was written less than a minute ago"
+    assert hint in checked.stderr
     assert "--force answers it" in checked.stderr
     fixed = run(["fix", "--color", "never", str(target)], expect=1)
     assert "Nothing to fix in 1 file, 1 finding not fixable." in fixed.stderr
-    assert target.read_bytes() == SIDECHAIN.read_bytes()
+    assert target.read_bytes() == original
 
 
 def test_force_answers_it(tmp_path: Path) -> None:
-    target = written_now(tmp_path)
+    target = written_now(tmp_path, ago=20)
+    expected = repaired(SIDECHAIN, target.read_bytes())
     run(["check", "--force", "--color", "never", str(target)], expect=1)  # fixable again
     result = run(["fix", "--force", "--color", "never", str(target)], expect=0)
     assert "Fixed 1 finding in 1 file." in result.stderr
-    assert target.read_bytes() == (SAMPLES / "claude-code/sidechain.fixed.jsonl").read_bytes()
+    assert target.read_bytes() == expected
 
 
 def test_an_old_session_is_answered_as_before(tmp_path: Path) -> None:
@@ -58,45 +81,135 @@ def test_an_old_session_is_answered_as_before(tmp_path: Path) -> None:
     assert target.read_bytes() == (SAMPLES / "claude-code/sidechain.fixed.jsonl").read_bytes()
 
 
-def test_calls_the_history_moved_past_are_answered_in_a_live_session(tmp_path: Path) -> None:
-    """Codex: an apply_patch call cut off by a new prompt (TP001) and a shell call still
-    running at the end (TP002): only the first is answered while the rollout is live."""
-    target = written_now(tmp_path, SAMPLES / "codex/patch-and-shell.jsonl")
+@pytest.mark.parametrize(
+    "sample",
+    ["claude-code/sidechain.jsonl", "codex/patch-and-shell.jsonl", "gemini-cli/session-log.jsonl"],
+)
+def test_an_ended_session_copied_just_now_is_not_live(tmp_path: Path, sample: str) -> None:
+    """Its file is new, its entries are not: the session ended when its last entry was
+    written, and its pending call is answered (a fresh clone of a repository, ``cp``, an
+    unpacked archive)."""
+    target = written_now(tmp_path, SAMPLES / sample)
+    result = run(["fix", "--color", "never", str(target)], expect=0)
+    assert RUNNING not in result.stderr and "hint:" not in result.stderr
+    expected = SAMPLES / sample.replace(".jsonl", ".fixed.jsonl")
+    assert target.read_bytes() == expected.read_bytes()
+
+
+def test_the_samples_of_a_fresh_clone_are_judged_by_their_entries(tmp_path: Path) -> None:
+    """Every session sample copied as a clone leaves it (every file's time now): those whose
+    entries record times are checked as the ended sessions they are (their pending calls
+    fixable); the Claude Agent SDK's stream records none, so its file's time decides."""
+    clone = tmp_path / "samples"
+    for folder in ("claude-code", "codex", "gemini-cli", "claude-agent-sdk"):
+        shutil.copytree(SAMPLES / folder, clone / folder, copy_function=shutil.copyfile)
+    timed = [str(clone / f) for f in ("claude-code", "codex", "gemini-cli")]
+    result = run(["check", "--color", "never", *timed], expect=1)
+    assert RUNNING not in result.stderr and "hint:" not in result.stderr
+    streams = run(["check", "--color", "never", str(clone / "claude-agent-sdk")], expect=1)
+    assert RUNNING in streams.stderr
+    assert "hint: the file was written to in the last 10 minutes" in streams.stderr
+
+
+def test_a_recent_last_entry_in_an_old_file_is_live(tmp_path: Path) -> None:
+    """``cp -p`` keeps an old file time; the log's own last entry says the agent wrote a
+    minute ago."""
+    target = aged(written_now(tmp_path, ago=60), 120)
+    original = target.read_bytes()
     result = run(["fix", "--color", "never", str(target)], expect=1)
-    assert f"Fixed {target}: TP001 x1" in result.stderr
-    assert "TP002" in result.stderr and RUNNING in result.stderr
-    assert b"call_5Rw1Patch" in target.read_bytes()
+    assert RUNNING in result.stderr
+    assert "hint: its last entry was written 1 minute ago" in result.stderr
+    assert target.read_bytes() == original
+
+
+def test_a_log_that_records_no_time_goes_by_its_file(tmp_path: Path) -> None:
+    """The Claude Agent SDK's stream has no times: its file's decides."""
+    sample = SAMPLES / "claude-agent-sdk/parallel-interrupted.jsonl"
+    target = written_now(tmp_path, sample)
+    result = run(["fix", "--color", "never", str(target)], expect=1)
+    assert RUNNING in result.stderr and "written to in the last 10 minutes" in result.stderr
+    assert target.read_bytes() == sample.read_bytes()
+    run(["fix", str(aged(target, 11))], expect=0)
+    assert target.read_bytes() == sample.with_name("parallel-interrupted.fixed.jsonl").read_bytes()
+
+
+def test_a_live_log_is_not_written_at_all(tmp_path: Path) -> None:
+    """Codex: an apply_patch call cut off by a new prompt (TP001) and a shell call still
+    running at the end (TP002). The agent still appends to its rollout: a new file put in its
+    place would lose what it writes next, so ``fix`` writes nothing there, whatever the rule,
+    and says what it would do; ``-o`` elsewhere writes the repair (TP002 held); ``--force``
+    writes the file."""
+    sample = SAMPLES / "codex/patch-and-shell.jsonl"
+    target = written_now(tmp_path, sample, ago=30)
+    original = target.read_bytes()
+    checked = run(["check", "--color", "never", str(target)], expect=1)
+    assert "TP001 [*]" in checked.stderr and RUNNING in checked.stderr
+    result = run(["fix", "--color", "never", str(target)], expect=1)
+    assert target.read_bytes() == original
+    assert "Fixed" not in result.stderr
+    assert f"{target}:" in result.stderr and "TP001 [*]" in result.stderr
+    assert "--force answers it and writes the file" in result.stderr
+    assert f"1 finding in 1 live session log {NOT_WRITTEN}" in result.stderr
+    assert "1 finding not fixable" in result.stderr  # the held TP002
+    copy = tmp_path / "copy.jsonl"
+    run(["fix", "-o", str(copy), str(target)], expect=1)
     outputs = [
         json.loads(line)["payload"].get("call_id")
-        for line in target.read_bytes().splitlines()
+        for line in copy.read_bytes().splitlines()
         if b'"function_call_output"' in line or b'"custom_tool_call_output"' in line
     ]
     assert "call_9Zt4GitTag" not in outputs and "call_5Rw1Patch" in outputs
+    assert target.read_bytes() == original
     run(["fix", "--force", str(target)], expect=0)
-    expected = (SAMPLES / "codex/patch-and-shell.fixed.jsonl").read_bytes()
-    assert target.read_bytes() == expected
+    assert target.read_bytes() == repaired(sample, original)
+
+
+def test_a_live_log_with_only_calls_moved_past(tmp_path: Path) -> None:
+    """Nothing held back but the write: the hint says so, and a check says that fix will not
+    write it."""
+    sample = SAMPLES / "codex/aborted-turn.jsonl"
+    target = written_now(tmp_path, sample, ago=30)
+    original = target.read_bytes()
+    checked = run(["check", "--color", "never", str(target)], expect=1)
+    assert "fix writes nothing to it until it has stopped, or with --force" in checked.stderr
+    result = run(["fix", "--color", "never", str(target)], expect=1)
+    assert "nothing was written" in result.stderr and "--force writes it" in result.stderr
+    assert target.read_bytes() == original
+
+
+def test_strip_does_not_write_a_live_log_either(tmp_path: Path) -> None:
+    target = written_now(tmp_path, ago=20)
+    original = target.read_bytes()
+    run(["fix", "--force", str(target)], expect=0)
+    repaired = target.read_bytes()
+    result = run(["strip", "--color", "never", str(target)], expect=1)
+    assert target.read_bytes() == repaired
+    assert "nothing was written" in result.stderr
+    run(["strip", "--force", str(target)], expect=0)
+    assert target.read_bytes() == original
 
 
 def test_the_configuration_key(tmp_path: Path) -> None:
-    target = written_now(tmp_path)
+    target = written_now(tmp_path, ago=20)
+    original = target.read_bytes()
     run(["check", "--config", "live-session-minutes = 0", str(target)], expect=1)
     off = run(["check", "--color", "never", "--config", "live-session-minutes = 0", str(target)])
     assert RUNNING not in off.stderr and "TP002 [*]" in off.stderr
-    aged(target, 30)
+    target.write_bytes(running(original, ago=30 * 60)[0])
     assert RUNNING not in run(["check", "--color", "never", str(target)]).stderr
+    thirty = target.read_bytes()
     (tmp_path / "toolpatch.toml").write_text("live-session-minutes = 60\n")
     longer = run(["fix", "--color", "never", str(target)], expect=1)
-    assert RUNNING in longer.stderr and "the last 60 minutes" in longer.stderr
-    assert target.read_bytes() == SIDECHAIN.read_bytes()
+    assert RUNNING in longer.stderr and "its last entry was written 30 minutes ago" in longer.stderr
+    assert target.read_bytes() == thirty
     bad = run(["check", "--config", "live-session-minutes = -1", str(target)], expect=2)
     assert "live-session-minutes: expected a number of minutes" in bad.stderr
 
 
 def test_stdin_is_never_live() -> None:
-    result = run(
-        ["fix", "--stdin-filename", "session.jsonl", "-"], input=SIDECHAIN.read_bytes(), expect=0
-    )
-    assert result.stdout == (SAMPLES / "claude-code/sidechain.fixed.jsonl").read_bytes()
+    data, _ = running(SIDECHAIN.read_bytes(), ago=20)
+    result = run(["fix", "--stdin-filename", "session.jsonl", "-"], input=data, expect=0)
+    assert result.stdout == repaired(SIDECHAIN, data)
 
 
 def test_a_corpus_written_to_now_is_not_live(tmp_path: Path) -> None:
@@ -127,8 +240,25 @@ def test_a_corpus_written_to_now_is_not_live(tmp_path: Path) -> None:
     assert b'"tool_call_id"' in document.read_bytes()
 
 
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "anthropic/server-tool-unanswered.json",
+        "openai-responses/stored-response.json",
+        "openai-responses/agents-sdk-run-state.json",
+    ],
+)
+def test_no_live_hint_for_a_fresh_file_that_is_no_session_log(tmp_path: Path, sample: str) -> None:
+    """Their pending calls have no fix for reasons of their own; ``--force`` changes nothing
+    there, and the hint does not say it does."""
+    target = written_now(tmp_path, SAMPLES / sample)
+    for command in ("check", "fix"):
+        result = run([command, "--color", "never", str(target)], expect=1)
+        assert "hint:" not in result.stderr and "--force" not in result.stderr
+
+
 def test_the_machine_report_says_why_there_is_no_fix(tmp_path: Path) -> None:
-    target = written_now(tmp_path)
+    target = written_now(tmp_path, ago=20)
     result = run(["check", "--output-format", "json", str(target)], expect=1)
     (finding,) = [r for r in json.loads(result.stdout) if r["kind"] == "finding"]
     assert finding["code"] == "TP002" and finding["fix"] is None

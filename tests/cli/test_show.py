@@ -18,6 +18,7 @@ import pytest
 from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_JSONL, snapshot, write
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, run, text
+from tests.session_logs import running
 
 TITLE = re.compile(r"^╭─ (?P<title>.+?) ─+╮$")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -230,11 +231,11 @@ def test_show_marks_every_finding_check_reports_on_its_message(path: Path) -> No
 
 
 def test_show_holds_back_the_pending_calls_of_a_live_session_as_check_does(tmp_path: Path) -> None:
-    """A session log written moments ago may belong to a running agent: ``show`` marks its
-    pending call as ``check`` reports it, without a fix, and draws no result for it; with
-    ``--force`` the result is drawn where ``fix --force`` puts it."""
+    """A session log whose last entry was written moments ago may belong to a running agent:
+    ``show`` marks its pending call as ``check`` reports it, without a fix, and draws no result
+    for it; with ``--force`` the result is drawn where ``fix --force`` puts it."""
     path = tmp_path / "live.jsonl"
-    path.write_bytes((SAMPLES / "claude-code" / "sidechain.jsonl").read_bytes())  # written now
+    path.write_bytes(running((SAMPLES / "claude-code" / "sidechain.jsonl").read_bytes())[0])
     check = run(["check", "--output-format", "json", path.name], cwd=tmp_path, expect=1)
     (pending,) = [r for r in json.loads(check.stdout) if r["code"] == "TP002"]
     assert pending["fix"] is None

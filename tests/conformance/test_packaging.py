@@ -9,6 +9,7 @@ tree and install it as pip would for a user, with no extra.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,16 @@ from tests.conftest import ROOT, SAMPLES
 pytestmark = pytest.mark.slow
 
 #: What the build reads: the project file, the README it embeds, and the packages.
-SOURCES = ("pyproject.toml", "README.md", "patchcore", "cli", "integrations", "src")
+SOURCES = (
+    "pyproject.toml",
+    "MANIFEST.in",
+    "README.md",
+    "patchcore",
+    "cli",
+    "integrations",
+    "src",
+    "build_backend",
+)
 
 
 def pip(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -36,17 +46,23 @@ def pip(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from a copy of the sources (a build in the checkout would leave
+def copied_sources(source: Path) -> Path:
+    """What the build reads, copied into ``source`` (a build in the checkout would leave
     ``build/`` and ``*.egg-info`` there)."""
-    source = tmp_path_factory.mktemp("source")
+    source.mkdir(exist_ok=True)
     for name in SOURCES:
         if (ROOT / name).is_dir():
             skip = shutil.ignore_patterns("__pycache__")
             shutil.copytree(ROOT / name, source / name, ignore=skip)
         else:
             shutil.copy2(ROOT / name, source / name)
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a copy of the sources."""
+    source = copied_sources(tmp_path_factory.mktemp("source"))
     out = tmp_path_factory.mktemp("wheel")
     built = pip(Path(sys.executable), "wheel", "--no-deps", "-q", "-w", str(out), str(source))
     assert built.returncode == 0, built.stdout + built.stderr
@@ -177,3 +193,66 @@ def test_a_plain_install_says_what_the_html_report_needs(plain: Path, tmp_path: 
     assert result.returncode == 2, result.stderr
     assert "pip install 'toolpatch-cli[html]'" in result.stderr
     assert not result.stdout
+
+
+def test_the_editable_install_prints_no_warning(tmp_path: Path) -> None:
+    """CONTRIBUTING.md's install command (``pip install -q -e .``) in a new environment says
+    nothing: setuptools' notice about folders named like the package, which this layout does
+    not have, is left out by the build backend (``build_backend/toolpatch_backend.py``)."""
+    source = copied_sources(tmp_path / "source")
+    home = tmp_path / "venv"
+    venv.create(home, with_pip=True)
+    python = home / ("Scripts" if sys.platform == "win32" else "bin") / "python"
+    upgraded = pip(python, "install", "-q", "-U", "pip")  # as the command does: pip 25 shows it
+    assert upgraded.returncode == 0, upgraded.stderr
+    installed = pip(python, "install", "-q", "--no-deps", "-e", str(source))
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert installed.stdout + installed.stderr == ""
+    ran = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.util, patchcore; importlib.util.find_spec('toolpatch.cli.app')",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr
+
+
+#: A shell block of the README.
+SHELL_BLOCK = re.compile(r"^```sh\n(?P<body>.*?)^```$", re.M | re.S)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_every_readme_shell_command_runs_in_a_fresh_checkout(tmp_path: Path) -> None:
+    """Every command of the README's shell blocks, as written, in a copy of the checkout with
+    nothing installed: none fails to run (a finding is exit 1; a missing file, command or
+    package, exit 2 and up, is not). The block that runs the whole test suite is left to
+    ``.ci/run``, which is that command."""
+    checkout = copied_sources(tmp_path / "checkout")
+    shutil.copytree(SAMPLES, checkout / "samples")
+    blocks = SHELL_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    lines = [
+        line
+        for block in blocks
+        if "pytest" not in block
+        for line in block.splitlines()
+        if line.strip()
+    ]
+    assert any(line.startswith("toolpatch ") for line in lines), lines
+    script = "".join(f'{line}\necho "::rc=$?"\n' for line in lines)
+    ran = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=checkout,
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+    )
+    codes = [int(code) for code in re.findall(r"^::rc=(\d+)$", ran.stdout, re.M)]
+    assert len(codes) == len(lines), ran.stdout + ran.stderr
+    failed = [(line, code) for line, code in zip(lines, codes, strict=True) if code > 1]
+    assert not failed, f"{failed}\n{ran.stderr}"

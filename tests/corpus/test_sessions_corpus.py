@@ -212,3 +212,29 @@ def test_the_agent_sdk_stream_is_clean() -> None:
         ]
         assert report.findings == ()
         assert report.output is None
+
+
+def test_real_logs_copied_just_now_are_judged_by_their_own_clock(tmp_path: Path) -> None:
+    """Every real session log, copied now as a clone or ``cp`` leaves it (its file's time is
+    now): its entries say the session ended, so no pending call is held back and the one open
+    call of the capture is fixable (docs/cli.md#live-sessions). The same capture with its
+    entries' times moved to a minute ago is a running session: its call is held, and ``fix``
+    writes nothing."""
+    from tests.helpers import run
+    from tests.session_logs import running
+
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    for path in SESSIONS:
+        (copies / f"{path.parent.name}-{path.name}").write_bytes(path.read_bytes())
+    checked = run(["check", "--color", "never", str(copies)], expect=1)
+    assert "the session may still be running" not in checked.stderr
+    assert "hint:" not in checked.stderr
+    capture = copies / f"claude-code-{Path(TRUNCATED).name}"
+    assert "TP002 [*] tool call" in run(["check", "--color", "never", str(capture)]).stderr
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(running(read(TRUNCATED), ago=60)[0])
+    before = live.read_bytes()
+    held = run(["fix", "--color", "never", str(live)], expect=1)
+    assert "the session may still be running" in held.stderr
+    assert live.read_bytes() == before

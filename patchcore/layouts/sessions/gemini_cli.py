@@ -24,7 +24,7 @@ as well for the CLI, but would leave the unanswered version in the file for ever
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -113,6 +113,13 @@ class GeminiCliLog(SessionLayout):
 
     def recognises_entry(self, value: dict[str, Any]) -> bool:
         return _is_metadata(value)
+
+    def entry_times(self, value: dict[str, Any]) -> Iterable[object]:
+        """A message's ``timestamp`` is when it was made (a message appended again keeps it);
+        ``lastUpdated`` (in the metadata, and each ``$set`` of it) is when the log last changed."""
+        update = value.get("$set")
+        later = update.get("lastUpdated") if isinstance(update, dict) else None
+        return (value.get("timestamp"), value.get("lastUpdated"), later)
 
     def analyse_entries(
         self, entries: Sequence[Entry], options: Options, *, fixing: bool

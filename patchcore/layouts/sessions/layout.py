@@ -10,19 +10,29 @@ entries. Entries that are not JSON, not objects, or events of a type the layout 
 are kept as they are and reported as warnings. Checking, the repair and its self-check are
 `patchcore.layouts.base.WholeLayout`'s.
 
-A session may still be running (`patchcore.options.Options.live`: its log was written to
-moments ago). A call pending in its last turn (TP002) may then belong to a tool that is still
-running: a made-up result would be a second one once the agent writes the real one, so such a
-finding is reported without a fix (`held_while_live`). Calls the history has moved past (TP001)
-are answered as in any session. ``toolpatch strip`` is not held: it removes results toolpatch
-made up, which leaves a call the agent may still answer pending again, as it was.
+A session may still be running. Whether it is, its own clock says first: where the entries
+record when they were written (Claude Code's and Codex's ``timestamp``, Gemini CLI's
+``timestamp`` and ``lastUpdated``), the session is live when its newest entry is at or after
+`patchcore.options.Options.live_since`; a log that records no time (the Claude Agent SDK's
+stream) is live as the caller judged it from outside (``live``: its file was written to
+moments ago). The file's own time is no witness where the log has one: a copy, a checkout or an
+unpacked archive gives an ended session the time of now, and ``cp -p`` gives a running one an
+old one. A call pending in the last turn of a live session (TP002, or TP003 there) may belong
+to a tool that is still running: a made-up result would be a second one once the agent writes
+the real one, so such a finding is reported without a fix (`held_while_live`). Calls the
+history has moved past (TP001) are answered as in any session. ``toolpatch strip`` is not
+held: it removes results toolpatch made up, which leaves a call the agent may still answer
+pending again, as it was. Either way the result says the session is live
+(`patchcore.result.Result.live`): whoever writes a repair must not put a new file in place of
+a log its agent still appends to.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from patchcore.errors import json_kind
@@ -61,12 +71,56 @@ STILL_RUNNING = (
 )
 
 
+#: The longest time string read (``2026-03-02T08:03:14.123456+05:30`` has 32 characters).
+_TIME_LENGTH = 40
+
+
+def moment(value: object) -> float | None:
+    """Seconds since the epoch of an ISO 8601 time as session logs write it
+    (``2026-03-02T08:03:14.000Z``; a time without a zone is UTC), or ``None`` for anything
+    else."""
+    if not isinstance(value, str) or len(value) > _TIME_LENGTH:
+        return None
+    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.timestamp()
+
+
+def newest(
+    entries: Sequence[Entry], times: Callable[[dict[str, Any]], Iterable[object]]
+) -> float | None:
+    """The newest time ``times`` finds in the entries, or ``None`` when none records one (the
+    newest, not the last: a subagent's entries may be written out of order)."""
+    found = [
+        when
+        for entry in entries
+        if isinstance(entry.value, dict)
+        for value in times(entry.value)
+        if (when := moment(value)) is not None
+    ]
+    return max(found, default=None)
+
+
+def is_live(last_entry: float | None, options: Options) -> bool:
+    """Whether a session whose newest entry is ``last_entry`` may still be running: by its own
+    clock where it has one and the caller gave ``live_since``, else as the caller judged."""
+    if last_entry is not None and options.live_since is not None:
+        return last_entry >= options.live_since
+    return options.live
+
+
 def held_while_live(analysis: Analysis) -> Analysis:
-    """``analysis`` with every fixable call pending in a last turn (TP002) left without a fix,
+    """``analysis`` with every fixable call pending in a last turn (TP002, or TP003 there:
+    `patchcore.model.Finding.pending`) left without a fix,
     saying why: the session is live (`STILL_RUNNING`). A finding whose fix shares an edit with
     one of theirs (one new entry answering a turn's calls) is left without it too: applying it
     would answer them all the same."""
-    pending = [f for f in analysis.findings if f.code == "TP002" and f.fix is not None]
+    pending = [f for f in analysis.findings if f.pending and f.fix is not None]
     shared = {id(edit) for f in pending if f.fix is not None for edit in f.fix.edits}
     held: dict[int, Finding] = {}
     for finding in analysis.findings:
@@ -109,6 +163,11 @@ class SessionLayout(WholeLayout):
     """Whether a JSON document that is an array of its entries is such a file too (else only
     JSON Lines are)."""
 
+    def entry_times(self, value: dict[str, Any]) -> Iterable[object]:
+        """The times an entry records of when it was written (`moment` reads them): its
+        ``timestamp``, for Claude Code, the Claude Agent SDK and Codex."""
+        return (value.get("timestamp"),)
+
     @abstractmethod
     def recognises_entry(self, value: dict[str, Any]) -> bool:
         """Whether a JSON object is an entry of this layout."""
@@ -136,8 +195,13 @@ class SessionLayout(WholeLayout):
         )
 
     def analyse(self, decoded: Decoded, options: Options, *, fixing: bool) -> Analysis:
-        analysis = self.analyse_entries(read_entries(decoded), options, fixing=fixing)
-        return held_while_live(analysis) if options.live and not options.strip else analysis
+        entries = read_entries(decoded)
+        last_entry = newest(entries, self.entry_times)
+        live = is_live(last_entry, options)
+        analysis = self.analyse_entries(entries, options, fixing=fixing)
+        if live and not options.strip:
+            analysis = held_while_live(analysis)
+        return replace(analysis, live=live, last_entry=last_entry)
 
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         return write_entries(decoded, edits)
