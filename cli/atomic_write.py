@@ -78,9 +78,16 @@ class AtomicFile:
     def __init__(self, path: Path, *, expected: FileIdentity | None = None) -> None:
         self._target = Path(os.path.realpath(path))
         self._expected = expected
-        exists = self._target.exists()
-        self._mode = stat.S_IMODE(self._target.stat().st_mode) if exists else _default_mode()
-        if exists and not self._mode & 0o222:
+        try:
+            status: os.stat_result | None = self._target.stat()
+        except FileNotFoundError:
+            status = None
+        if status is not None and not stat.S_ISREG(status.st_mode):
+            # A rename over a device, a FIFO or a socket replaces the node itself
+            # (docs/cli.md#safety): such a file is only ever written to as a stream.
+            raise OSError(errno.EINVAL, _NOT_REGULAR, str(path))
+        self._mode = stat.S_IMODE(status.st_mode) if status is not None else _default_mode()
+        if status is not None and not self._mode & 0o222:
             # A rename would replace it regardless (and root may write anything): honour the bits.
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
         #: The temporary file's name, once it has one (at once, unless it is anonymous).
@@ -236,6 +243,8 @@ _CANNOT_COPY = frozenset(
 #: What ``open(O_TMPFILE)`` fails with where the kernel or the file system has no anonymous
 #: files (a kernel that does not know the flag takes it for ``O_DIRECTORY``: EISDIR).
 _NO_ANONYMOUS_FILE = frozenset({errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL})
+#: Why a path that is no regular file is not replaced.
+_NOT_REGULAR = "it is not a regular file (a device, a FIFO, a socket), which is never replaced"
 #: What a folder that does not let a file be created (or renamed) in it fails with.
 _FOLDER_REFUSES = frozenset({errno.EACCES, errno.EPERM})
 

@@ -18,7 +18,7 @@ from .atomic_write import FileIdentity
 from .compressed import Compression, plain_name
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source
-from .output_sinks import Discard, Replace, Sink, Spool, WriteFailed
+from .output_sinks import Discard, Replace, Sink, Spool, StreamOutput, WriteFailed, is_stream
 
 if TYPE_CHECKING:
     from patchcore import FixPlan, Mapper, Options, Result
@@ -254,13 +254,16 @@ def _kept(
 def _sink(
     source: Source, mode: Mode, output: Path | None, read: FileInput | Iterator[bytes]
 ) -> Sink:
-    """Where ``fix`` writes: stdout (uncompressed), ``-o FILE`` (compressed as its name ends),
-    or the input itself (in its own compression)."""
+    """Where ``fix`` writes: stdout (uncompressed), ``-o FILE`` (compressed as its name ends;
+    written to as a stream when it is no regular file), or the input itself (in its own
+    compression)."""
     if mode is not Mode.FIX:
         return Discard()
     if (output is None and source.is_stdin) or str(output) == "-":
         return Spool()
     if output is not None:
+        if is_stream(output):  # a device, a FIFO, /dev/stdout: written to, never replaced
+            return StreamOutput(output, compression=Compression.of(output.name))
         return Replace(output, always=True, compression=Compression.of(output.name))
     assert source.path is not None
     # In place: only over the very file that was read, as it was read.
