@@ -98,6 +98,12 @@ def process(
     bytes and the plan of its fixes are left in the outcome.
     """
     outcome = Outcome(source)
+    if source.unreadable is not None:  # a folder a walk could not list
+        outcome.error = InputError(source.name, source.unreadable)
+        return outcome
+    if source.passed_over is not None:  # a symlink or no regular file, found by a walk
+        outcome.skipped = source.passed_over
+        return outcome
     if source.is_stdin and mode is Mode.FIX and (output is None or str(output) == "-"):
         if source.excluded or not source.explicit:
             return _filter(outcome, options, emit, progress)

@@ -69,12 +69,18 @@ class Source:
         excluded: Standard input whose ``--stdin-filename`` the exclusions name, under
             ``--force-exclude``: passed over as an excluded file would be (``fix`` passes it
             through unchanged, as a filter must).
+        passed_over: Why a walk found it but does not read it (a symlink, a FIFO, a device:
+            docs/cli.md#safety); reported, never opened.
+        unreadable: Why a walk could not look into it (a folder it may not list): the
+            error of that path.
     """
 
     name: str
     path: Path | None
     explicit: bool = True
     excluded: bool = False
+    passed_over: str | None = None
+    unreadable: str | None = None
 
     @property
     def is_stdin(self) -> bool:
@@ -186,29 +192,63 @@ class FileInput:
 
 def _walk(directory: Path, exclusions: Exclusions) -> list[Source]:
     """The history files below ``directory``, each folder's files (sorted) before its
-    subfolders (sorted), passing over what ``exclusions`` exclude or ignore."""
+    subfolders (sorted), passing over what ``exclusions`` exclude or ignore.
+
+    Only regular files are read, and nothing is followed out of the tree: a symlinked folder
+    is not entered, and a symlink, FIFO, socket or device with a history's name is passed over
+    and reported (`Source.passed_over`; a FIFO would hang the walk, a link could lead it to
+    rewrite a file elsewhere). A folder that cannot be listed is that path's error
+    (`Source.unreadable`), never a silent gap. The walk keeps its own stack, so a tree of any
+    depth is walked (docs/cli.md#safety).
+    """
     from .exclusions import excluded
 
     top = os.path.abspath(directory)
     exclude, above = exclusions.walk_start(top)
-    ignore_files = {top: above}  # a folder to enter → the ignore files of the one above
     found = []
-    for root, dirs, files in os.walk(top):
-        inside = ignore_files.pop(root).entering(root, {*dirs, *files})
-        dirs[:] = [
-            name
-            for name in sorted(dirs)
-            if not excluded(exclude, inside, os.path.join(root, name), is_dir=True)
-        ]
-        ignore_files.update((os.path.join(root, name), inside) for name in dirs)
-        shown = directory if root == top else directory / os.path.relpath(root, top)
-        for name in sorted(files):
-            if name.lower().endswith(HISTORY_SUFFIXES) and not excluded(
-                exclude, inside, os.path.join(root, name), is_dir=False
+    # Folders still to list, the next at the end: (absolute, as shown, ignore files above).
+    pending = [(top, directory, above)]
+    while pending:
+        root, shown, outside = pending.pop()
+        try:
+            with os.scandir(root) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            reason = f"cannot list the folder: {exc.strerror or exc}"
+            found.append(Source(str(shown), Path(shown), unreadable=reason))
+            continue
+        inside = outside.entering(root, {entry.name for entry in entries})
+        folders = []
+        for entry in entries:
+            path = os.path.join(root, entry.name)
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+                kind = _passed_over(entry)
+            except OSError as exc:
+                reason = f"cannot look at it: {exc.strerror or exc}"
+                found.append(Source(str(shown / entry.name), shown / entry.name, unreadable=reason))
+                continue
+            if is_folder:
+                if not excluded(exclude, inside, path, is_dir=True):
+                    folders.append((path, shown / entry.name, inside))
+            elif entry.name.lower().endswith(HISTORY_SUFFIXES) and not excluded(
+                exclude, inside, path, is_dir=False
             ):
-                path = shown / name
-                found.append(Source(str(path), path, explicit=False))
+                named = shown / entry.name
+                found.append(Source(str(named), named, explicit=False, passed_over=kind))
+        pending.extend(reversed(folders))
     return found
+
+
+def _passed_over(entry: os.DirEntry[str]) -> str | None:
+    """Why a walk does not read the file ``entry``, or ``None`` for a regular file."""
+    if entry.is_symlink():
+        return "a symlink: a walk does not follow links (name it to check what it points to)"
+    if entry.is_file(follow_symlinks=False):
+        return None
+    mode = entry.stat(follow_symlinks=False).st_mode
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"{kind}, not a regular file: a walk reads regular files only"
 
 
 def stdin_has_data() -> bool:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import run
+from tests.helpers import MODULE, run
 from tests.robustness import dangling_history
 
 HISTORY = json.dumps(dangling_history()).encode()
@@ -102,3 +105,123 @@ def test_fix_in_place_of_a_fifo_never_replaces_it(tmp_path: Path) -> None:
         os.waitpid(writer_pid, 0)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
     assert "regular file" in result.stderr, result.show()
+
+
+# --------------------------------------------------------------------------------------------
+# Walks: regular files only, nothing followed out of the tree, nothing unchecked in silence
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_walk_does_not_follow_a_symlinked_file_out_of_the_tree(tmp_path: Path) -> None:
+    """``walk/link.json -> ../outside/victim.json``: fixing the walk must not rewrite the file
+    outside it; the link is reported as passed over."""
+    walk, outside = tmp_path / "walk", tmp_path / "outside"
+    walk.mkdir()
+    outside.mkdir()
+    victim = _history(outside, "victim.json")
+    (walk / "link.json").symlink_to(Path("..", "outside", "victim.json"))
+    result = run(["fix", str(walk)], expect=0)
+    assert victim.read_bytes() == HISTORY, "the file outside the walk was rewritten"
+    assert (walk / "link.json").is_symlink()
+    assert f"{walk / 'link.json'}: skipped: a symlink" in result.stderr, result.show()
+    assert "1 file skipped (not a regular file)" in result.stderr, result.show()
+
+
+def test_a_symlink_named_on_the_command_line_is_followed(tmp_path: Path) -> None:
+    """Naming a link is the user's choice: its target is checked."""
+    _history(tmp_path, "target.json")
+    (tmp_path / "link.json").symlink_to("target.json")
+    result = run(["check", str(tmp_path / "link.json")], expect=1)
+    assert len(result.finding_lines) == 1, result.show()
+
+
+def test_a_fifo_met_by_a_walk_is_passed_over_and_reported(tmp_path: Path) -> None:
+    """A FIFO nobody writes to would hang the run forever if opened."""
+    _history(tmp_path, "a.json")
+    os.mkfifo(tmp_path / "b.jsonl")
+    result = run(["check", str(tmp_path)], expect=1, timeout=30)
+    assert len(result.finding_lines) == 1, result.show()
+    assert f"{tmp_path / 'b.jsonl'}: skipped: a FIFO" in result.stderr, result.show()
+
+
+def test_a_folder_1500_levels_deep_is_walked() -> None:
+    """A walk down it, and a file at its bottom named (whose folders' ignore files count)."""
+    # Not under pytest's tmp_path: pytest's clean-up of old runs recurses and would fail on it.
+    top = Path(tempfile.mkdtemp(prefix="toolpatch-deep-"))
+    try:
+        folder = os.open(top, os.O_RDONLY)
+        for _ in range(1500):  # one level at a time: os.makedirs itself recurses
+            os.mkdir("d", dir_fd=folder)
+            inner = os.open("d", os.O_RDONLY, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        made = os.open("h.json", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder)
+        os.close(folder)
+        with os.fdopen(made, "wb") as history:
+            history.write(HISTORY)
+        deepest = os.path.join(top, *["d"] * 1500, "h.json")
+        walked = run(["check", str(top)], expect=1)
+        named = run(["check", "--force-exclude", deepest], expect=1)  # its ignore files read
+    finally:
+        _remove_deep(top)
+    assert len(walked.finding_lines) == 1, walked.show()
+    assert len(named.finding_lines) == 1, named.show()
+
+
+def _remove_deep(top: Path) -> None:
+    """Remove a chain of nested folders without recursing (``shutil.rmtree`` does)."""
+    chain = [top]
+    while below := [e for e in os.scandir(chain[-1]) if e.is_dir(follow_symlinks=False)]:
+        chain.append(Path(below[0].path))
+    for folder in reversed(chain):
+        for entry in os.scandir(folder):
+            os.unlink(entry.path)
+        os.rmdir(folder)
+
+
+def _as_a_normal_user(folder: Path) -> list[str] | None:
+    """How to run the CLI as a user other than root on ``folder`` (made readable to all):
+    ``None`` when this already is one; as root, ``setpriv`` to ``nobody``."""
+    if not ROOT:
+        return None
+    if not Path("/usr/bin/setpriv").exists():
+        pytest.skip("running as root without setpriv to become another user")
+    for path in (folder, *folder.parents):
+        if path.stat().st_mode & 0o005 != 0o005:
+            pytest.skip(f"{path} is not open to other users")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *MODULE]
+
+
+@pytest.fixture
+def open_folder() -> Iterator[Path]:
+    """A folder other users can read (pytest's own are root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="toolpatch-walk-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        for path in folder.rglob("*"):
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def test_an_unreadable_folder_in_a_walk_is_an_error(open_folder: Path) -> None:
+    """As a normal user, a subfolder it may not list is that folder's error, exit 2 (it may
+    hold a defective file), not ``No input files.``"""
+    secret = open_folder / "secret"
+    secret.mkdir()
+    _history(secret).chmod(0o644)
+    secret.chmod(0o000)
+    result = run(["check", "."], cwd=open_folder, command=_as_a_normal_user(open_folder), expect=2)
+    assert "secret: error: cannot list the folder: Permission denied" in result.stderr, (
+        result.show()
+    )
+
+
+def test_an_unreadable_file_in_a_walk_is_an_error(open_folder: Path) -> None:
+    _history(open_folder, "a.json").chmod(0o644)
+    _history(open_folder, "b.json").chmod(0o000)
+    result = run(["check", "."], cwd=open_folder, command=_as_a_normal_user(open_folder), expect=2)
+    assert "b.json: error: Permission denied" in result.stderr, result.show()
+    assert len(result.finding_lines) == 1, result.show()
