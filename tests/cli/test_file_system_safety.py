@@ -225,3 +225,24 @@ def test_an_unreadable_file_in_a_walk_is_an_error(open_folder: Path) -> None:
     result = run(["check", "."], cwd=open_folder, command=_as_a_normal_user(open_folder), expect=2)
     assert "b.json: error: Permission denied" in result.stderr, result.show()
     assert len(result.finding_lines) == 1, result.show()
+
+
+# --------------------------------------------------------------------------------------------
+# Patterns from the repository cannot hang the walk
+# --------------------------------------------------------------------------------------------
+
+#: Twelve stars between letters: a backtracking matcher takes minutes on one long name.
+HOSTILE_PATTERN = "*a" * 12 + "*b.json"
+
+
+@pytest.mark.parametrize("where", ["ignore-file", "extend-exclude"])
+def test_a_backtracking_pattern_does_not_hang_the_walk(tmp_path: Path, where: str) -> None:
+    if where == "ignore-file":
+        (tmp_path / ".ignore").write_text(HOSTILE_PATTERN + "\n")
+    else:
+        (tmp_path / "toolpatch.toml").write_text(f'extend-exclude = ["{HOSTILE_PATTERN}"]\n')
+    for number in range(3):
+        _history(tmp_path, "a" * 60 + f"{number}.json")
+    _history(tmp_path, "a" * 12 + "b.json")  # the pattern's own match: excluded
+    result = run(["check", "."], cwd=tmp_path, expect=1, timeout=20)
+    assert len(result.finding_lines) == 3, result.show()

@@ -21,9 +21,10 @@ import pytest
 
 from tests.helpers import run
 
-#: Packages the run must not load at all (their first component); pathspec serves directory
-#: walks and --force-exclude only (cli/exclusions.py), and a named file needs neither.
-HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec")
+#: Packages the run must not load at all (their first component); pathspec (and re2, its
+#: matcher) serves directory walks and --force-exclude only (cli/exclusions.py), and a named file
+#: needs neither.
+HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec", "re2")
 #: patchcore's engine: only a record that is not proven clean needs it.
 ENGINE = (
     "patchcore.engine.check",
