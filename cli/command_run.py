@@ -310,7 +310,9 @@ def run_inputs(
         )
         total = None if None in sizes else sum(size or 0 for size in sizes)
         progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
-        workers = jobs if jobs is not None else available_cores()
+        # More processes than cores only compete for them (and -j100000 would fork the
+        # machine to death): the cores bound the jobs, the batches bound them further.
+        workers = min(jobs, available_cores()) if jobs is not None else available_cores()
         pool = ProcessMapper(workers) if workers > 1 else None
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too

@@ -12,8 +12,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import stat
+import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -246,3 +250,77 @@ def test_a_backtracking_pattern_does_not_hang_the_walk(tmp_path: Path, where: st
     _history(tmp_path, "a" * 12 + "b.json")  # the pattern's own match: excluded
     result = run(["check", "."], cwd=tmp_path, expect=1, timeout=20)
     assert len(result.finding_lines) == 3, result.show()
+
+
+# --------------------------------------------------------------------------------------------
+# --jobs is bounded, and the workers' watch on their parent has no descriptor limit
+# --------------------------------------------------------------------------------------------
+
+
+def _three_batches(folder: Path) -> Path:
+    """A JSON Lines corpus of three 4 MB batches (patchcore.pipeline.BATCH_BYTES), one
+    dangling call in its first line."""
+    line = json.dumps({"messages": dangling_history()}).encode() + b"\n"
+    clean = json.dumps({"messages": [{"role": "user", "content": "x" * 1000}]}).encode() + b"\n"
+    path = folder / "corpus.jsonl"
+    path.write_bytes(line + clean * (11 * 2**20 // len(clean)))
+    return path
+
+
+def _most_children(command: list[str]) -> tuple[int, int]:
+    """Run ``command``; return its exit code and the most child processes it had at once."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    most = 0
+    while process.poll() is None:
+        try:
+            children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+        except OSError:
+            break
+        most = max(most, len(children.split()))
+        time.sleep(0.005)
+    return process.wait(timeout=120), most
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts processes in /proc")
+def test_jobs_beyond_the_batches_start_no_more_workers(tmp_path: Path) -> None:
+    """``-j100`` on a 3-batch file: at most two workers (this process takes the third)."""
+    corpus = _three_batches(tmp_path)
+    code, most = _most_children([*MODULE, "check", "-j100", str(corpus)])
+    assert code == 1
+    assert most <= 2, f"{most} child processes for 3 batches"
+
+
+def test_a_huge_jobs_number_is_capped_at_the_cores(tmp_path: Path) -> None:
+    """``-j100000`` was killed by the OOM killer after flooding stderr; capped at the cores
+    (and the batches), it is an ordinary run."""
+    corpus = _three_batches(tmp_path)
+    result = run(["check", "-j100000", str(corpus)], expect=1, timeout=120)
+    assert len(result.finding_lines) == 1, result.show()
+    assert "Traceback" not in result.stderr and "out of range" not in result.stderr
+
+
+WATCHER = """
+import os, resource, subprocess, sys, threading, time
+from toolpatch.cli import parallel
+
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]  # the pidfd comes above 1024
+parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+threading.Thread(target=parallel._watch, args=(parent.pid,), daemon=True).start()
+time.sleep(0.5)
+parent.kill()
+parent.wait()
+time.sleep(10)  # the watcher kills this process long before
+print("still alive")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the watcher waits on a pidfd here")
+def test_the_parent_watch_works_with_descriptors_above_1024(tmp_path: Path) -> None:
+    """A worker dies with the main process even when it holds more than 1,024 descriptors
+    (``select`` refused them: the watcher was gone, and the worker waited forever)."""
+    script = tmp_path / "watch.py"
+    script.write_text(WATCHER)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60)
+    assert done.returncode == -signal.SIGKILL, (done.returncode, done.stdout, done.stderr)
