@@ -13,6 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import patchcore
+
 from .compressed import Compression, file_blocks
 
 if TYPE_CHECKING:
@@ -93,12 +95,12 @@ class Source:
         return None if self.path is None else Compression.of(self.path.name)
 
     def read(self) -> bytes:
-        """The input's bytes, decompressed (raises ``OSError`` for an unreadable file)."""
-        if self.path is None:
-            return sys.stdin.buffer.read()
-        if self.compression is None:
-            return self.path.read_bytes()
-        return b"".join(self.blocks())
+        """The input's bytes, decompressed (raises ``OSError`` for an unreadable file, and
+        `patchcore.DecodeError` for a device or FIFO that is no history: `history_stream`)."""
+        with self.opened() as read:
+            if isinstance(read, FileInput):
+                return read.read(0, read.size)
+            return b"".join(read)
 
     def blocks(self) -> Iterator[bytes]:
         """The input's bytes (decompressed), a block at a time, read once."""
@@ -118,7 +120,8 @@ class Source:
             OSError: The file cannot be opened.
         """
         if self.path is None:
-            yield _blocks(sys.stdin.buffer.read)
+            blocks = _blocks(sys.stdin.buffer.read)
+            yield history_stream(blocks) if _stdin_is_a_device() else blocks
             return
         fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
@@ -127,8 +130,8 @@ class Source:
                 yield Decompressed(file_blocks(self.compression, fd), status)
             elif stat.S_ISREG(status.st_mode):
                 yield FileInput(fd)
-            else:
-                yield _blocks(partial(os.read, fd))
+            else:  # a device, a FIFO, a socket named on the command line
+                yield history_stream(_blocks(partial(os.read, fd)))
         finally:
             os.close(fd)
 
@@ -153,6 +156,51 @@ class Decompressed(Iterator[bytes]):
 def _blocks(read: Callable[[int], bytes]) -> Iterator[bytes]:
     while block := read(CHUNK_BYTES):
         yield block
+
+
+#: The bytes a history's first non-blank byte may be: an object, an array, a UTF-8 BOM.
+_HISTORY_STARTS = (b"{", b"[", b"\xef")
+
+
+def history_stream(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    """``blocks`` of a device or FIFO, refused at the first byte no history can hold there: a
+    first non-blank byte that opens no JSON object or array, or a NUL byte anywhere (JSON text
+    never holds one raw). ``/dev/zero`` or ``/dev/urandom`` would otherwise be read forever,
+    as a document is read whole before it is parsed (docs/cli.md#safety).
+
+    Raises (while iterated):
+        patchcore.DecodeError: Located at the refused byte.
+    """
+    line, column = 1, 0  # where the block about to be read starts (column: bytes before it)
+    started = False
+    for block in blocks:
+        bad = block.find(b"\0")
+        if not started and (start := block.lstrip(b" \t\r\n")):
+            started = True
+            first = len(block) - len(start)
+            if not start.startswith(_HISTORY_STARTS) and (bad < 0 or first < bad):
+                bad = first
+        if bad >= 0:
+            breaks = block.count(b"\n", 0, bad)
+            where = bad - block.rfind(b"\n", 0, bad) if breaks else column + bad + 1
+            if block[bad] == 0:
+                what = "a NUL byte, which JSON text never holds"
+            else:
+                what = f"byte 0x{block[bad]:02x} where a history starts with {{ or ["
+            msg = f"not a message history (a device or FIFO, read no further): {what}"
+            raise patchcore.DecodeError(msg, line=line + breaks, column=where)
+        yield block
+        breaks = block.count(b"\n")
+        line += breaks
+        column = len(block) - block.rfind(b"\n") - 1 if breaks else column + len(block)
+
+
+def _stdin_is_a_device() -> bool:
+    """Whether standard input is a device (``< /dev/zero``), which no history comes from."""
+    try:
+        return stat.S_ISCHR(os.fstat(sys.stdin.fileno()).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 class FileInput:

@@ -324,3 +324,48 @@ def test_the_parent_watch_works_with_descriptors_above_1024(tmp_path: Path) -> N
     script.write_text(WATCHER)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60)
     assert done.returncode == -signal.SIGKILL, (done.returncode, done.stdout, done.stderr)
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs that never end: a device or FIFO is read as a stream, refused at its first bad byte
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.parametrize(
+    "command", [["check"], ["fix", "--diff"], ["check", "--output-format", "sarif"]]
+)
+def test_an_endless_device_is_refused_at_once(device: str, command: list[str]) -> None:
+    result = run([*command, device], expect=2, timeout=20)
+    assert f"{device}:1:1: error: not a message history" in result.stderr, result.show()
+
+
+def test_stdin_from_an_endless_device_is_refused_at_once() -> None:
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run(
+            [*MODULE, "check", "-"], stdin=zero, capture_output=True, text=True, timeout=20
+        )
+    assert done.returncode == 2, done.stderr
+    assert "-:1:1: error: not a message history" in done.stderr
+
+
+def test_a_named_fifo_that_never_ends_is_refused_at_its_first_byte(tmp_path: Path) -> None:
+    """``yes > fifo``: no history starts with ``y``; the writer ends when the FIFO closes."""
+    fifo = tmp_path / "h.json"
+    os.mkfifo(fifo)
+    with subprocess.Popen(["sh", "-c", f"yes > '{fifo}'"], stderr=subprocess.DEVNULL) as writer:
+        result = run(["check", str(fifo)], expect=2, timeout=20)
+        writer.wait(timeout=20)
+    assert f"{fifo}:1:1: error: not a message history" in result.stderr, result.show()
+    assert "0x79" in result.stderr
+
+
+def test_a_named_fifo_holding_a_history_is_checked(tmp_path: Path) -> None:
+    fifo = tmp_path / "h.json"
+    os.mkfifo(fifo)
+    source = tmp_path / "pretty.txt"
+    source.write_text(json.dumps(dangling_history(), indent=2))
+    with subprocess.Popen(["sh", "-c", f"cat '{source}' > '{fifo}'"]) as writer:
+        result = run(["check", str(fifo)], expect=1, timeout=20)
+        writer.wait(timeout=20)
+    assert len(result.finding_lines) == 1, result.show()
