@@ -9,6 +9,7 @@ runs them as root.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -18,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -183,50 +183,36 @@ def _remove_deep(top: Path) -> None:
         os.rmdir(folder)
 
 
-def _as_a_normal_user(folder: Path) -> list[str] | None:
-    """How to run the CLI as a user other than root on ``folder`` (made readable to all):
-    ``None`` when this already is one; as root, ``setpriv`` to ``nobody``."""
+def _bound_by_permissions() -> list[str] | None:
+    """How to run the CLI so that permission bits bind it: as it is for a normal user; as
+    root, without the capabilities that pass over them (``setpriv``, the bounding set)."""
     if not ROOT:
         return None
-    if not Path("/usr/bin/setpriv").exists():
-        pytest.skip("running as root without setpriv to become another user")
-    for path in (folder, *folder.parents):
-        if path.stat().st_mode & 0o005 != 0o005:
-            pytest.skip(f"{path} is not open to other users")
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *MODULE]
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv to drop the capabilities")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *MODULE]
 
 
-@pytest.fixture
-def open_folder() -> Iterator[Path]:
-    """A folder other users can read (pytest's own are root's alone)."""
-    folder = Path(tempfile.mkdtemp(prefix="toolpatch-walk-"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        for path in folder.rglob("*"):
-            if path.is_dir() and not path.is_symlink():
-                path.chmod(0o755)
-        shutil.rmtree(folder)
-
-
-def test_an_unreadable_folder_in_a_walk_is_an_error(open_folder: Path) -> None:
+def test_an_unreadable_folder_in_a_walk_is_an_error(tmp_path: Path) -> None:
     """As a normal user, a subfolder it may not list is that folder's error, exit 2 (it may
     hold a defective file), not ``No input files.``"""
-    secret = open_folder / "secret"
+    secret = tmp_path / "secret"
     secret.mkdir()
-    _history(secret).chmod(0o644)
+    _history(secret)
     secret.chmod(0o000)
-    result = run(["check", "."], cwd=open_folder, command=_as_a_normal_user(open_folder), expect=2)
+    try:
+        result = run(["check", "."], cwd=tmp_path, command=_bound_by_permissions(), expect=2)
+    finally:
+        secret.chmod(0o755)
     assert "secret: error: cannot list the folder: Permission denied" in result.stderr, (
         result.show()
     )
 
 
-def test_an_unreadable_file_in_a_walk_is_an_error(open_folder: Path) -> None:
-    _history(open_folder, "a.json").chmod(0o644)
-    _history(open_folder, "b.json").chmod(0o000)
-    result = run(["check", "."], cwd=open_folder, command=_as_a_normal_user(open_folder), expect=2)
+def test_an_unreadable_file_in_a_walk_is_an_error(tmp_path: Path) -> None:
+    _history(tmp_path, "a.json")
+    _history(tmp_path, "b.json").chmod(0o000)
+    result = run(["check", "."], cwd=tmp_path, command=_bound_by_permissions(), expect=2)
     assert "b.json: error: Permission denied" in result.stderr, result.show()
     assert len(result.finding_lines) == 1, result.show()
 
@@ -369,3 +355,67 @@ def test_a_named_fifo_holding_a_history_is_checked(tmp_path: Path) -> None:
         result = run(["check", str(fifo)], expect=1, timeout=20)
         writer.wait(timeout=20)
     assert len(result.finding_lines) == 1, result.show()
+
+
+# --------------------------------------------------------------------------------------------
+# Writing: owner and group kept; a kill -9 between naming the new file and the rename
+# --------------------------------------------------------------------------------------------
+
+
+@needs_root
+def test_root_fixing_another_users_file_keeps_its_owner_group_and_mode(tmp_path: Path) -> None:
+    path = _history(tmp_path)
+    os.chown(path, 65534, 65534)
+    path.chmod(0o640)
+    run(["fix", str(path)], expect=0)
+    status = path.stat()
+    assert (status.st_uid, status.st_gid) == (65534, 65534), "the file became root's"
+    assert stat.S_IMODE(status.st_mode) == 0o640
+    _repaired(path.read_bytes())
+
+
+KILLED_AT_RENAME = """
+import os, signal, sys
+from toolpatch.cli import app, atomic_write
+
+atomic_write.ANONYMOUS_FILES = sys.argv[1] == "anonymous"
+os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)  # the worst moment
+sys.argv = ["toolpatch", "fix", sys.argv[2]]
+app.main()
+"""
+
+
+@pytest.mark.parametrize("temporary", ["anonymous", "named"])
+def test_a_kill_between_naming_and_rename_leaves_nothing_after_the_next_fix(
+    tmp_path: Path, temporary: str
+) -> None:
+    """The complete new file, already named, is left by ``kill -9`` just before the rename;
+    the next write of the same file removes it (its writer's lock died with it)."""
+    folder = tmp_path / "w"
+    folder.mkdir()
+    path = _history(folder)
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_AT_RENAME)
+    killed = subprocess.run(
+        [sys.executable, str(script), temporary, str(path)], capture_output=True, timeout=60
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert path.read_bytes() == HISTORY  # the original stays
+    assert len(os.listdir(folder)) == 2, os.listdir(folder)  # the leftover
+    run(["fix", str(path)], expect=0)
+    assert os.listdir(folder) == ["h.json"]
+    _repaired(path.read_bytes())
+
+
+def test_a_temporary_file_another_write_holds_is_left_alone(tmp_path: Path) -> None:
+    """A file of the usual temporary name that its writer still holds (locked) is another
+    write at work, not a leftover: untouched, and this write takes another name."""
+    path = _history(tmp_path)
+    busy = tmp_path / ".h.json.toolpatch.tmp"
+    busy.write_bytes(b"another write's")
+    with open(busy, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        run(["fix", str(path)], expect=0)
+        assert busy.read_bytes() == b"another write's"
+    assert sorted(os.listdir(tmp_path)) == [".h.json.toolpatch.tmp", "h.json"]
+    _repaired(path.read_bytes())
