@@ -12,15 +12,20 @@ only matters (as `WriteFailed`) if the output was going to be used.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from .atomic_write import AtomicFile, FileChanged, FileIdentity
 from .compressed import Compression, Compressor
 from .inputs import FileInput
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
 #: Small: what is spooled is held on top of the batch in work, and moving it to the file copies
@@ -242,3 +247,32 @@ class Replace(Sink):
     ) -> None:
         if self._file is not None:
             self._file.__exit__(kind, error, traceback)
+
+
+class ReportFile(io.RawIOBase):
+    """The file ``check -o FILE`` writes its report to. A write that fails (a full disk,
+    ``/dev/full``) is remembered in `failure`, not raised from the middle of the report, so
+    the run ends with one plain error instead of an internal one; nothing more is written."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+        self._fd = os.open(path, flags | getattr(os, "O_BINARY", 0), 0o666)
+        self.failure: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Buffer) -> int:
+        view = memoryview(data).cast("B")
+        while self.failure is None and view:
+            try:
+                view = view[os.write(self._fd, view) :]
+            except OSError as exc:
+                self.failure = exc
+        return len(memoryview(data).cast("B"))
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()

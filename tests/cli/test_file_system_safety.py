@@ -419,3 +419,15 @@ def test_a_temporary_file_another_write_holds_is_left_alone(tmp_path: Path) -> N
         assert busy.read_bytes() == b"another write's"
     assert sorted(os.listdir(tmp_path)) == [".h.json.toolpatch.tmp", "h.json"]
     _repaired(path.read_bytes())
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("output_format", ["concise", "json", "sarif"])
+def test_a_report_to_a_full_disk_is_a_plain_error(tmp_path: Path, output_format: str) -> None:
+    """``check -o /dev/full``: one error naming the report file, exit 2, no internal error."""
+    source = _history(tmp_path)
+    result = run(
+        ["check", str(source), "--output-format", output_format, "-o", "/dev/full"], expect=2
+    )
+    assert "/dev/full: error: cannot write the report: No space left on device" in result.stderr
+    assert "internal error" not in result.stderr, result.show()
