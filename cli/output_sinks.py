@@ -103,8 +103,11 @@ class Spool(Sink):
                 self._failure = exc
 
     def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
-        if self._compressor is not None:
-            self.write(self._compressor.flush())
+        if self._compressor is not None and self._failure is None:
+            try:
+                self._spool.write(self._compressor.flush())
+            except OSError as exc:
+                self._failure = exc
         if self._failure is not None:
             reason = self._failure.strerror or self._failure
             msg = f"cannot write the output (spooled to a temporary file): {reason}"

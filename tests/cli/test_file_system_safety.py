@@ -10,6 +10,7 @@ runs them as root.
 from __future__ import annotations
 
 import fcntl
+import gzip
 import json
 import os
 import shutil
@@ -50,9 +51,11 @@ def _repaired(data: bytes) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_fix_to_a_fifo_writes_into_it_and_leaves_it_a_fifo(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["out.json", "out.json.gz"])
+def test_fix_to_a_fifo_writes_into_it_and_leaves_it_a_fifo(tmp_path: Path, name: str) -> None:
+    """The FIFO's reader gets the repair (compressed as the FIFO's name ends)."""
     source = _history(tmp_path)
-    fifo = tmp_path / "out.json"
+    fifo = tmp_path / name
     os.mkfifo(fifo)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader waits on it
     try:
@@ -63,7 +66,7 @@ def test_fix_to_a_fifo_writes_into_it_and_leaves_it_a_fifo(tmp_path: Path) -> No
             received += chunk
     finally:
         os.close(reader)
-    _repaired(received)
+    _repaired(gzip.decompress(received) if name.endswith(".gz") else received)
 
 
 def test_fix_to_dev_stdout_writes_to_stdout(tmp_path: Path) -> None:
