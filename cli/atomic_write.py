@@ -78,25 +78,68 @@ class AtomicFile:
     def __init__(self, path: Path, *, expected: FileIdentity | None = None) -> None:
         self._target = Path(os.path.realpath(path))
         self._expected = expected
-        exists = self._target.exists()
-        self._mode = stat.S_IMODE(self._target.stat().st_mode) if exists else _default_mode()
-        if exists and not self._mode & 0o222:
+        try:
+            status: os.stat_result | None = self._target.stat()
+        except FileNotFoundError:
+            status = None
+        if status is not None and not stat.S_ISREG(status.st_mode):
+            # A rename over a device, a FIFO or a socket replaces the node itself
+            # (docs/cli.md#safety): such a file is only ever written to as a stream.
+            raise OSError(errno.EINVAL, _NOT_REGULAR, str(path))
+        self._mode = stat.S_IMODE(status.st_mode) if status is not None else _default_mode()
+        if status is not None and not self._mode & 0o222:
             # A rename would replace it regardless (and root may write anything): honour the bits.
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
+        #: Who owns the file (user, group), kept when root (or a member of its group) fixes it.
+        self._owner = (status.st_uid, status.st_gid) if status is not None else None
+        #: The name the temporary file takes beside the target (`_leftover_removed`).
+        self._usual = f".{self._target.name}.toolpatch.tmp"
         #: The temporary file's name, once it has one (at once, unless it is anonymous).
         self._temporary: str | None = None
         try:
+            self._leftover_removed()
             fd = self._anonymous_file()
             if fd is None:
-                import tempfile  # only a fix that writes a file needs it: a check never does
-
-                fd, self._temporary = tempfile.mkstemp(
-                    dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
-                )
+                fd, self._temporary = self._named_file()
         except OSError as exc:
             raise _in_folder(exc, self._target.parent) from None
+        _lock(fd)
         self._handle = os.fdopen(fd, "wb")
         self._committed = False
+
+    def _leftover_removed(self) -> None:
+        """Remove the temporary file a write of this target left when it was killed (``kill
+        -9`` between naming it and the rename).
+
+        Every temporary file is locked (``flock``) by its writer from its start to the rename,
+        and the kernel drops the lock when the writer dies: a file of the usual name that can
+        be locked is a leftover, one that cannot is another writer's, at work, left alone."""
+        path = self._target.parent / self._usual
+        try:
+            fd = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+        except OSError:  # none (the usual case), or no file of ours (a symlink put there)
+            return
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode) and _lock(fd, wait=False):
+                os.unlink(path)
+        finally:
+            os.close(fd)
+
+    def _named_file(self) -> tuple[int, str]:
+        """A named temporary file beside the target (where there are no anonymous ones): the
+        usual name, else (another writer has it) a random one. Between its creation and its
+        lock another write of the same file could take it for a leftover: this write then fails
+        with an error, and the original stays."""
+        path = str(self._target.parent / self._usual)
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            import tempfile  # only a fix that writes a file needs it: a check never does
+
+            return tempfile.mkstemp(
+                dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
+            )
 
     def _anonymous_file(self) -> int | None:
         """A file without a name in the target's folder, or ``None`` where the system or the
@@ -150,33 +193,48 @@ class AtomicFile:
         self._handle.flush()
         fd = self._handle.fileno()
         os.fsync(fd)
-        try:
-            if os.chmod in os.supports_fd:
-                os.chmod(fd, self._mode)
-            if self._temporary is None:
-                self._temporary = self._name(fd)
-        finally:
-            self._handle.close()
+        self._keep_owner(fd)
+        if os.chmod in os.supports_fd:  # after the owner: a chown clears set-id bits
+            os.chmod(fd, self._mode)
+        if self._temporary is None:
+            self._temporary = self._name(fd)
         if os.chmod not in os.supports_fd:
             os.chmod(self._temporary, self._mode)
         self._check_unchanged()
         try:
-            os.replace(self._temporary, self._target)
+            os.replace(self._temporary, self._target)  # still open, so still locked
         except OSError as exc:
             raise _in_folder(exc, self._target.parent) from None
         self._committed = True
+        self._handle.close()
         _fsync_directory(self._target.parent)
+
+    def _keep_owner(self, fd: int) -> None:
+        """Give the new file the original's owner and group, as far as this process may: root
+        fixing another user's file must not leave it ``root:root`` (its owner could no longer
+        read it); a user may keep the group if a member of it. Else the new file is this
+        user's, as any rename-based write leaves it."""
+        if self._owner is None or not hasattr(os, "fchown"):
+            return
+        user, group = self._owner
+        for owner in ((user, group), (-1, group)):
+            try:
+                os.fchown(fd, *owner)
+                return
+            except PermissionError:
+                continue
 
     def _name(self, fd: int) -> str:
         """Give the anonymous file ``fd`` a temporary name beside the target (``linkat`` of
         ``/proc/self/fd/N`` following the link, as ``open(2)`` shows for ``O_TMPFILE``)."""
         folder = os.open(self._target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
+            name = self._usual  # the name a later write recognises (`_leftover_removed`)
             while True:
-                name = f".{self._target.name}.{os.urandom(6).hex()}.tmp"
                 try:
                     os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=folder, follow_symlinks=True)
-                except FileExistsError:
+                except FileExistsError:  # another write of this file is at work
+                    name = f".{self._target.name}.{os.urandom(6).hex()}.tmp"
                     continue
                 except OSError as exc:
                     raise _in_folder(exc, self._target.parent) from None
@@ -209,6 +267,31 @@ class AtomicFile:
                     os.unlink(self._temporary)
 
 
+#: ``open`` flags of a look at a possible leftover: not through a symlink, and a FIFO put in
+#: its place does not block the open.
+_NO_FOLLOW = (
+    getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _lock(fd: int, *, wait: bool = True) -> bool:
+    """Lock the file ``fd`` for this process until it is closed or the process ends (``flock``:
+    the kernel drops it when the process dies, ``kill -9`` included). Without ``wait``,
+    ``False`` when another process holds it, or where the platform has no ``flock`` (then no
+    file can be told a leftover)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no leftovers are recognised
+        return wait
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # a file system without locks: the file is not told a leftover either
+        return wait
+    return True
+
+
 def _copy_file_range(source: int, target: int, offset: int, size: int) -> int:
     return os.copy_file_range(source, target, size, offset)
 
@@ -236,6 +319,8 @@ _CANNOT_COPY = frozenset(
 #: What ``open(O_TMPFILE)`` fails with where the kernel or the file system has no anonymous
 #: files (a kernel that does not know the flag takes it for ``O_DIRECTORY``: EISDIR).
 _NO_ANONYMOUS_FILE = frozenset({errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL})
+#: Why a path that is no regular file is not replaced.
+_NOT_REGULAR = "it is not a regular file (a device, a FIFO, a socket), which is never replaced"
 #: What a folder that does not let a file be created (or renamed) in it fails with.
 _FOLDER_REFUSES = frozenset({errno.EACCES, errno.EPERM})
 

@@ -7,6 +7,7 @@ The commands import it when they run, so that defining the command line (``--hel
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -32,6 +33,7 @@ from .input_run import Mode, Outcome
 from .inputs import DEFAULT_EXCLUDE, Source, WalkSettings, given_paths, resolve
 from .object_inputs import ObjectSource, object_sources, split_urls
 from .output_format import OUTPUT_FORMAT_VARIABLE, OutputFormat
+from .output_sinks import ReportFile
 from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
@@ -220,21 +222,30 @@ def text_format(given: str | None, config: configuration.Config) -> OutputFormat
 
 def _report_streams(
     stack: ExitStack, output_format: OutputFormat, output: Path | None
-) -> tuple[Reporter | None, Printer | None]:
+) -> tuple[Reporter | None, Printer | None, ReportFile | None]:
     """Where a check's report goes: a machine reporter (stdout or ``-o FILE``, binary), or for
-    the text formats a plain printer when ``-o`` is given."""
-    to_file = output if output is not None and str(output) != "-" else None
+    the text formats a plain printer when ``-o`` is given; and the ``-o`` file, whose failure
+    to be written is said at the end (`ReportFile`)."""
+    to_file = (
+        stack.enter_context(ReportFile(output))
+        if output is not None and str(output) != "-"
+        else None
+    )
     if output_format.for_people:
         if output is None:
-            return None, None
-        text: IO[str] = sys.stdout if to_file is None else stack.enter_context(to_file.open("w"))
-        return None, Printer(text, styled=False)
+            return None, None, None
+        text: IO[str] = (
+            sys.stdout
+            if to_file is None
+            else stack.enter_context(io.TextIOWrapper(io.BufferedWriter(to_file), "utf-8"))
+        )
+        return None, Printer(text, styled=False), to_file
     from .machine_reports import REPORTERS  # machine formats only: the text report needs none
 
     binary: IO[bytes] = (
-        sys.stdout.buffer if to_file is None else stack.enter_context(to_file.open("wb"))
+        sys.stdout.buffer if to_file is None else stack.enter_context(io.BufferedWriter(to_file))
     )
-    return REPORTERS[output_format](binary), None
+    return REPORTERS[output_format](binary), None, to_file
 
 
 def _output_prefix(
@@ -346,10 +357,10 @@ def run_inputs(
     with ExitStack() as stack:
         try:
             # ``-o`` is the report of a check, but the repaired data of a fix (`process`).
-            reporter, report_to = (
+            reporter, report_to, report_file = (
                 _report_streams(stack, output_format, output)
                 if mode is Mode.CHECK and verbosity > SILENT
-                else (None, None)
+                else (None, None, None)
             )
         except OSError as exc:
             failed = InputError(str(output), f"cannot write the report: {exc.strerror}")
@@ -368,7 +379,9 @@ def run_inputs(
         )
         total = None if None in sizes else sum(size or 0 for size in sizes)
         progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
-        workers = jobs if jobs is not None else available_cores()
+        # More processes than cores only compete for them (and -j100000 would fork the
+        # machine to death): the cores bound the jobs, the batches bound them further.
+        workers = min(jobs, available_cores()) if jobs is not None else available_cores()
         pool = ProcessMapper(workers) if workers > 1 and dask is None else None
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
@@ -458,4 +471,8 @@ def run_inputs(
             render_provider_errors(summary.listed(), report_to or printer)
     if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
         render_summary(summary, printer, verbosity=verbosity)
+    if report_file is not None and report_file.failure is not None:  # a full disk: said once
+        reason = f"cannot write the report: {report_file.failure.strerror}"
+        printer.line(error_pieces(InputError(str(output), reason)))
+        return int(ExitCode.ERROR)
     return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))

@@ -18,7 +18,7 @@ from .atomic_write import FileIdentity
 from .compressed import Compression, plain_name
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source
-from .output_sinks import Discard, Replace, Sink, Spool, WriteFailed
+from .output_sinks import Discard, Replace, Sink, Spool, StreamOutput, WriteFailed, is_stream
 
 if TYPE_CHECKING:
     from patchcore import FixPlan, Mapper, Options, Result
@@ -102,6 +102,12 @@ def process(
     bytes and the plan of its fixes are left in the outcome.
     """
     outcome = Outcome(source)
+    if source.unreadable is not None:  # a folder a walk could not list
+        outcome.error = InputError(source.name, source.unreadable)
+        return outcome
+    if source.passed_over is not None:  # a symlink or no regular file, found by a walk
+        outcome.skipped = source.passed_over
+        return outcome
     if source.is_stdin and mode is Mode.FIX and (output is None or str(output) == "-"):
         if source.excluded or not source.explicit:
             return _filter(outcome, options, emit, progress)
@@ -285,13 +291,16 @@ def _kept(
 def _sink(
     source: Source, mode: Mode, output: Path | None, read: FileInput | Iterator[bytes]
 ) -> Sink:
-    """Where ``fix`` writes: stdout (uncompressed), ``-o FILE`` (compressed as its name ends),
-    or the input itself (in its own compression)."""
+    """Where ``fix`` writes: stdout (uncompressed), ``-o FILE`` (compressed as its name ends;
+    written to as a stream when it is no regular file), or the input itself (in its own
+    compression)."""
     if mode is not Mode.FIX:
         return Discard()
     if (output is None and source.is_stdin) or str(output) == "-":
         return Spool()
     if output is not None:
+        if is_stream(output):  # a device, a FIFO, /dev/stdout: written to, never replaced
+            return StreamOutput(output, compression=Compression.of(output.name))
         return Replace(output, always=True, compression=Compression.of(output.name))
     if source.path is None:  # an object of a store (`cli.object_inputs`)
         from .object_inputs import object_sink

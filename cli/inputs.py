@@ -13,6 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import patchcore
+
 from .compressed import Compression, file_blocks
 
 if TYPE_CHECKING:
@@ -69,12 +71,18 @@ class Source:
         excluded: Standard input whose ``--stdin-filename`` the exclusions name, under
             ``--force-exclude``: passed over as an excluded file would be (``fix`` passes it
             through unchanged, as a filter must).
+        passed_over: Why a walk found it but does not read it (a symlink, a FIFO, a device:
+            docs/cli.md#safety); reported, never opened.
+        unreadable: Why a walk could not look into it (a folder it may not list): the
+            error of that path.
     """
 
     name: str
     path: Path | None
     explicit: bool = True
     excluded: bool = False
+    passed_over: str | None = None
+    unreadable: str | None = None
 
     @property
     def is_stdin(self) -> bool:
@@ -87,12 +95,12 @@ class Source:
         return None if self.path is None else Compression.of(self.path.name)
 
     def read(self) -> bytes:
-        """The input's bytes, decompressed (raises ``OSError`` for an unreadable file)."""
-        if self.path is None:
-            return sys.stdin.buffer.read()
-        if self.compression is None:
-            return self.path.read_bytes()
-        return b"".join(self.blocks())
+        """The input's bytes, decompressed (raises ``OSError`` for an unreadable file, and
+        `patchcore.DecodeError` for a device or FIFO that is no history: `history_stream`)."""
+        with self.opened() as read:
+            if isinstance(read, FileInput):
+                return read.read(0, read.size)
+            return b"".join(read)
 
     def blocks(self) -> Iterator[bytes]:
         """The input's bytes (decompressed), a block at a time, read once."""
@@ -112,7 +120,8 @@ class Source:
             OSError: The file cannot be opened.
         """
         if self.path is None:
-            yield _blocks(sys.stdin.buffer.read)
+            blocks = _blocks(sys.stdin.buffer.read)
+            yield history_stream(blocks) if _stdin_is_a_device() else blocks
             return
         fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
@@ -121,8 +130,8 @@ class Source:
                 yield Decompressed(file_blocks(self.compression, fd), status)
             elif stat.S_ISREG(status.st_mode):
                 yield FileInput(fd)
-            else:
-                yield _blocks(partial(os.read, fd))
+            else:  # a device, a FIFO, a socket named on the command line
+                yield history_stream(_blocks(partial(os.read, fd)))
         finally:
             os.close(fd)
 
@@ -147,6 +156,51 @@ class Decompressed(Iterator[bytes]):
 def _blocks(read: Callable[[int], bytes]) -> Iterator[bytes]:
     while block := read(CHUNK_BYTES):
         yield block
+
+
+#: The bytes a history's first non-blank byte may be: an object, an array, a UTF-8 BOM.
+_HISTORY_STARTS = (b"{", b"[", b"\xef")
+
+
+def history_stream(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    """``blocks`` of a device or FIFO, refused at the first byte no history can hold there: a
+    first non-blank byte that opens no JSON object or array, or a NUL byte anywhere (JSON text
+    never holds one raw). ``/dev/zero`` or ``/dev/urandom`` would otherwise be read forever,
+    as a document is read whole before it is parsed (docs/cli.md#safety).
+
+    Raises (while iterated):
+        patchcore.DecodeError: Located at the refused byte.
+    """
+    line, column = 1, 0  # where the block about to be read starts (column: bytes before it)
+    started = False
+    for block in blocks:
+        bad = block.find(b"\0")
+        if not started and (start := block.lstrip(b" \t\r\n")):
+            started = True
+            first = len(block) - len(start)
+            if not start.startswith(_HISTORY_STARTS) and (bad < 0 or first < bad):
+                bad = first
+        if bad >= 0:
+            breaks = block.count(b"\n", 0, bad)
+            where = bad - block.rfind(b"\n", 0, bad) if breaks else column + bad + 1
+            if block[bad] == 0:
+                what = "a NUL byte, which JSON text never holds"
+            else:
+                what = f"byte 0x{block[bad]:02x} where a history starts with {{ or ["
+            msg = f"not a message history (a device or FIFO, read no further): {what}"
+            raise patchcore.DecodeError(msg, line=line + breaks, column=where)
+        yield block
+        breaks = block.count(b"\n")
+        line += breaks
+        column = len(block) - block.rfind(b"\n") - 1 if breaks else column + len(block)
+
+
+def _stdin_is_a_device() -> bool:
+    """Whether standard input is a device (``< /dev/zero``), which no history comes from."""
+    try:
+        return stat.S_ISCHR(os.fstat(sys.stdin.fileno()).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 class FileInput:
@@ -186,29 +240,63 @@ class FileInput:
 
 def _walk(directory: Path, exclusions: Exclusions) -> list[Source]:
     """The history files below ``directory``, each folder's files (sorted) before its
-    subfolders (sorted), passing over what ``exclusions`` exclude or ignore."""
+    subfolders (sorted), passing over what ``exclusions`` exclude or ignore.
+
+    Only regular files are read, and nothing is followed out of the tree: a symlinked folder
+    is not entered, and a symlink, FIFO, socket or device with a history's name is passed over
+    and reported (`Source.passed_over`; a FIFO would hang the walk, a link could lead it to
+    rewrite a file elsewhere). A folder that cannot be listed is that path's error
+    (`Source.unreadable`), never a silent gap. The walk keeps its own stack, so a tree of any
+    depth is walked (docs/cli.md#safety).
+    """
     from .exclusions import excluded
 
     top = os.path.abspath(directory)
     exclude, above = exclusions.walk_start(top)
-    ignore_files = {top: above}  # a folder to enter → the ignore files of the one above
     found = []
-    for root, dirs, files in os.walk(top):
-        inside = ignore_files.pop(root).entering(root, {*dirs, *files})
-        dirs[:] = [
-            name
-            for name in sorted(dirs)
-            if not excluded(exclude, inside, os.path.join(root, name), is_dir=True)
-        ]
-        ignore_files.update((os.path.join(root, name), inside) for name in dirs)
-        shown = directory if root == top else directory / os.path.relpath(root, top)
-        for name in sorted(files):
-            if name.lower().endswith(HISTORY_SUFFIXES) and not excluded(
-                exclude, inside, os.path.join(root, name), is_dir=False
+    # Folders still to list, the next at the end: (absolute, as shown, ignore files above).
+    pending = [(top, directory, above)]
+    while pending:
+        root, shown, outside = pending.pop()
+        try:
+            with os.scandir(root) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            reason = f"cannot list the folder: {exc.strerror or exc}"
+            found.append(Source(str(shown), Path(shown), unreadable=reason))
+            continue
+        inside = outside.entering(root, {entry.name for entry in entries})
+        folders = []
+        for entry in entries:
+            path = os.path.join(root, entry.name)
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+                kind = _passed_over(entry)
+            except OSError as exc:
+                reason = f"cannot look at it: {exc.strerror or exc}"
+                found.append(Source(str(shown / entry.name), shown / entry.name, unreadable=reason))
+                continue
+            if is_folder:
+                if not excluded(exclude, inside, path, is_dir=True):
+                    folders.append((path, shown / entry.name, inside))
+            elif entry.name.lower().endswith(HISTORY_SUFFIXES) and not excluded(
+                exclude, inside, path, is_dir=False
             ):
-                path = shown / name
-                found.append(Source(str(path), path, explicit=False))
+                named = shown / entry.name
+                found.append(Source(str(named), named, explicit=False, passed_over=kind))
+        pending.extend(reversed(folders))
     return found
+
+
+def _passed_over(entry: os.DirEntry[str]) -> str | None:
+    """Why a walk does not read the file ``entry``, or ``None`` for a regular file."""
+    if entry.is_symlink():
+        return "a symlink: a walk does not follow links (name it to check what it points to)"
+    if entry.is_file(follow_symlinks=False):
+        return None
+    mode = entry.stat(follow_symlinks=False).st_mode
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"{kind}, not a regular file: a walk reads regular files only"
 
 
 def stdin_has_data() -> bool:

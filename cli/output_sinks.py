@@ -3,20 +3,29 @@
 The output of a streamed input is produced piece by piece before anyone knows whether the
 whole input will succeed or whether anything changed. So nothing reaches its destination early:
 pieces go to a temporary file beside the target (replaced into place at the end, only if the
-input changed or an output file was asked for) or to a spool copied to stdout at the end. A
+input changed or an output file was asked for) or to a spool copied at the end to stdout, or to
+an ``-o`` that is no regular file (a device, a FIFO, ``/dev/stdout``): such a file is written to,
+never replaced (docs/cli.md#safety). A
 failed write is remembered, not raised: the input is still read to its end, and the failure
 only matters (as `WriteFailed`) if the output was going to be used.
 """
 
 from __future__ import annotations
 
+import io
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from .atomic_write import AtomicFile, FileChanged, FileIdentity
 from .compressed import Compression, Compressor
 from .inputs import FileInput
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
 #: Small: what is spooled is held on top of the batch in work, and moving it to the file copies
@@ -72,22 +81,33 @@ class Discard(Sink):
 
 
 class Spool(Sink):
-    """stdin, ``-o -``: the product goes to stdout in one go, once the input succeeded."""
+    """stdin, ``-o -``: the product goes to stdout in one go, once the input succeeded
+    (compressed as ``compression`` says: see `StreamOutput`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, compression: Compression | None = None) -> None:
         import tempfile  # only a fix to stdout spools: a check never needs it
 
         self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
         self._failure: OSError | None = None
+        self._compressor: Compressor | None = (
+            None if compression is None else compression.compressor()
+        )
 
     def write(self, piece: bytes | memoryview) -> None:
         if self._failure is None:
             try:
+                if self._compressor is not None:
+                    piece = self._compressor.compress(piece)
                 self._spool.write(piece)
             except OSError as exc:
                 self._failure = exc
 
     def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
+        if self._compressor is not None and self._failure is None:
+            try:
+                self._spool.write(self._compressor.flush())
+            except OSError as exc:
+                self._failure = exc
         if self._failure is not None:
             reason = self._failure.strerror or self._failure
             msg = f"cannot write the output (spooled to a temporary file): {reason}"
@@ -103,6 +123,47 @@ class Spool(Sink):
         traceback: TracebackType | None,
     ) -> None:
         self._spool.close()
+
+
+class StreamOutput(Spool):
+    """``-o`` naming what is not a regular file: a device (``/dev/null``), a FIFO, a socket,
+    ``/dev/stdout``, ``/dev/fd/N`` (a process substitution). Renaming a file over it would
+    replace the node itself (as root, ``/dev/null`` would become a regular file for the whole
+    machine) and its reader would get nothing: it is opened and written to as a stream, as
+    ``cat > PATH`` does, once the input succeeded (spooled until then, as stdout is).
+    Compressed as its name ends, as a file would be."""
+
+    def __init__(self, path: Path, *, compression: Compression | None) -> None:
+        super().__init__(compression=compression)
+        self._path = path
+
+    def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
+        try:
+            # Neither created nor truncated: it exists and is no regular file (`is_stream`).
+            fd = os.open(self._path, os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC)
+        except OSError as exc:
+            msg = f"cannot write {self._path}: {exc.strerror or exc}"
+            raise WriteFailed(msg) from None
+        with os.fdopen(fd, "wb") as out:
+
+            def emit(block: bytes) -> None:
+                out.write(block)
+
+            try:
+                super().finish(changed=changed, emit=emit)
+                out.flush()
+            except OSError as exc:
+                msg = f"cannot write {self._path}: {exc.strerror or exc}"
+                raise WriteFailed(msg) from None
+
+
+def is_stream(path: Path) -> bool:
+    """Whether ``path`` names something that exists and is no regular file (followed through
+    symlinks: ``/dev/stdout`` is where stdout goes): `StreamOutput` writes to it."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # not there (a new file), or not reachable: the replace says why
+        return False
 
 
 class Replace(Sink):
@@ -189,3 +250,32 @@ class Replace(Sink):
     ) -> None:
         if self._file is not None:
             self._file.__exit__(kind, error, traceback)
+
+
+class ReportFile(io.RawIOBase):
+    """The file ``check -o FILE`` writes its report to. A write that fails (a full disk,
+    ``/dev/full``) is remembered in `failure`, not raised from the middle of the report, so
+    the run ends with one plain error instead of an internal one; nothing more is written."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+        self._fd = os.open(path, flags | getattr(os, "O_BINARY", 0), 0o666)
+        self.failure: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Buffer) -> int:
+        view = memoryview(data).cast("B")
+        while self.failure is None and view:
+            try:
+                view = view[os.write(self._fd, view) :]
+            except OSError as exc:
+                self.failure = exc
+        return len(memoryview(data).cast("B"))
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()

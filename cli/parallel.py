@@ -9,6 +9,7 @@ only the batches in flight.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import select
 import signal
@@ -84,7 +85,12 @@ def _watch(parent: int) -> None:
             time.sleep(_POLL_SECONDS)
         pidfd = None
     if pidfd is not None:
-        select.select([pidfd], [], [])  # readable once the process has ended
+        # Readable once the process has ended. ``poll``, not ``select``: a worker may hold more
+        # than 1,024 descriptors, which ``select`` refuses (the watcher would be gone).
+        watcher = select.poll()
+        watcher.register(pidfd, select.POLLIN)
+        while not watcher.poll():
+            pass
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -120,15 +126,18 @@ _Task = tuple[Callable[..., R], tuple[Any, ...]]
 
 
 class ProcessMapper:
-    """An ordered map over ``jobs`` processes, this one among them: ``jobs - 1`` workers start
-    on first use and this process takes every ``jobs``-th item itself (while the workers run
-    theirs), so that two jobs on two cores are two busy processes, not three. Close it when
-    done."""
+    """An ordered map over up to ``jobs`` processes, this one among them: workers start on
+    first use and this process takes every n-th item itself (while the workers run theirs), so
+    that two jobs on two cores are two busy processes, not three. No more processes start than
+    there are items to share (a 3-batch file under ``-j100`` starts two workers; one batch,
+    none): the first ``jobs`` items are looked at before the pool starts. Close it when done."""
 
     def __init__(self, jobs: int) -> None:
         assert jobs > 1, "one job needs no pool"
         self.jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
+        self._workers = 0
+        """How many workers the pool has."""
 
     def __call__(self, function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         return self._ordered(lambda item: (function, (item,)), items)
@@ -156,7 +165,10 @@ class ProcessMapper:
         Two items per job are in flight: while this process works on its own item (or hands
         a result on), each worker has the next one queued, so that none waits for a submit.
         """
-        pool = self._start()
+        items = iter(items)
+        first = list(itertools.islice(items, self.jobs))
+        pool = self._start(len(first) - 1) if len(first) > 1 else None
+        jobs = self._workers + 1 if pool is not None else 1
         window: deque[Future[R] | _Task[R]] = deque()
 
         def result(entry: Future[R] | _Task[R]) -> R:
@@ -165,16 +177,22 @@ class ProcessMapper:
                 return function(*arguments)
             return entry.result()
 
-        for number, item in enumerate(items):
+        for number, item in enumerate(itertools.chain(first, items)):
             function, arguments = task(item)
-            mine = number % self.jobs == 0
-            window.append((function, arguments) if mine else pool.submit(function, *arguments))
-            if len(window) > 2 * self.jobs:
+            if pool is None or number % jobs == 0:
+                window.append((function, arguments))
+            else:
+                window.append(pool.submit(function, *arguments))
+            if len(window) > 2 * jobs:
                 yield result(window.popleft())
         while window:
             yield result(window.popleft())
 
-    def _start(self) -> ProcessPoolExecutor:
+    def _start(self, workers: int) -> ProcessPoolExecutor:
+        """The pool, with at least ``workers`` workers where it had fewer (an earlier input
+        had fewer batches: its pool, idle between inputs, is replaced)."""
+        if self._pool is not None and self._workers < workers:
+            self.close()
         if self._pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -193,8 +211,9 @@ class ProcessMapper:
             # What is alive now stays alive: out of the collector's sight, a forked worker's
             # collections do not touch (and so copy) every page it shares with this process.
             gc.freeze()
+            self._workers = workers
             self._pool = ProcessPoolExecutor(
-                self.jobs - 1,
+                workers,
                 mp_context=multiprocessing.get_context(method),
                 initializer=_worker_start,
                 initargs=(os.getpid(),),

@@ -203,11 +203,10 @@ class Summary:
             parts.append(
                 f"{plural(kept, 'line')} kept as {'it is' if kept == 1 else 'they are'} (not JSON)"
             )
-        skipped = Counter(o.skipped == EXCLUDED for o in self.outcomes if o.skipped is not None)
-        if skipped[False]:
-            parts.append(f"{plural(skipped[False], 'file')} skipped (no message history)")
-        if skipped[True]:
-            parts.append(f"{plural(skipped[True], 'file')} skipped (excluded)")
+        skipped = Counter(_why_skipped(o) for o in self.outcomes if o.skipped is not None)
+        for why in ("no message history", "excluded", "not a regular file"):
+            if skipped[why]:
+                parts.append(f"{plural(skipped[why], 'file')} skipped ({why})")
         if self.errors:
             # A failed run says so first: what went well comes after.
             parts.insert(0, f"{plural(len(self.errors), 'file')} could not be processed")
@@ -217,6 +216,13 @@ class Summary:
         return (
             ", ".join([first[0].upper() + first[1:], *(p[0].lower() + p[1:] for p in rest)]) + "."
         )
+
+
+def _why_skipped(outcome: Outcome) -> str:
+    """The summary's kind of a skipped input."""
+    if outcome.source.passed_over is not None:
+        return "not a regular file"
+    return "excluded" if outcome.skipped == EXCLUDED else "no message history"
 
 
 def render_outcome(
@@ -247,7 +253,8 @@ def render_outcome(
             printer.line(((f"{name}: ", "bold"), ("hint: ", "cyan"), (outcome.error.hint, "")))
         return
     if outcome.skipped is not None:
-        if verbosity > NORMAL:
+        # What a walk does not read (a symlink, a FIFO) is said at once: it was not checked.
+        if verbosity > NORMAL or outcome.source.passed_over is not None:
             printer.text(f"{name}: skipped: {outcome.skipped}")
         return
     report = outcome.result

@@ -109,13 +109,14 @@ def element_style(buf: bytes, start: int, end: int, *, ensure_ascii: bool) -> St
     if item_separator is None:
         item_separator = ", " if key_separator == ": " else ","
 
-    line_start = buf.rfind(b"\n", 0, start) + 1
+    # A line ends with LF, CRLF or a lone CR (old Mac files): each is kept as found.
+    line_start = max(buf.rfind(b"\n", 0, start), buf.rfind(b"\r", 0, start)) + 1
     own_line = buf[line_start:start]
     margin = own_line[: len(own_line) - len(own_line.lstrip(b" \t"))]
-    newline = "\r\n" if b"\r\n" in raw or buf[line_start - 2 : line_start] == b"\r\n" else "\n"
+    newline = _newline(raw) or _newline(buf[max(line_start - 2, 0) : line_start]) or "\n"
     indent = None
-    if b"\n" in raw:
-        after = raw[raw.index(b"\n") + 1 :]
+    if line_break := _LINE_BREAK.search(raw):
+        after = raw[line_break.end() :]
         inner = after[: len(after) - len(after.lstrip(b" \t"))]
         unit = inner[len(margin) :] if inner.startswith(margin) else b""
         indent = (unit or b"  ").decode("ascii")
@@ -129,6 +130,18 @@ def element_style(buf: bytes, start: int, end: int, *, ensure_ascii: bool) -> St
     )
 
 
+#: A line break: CRLF, LF or a lone CR.
+_LINE_BREAK = re.compile(rb"\r\n?|\n")
+
+
+def _newline(data: bytes) -> str | None:
+    """The line break ``data`` uses (CRLF before LF before a lone CR), if it has one."""
+    for newline in ("\r\n", "\n", "\r"):
+        if newline.encode("ascii") in data:
+            return newline
+    return None
+
+
 def _separator(
     buf: bytes, opener: int, elements: Sequence[Span], index: int, style: Style
 ) -> bytes:
@@ -137,7 +150,7 @@ def _separator(
         left = min(max(index - 1, 0), len(elements) - 2)
         return buf[elements[left][1] : elements[left + 1][0]]
     lead = buf[opener + 1 : elements[0][0]]
-    if b"\n" in lead:
+    if _LINE_BREAK.search(lead):
         return b"," + lead
     return style.item_separator.encode("ascii")
 

@@ -15,8 +15,8 @@ The tests run as root here. Root may write anything, so:
   ``preexec_fn``), so the kernel checks the folder's bits as for anyone. ``setuid(nobody)`` does
   not work on this machine: the venv's interpreter lives under ``/root`` (mode 0700). When the
   tests do not run as root, nothing needs dropping. The same failure is also injected
-  in-process (``os.open`` of an ``O_TMPFILE`` file, or ``tempfile.mkstemp`` for the named
-  fallback, raising ``PermissionError``). The error says that the folder is not writable.
+  in-process (``os.open`` of an ``O_TMPFILE`` file, or of the named fallback's file,
+  raising ``PermissionError``). The error says that the folder is not writable.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import resource
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -171,20 +170,20 @@ def test_read_only_folder_in_process(
         refused.append(temporary)
         raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
 
+    real_open = os.open
+    # The named file is created under its usual name (O_EXCL), the anonymous one with O_TMPFILE.
+    flag = os.O_EXCL if temporary == "named" else getattr(os, "O_TMPFILE", 0)
+
+    def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & flag == flag:
+            refuse()
+        return real_open(path, flags, *args, **kwargs)
+
     if temporary == "named":
         monkeypatch.setattr(toolpatch.cli.atomic_write, "ANONYMOUS_FILES", False)
-        monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module cli.atomic_write calls
-    else:
-        real_open = os.open
-
-        def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-            if flags & getattr(os, "O_TMPFILE", 0) == os.O_TMPFILE:
-                refuse()
-            return real_open(path, flags, *args, **kwargs)
-
-        if not toolpatch.cli.atomic_write.ANONYMOUS_FILES:
-            pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
-        monkeypatch.setattr(os, "open", open_)
+    elif not toolpatch.cli.atomic_write.ANONYMOUS_FILES:
+        pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
+    monkeypatch.setattr(os, "open", open_)
     code = run_main(["fix", str(path)], monkeypatch)
     stderr = capsys.readouterr().err
     assert refused == [temporary], stderr

@@ -21,10 +21,10 @@ import pytest
 
 from tests.helpers import run
 
-#: Packages the run must not load at all (their first component); pathspec serves directory
-#: walks and --force-exclude only (cli/exclusions.py), and a named file needs neither; Jinja2
-#: (and its MarkupSafe) writes the HTML report only (the html extra).
-HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec", "jinja2", "markupsafe")
+#: Packages the run must not load at all (their first component); pathspec (and re2, its
+#: matcher) serves directory walks and --force-exclude only (cli/exclusions.py), and a named file
+#: needs neither; Jinja2 (and its MarkupSafe) writes the HTML report only (the html extra).
+HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec", "re2", "jinja2", "markupsafe")
 #: What only the HTML report loads.
 HTML_PACKAGES = ("jinja2", "markupsafe")
 #: patchcore's engine: only a record that is not proven clean needs it.

@@ -102,6 +102,7 @@ def test_langchain_core_is_an_extra(wheel: Path) -> None:
     requires = fields.get_all("Requires-Dist")
     plain = [r for r in requires if "extra ==" not in r]
     assert sorted(r.split(">")[0].split("<")[0].split(";")[0].strip() for r in plain) == [
+        "google-re2",
         "msgspec",
         "orjson",
         "pathspec",

@@ -301,6 +301,17 @@ def test_crlf_pretty_file_keeps_crlf(style: str) -> None:
     assert b"\n" not in new.replace(b"\r\n", b"")
 
 
+@pytest.mark.parametrize("style", ["indent-2", "indent-4", "indent-tab", "compact"])
+def test_cr_only_pretty_file_keeps_its_layout(style: str) -> None:
+    """Old Mac line endings (a lone CR): the insertion is laid out as its neighbours are, on
+    lines of its own, not on one line (docs/pairing.md#fidelity)."""
+    kwargs = STYLES[style]
+    buf = dumps(DOC, **kwargs).replace(b"\n", b"\r")
+    new = splice(buf, [Insert(("messages",), 2, (TOOL_MESSAGE,))])
+    expected = dumps(inserted(DOC, ("messages",), 2, [TOOL_MESSAGE]), **kwargs)
+    assert new == expected.replace(b"\n", b"\r")
+
+
 UNICODE_DOC: dict[str, Any] = {
     "messages": [{"role": "user", "content": "Café ☕ naïve"}, {"role": "user", "content": "ok"}]
 }
