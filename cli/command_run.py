@@ -70,6 +70,7 @@ def rule_settings(
     keep_invalid_lines: bool | None = None,
     repair: str | None = None,
     strip: bool = False,
+    max_record_mib: int | None = None,
 ) -> RuleSettings:
     """Command line over configuration; bad command-line values are usage errors. ``strip``:
     the run finds the results toolpatch wrote (``toolpatch strip``) instead."""
@@ -82,6 +83,7 @@ def rule_settings(
         keep_invalid_lines=keep_invalid_lines,
         repair=repair,
         strip=strip,
+        max_record_mib=max_record_mib,
     )
     try:
         rules.options_for()
@@ -356,6 +358,7 @@ def run_inputs(
                     bytes_read=done, records=lists, findings=findings
                 ),
                 keep_bytes=reporter is not None and reporter.needs_bytes,
+                every_list=verbosity > NORMAL,  # -v lists every message list
             )
             outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
             # strip is never held back by a live session (docs/cli.md#live-sessions): no hint

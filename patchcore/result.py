@@ -97,6 +97,10 @@ class Result:
         kept: With ``keep_invalid_lines``: why each line of conversation lines that is not
             JSON was kept as it is (in input order, located: line and column in the input);
             nothing was checked in them, and the output holds them byte for byte.
+        clean_lists: For a streamed input (`patchcore.Stream`), how many checked message lists
+            without findings, note or warning were counted but are not in ``conversations``:
+            a corpus has millions of them, and memory must not grow with its lines. 0 when
+            every list is there.
     """
 
     layout: str
@@ -108,6 +112,7 @@ class Result:
     output: bytes | None = None
     lines: int = 1
     kept: tuple[DecodeError, ...] = ()
+    clean_lists: int = 0
 
     @property
     def changed(self) -> bool:

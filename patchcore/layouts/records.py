@@ -72,7 +72,12 @@ class ConversationLines(Layout):
             DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first line
                 that has one.
         """
-        decoded = decode_batch(data, first_line=first_line, lenient=options.keep_invalid_lines)
+        decoded = decode_batch(
+            data,
+            first_line=first_line,
+            lenient=options.keep_invalid_lines,
+            max_record=options.max_record_bytes,
+        )
         return process_records(self.name, decoded, options=options, fix=fix)
 
 

@@ -3,24 +3,12 @@ the seconds taken. The matching benchmark case (`benchmarks/scaling.py`) checks 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
 import patchcore
 from patchcore.raw import positions
 from patchcore.raw.positions import Locator, line_and_column, locate_all
-
-
-def unanswered_calls(count: int) -> bytes:
-    """One OpenAI Chat list with ``count`` unanswered calls, pretty-printed."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
-    for k in range(count):
-        call = {"id": f"call_{k}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
-        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        messages.append({"role": "user", "content": "next é"})
-    return json.dumps({"messages": messages}, indent=1, ensure_ascii=False).encode()
+from tests.robustness import unanswered_calls
 
 
 @pytest.fixture
