@@ -82,12 +82,14 @@ def test_the_limit_is_a_configuration_key(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("compress", [zstd, gzipped], ids=["zst", "gz"])
-def test_a_compression_bomb_is_refused_in_bounded_memory(tmp_path: Path, compress: Any) -> None:
+@pytest.mark.parametrize(("compress", "suffix"), [(zstd, ".zst"), (gzipped, ".gz")])
+def test_a_compression_bomb_is_refused_in_bounded_memory(
+    tmp_path: Path, compress: Any, suffix: str
+) -> None:
     """A small file that expands to one line of 1 GB took 6.2 GB to check, and under a memory
     limit crashed inside the parser. It is refused at the default limit (256 MiB), in about
     that much memory."""
-    path = compress(one_long_line(2**30), tmp_path / f"bomb.jsonl{compress.__name__}")
+    path = compress(one_long_line(2**30), tmp_path / f"bomb.jsonl{suffix}")
     assert path.stat().st_size < 5 * 2**20
     report = measured(["check", "-j1", path.name], tmp_path, limit_mb=LIMIT_MB)
     assert report["exit"] == 2, report
