@@ -31,23 +31,23 @@ def escape_data(text: str) -> str:
 
 
 def escape_property(text: str) -> str:
-    """A workflow command's property value (a file name, a title), escaped: its controls shown
-    as escapes (`cli.visible`), then as the toolkit escapes a property."""
-    return escape_data(visible(text)).replace(":", "%3A").replace(",", "%2C")
+    """A workflow command's property value, escaped."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotation(
     command: str, title: str, file: str, line: int | None, column: int | None, message: str
 ) -> str:
     """One ``::error`` or ``::warning`` command line (``line`` and ``col`` only where known).
-    ``message`` is already shown as people see it (`cli.visible`: what comes from the data
+    The property values (a file name) have their controls shown as escapes; ``message`` is
+    already shown as people see it (`cli.visible`: what comes from the data
     holds no control character; its own line breaks are the annotation's)."""
     properties = [("title", title), ("file", file)]
     if line is not None:
         properties.append(("line", str(line)))
         if column is not None:
             properties.append(("col", str(column)))
-    spec = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+    spec = ",".join(f"{key}={escape_property(visible(value))}" for key, value in properties)
     return f"::{command} {spec}::{escape_data(message)}\n"
 
 

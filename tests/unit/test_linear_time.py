@@ -27,11 +27,16 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return spans
 
 
-def test_findings_of_one_list_are_located_in_one_pass(counted: list[int]) -> None:
+@pytest.mark.parametrize("with_messages", [False, True], ids=["check", "show"])
+def test_findings_of_one_list_are_located_in_one_pass(
+    counted: list[int], with_messages: bool
+) -> None:
     """A list with thousands of unanswered calls once took seconds per thousand: each finding's
-    line was counted from the start of the record."""
+    line was counted from the start of the record (``show``, which keeps the messages, reads
+    the record by the full path rather than the quick lane: both locate so)."""
     data = unanswered_calls(2000)
-    findings = patchcore.check_document(data, filename="h.json").findings
+    options = patchcore.make_options(with_messages=with_messages)
+    findings = patchcore.check_document(data, filename="h.json", options=options).findings
     assert len(findings) == 2000
     assert len(counted) >= 2000
     assert sum(counted) <= len(data)
