@@ -69,6 +69,29 @@ def test_a_record_over_the_configured_limit_is_refused_unread(
     assert path.read_bytes() == before
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("stdin", [False, True], ids=["file", "pipe"])
+def test_a_long_line_inside_a_streamed_corpus_is_refused_at_its_line(
+    tmp_path: Path, stdin: bool
+) -> None:
+    """Past the first batches of a corpus read in batches (a file cut at offsets, a pipe cut as
+    it comes): the line over the limit is the error, at its own line, read no further."""
+    path = tmp_path / "c.jsonl"
+    with path.open("wb") as out:
+        out.writelines(short_lines(200_000))  # 11 MB: streamed
+        out.writelines(one_long_line(12 * 2**20))
+        out.writelines(short_lines(10))
+    args = ["check", "-j1", "--max-record-mib", "4"]
+    if stdin:
+        result = run([*args, "--stdin-filename", "c.jsonl", "-"], path.read_bytes(), tmp_path)
+    else:
+        result = run([*args, "c.jsonl"], cwd=tmp_path)
+    assert result.code == 2, result.show()
+    assert "c.jsonl:200001:1: error: record larger than the record-size limit of 4 MiB" in (
+        result.stderr
+    )
+
+
 def test_the_limit_is_a_configuration_key(tmp_path: Path) -> None:
     (tmp_path / "toolpatch.toml").write_text("max-record-mib = 1\n")
     line = b"".join(one_long_line(3 * 2**20))
