@@ -5,7 +5,9 @@ but JSON writers produce (``NaN``/``Infinity`` from Python's ``json.dumps``, lon
 escapes, numbers past a double). Parsed values are only *read*: output is spliced into the
 original bytes, so nothing the parser would alter (``1e2``, escapes, key order) can be lost.
 msgspec, not orjson: when memory runs out (a container's limit), msgspec raises `MemoryError`,
-which the caller reports, where orjson crashed the process with a segmentation fault.
+which the caller reports, where orjson crashed the process with a segmentation fault. orjson
+reads only what msgspec nests too deep for (it nests as deep as Python's recursion limit, about
+1,000 levels; orjson 1,024).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import orjson
 
 from patchcore.errors import DecodeError
 from patchcore.raw.positions import line_and_column, skip_whitespace
@@ -107,8 +110,13 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
     """
     try:
         return _JSON.decode(raw)
-    except (msgspec.DecodeError, RecursionError):  # a ValidationError (1e400) is one too
+    except msgspec.DecodeError:  # a ValidationError (1e400) is one too
         pass
+    except RecursionError:  # msgspec nests as deep as Python's recursion limit; orjson 1024
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
