@@ -240,6 +240,16 @@ KeepInvalidLinesOpt = Annotated[
         "report it, instead of failing the file.",
     ),
 ]
+MaxRecordOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option(
+        "--max-record-mib",
+        min=1,
+        metavar="MIB",
+        help="Refuse a record (a JSON document, or a line of JSON Lines) larger than this many "
+        "MiB, unread, as that input's error [default: 256].",
+    ),
+]
 SkipNoHistoryOpt = Annotated[
     bool,
     typer.Option(
@@ -330,6 +340,7 @@ def check(
     ] = False,
     force: ForceOpt = False,
     keep_invalid_lines: KeepInvalidLinesOpt = None,
+    max_record_mib: MaxRecordOpt = None,
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     skip_no_history: SkipNoHistoryOpt = False,
@@ -370,7 +381,13 @@ def check(
         Mode.FIX if fix else Mode.CHECK,
         paths,
         rules=rule_settings(
-            found, select, ignore, dialect, keep_invalid_lines=keep_invalid_lines, repair=repair
+            found,
+            select,
+            ignore,
+            dialect,
+            keep_invalid_lines=keep_invalid_lines,
+            repair=repair,
+            max_record_mib=max_record_mib,
         ),
         config=found,
         output=None if fix else output_file,
@@ -443,6 +460,7 @@ def fix(
     ] = False,
     force: ForceOpt = False,
     keep_invalid_lines: KeepInvalidLinesOpt = None,
+    max_record_mib: MaxRecordOpt = None,
     config: ConfigOpt = None,
     isolated: IsolatedOpt = False,
     skip_no_history: SkipNoHistoryOpt = False,
@@ -480,6 +498,7 @@ def fix(
             dialect,
             unsafe_fixes=unsafe_fixes,
             keep_invalid_lines=keep_invalid_lines,
+            max_record_mib=max_record_mib,
             repair=repair,
         ),
         output=output,

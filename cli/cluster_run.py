@@ -42,6 +42,7 @@ def process_input(
     mode: Mode,
     output: Path | None,
     keep_bytes: bool,
+    every_list: bool = False,
     pool: ProcessMapper | None = None,
     progress: StreamProgress | None = None,
 ) -> Outcome:
@@ -55,6 +56,7 @@ def process_input(
         pool=pool,
         progress=progress,
         keep_bytes=keep_bytes,
+        every_list=every_list,
     )
     return pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
 
@@ -84,6 +86,7 @@ def cluster_outcomes(
     *,
     mode: Mode,
     keep_bytes: bool,
+    every_list: bool,
     advance: Callable[[int, int, int], None],
 ) -> Iterator[Outcome]:
     """The outcome of every task, in the order of ``tasks``, each yielded as soon as it and
@@ -100,6 +103,7 @@ def cluster_outcomes(
             mode=mode,
             output=None if task.output is None else Path(os.path.abspath(task.output)),
             keep_bytes=keep_bytes,
+            every_list=every_list,
             pure=False,  # a run of its own: a key of its own, never a result kept from before
         )
         for task in tasks

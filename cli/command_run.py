@@ -75,6 +75,7 @@ def rule_settings(
     keep_invalid_lines: bool | None = None,
     repair: str | None = None,
     strip: bool = False,
+    max_record_mib: int | None = None,
 ) -> RuleSettings:
     """Command line over configuration; bad command-line values are usage errors. ``strip``:
     the run finds the results toolpatch wrote (``toolpatch strip``) instead."""
@@ -87,6 +88,7 @@ def rule_settings(
         keep_invalid_lines=keep_invalid_lines,
         repair=repair,
         strip=strip,
+        max_record_mib=max_record_mib,
     )
     try:
         rules.options_for()
@@ -422,6 +424,7 @@ def run_inputs(
         if messages:  # the html report draws the messages around each finding
             chosen = [replace(options, finding_messages=True) for options in chosen]
         keep_bytes = reporter is not None and reporter.needs_bytes
+        every_list = verbosity > NORMAL  # -v lists every message list
         fix_output = output if mode is Mode.FIX else None
         done: Iterator[Outcome]
         if dask is not None:
@@ -435,6 +438,7 @@ def run_inputs(
                 ],
                 mode=mode,
                 keep_bytes=keep_bytes,
+                every_list=every_list,
                 advance=lambda size, lists, findings: progress.advance(
                     bytes_read=size, records=lists, findings=findings
                 ),
@@ -451,6 +455,7 @@ def run_inputs(
                         bytes_read=done, records=lists, findings=findings
                     ),
                     keep_bytes=keep_bytes,
+                    every_list=every_list,
                 )
                 for source, options in zip(sources, chosen, strict=True)
             )

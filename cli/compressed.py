@@ -62,8 +62,11 @@ class CorruptInput(OSError):
 
 
 #: How much compressed input a zstd frame is fed at a time: zstandard's decompressor returns
-#: all it can make of what it is given, so small feeds keep each output small.
-ZSTD_FEED_BYTES = 2**14
+#: all it can make of what it is given, with no bound, so small feeds keep each output small.
+#: A zstd block of 128 KiB can be written in four bytes (a run of one byte), so 1 KiB of input
+#: makes at most 32 MiB: a small file that expands to gigabytes (a bomb) is read a bounded
+#: block at a time, as gzip's is. (Feeding 16 KiB at a time, one call made 500 MB.)
+ZSTD_FEED_BYTES = 2**10
 
 
 def decompressed(compression: Compression, read: Callable[[int], bytes]) -> Iterator[bytes]:

@@ -58,6 +58,7 @@ class Config:
             taken for a running agent's (`LIVE_SESSION_MINUTES` when not set; 0: never).
         keep_invalid_lines: Whether a line of a corpus that is not JSON is kept as it is
             (reported) instead of failing the file.
+        max_record_mib: The record-size limit in MiB (docs/cli.md#limits), when set.
         exclude: Gitignore patterns a walk passes over, instead of the default list.
         extend_exclude: Gitignore patterns a walk passes over, besides ``exclude``.
         respect_gitignore: Whether a walk passes over what ``.gitignore``, ``.ignore`` and
@@ -76,6 +77,7 @@ class Config:
     output_format: str | None = None
     live_session_minutes: float | None = None
     keep_invalid_lines: bool | None = None
+    max_record_mib: int | None = None
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool | None = None
@@ -175,6 +177,13 @@ def _minutes(key: str, value: Any) -> float:
     return float(value)
 
 
+def _mebibytes(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        msg = f"{key}: expected a whole number of MiB, 1 or more"
+        raise ConfigError(msg)
+    return value
+
+
 def _output_format(key: str, value: Any) -> str:
     if value not in OUTPUT_FORMATS:
         msg = f"{key}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"
@@ -195,6 +204,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "output-format": ("output_format", _output_format),
     "live-session-minutes": ("live_session_minutes", _minutes),
     "keep-invalid-lines": ("keep_invalid_lines", _flag),
+    "max-record-mib": ("max_record_mib", _mebibytes),
     "exclude": ("exclude", _patterns),
     "extend-exclude": ("extend_exclude", _patterns),
     "respect-gitignore": ("respect_gitignore", _flag),

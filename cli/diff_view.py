@@ -12,9 +12,18 @@ characters is the plain diff byte for byte. No Rich here: Rich would expand tabs
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 
 from .console import Printer, is_terminal
-from .visible import visible_lines
+from .visible import needs_quoting, visible, visible_lines
+
+if TYPE_CHECKING:
+    from patchcore.raw.splice import Patch
+
+#: What turns a run of old lines into a run of new ones (``SequenceMatcher.get_opcodes``).
+Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
 #: Line prefix → SGR parameters; the first match wins (file headers before ``+``/``-`` lines).
 DIFF_STYLES = (
@@ -56,17 +65,141 @@ def print_diff(printer: Printer, diff: str) -> None:
     printer.raw(diff)
 
 
-def unified_diff(before: bytes, after: bytes, *, name: str, context: int = 3) -> str:
-    """A ``git``-style unified diff from ``a/name`` to ``b/name``.
+def unified_diff(
+    before: bytes,
+    after: bytes,
+    *,
+    name: str,
+    patches: Sequence[Patch] | None = None,
+    context: int = 3,
+) -> str:
+    """A ``git``-style unified diff from ``a/name`` to ``b/name`` (the name quoted as git
+    quotes one that holds control characters: `diff_path`).
 
     Lines are compared as decoded text; a missing final newline is marked as ``diff`` does.
+    ``patches`` (the repair as patches of ``before``, sorted: `patchcore.repair_patches`) say
+    where the two differ: only the lines they touch are compared, so the diff takes time linear
+    in the input however many places a fix changes. Without them the whole inputs are compared.
     """
     old = _lines(before)
-    new = _lines(after)
-    diff = difflib.unified_diff(
-        old, new, f"a/{name.lstrip('/')}", f"b/{name.lstrip('/')}", n=context, lineterm="\n"
-    )
-    return "".join(_mark_no_newline(line) for line in diff)
+    if patches is None:
+        new = _lines(after)
+        opcodes = difflib.SequenceMatcher(None, old, new).get_opcodes()
+    else:
+        new, opcodes = _changed_regions(before, old, patches)
+    header = [f"--- {diff_path('a', name)}\n", f"+++ {diff_path('b', name)}\n"]
+    body = _hunks(old, new, opcodes, context)
+    return "".join(_mark_no_newline(line) for line in (header + body if body else []))
+
+
+def diff_path(side: str, name: str) -> str:
+    """``side/name`` for a diff header, quoted as git quotes a path (``"a/x\\ny"``, C escapes
+    inside double quotes) when the name holds a control character, a double quote, a backslash
+    or a character that reorders or breaks lines (`cli.visible`): a file name cannot write a
+    line of its own into the diff (a CI command, say), nor hide what it is."""
+    path = f"{side}/{name.lstrip('/')}"
+    if not needs_quoting(path):
+        return path
+    escaped = path.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{visible(escaped)}"'
+
+
+class _Opcodes(difflib.SequenceMatcher[str]):
+    """A matcher whose opcodes are given (found region by region): its grouping into hunks is
+    the standard library's."""
+
+    def __init__(self, opcodes: list[Opcode]) -> None:
+        super().__init__(None, [], [])
+        self._given = opcodes
+
+    def get_opcodes(self) -> list[Opcode]:
+        return self._given
+
+
+def _changed_regions(
+    before: bytes, old: list[str], patches: Sequence[Patch]
+) -> tuple[list[str], list[Opcode]]:
+    """The new lines and the opcodes from ``old`` to them, comparing only the runs of whole
+    lines the patches touch (patches on the same or adjacent lines make one run)."""
+    starts = _line_starts(before)
+    runs: list[tuple[int, int, list[Patch]]] = []
+    for patch in patches:
+        first = _line_of(starts, patch[0], before)
+        last = max(first, min(len(old), _line_of(starts, patch[1], before) + 1))
+        if runs and first < runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(last, runs[-1][1]), [*runs[-1][2], patch])
+        else:
+            runs.append((first, last, [patch]))
+    new: list[str] = []
+    opcodes: list[Opcode] = []
+    done = 0
+    for first, last, inside in runs:
+        if first > done:
+            opcodes.append(("equal", done, first, len(new), len(new) + first - done))
+            new += old[done:first]
+        base = starts[first]
+        text = bytearray(before[base : starts[last]])
+        for start, end, replacement in reversed(inside):
+            text[start - base : end - base] = replacement
+        changed = _lines(bytes(text))
+        matcher = difflib.SequenceMatcher(None, old[first:last], changed)
+        at = len(new)
+        opcodes += [
+            (tag, i1 + first, i2 + first, j1 + at, j2 + at)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        ]
+        new += changed
+        done = last
+    if done < len(old):
+        opcodes.append(("equal", done, len(old), len(new), len(new) + len(old) - done))
+        new += old[done:]
+    return new, opcodes
+
+
+def _line_starts(data: bytes) -> list[int]:
+    """Where each line of ``data`` starts, and where the last one ends."""
+    starts = [0]
+    end = data.find(b"\n")
+    while end >= 0:
+        starts.append(end + 1)
+        end = data.find(b"\n", end + 1)
+    if starts[-1] < len(data):
+        starts.append(len(data))
+    return starts
+
+
+def _line_of(starts: list[int], offset: int, before: bytes) -> int:
+    """The line ``offset`` is on (the end of a last line without a line feed is on it)."""
+    line = bisect_right(starts, offset) - 1
+    lines = len(starts) - 1
+    if line >= lines and lines and not before.endswith(b"\n"):
+        return lines - 1
+    return min(line, lines)
+
+
+def _hunks(old: list[str], new: list[str], opcodes: list[Opcode], context: int) -> list[str]:
+    """The hunks of a unified diff (as ``difflib.unified_diff`` writes them, headers aside)."""
+    lines = []
+    for group in _Opcodes(opcodes).get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        old_range = _range(first[1], last[2])
+        new_range = _range(first[3], last[4])
+        lines.append(f"@@ -{old_range} +{new_range} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [" " + line for line in old[i1:i2]]
+                continue
+            lines += ["-" + line for line in old[i1:i2]]
+            lines += ["+" + line for line in new[j1:j2]]
+    return lines
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's range as ``diff -u`` writes it (1-based; an empty range names the line
+    before)."""
+    length = stop - start
+    beginning = start + 1 if length else start
+    return str(beginning) if length == 1 else f"{beginning},{length}"
 
 
 def _lines(data: bytes) -> list[str]:

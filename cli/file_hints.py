@@ -28,10 +28,11 @@ def kept_message(error: DecodeError) -> str:
 
 def ending_on_calls(result: Result) -> tuple[int, int]:
     """How many checked conversations of ``result`` end on a pending call of their own last
-    turn (a TP002 finding), and how many were checked."""
+    turn (a TP002 finding), and how many were checked (those a stream counted without keeping
+    them included: they have no finding)."""
     checked = [c for c in result.conversations if c.dialect is not None and c.note is None]
     ending = sum(1 for c in checked if any(f.code == "TP002" for f in c.findings))
-    return ending, len(checked)
+    return ending, len(checked) + result.clean_lists
 
 
 def training_hint(result: Result, name: str) -> str | None:

@@ -86,6 +86,7 @@ def process(
     pool: ProcessMapper | None = None,
     progress: StreamProgress | None = None,
     keep_bytes: bool = False,
+    every_list: bool = False,
 ) -> Outcome:
     """Evaluate one input and carry out ``mode``.
 
@@ -100,6 +101,9 @@ def process(
     With ``keep_bytes`` (a check reported in a format that shows columns and fixes as they sit
     in the bytes: SARIF), the input is read whole first, as ``fix --diff`` reads it, and its
     bytes and the plan of its fixes are left in the outcome.
+
+    ``every_list``: a streamed input's result keeps every message list, clean ones included
+    (`patchcore.Stream`), for a report that lists them all.
     """
     outcome = Outcome(source)
     if source.unreadable is not None:  # a folder a walk could not list
@@ -130,6 +134,7 @@ def process(
             fix=mode.fixes,
             mapper=_mapper(source, pool),
             progress=progress,
+            every_list=every_list,
         )
         for piece in stream:
             if isinstance(piece, Unchanged):
@@ -184,6 +189,15 @@ def _recorded_failure(outcome: Outcome) -> Iterator[None]:
         # OSError: reading the input (a corrupt compressed file too); MissingExtra: a .zst file
         # without the [zstd] extra
         outcome.error = InputError.of(outcome.source.name, exc)
+    except MemoryError:  # an allocation refused (a memory limit): this input's error, no crash
+        outcome.error = InputError(outcome.source.name, OUT_OF_MEMORY)
+
+
+#: Why an input failed when memory ran out while it was processed.
+OUT_OF_MEMORY = (
+    "out of memory while reading it (a lower --max-record-mib refuses large records before "
+    "they are read)"
+)
 
 
 def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper | None:
@@ -251,7 +265,8 @@ def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -
         if progress is not None:
             progress(len(data), len(result.conversations), len(result.findings))
         if result.output is not None:
-            outcome.diff = unified_diff(data, result.output, name=source.name)
+            patches = patchcore.repair_patches(data, result)
+            outcome.diff = unified_diff(data, result.output, name=source.name, patches=patches)
     return outcome
 
 

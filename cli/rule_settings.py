@@ -42,6 +42,7 @@ class RuleSettings:
     keep_invalid_lines: bool = False
     repair: str = "answer"
     strip: bool = False
+    max_record_mib: int | None = None
     _made: dict[tuple[str, ...], Options] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -56,6 +57,7 @@ class RuleSettings:
         keep_invalid_lines: bool | None = None,
         repair: str | None = None,
         strip: bool = False,
+        max_record_mib: int | None = None,
     ) -> RuleSettings:
         """Command-line values (``None``: not given) over ``config``'s."""
         kept_ignore = [] if select is not None else list(config.ignore or ())
@@ -74,6 +76,7 @@ class RuleSettings:
             ),
             repair=repair if repair is not None else config.repair or "answer",
             strip=strip,
+            max_record_mib=max_record_mib if max_record_mib is not None else config.max_record_mib,
         )
 
     def ignored_for(self, name: str) -> tuple[str, ...]:
@@ -104,5 +107,8 @@ class RuleSettings:
                 keep_invalid_lines=self.keep_invalid_lines,
                 repair=self.repair,
                 strip=self.strip,
+                max_record_bytes=(
+                    self.max_record_mib * 2**20 if self.max_record_mib is not None else None
+                ),
             )
         return self._made[extra]

@@ -4,9 +4,11 @@ A tool name, a call id, a file name or a message's text is whatever the input sa
 it is, an ESC or CSI in it drives the terminal (``\\x1b[2J`` clears the screen, an OSC sequence
 sets the window title, others hide or rewrite what came before) and a line feed in a name forges
 a line of the report. So C0 controls and DEL are shown as ``\\x1b`` (tab, line feed and carriage
-return as ``\\t``, ``\\n``, ``\\r``), C1 controls as ``\\u009b``, and lone surrogates, which no
-stream can even encode, as ``\\udc80``. The backslash itself is left alone: paths keep their
-look, and escaping twice changes nothing.
+return as ``\\t``, ``\\n``, ``\\r``), C1 controls as ``\\u009b``, lone surrogates, which no
+stream can even encode, as ``\\udc80``, and the characters that reorder or break a line without
+being controls (the bidirectional overrides such as U+202E, the separators U+2028 and U+2029) as
+``\\u202e``. The backslash itself is left alone: paths keep their look, and escaping twice
+changes nothing.
 
 Machine reports (JSON, JSON Lines, SARIF) carry the exact values instead; their encoders escape.
 """
@@ -15,10 +17,14 @@ from __future__ import annotations
 
 import re
 
-#: Everything that is not shown as itself: C0, DEL, C1, lone surrogates.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+#: What reorders or breaks the text around it without being a C0 or C1 control: the
+#: bidirectional marks, embeddings, overrides and isolates (U+202E shows ``evil.json`` for
+#: ``nosj.live``) and the line and paragraph separators (U+2028 ends a line in many viewers).
+_INVISIBLE = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+#: Everything that is not shown as itself: C0, DEL, C1, lone surrogates, the above.
+_CONTROLS = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]")
 #: The same, but for the line feeds and tabs that lay out a message's own text.
-_CONTROLS_BUT_LAYOUT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROLS_BUT_LAYOUT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]")
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -31,6 +37,12 @@ def _escape(match: re.Match[str]) -> str:
 def visible(text: str) -> str:
     """``text`` as one line, every control character written as an escape."""
     return _CONTROLS.sub(_escape, text)
+
+
+def needs_quoting(text: str) -> bool:
+    """Whether ``text`` holds what `visible` escapes, or a double quote or backslash: a name
+    that must be quoted to be read back (as git quotes a path in a diff header)."""
+    return _CONTROLS.search(text) is not None or '"' in text or "\\" in text
 
 
 def visible_lines(text: str) -> str:

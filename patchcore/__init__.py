@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         fix_messages,
         layout_of_head,
         load_engine,
+        repair_patches,
         strip_document,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
@@ -93,6 +94,7 @@ _MODULES = {
             "fix_messages",
             "layout_of_head",
             "load_engine",
+            "repair_patches",
             "strip_document",
         ],
         "patchcore.api",
@@ -216,6 +218,7 @@ __all__ = [
     "make_options",
     "plan_fixes",
     "process_batch",
+    "repair_patches",
     "rule_named",
     "shows_history",
     "strip_document",

@@ -197,6 +197,26 @@ def apply_patches(data: bytes, patches: Sequence[tuple[int, int, bytes]]) -> byt
     return apply(data, patches)
 
 
+def repair_patches(data: bytes, result: Result) -> list[tuple[int, int, bytes]]:
+    """The repair in ``result`` (of `fix_document` of ``data``) as patches of ``data`` itself,
+    its byte-order mark included: a record layout's own patches, moved past the mark, or for a
+    layout that writes line by line (its one patch is the whole body), the hunks between the
+    input and its output. What changes can then be shown without comparing the whole input
+    with its repair.
+    """
+    if result.output is None:
+        return []
+    from patchcore.raw.codec import UTF8_BOM
+
+    shift = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+    rewritten = [(0, len(data) - shift)] == [(start, end) for start, end, _ in result.patches]
+    if result.patches and not rewritten:
+        return [(start + shift, end + shift, new) for start, end, new in result.patches]
+    from patchcore.raw.hunks import hunks
+
+    return [patch for patch, _ in hunks(data, result.output)]
+
+
 def _data_findings(value: Any, options: Options, *, fixing: bool) -> list[Finding]:
     from patchcore.engine.locate import find_message_lists
     from patchcore.errors import NoHistoryError

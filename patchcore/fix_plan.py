@@ -67,7 +67,12 @@ def plan_fixes(data: bytes, *, filename: str | None, options: Options) -> FixPla
     Raises:
         DecodeError, NoHistoryError, ShapeError, SelfCheckError: As `fix_document`.
     """
-    decoded = decode(data, filename=filename, lenient=options.keep_invalid_lines)
+    decoded = decode(
+        data,
+        filename=filename,
+        lenient=options.keep_invalid_lines,
+        max_record=options.max_record_bytes,
+    )
     layout = layout_of(decoded, options)
     result = layout.process(decoded, options=options, fix=True)
     if result.output is None:

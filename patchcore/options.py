@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from patchcore.errors import UnknownRepairError, UnknownRuleError
+from patchcore.raw.codec import MAX_RECORD_BYTES
 from patchcore.rules import (
     DEFAULT_TEXTS,
     Applicability,
@@ -64,6 +65,9 @@ class Options:
             synthetic result (safe), or drop the call (unsafe, never in an agent session log).
         strip: Instead of checking the rules, find the results toolpatch wrote (``toolpatch
             strip``): each is a finding whose fix removes it.
+        max_record_bytes: The largest record (a JSON document, or a line of JSON Lines) read;
+            a larger one is the input's error, refused before anything parses it
+            (`patchcore.raw.codec.too_large`), and a stream stops reading at it.
     """
 
     selection: RuleSelection = field(default_factory=RuleSelection.build)
@@ -77,6 +81,7 @@ class Options:
     repair: RepairPolicy = RepairPolicy.ANSWER
     strip: bool = False
     finding_messages: bool = False
+    max_record_bytes: int = MAX_RECORD_BYTES
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -120,18 +125,27 @@ def make_options(
     repair: str | RepairPolicy = RepairPolicy.ANSWER,
     strip: bool = False,
     finding_messages: bool = False,
+    max_record_bytes: int | None = None,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
     ``repair``: ``"answer"`` (the default) or ``"drop"`` (`RepairPolicy`), what the fix of an
     unanswered call does. ``strip``: find the results toolpatch wrote instead (`patchcore.strip`
     uses it). ``finding_messages``: keep the messages of the conversations with findings only.
+    uses it). ``max_record_bytes``: the record-size limit (`Options.max_record_bytes`), at least
+    one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
         UnknownDialectError: ``dialect`` is not a known dialect.
         UnknownRepairError: ``repair`` is not a repair policy.
+        ValueError: ``max_record_bytes`` is less than one.
     """
+    if max_record_bytes is None:
+        max_record_bytes = MAX_RECORD_BYTES
+    if max_record_bytes < 1:
+        msg = f"max_record_bytes: {max_record_bytes} is not a size (at least one byte)"
+        raise ValueError(msg)
     merged = dict(DEFAULT_TEXTS)
     for code, template in (texts or {}).items():
         if code not in DEFAULT_TEXTS:
@@ -163,6 +177,7 @@ def make_options(
         live_since=live_since,
         keep_invalid_lines=keep_invalid_lines,
         finding_messages=finding_messages,
+        max_record_bytes=max_record_bytes,
     )
 
 

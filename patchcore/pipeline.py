@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 from patchcore.errors import PatchcoreError
 from patchcore.layouts import layout_of, layout_of_head
 from patchcore.layouts.records import CONVERSATION_LINES, no_history, weighed
-from patchcore.raw.codec import UTF8_BOM, decode
+from patchcore.raw.codec import UTF8_BOM, decode, too_large
 from patchcore.result import Conversation, LineCount, Result, moved
 
 if TYPE_CHECKING:
@@ -87,7 +87,12 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
         ShapeError: A message has a tool-related field of the wrong shape.
         SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
     """
-    decoded = decode(data, filename=filename, lenient=options.keep_invalid_lines)
+    decoded = decode(
+        data,
+        filename=filename,
+        lenient=options.keep_invalid_lines,
+        max_record=options.max_record_bytes,
+    )
     return layout_of(decoded, options).process(decoded, options=options, fix=fix)
 
 
@@ -144,6 +149,10 @@ class Stream:
     ranges around the repaired bytes, so the bytes nothing changes are never held at all.
     ``mapper`` runs `process_batch` over the batches (a process pool's ordered map spreads them
     over cores; by default they run here, in order); ``progress`` hears of each batch done.
+
+    A streamed input's result keeps the message lists with findings, a note or a warning, and
+    counts the clean ones (`Result.clean_lists`), so that memory does not grow with the number
+    of lines; ``every_list`` keeps them all (a listing of every list asked for).
     """
 
     def __init__(
@@ -157,6 +166,7 @@ class Stream:
         progress: Progress | None = None,
         whole_limit: int = WHOLE_LIMIT,
         batch_bytes: int = BATCH_BYTES,
+        every_list: bool = False,
     ) -> None:
         self._file = source if isinstance(source, RandomAccess) else None
         self._chunks = iter(()) if isinstance(source, RandomAccess) else iter(source)
@@ -167,6 +177,7 @@ class Stream:
         self._progress = progress
         self._whole_limit = whole_limit
         self._batch_bytes = batch_bytes
+        self._every_list = every_list
         self._result: Result | None = None
         self.streamed = False
         """Whether the input was processed batch by batch (else it was read whole)."""
@@ -188,7 +199,7 @@ class Stream:
             return
         layout = layout_of_head(head, options=self._options)
         if layout is None or not layout.batches:
-            yield from self._whole(self._rest(head))
+            yield from self._whole(self._rest(head, document=layout is None))
         else:
             self.streamed = True
             yield from self._stream(head)
@@ -198,15 +209,23 @@ class Stream:
         small enough to be read whole)."""
         head = bytearray()
         probe = _LayoutProbe()
+        limit = self._options.max_record_bytes
         for piece in self._pieces():
             head += piece
-            if len(head) > self._whole_limit and probe.decides(head):
+            if (
+                len(head) > min(self._whole_limit, limit)
+                and probe.decides(head)
+                and len(head) > self._whole_limit
+            ):
                 return head, False
+            if probe.first_line_longer(head, limit):
+                raise too_large(limit, line=head.count(b"\n", 0, probe.start) + 1)
         return head, True
 
     def _pieces(self) -> Iterator[bytes]:
-        """The input from its start, in pieces (a file's grow: a huge single-line document
-        is read in a few reads)."""
+        """The input from its start, in pieces (a file's grow, up to the record-size limit: a
+        huge single-line document is read in a few reads, and refused before it is all
+        read when it is over the limit)."""
         if self._file is None:
             # Not ``yield from``: when the head is enough, closing this generator must not
             # close the chunks, whose rest the batches read.
@@ -218,15 +237,22 @@ class Stream:
             piece = self._file.read(offset, size)
             yield piece
             offset += len(piece)
-            size = max(size, offset)
+            size = min(max(size, offset), self._options.max_record_bytes + 1)
 
-    def _rest(self, head: bytearray) -> bytes:
-        """The whole input, ``head`` first."""
+    def _rest(self, head: bytearray, *, document: bool) -> bytes:
+        """The whole input, ``head`` first; a ``document`` (one record) no larger than the
+        record-size limit (`patchcore.raw.codec.too_large`: it is refused as soon as it is
+        known to be larger, before it is all read)."""
+        limit = self._options.max_record_bytes + len(UTF8_BOM)
         if self._file is not None:
+            if document and self._file.size > limit:
+                raise too_large(self._options.max_record_bytes, line=1)
             head += self._file.read(len(head), self._file.size - len(head))
         else:
             for chunk in self._chunks:
                 head += chunk
+                if document and len(head) > limit:
+                    raise too_large(self._options.max_record_bytes, line=1)
         return bytes(head)
 
     def _whole(self, data: bytes) -> Iterator[Piece]:
@@ -251,7 +277,7 @@ class Stream:
 
         work = partial(process_batch, options=self._options, fix=self._fix)
         mapper = self._mapper if self._mapper is not None else partial(_read_and_map, self._file)
-        totals = _Totals()
+        totals = _Totals(every_list=self._every_list)
         written = 0  # how much of a file input the output has covered
         results = iter(mapper(work, tracked()))
         for number in itertools.count():
@@ -279,7 +305,7 @@ class Stream:
         if self._fix and self._file is not None:
             yield Unchanged(written, self._file.size - written)
         result = weighed(totals.result())
-        if not result.conversations:
+        if not result.conversations and not result.clean_lists:
             raise no_history(None, kept=totals.kept)
         self._result = result
 
@@ -298,8 +324,12 @@ class Stream:
                 cut = buffer.rfind(b"\n", 0, self._batch_bytes)
                 if cut < 0:
                     cut = buffer.find(b"\n", self._batch_bytes)
-                if cut < 0:
-                    break  # one line longer than a batch: it grows until the line ends
+                if cut < 0:  # one line longer than a batch: it grows until the line ends
+                    if len(buffer) > self._options.max_record_bytes:
+                        limit = self._options.max_record_bytes
+                        yield self._too_long(bytes(buffer[: limit + 1]), offset)
+                        return
+                    break
                 with memoryview(buffer) as view:
                     data = bytes(view[:cut])
                 del buffer[: cut + 1]
@@ -307,18 +337,31 @@ class Stream:
                 offset += cut + 1
         yield Batch.of(bytes(buffer), offset=offset)
 
+    def _too_long(self, data: bytes, offset: int) -> Batch:
+        """The batch that ends in a line longer than the record-size limit, that line cut just
+        past the limit: processing it refuses that line (`patchcore.raw.codec.too_large`) after
+        every line before it, and the rest of the line is never read."""
+        return Batch.of(data, offset=offset)
+
     def _file_batches(self, start: int) -> Iterator[Batch]:
         """Cut a `RandomAccess` input, from ``start`` on, into batches of whole lines, without
         their data: only the bytes near each cut are read here."""
         assert self._file is not None
         size = self._file.size
         offset = start
+        limit = self._options.max_record_bytes
         while size - offset > self._batch_bytes:
             cut = self._line_end_before(offset + self._batch_bytes, offset)
             if cut is None:
                 break  # the rest is one line
+            if cut - offset > max(self._batch_bytes, limit):  # one line, longer than the limit
+                yield self._too_long(self._file.read(offset, limit + 1), offset)
+                return
             yield Batch(None, 1, offset, cut - offset)
             offset = cut + 1
+        if size - offset > max(self._batch_bytes, limit):
+            yield self._too_long(self._file.read(offset, limit + 1), offset)
+            return
         yield Batch(None, 1, offset, size - offset)
 
     def _line_end_before(self, end: int, start: int) -> int | None:
@@ -386,6 +429,19 @@ class _LayoutProbe:
             return False
         return True
 
+    @property
+    def start(self) -> int:
+        """Where the first non-blank line starts (0 until it is found)."""
+        return self._start or 0
+
+    def first_line_longer(self, head: bytearray, limit: int) -> bool:
+        """Whether the first non-blank line of what `decides` has seen of ``head`` is known to
+        be longer than ``limit`` bytes (a byte-order mark aside)."""
+        if self._start is None:
+            return False
+        end = self._line_end if self._line_end is not None else len(head)
+        return end - self._start - head.startswith(UTF8_BOM) * len(UTF8_BOM) > limit
+
 
 _NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")
 
@@ -403,9 +459,12 @@ def _patched(data: bytes, patches: Sequence[Patch]) -> Iterator[bytes | memoryvi
 
 class _Totals:
     """The results of a streamed input's batches, each numbered from line 1, summed into one
-    result on the input's own lines (without their patches: the output was streamed)."""
+    result on the input's own lines (without their patches: the output was streamed). Unless
+    ``every_list``, a clean list is counted, not kept (`Stream`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, every_list: bool = False) -> None:
+        self.every_list = every_list
+        self.clean_lists = 0
         self.conversations: list[Conversation] = []
         self.findings: list[Finding] = []
         self.fixed: list[Finding] = []
@@ -419,12 +478,16 @@ class _Totals:
         """Add the next batch's result."""
         lines = self.lines
         self.lines += result.lines
+        kept = result.conversations
+        if not self.every_list:
+            kept = tuple(c for c in kept if not _clean(c))
+            self.clean_lists += len(result.conversations) - len(kept)
         if not lines:
             here = {id(f): f for f in result.findings}
-            self.conversations += result.conversations
+            self.conversations += kept
         else:
             here = {id(f): moved(f, lines) for f in result.findings}
-            self.conversations += [c.moved(lines) for c in result.conversations]
+            self.conversations += [c.moved(lines) for c in kept]
         self.findings += here.values()
         self.fixed += [here[id(f)] for f in result.fixed]
         self.remaining += [here[id(f)] for f in result.remaining]
@@ -442,4 +505,10 @@ class _Totals:
             lines=self.lines,
             kept=tuple(self.kept),
             line_count=self.count,
+            clean_lists=self.clean_lists,
         )
+
+
+def _clean(listed: Conversation) -> bool:
+    """Whether a list was checked and says nothing: no finding, no note, no warning."""
+    return listed.dialect is not None and listed.note is None and not listed.findings

@@ -131,6 +131,10 @@ class Result:
             where ``live_since`` was given.
         line_count: For conversation lines, how many lines hold a message list and how many
             hold none (`LineCount`); ``None`` for other layouts.
+        clean_lists: For a streamed input (`patchcore.Stream`), how many checked message lists
+            without findings, note or warning were counted but are not in ``conversations``:
+            a corpus has millions of them, and memory must not grow with its lines. 0 when
+            every list is there.
     """
 
     layout: str
@@ -145,6 +149,7 @@ class Result:
     live: bool = False
     last_entry: float | None = None
     line_count: LineCount | None = None
+    clean_lists: int = 0
 
     def without_messages(self) -> Result:
         """The same result without what ``with_messages`` (or ``finding_messages``) keeps:

@@ -6,7 +6,10 @@ corruption properties) and the atheris harness in ``tests/properties/fuzz``.
 * `where`: an independent line/column computation for a byte offset;
 * `single_insertion`: split repaired bytes into "original bytes" + "one inserted chunk";
 * `assert_repair_invariants`: the invariants every run of ``fix_document`` must satisfy on any
-  bytes whatsoever (the property tests and the fuzz harness use the same function).
+  bytes whatsoever (the property tests and the fuzz harness use the same function);
+* `unanswered_calls`: one list with many unanswered calls (the linear-time tests);
+* `measured`: the exit code, peak RSS and stderr of a run in a process of its own, under an
+  address-space limit if asked (the memory tests).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +36,38 @@ TP001_TEXT = (
 )
 #: The errors fix_document may raise on bad input: each says where the input is wrong.
 LOCATED_ERRORS = (patchcore.DecodeError, patchcore.ShapeError, patchcore.NoHistoryError)
+
+
+def unanswered_calls(count: int, *, indent: int = 1) -> bytes:
+    """One OpenAI Chat list with ``count`` unanswered calls, each followed by a user message
+    (with a non-ASCII character), pretty-printed."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for k in range(count):
+        call = {"id": f"call_{k}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "user", "content": "next é"})
+    return json.dumps({"messages": messages}, indent=indent, ensure_ascii=False).encode()
+
+
+def measured(args: list[str], cwd: Path, *, limit_mb: int | None = None) -> dict[str, Any]:
+    """``toolpatch ARGS`` measured by `benchmarks.measure` (a small process between: a child's
+    peak counts what it inherited from this large one), under an address-space limit of
+    ``limit_mb``: its ``exit`` code, ``peak_kb`` and ``stderr``."""
+    from tests.helpers import MODULE, clean_env
+
+    limit = [] if limit_mb is None else ["--limit-mb", str(limit_mb)]
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.measure", *limit, *MODULE, *args],
+        cwd=cwd,
+        env={**clean_env(), "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=300,
+        check=True,
+    )
+    report: dict[str, Any] = json.loads(completed.stdout)
+    assert "Traceback" not in report["stderr"], report["stderr"]
+    return report
 
 
 def tp001(name: str, call_id: str) -> str:

@@ -8,7 +8,10 @@ line follows them on stderr (ruff prints none either). A part of an input that w
 checked is a ``::warning`` in the words of the text report (``F:L: /pointer: warning: why``);
 an input that cannot be read is an ``::error``. Escaping follows the Actions toolkit: in the
 message ``%``, CR and LF are percent-encoded; in property values ``:`` and ``,`` are too, since
-they separate the properties.
+they separate the properties. Before that, what comes from the data (file names, tool names,
+call ids) has its control characters shown as escapes, as in the text report (`cli.visible`):
+ESC, BEL and C1 controls would reach the log raw, and a line feed would be one of the message's
+own lines.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from patchcore.model import Finding
 from ..input_errors import InputError
 from ..input_run import Outcome
 from ..text_report import MARKS, fixability
+from ..visible import visible
 from .base import InputWarning, Reporter
 
 
@@ -34,13 +38,16 @@ def escape_property(text: str) -> str:
 def annotation(
     command: str, title: str, file: str, line: int | None, column: int | None, message: str
 ) -> str:
-    """One ``::error`` or ``::warning`` command line (``line`` and ``col`` only where known)."""
+    """One ``::error`` or ``::warning`` command line (``line`` and ``col`` only where known).
+    The property values (a file name) have their controls shown as escapes; ``message`` is
+    already shown as people see it (`cli.visible`: what comes from the data
+    holds no control character; its own line breaks are the annotation's)."""
     properties = [("title", title), ("file", file)]
     if line is not None:
         properties.append(("line", str(line)))
         if column is not None:
             properties.append(("col", str(column)))
-    spec = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+    spec = ",".join(f"{key}={escape_property(visible(value))}" for key, value in properties)
     return f"::{command} {spec}::{escape_data(message)}\n"
 
 
@@ -48,16 +55,16 @@ def finding_annotation(file: str, finding: Finding) -> str:
     """The annotation of one finding, in the words of the text report's finding line."""
     line, column = finding.line or 1, finding.column or 1
     mark = MARKS[fixability(finding)]
-    message = f"{file}:{line}:{column}: {finding.code}{mark} {finding.message}"
+    message = visible(f"{file}:{line}:{column}: {finding.code}{mark} {finding.message}")
     if finding.provider_error:
-        message += f"\nprovider error: {finding.provider_error}"
+        message += f"\nprovider error: {visible(finding.provider_error)}"
     return annotation("error", f"toolpatch ({finding.code})", file, line, column, message)
 
 
 def error_annotation(error: InputError) -> str:
     """The annotation of an input that could not be evaluated, in the words of the text report
     (``F:L:C: error: reason (at /pointer)``)."""
-    message = f"{error.place}: error: {error.described}"
+    message = visible(f"{error.place}: error: {error.described}")
     return annotation("error", "toolpatch (error)", error.file, error.line, error.column, message)
 
 
@@ -71,7 +78,9 @@ def warning_annotation(warning: InputWarning) -> str:
     else:
         message = f"{where}: {warning.pointer or '/'}: warning: {warning.message}"
     line, column = warning.line, warning.column
-    return annotation("warning", "toolpatch (warning)", warning.file, line, column, message)
+    return annotation(
+        "warning", "toolpatch (warning)", warning.file, line, column, visible(message)
+    )
 
 
 class GithubReporter(Reporter):

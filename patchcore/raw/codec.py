@@ -1,10 +1,13 @@
 """Bytes in: encoding, framing (one JSON document or JSON Lines), parsing with located errors.
 
-Parsing uses orjson for speed and falls back to the standard library for what orjson refuses
+Parsing uses msgspec for speed and falls back to the standard library for what msgspec refuses
 but JSON writers produce (``NaN``/``Infinity`` from Python's ``json.dumps``, lone surrogate
-escapes, integers past 64 bits). Parsed values are only *read*: output is spliced into the
-original bytes, so nothing orjson would alter (big integers, ``1e2``, escapes, key order) can be
-lost.
+escapes, numbers past a double). Parsed values are only *read*: output is spliced into the
+original bytes, so nothing the parser would alter (``1e2``, escapes, key order) can be lost.
+msgspec, not orjson: when memory runs out (a container's limit), msgspec raises `MemoryError`,
+which the caller reports, where orjson crashed the process with a segmentation fault. orjson
+reads only what msgspec nests too deep for (it nests as deep as Python's recursion limit, about
+1,000 levels; orjson 1,024).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import orjson
 
 from patchcore.errors import DecodeError
@@ -28,6 +32,10 @@ _FOREIGN_BOMS = (
     (b"\xff\xfe", "UTF-16"),
     (b"\xfe\xff", "UTF-16"),
 )
+#: The default limit on one record's bytes (a JSON document, or a line of JSON Lines): parsing
+#: one takes about five times its size in memory, so a larger one is refused unread.
+MAX_RECORD_BYTES = 256 * 2**20
+
 #: File name endings that mean JSON Lines whatever the content looks like.
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 
@@ -101,9 +109,14 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
             (counted from ``first_line``).
     """
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        return _JSON.decode(raw)
+    except msgspec.DecodeError:  # a ValidationError (1e400) is one too
         pass
+    except RecursionError:  # msgspec nests as deep as Python's recursion limit; orjson 1024
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -119,6 +132,9 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
     except RecursionError:
         msg = "invalid JSON: nesting too deep"
         raise DecodeError(msg, line=first_line, column=1) from None
+
+
+_JSON = msgspec.json.Decoder()
 
 
 def _json_reason(exc: json.JSONDecodeError, first_line: int) -> tuple[str, int, int]:
@@ -182,7 +198,13 @@ def _parses_alone(raw: bytes) -> bool:
     return True
 
 
-def decode(data: bytes, *, filename: str | None = None, lenient: bool = False) -> Decoded:
+def decode(
+    data: bytes,
+    *,
+    filename: str | None = None,
+    lenient: bool = False,
+    max_record: int = MAX_RECORD_BYTES,
+) -> Decoded:
     """Split ``data`` into records (parsed later, by whoever needs their value).
 
     Framing: a ``.jsonl``/``.ndjson`` name means JSON Lines. Otherwise the input is JSON Lines
@@ -194,8 +216,11 @@ def decode(data: bytes, *, filename: str | None = None, lenient: bool = False) -
     was written often leaves some); and an input whose first line is torn is JSON Lines too
     when the next non-blank line is an object alone and the whole is no JSON document.
 
+    A record (the document, or a line of JSON Lines) longer than ``max_record`` bytes is
+    refused before anything parses it (`too_large`).
+
     Raises:
-        DecodeError: Empty input, an unsupported encoding, or NUL bytes.
+        DecodeError: Empty input, an unsupported encoding, NUL bytes, or a record too large.
     """
     for mark, encoding in _FOREIGN_BOMS:
         if data.startswith(mark):
@@ -204,6 +229,9 @@ def decode(data: bytes, *, filename: str | None = None, lenient: bool = False) -
     if not lenient:
         _refuse_nul(data, first_line=1)
     bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
+    first_break = data.find(b"\n")
+    if (first_break if first_break >= 0 else len(data)) - len(bom) > max_record:
+        raise too_large(max_record, line=1)  # before the input is copied or split
     body = data[len(bom) :]
     if not body.strip():
         msg = "empty input: expected JSON or JSON Lines"
@@ -211,18 +239,34 @@ def decode(data: bytes, *, filename: str | None = None, lenient: bool = False) -
 
     lines = body.split(b"\n")
     if filename is not None and filename.lower().endswith(JSONL_SUFFIXES):
-        return _decode_lines(bom, lines)
+        return _decode_lines(bom, lines, max_record=max_record)
     non_blank = (k for k, line in enumerate(lines) if line.strip())
     first = next(non_blank)
     second = next(non_blank, None)
+    if len(lines[first]) > max_record:  # too large as a line, or as part of a document
+        raise too_large(max_record, line=first + 1)
     if second is not None and (
         _parses_alone(lines[first])
         or (lenient and _torn_first_line(lines[first], lines[second], body))
     ):
-        return _decode_lines(bom, lines)
+        return _decode_lines(bom, lines, max_record=max_record)
     if lenient:
         _refuse_nul(data, first_line=1)
+    if len(body) > max_record:
+        raise too_large(max_record, line=1)
     return Decoded(bom, Framing.JSON, [body], [Record(body, 1, 0)])
+
+
+def too_large(limit: int, *, line: int) -> DecodeError:
+    """The error of a record over the record-size ``limit`` (in bytes): refused unread, since
+    parsing it would take several times its size in memory (and a small compressed file can
+    hold a line of gigabytes)."""
+    msg = f"record larger than the record-size limit of {_mib(limit)}; it is not read"
+    return DecodeError(msg, line=line, column=1)
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} bytes"
 
 
 def torn_record(line: bytes) -> bool:
@@ -245,16 +289,19 @@ def _torn_first_line(first: bytes, second: bytes, body: bytes) -> bool:
     )
 
 
-def decode_batch(data: bytes, *, first_line: int, lenient: bool = False) -> Decoded:
+def decode_batch(
+    data: bytes, *, first_line: int, lenient: bool = False, max_record: int = MAX_RECORD_BYTES
+) -> Decoded:
     """Split a run of whole JSON Lines lines, cut from a larger input at a line break, into
     records numbered from ``first_line`` (a streamed corpus is read batch by batch).
 
     Raises:
-        DecodeError: NUL bytes (unless ``lenient``: see `decode`).
+        DecodeError: NUL bytes (unless ``lenient``: see `decode`), a line longer than
+            ``max_record`` bytes.
     """
     if not lenient:
         _refuse_nul(data, first_line=first_line)
-    return _decode_lines(b"", split_lines(data), first_line=first_line)
+    return _decode_lines(b"", split_lines(data), first_line=first_line, max_record=max_record)
 
 
 #: A batch whose first line is shorter than this is split by ``bytes.split`` (see `split_lines`).
@@ -300,10 +347,14 @@ def nul_error(data: bytes, *, first_line: int) -> DecodeError | None:
     return DecodeError(msg, line=line + first_line - 1, column=column)
 
 
-def _decode_lines(bom: bytes, lines: list[bytes], *, first_line: int = 1) -> Decoded:
+def _decode_lines(
+    bom: bytes, lines: list[bytes], *, first_line: int = 1, max_record: int = MAX_RECORD_BYTES
+) -> Decoded:
     records = []
     offset = 0
     for k, line in enumerate(lines):
+        if len(line) > max_record:
+            raise too_large(max_record, line=k + first_line)
         if line and not line.isspace():  # a blank line holds no record
             records.append(Record(line, k + first_line, k, offset))
         offset += len(line) + 1

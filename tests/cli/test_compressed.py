@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,8 +20,9 @@ import pytest
 import zstandard
 
 from benchmarks.corpus import lines as corpus_lines
-from tests.conftest import ROOT, SAMPLES
-from tests.helpers import MODULE, clean_env, run
+from tests.conftest import SAMPLES
+from tests.helpers import run
+from tests.robustness import measured
 from toolpatch.cli.compressed import BLOCK_BYTES, Compression, decompressed
 
 #: One of each kind: conversations per line, messages per line, agent session logs, a JSON
@@ -231,16 +230,7 @@ def test_a_streamed_corpus_with_jobs_matches_the_plain_fix(tmp_path: Path, suffi
 def peak_rss_kb(args: list[str], cwd: Path) -> int:
     """The peak resident memory of ``toolpatch ARGS``, measured by `benchmarks.measure` (a
     small process between: a child's peak counts what it inherited from this large one)."""
-    measured = subprocess.run(
-        [sys.executable, "-m", "benchmarks.measure", *MODULE, *args],
-        cwd=cwd,
-        env={**clean_env(), "PYTHONPATH": str(ROOT)},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=300,
-        check=True,
-    )
-    report = json.loads(measured.stdout)
+    report = measured(args, cwd)
     assert report["exit"] == 0, report
     return int(report["peak_kb"])
 

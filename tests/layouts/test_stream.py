@@ -66,7 +66,8 @@ def streamed(
     data: bytes, options: Options, *, fix: bool, chunk: int, batch: int, file: bool = False
 ) -> Stream:
     """A stream over ``data`` given as chunks of ``chunk`` bytes, or (``file``) as a
-    `RandomAccess` input; its output is left in ``stream.output``."""
+    `RandomAccess` input, keeping every list (as a whole run does); its output is left in
+    ``stream.output``."""
     stream = Stream(
         InMemory(data) if file else chunked(data, chunk),
         filename="input.jsonl",
@@ -74,6 +75,7 @@ def streamed(
         fix=fix,
         whole_limit=300,
         batch_bytes=batch,
+        every_list=True,
     )
     stream.output = joined(iter(stream), data)  # type: ignore[attr-defined]
     return stream

@@ -26,7 +26,7 @@ from patchcore.errors import DecodeError, ShapeError
 from patchcore.model import Edit, Pointer
 from patchcore.raw.codec import Decoded, Framing, Record
 from patchcore.raw.jsonspan import Spans
-from patchcore.raw.positions import line_and_column
+from patchcore.raw.positions import Locator, line_and_column
 from patchcore.raw.splice import splice, splice_lines
 
 
@@ -88,17 +88,11 @@ def _elements(document: Record) -> list[Entry]:
     (counted as the document is walked once: a large array stays linear)."""
     values = document.parse()
     raw = document.raw
-    line, column, counted = document.line, 1, 0
+    locator = Locator(raw)
     entries = []
     for position, (start, end) in enumerate(Spans(raw).elements(())):
-        gap = raw[counted:start]  # from one element's start to the next: ASCII at both ends
-        newline = gap.rfind(b"\n")
-        if newline >= 0:
-            line += gap.count(b"\n")
-            column, gap = 1, gap[newline + 1 :]
-        column += len(gap.decode("utf-8", errors="replace"))
-        counted = start
-        record = Record(raw[start:end], line)
+        line, column = locator.at(start)
+        record = Record(raw[start:end], line + document.line - 1)
         entries.append(Entry(position, record, values[position], None, column, (position,)))
     return entries
 

@@ -1,0 +1,197 @@
+"""Bounded memory (docs/cli.md#limits, docs/large-corpora.md#memory): a record over the
+record-size limit is refused unread, as that input's error, however small the compressed file
+that holds it; an allocation that fails is a plain error, never a crash; and streaming a corpus
+holds what its batches and findings need, not a record of every line.
+
+Each run is measured in a process of its own (`benchmarks.measure`: its peak RSS, under an
+address-space limit, ``RLIMIT_AS``, as a container short of memory has).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import patchcore
+from tests.helpers import run
+from tests.robustness import measured
+
+#: The address space a measured run may use: Python and its libraries take about 300 MB of it.
+LIMIT_MB = 700
+
+
+def one_long_line(size: int) -> Iterator[bytes]:
+    """A JSON Lines record of about ``size`` bytes: a message whose text is one long word."""
+    yield b'{"messages": [{"role": "user", "content": "'
+    block = b"x" * 2**20
+    for _ in range(size // len(block)):
+        yield block
+    yield b'"}]}\n'
+
+
+def gzipped(pieces: Iterator[bytes], path: Path) -> Path:
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        for piece in pieces:
+            out.write(piece)
+    return path
+
+
+def zstd(pieces: Iterator[bytes], path: Path) -> Path:
+    zstandard = pytest.importorskip("zstandard")
+    compressor = zstandard.ZstdCompressor().compressobj()
+    with path.open("wb") as out:
+        for piece in pieces:
+            out.write(compressor.compress(piece))
+        out.write(compressor.flush())
+    return path
+
+
+@pytest.mark.parametrize("command", [["check"], ["fix"], ["fix", "--diff"]])
+def test_a_record_over_the_configured_limit_is_refused_unread(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """A 24 MB line against a limit of 8 MiB: the input's error, located, nothing written."""
+    path = zstd(one_long_line(24 * 2**20), tmp_path / "bomb.jsonl.zst")
+    before = path.read_bytes()
+    report = measured(
+        [*command, "-j1", "--max-record-mib", "8", path.name], tmp_path, limit_mb=LIMIT_MB
+    )
+    assert report["exit"] == 2, report
+    assert (
+        "bomb.jsonl.zst:1:1: error: record larger than the record-size limit of 8 MiB; "
+        "it is not read" in report["stderr"]
+    )
+    assert path.read_bytes() == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stdin", [False, True], ids=["file", "pipe"])
+def test_a_long_line_inside_a_streamed_corpus_is_refused_at_its_line(
+    tmp_path: Path, stdin: bool
+) -> None:
+    """Past the first batches of a corpus read in batches (a file cut at offsets, a pipe cut as
+    it comes): the line over the limit is the error, at its own line, read no further."""
+    path = tmp_path / "c.jsonl"
+    with path.open("wb") as out:
+        out.writelines(short_lines(200_000))  # 11 MB: streamed
+        out.writelines(one_long_line(12 * 2**20))
+        out.writelines(short_lines(10))
+    args = ["check", "-j1", "--max-record-mib", "4"]
+    if stdin:
+        result = run([*args, "--stdin-filename", "c.jsonl", "-"], path.read_bytes(), tmp_path)
+    else:
+        result = run([*args, "c.jsonl"], cwd=tmp_path)
+    assert result.code == 2, result.show()
+    assert "c.jsonl:200001:1: error: record larger than the record-size limit of 4 MiB" in (
+        result.stderr
+    )
+
+
+def test_the_limit_is_a_configuration_key(tmp_path: Path) -> None:
+    (tmp_path / "toolpatch.toml").write_text("max-record-mib = 1\n")
+    line = b"".join(one_long_line(3 * 2**20))
+    (tmp_path / "h.json").write_bytes(line)
+    result = run(["check", "h.json"], cwd=tmp_path, expect=2)
+    assert "record-size limit of 1 MiB" in result.stderr
+    run(["check", "--max-record-mib", "4", "h.json"], cwd=tmp_path, expect=0)
+    (tmp_path / "toolpatch.toml").write_text("max-record-mib = 0\n")
+    bad = run(["check", "h.json"], cwd=tmp_path, expect=2)
+    assert "max-record-mib: expected a whole number of MiB, 1 or more" in bad.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("compress", "suffix"), [(zstd, ".zst"), (gzipped, ".gz")])
+def test_a_compression_bomb_is_refused_in_bounded_memory(
+    tmp_path: Path, compress: Any, suffix: str
+) -> None:
+    """A small file that expands to one line of 1 GB took 6.2 GB to check, and under a memory
+    limit crashed inside the parser. It is refused at the default limit (256 MiB), in about
+    that much memory."""
+    path = compress(one_long_line(2**30), tmp_path / f"bomb.jsonl{suffix}")
+    assert path.stat().st_size < 5 * 2**20
+    report = measured(["check", "-j1", path.name], tmp_path, limit_mb=LIMIT_MB)
+    assert report["exit"] == 2, report
+    assert "record-size limit of 256 MiB" in report["stderr"]
+    assert report["peak_kb"] < 450 * 1024
+
+
+@pytest.mark.slow
+def test_a_large_single_line_document_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A 300 MB single-line document: refused (it is over 256 MiB) in far less memory."""
+    path = tmp_path / "h.json"
+    with path.open("wb") as out:
+        out.writelines(one_long_line(300 * 2**20))
+    for command in (["check", "-j1"], ["fix", "--diff"]):
+        report = measured([*command, path.name], tmp_path, limit_mb=1200)
+        assert report["exit"] == 2, report
+        assert "h.json:1:1: error: record larger than the record-size limit" in report["stderr"]
+        assert report["peak_kb"] < 800 * 1024, command
+
+
+def test_an_allocation_failure_is_the_inputs_error(tmp_path: Path) -> None:
+    """Under a memory limit too small for a record within the record-size limit, the run says
+    so and goes on with the next input. The parser once crashed the process there (orjson:
+    a segmentation fault, no message)."""
+    messages = [{"role": "user", "content": f"hi {k}"} for k in range(600_000)]
+    (tmp_path / "big.json").write_text(json.dumps({"messages": messages}))
+    (tmp_path / "small.json").write_bytes(b'{"messages": [{"role": "user", "content": "hi"}]}')
+    args = ["check", "-j1", "--select", "ALL", "-v", "big.json", "small.json"]
+    report = measured(args, tmp_path, limit_mb=250)
+    assert report["exit"] == 2, report
+    assert "big.json: error: out of memory while reading it" in report["stderr"]
+    assert "small.json: clean" in report["stderr"]
+
+
+# --------------------------------------------------------------------------------------------
+# Streaming holds the batches and the findings, not the lines
+
+
+def short_lines(count: int) -> Iterator[bytes]:
+    """A clean corpus of ``count`` short lines (a message list each)."""
+    for k in range(count):
+        yield b'{"messages": [{"role": "user", "content": "hi %d"}]}\n' % k
+
+
+def test_a_stream_keeps_only_the_lists_that_say_something() -> None:
+    """A streamed corpus's result once held a record of every line (1 GB of short lines took
+    1 GB to check): it keeps the lists with findings or notes, and counts the clean ones."""
+    clean = b"".join(short_lines(3000))
+    dangling = (
+        b'{"messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",'
+        b' "function": {"name": "f", "arguments": "{}"}}]}]}\n'
+    )
+    data = clean + dangling + clean
+    stream = patchcore.Stream(
+        iter([data]),
+        filename="c.jsonl",
+        options=patchcore.make_options(),
+        fix=False,
+        whole_limit=1000,
+        batch_bytes=10_000,
+    )
+    list(stream)
+    assert stream.streamed
+    result = stream.result
+    assert [c.line for c in result.conversations] == [3001]
+    assert result.clean_lists == 6000
+    assert [f.line for f in result.findings] == [3001]
+
+
+@pytest.mark.slow
+def test_checking_many_short_lines_takes_no_memory_per_line(tmp_path: Path) -> None:
+    """Peak memory of checking 600 k short lines (34 MB) stays near that of 50 k (a record of
+    each line kept for the report once took about 200 bytes a line)."""
+    sizes = {}
+    for count in (50_000, 600_000):
+        path = tmp_path / f"c{count}.jsonl"
+        with path.open("wb") as out:
+            out.writelines(short_lines(count))
+        report = measured(["check", "-j1", path.name], tmp_path, limit_mb=LIMIT_MB)
+        assert report["exit"] == 0, report
+        sizes[count] = report["peak_kb"]
+    assert sizes[600_000] - sizes[50_000] < 30 * 1024, sizes
