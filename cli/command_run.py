@@ -34,7 +34,7 @@ from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
 from .rule_settings import RuleSettings
 from .shown_names import renamed, shown_source
-from .stores import split_paths, store_outcomes
+from .stores import database_hint, split_paths, store_outcomes
 from .summary_table import render_tables
 from .text_report import (
     FIXING,
@@ -358,11 +358,16 @@ def run_inputs(
                 keep_bytes=reporter is not None and reporter.needs_bytes,
             )
             outcome = pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
+            outcome = database_hint(outcome)  # threads.sqlite: a store named as a file
             # strip is never held back by a live session (docs/cli.md#live-sessions): no hint
             reported(outcome, source.name, live=options.live and not options.strip)
         for url in stores:
             for outcome in store_outcomes(
-                url, threads=threads or [], mode=mode, options=rules.options_for(url)
+                url,
+                threads=threads or [],
+                mode=mode,
+                options=rules.options_for(url),
+                answer_waiting=force and bool(threads),
             ):
                 reported(outcome, outcome.source.name, live=False)
         summary = Summary(mode, outcomes, words)

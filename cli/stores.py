@@ -32,6 +32,34 @@ def is_store_url(given: str) -> bool:
     return "://" in given and given.startswith(tuple(STORE_KINDS))
 
 
+#: How a SQLite database file starts (its header string).
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def database_hint(outcome: Outcome) -> Outcome:
+    """``outcome``, whose input could not be read, saying so plainly when the input is a SQLite
+    database (a checkpointer or session database named as a file) and which URL names it."""
+    source = outcome.source
+    if outcome.error is None or source.is_stdin or source.path is None:
+        return outcome
+    try:
+        with open(source.path, "rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except OSError:
+        return outcome
+    if head != SQLITE_HEADER:
+        return outcome
+    path = str(source.path)
+    slashes = "///" if not path.startswith("/") else "//"
+    message = (
+        "a SQLite database, not a history file: name a LangGraph checkpointer's as "
+        f"langgraph+sqlite:{slashes}{path}, an Agents SDK session database as "
+        f"agents+sqlite:{slashes}{path} (docs/stores.md)"
+    )
+    outcome.error = InputError(outcome.error.file, message)
+    return outcome
+
+
 def split_paths(paths: Sequence[str] | None) -> tuple[list[str], list[str]]:
     """The PATH arguments that are files (or ``-``) and the store URLs among them."""
     given = list(paths or [])
@@ -39,49 +67,70 @@ def split_paths(paths: Sequence[str] | None) -> tuple[list[str], list[str]]:
 
 
 def store_outcomes(
-    url: str, *, threads: Sequence[str], mode: Mode, options: Options
+    url: str,
+    *,
+    threads: Sequence[str],
+    mode: Mode,
+    options: Options,
+    answer_waiting: bool = False,
 ) -> Iterator[Outcome]:
     """One outcome per thread of the store ``url`` (only ``threads``, when given), after
-    carrying out ``mode`` on it; a store that cannot be opened is one outcome with its error.
-    A thread with nothing to repair is never written."""
+    carrying out ``mode`` on it; a store that cannot be opened or read is one outcome with its
+    error, named by the URL without its secrets. A thread with nothing to repair is never
+    written, nor one waiting for a human unless ``answer_waiting``."""
+    from toolpatch.integrations.store_files import StoreError, redacted
+
     try:
         if url.startswith("agents+"):
             yield from _agents_outcomes(url, threads=threads, mode=mode, options=options)
         else:
-            yield from _langgraph_outcomes(url, threads=threads, mode=mode, options=options)
+            yield from _langgraph_outcomes(
+                url, threads=threads, mode=mode, options=options, answer_waiting=answer_waiting
+            )
     except MissingExtra as exc:
-        yield Outcome(Source(url, None), error=InputError.of(url, exc))
+        yield Outcome(Source(redacted(url), None), error=InputError.of(redacted(url), exc))
+    except StoreError as exc:
+        yield _store_error(url, exc)
 
 
 def _store_error(url: str, exc: Exception) -> Outcome:
-    return Outcome(Source(url, None), error=InputError(url, str(exc)))
+    from toolpatch.integrations.store_files import redacted, without_secrets
+
+    shown = redacted(url)
+    return Outcome(Source(shown, None), error=InputError(shown, without_secrets(str(exc), url)))
+
+
+#: What check says of a thread waiting for a human (docs/stores.md#waiting-and-stuck-threads).
+WAITING = (
+    "waiting for a human: a task of its latest step asked for input (LangGraph's interrupt()), "
+    "so its open calls are answered when the human resumes it; not stuck, left as it is "
+    "(fix --force --thread ID answers them for an approval that was abandoned)"
+)
 
 
 def _langgraph_outcomes(
-    url: str, *, threads: Sequence[str], mode: Mode, options: Options
+    url: str, *, threads: Sequence[str], mode: Mode, options: Options, answer_waiting: bool
 ) -> Iterator[Outcome]:
     import patchcore
     from toolpatch.integrations.langgraph import DELTA, CheckpointStore, StoreError
 
-    try:
-        store = CheckpointStore(url, write=mode is Mode.FIX)
-    except StoreError as exc:
-        yield _store_error(url, exc)
-        return
-    with store:
-        try:
-            found = store.threads(threads)  # read one at a time
-        except StoreError as exc:
-            yield _store_error(url, exc)
-            return
-        for thread in found:
+    with CheckpointStore(url, write=mode is Mode.FIX) as store:
+        for thread in store.threads(threads):  # read one at a time
             outcome = Outcome(Source(thread.label, None))
             if thread.delta:
                 outcome.error = InputError(thread.label, DELTA)
                 yield outcome
                 continue
+            if thread.unloadable is not None:
+                outcome.error = InputError(thread.label, thread.unloadable)
+                yield outcome
+                continue
             if thread.messages is None:
                 outcome.skipped = "no messages channel in its latest checkpoint"
+                yield outcome
+                continue
+            if thread.waiting and not answer_waiting:
+                outcome.result = _waiting(len(thread.messages))
                 yield outcome
                 continue
             messages = thread.messages
@@ -107,27 +156,45 @@ def _langgraph_outcomes(
             yield outcome
 
 
+def _waiting(size: int) -> Result:
+    """The result of a thread waiting for a human: no finding, and a note saying why."""
+    from patchcore import Conversation, Result
+
+    listed = Conversation(
+        pointer="", line=None, dialect="langchain", messages=size, note=WAITING, warning=True
+    )
+    return Result(layout=STORE_KINDS["langgraph+"], conversations=(listed,), findings=())
+
+
 def _agents_outcomes(
     url: str, *, threads: Sequence[str], mode: Mode, options: Options
 ) -> Iterator[Outcome]:
     from dataclasses import replace
 
-    import patchcore
-    from toolpatch.integrations.agents import SessionStore, StoreError
+    from toolpatch.integrations.agents import SessionStore
 
-    try:
-        store = SessionStore(url)
-        sessions = store.sessions(threads)
-    except StoreError as exc:
-        yield _store_error(url, exc)
-        return
     if options.dialect is None:  # the SDK's items are Responses API input items
         from patchcore.dialects import dialect_named
 
         options = replace(options, dialect=dialect_named("openai-responses"))
+    with SessionStore(url, write=mode is Mode.FIX) as store:
+        yield from _session_outcomes(store.sessions(threads), mode=mode, options=options)
+
+
+def _session_outcomes(
+    sessions: Sequence[Any], *, mode: Mode, options: Options
+) -> Iterator[Outcome]:
+    import patchcore
+    from toolpatch.integrations.agents import StoreError
+
     for session in sessions:
         outcome = Outcome(Source(session.session_id, None))
-        items = session.items()
+        try:
+            items = session.items()
+        except StoreError as exc:
+            outcome.error = InputError.of(session.session_id, exc)
+            yield outcome
+            continue
 
         def write(repaired: list[Any], session: Any = session, items: Any = items) -> None:
             session.append(_appended(repaired, items))

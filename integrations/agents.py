@@ -16,9 +16,9 @@ Importing this module without the ``agents`` extra raises `patchcore.extras.Miss
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Sequence
-from contextlib import closing
 from typing import Any
 
 from patchcore.extras import MissingExtra
@@ -42,16 +42,22 @@ class SessionMoved(StoreError):
 
 
 class Session:
-    """One session of the database, read and written through the SDK's ``SQLiteSession``."""
+    """One session of the database: read with plain queries (`SessionStore`'s connection), and
+    written through the SDK's ``SQLiteSession``."""
 
-    def __init__(self, path: str, session_id: str) -> None:
-        self.path = path
+    def __init__(self, store: SessionStore, session_id: str) -> None:
+        self.store = store
         self.session_id = session_id
         self._read: list[Any] | None = None
 
     def items(self) -> list[Any]:
-        """Its items, oldest first (``get_items``); remembered for `append`'s comparison."""
-        self._read = _run(self._open(), lambda s: s.get_items())
+        """Its items, oldest first (as the SDK's ``get_items`` reads them, ``json.loads`` of
+        each row); remembered for `append`'s comparison.
+
+        Raises:
+            StoreError: A row that is not JSON (the SDK would skip it in silence).
+        """
+        self._read = self.store.rows(self.session_id)
         return list(self._read)
 
     def append(self, items: Sequence[Any]) -> None:
@@ -60,32 +66,33 @@ class Session:
         Raises:
             SessionMoved: Its items are no longer those `items` read; nothing was written.
         """
-        session = self._open()
+        now = self.store.rows(self.session_id)
+        if now != self._read:
+            msg = (
+                f"it changed while toolpatch worked ({len(self._read or [])} items read, "
+                f"{len(now)} now): nothing written, run it again"
+            )
+            raise SessionMoved(msg)
+        session = SQLiteSession(self.session_id, self.store.path)
         try:
-            now = asyncio.run(session.get_items())
-            if now != self._read:
-                msg = (
-                    f"it changed while toolpatch worked ({len(self._read or [])} items read, "
-                    f"{len(now)} now): nothing written, run it again"
-                )
-                raise SessionMoved(msg)
             asyncio.run(session.add_items(list(items)))
+        except sqlite3.Error as exc:
+            raise StoreError(str(exc)) from None
         finally:
             session.close()
 
-    def _open(self) -> SQLiteSession:
-        return SQLiteSession(self.session_id, self.path)
-
 
 class SessionStore:
-    """A ``SQLiteSession`` database opened from a store URL (an existing file with the SDK's
-    tables; a check opens it read-only to list its sessions).
+    """A ``SQLiteSession`` database opened from a store URL: an existing file with the SDK's
+    tables, read with plain queries on a read-only connection unless ``write`` (the SDK's
+    ``SQLiteSession`` creates its tables and turns the database to WAL mode as it opens, so it
+    is used only to write a repair; docs/stores.md#what-reading-does-to-a-database).
 
     Raises:
         StoreError: Not such a URL, no such file, or not the SDK's database.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, write: bool = False) -> None:
         if not url.startswith(SQLITE + "/") or len(url) == len(SQLITE) + 1:
             msg = (
                 "not an Agents SDK store URL: agents+sqlite:///relative.db or "
@@ -93,22 +100,36 @@ class SessionStore:
             )
             raise StoreError(msg)
         self.path = url[len(SQLITE) + 1 :]
+        self._conn = existing_sqlite(self.path, write=write)
         try:
-            with closing(existing_sqlite(self.path)) as conn:
-                if not {SESSIONS_TABLE, MESSAGES_TABLE} <= tables(conn):
-                    msg = (
-                        f"not an Agents SDK session database (it has no {SESSIONS_TABLE} and "
-                        f"{MESSAGES_TABLE} tables)"
-                    )
-                    raise StoreError(msg)
-                self._ids = [
-                    str(sid)
-                    for (sid,) in conn.execute(
-                        f"SELECT session_id FROM {SESSIONS_TABLE} ORDER BY session_id"
-                    )
-                ]
+            if not {SESSIONS_TABLE, MESSAGES_TABLE} <= tables(self._conn):
+                msg = (
+                    f"not an Agents SDK session database (it has no {SESSIONS_TABLE} and "
+                    f"{MESSAGES_TABLE} tables)"
+                )
+                raise StoreError(msg)
+            self._ids = [
+                str(sid)
+                for (sid,) in self._conn.execute(
+                    f"SELECT session_id FROM {SESSIONS_TABLE} ORDER BY session_id"
+                )
+            ]
         except sqlite3.Error as exc:
+            self.close()
             raise StoreError(str(exc)) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
 
     def sessions(self, session_ids: Sequence[str] = ()) -> list[Session]:
         """Its sessions, by id (only ``session_ids`` when given, in their order).
@@ -117,17 +138,32 @@ class SessionStore:
             StoreError: A session id the database does not hold.
         """
         if not session_ids:
-            return [Session(self.path, sid) for sid in self._ids]
+            return [Session(self, sid) for sid in self._ids]
         missing = [sid for sid in session_ids if sid not in self._ids]
         if missing:
             msg = f"no session {missing[0]!r} in the store"
             raise StoreError(msg)
-        return [Session(self.path, sid) for sid in dict.fromkeys(session_ids)]
+        return [Session(self, sid) for sid in dict.fromkeys(session_ids)]
 
+    def rows(self, session_id: str) -> list[Any]:
+        """The items of a session, oldest first, as stored.
 
-def _run(session: SQLiteSession, call: Any) -> Any:
-    """``await call(session)``, then close the session."""
-    try:
-        return asyncio.run(call(session))
-    finally:
-        session.close()
+        Raises:
+            StoreError: The database cannot be read, or a row is not JSON.
+        """
+        try:
+            rows = self._conn.execute(
+                f"SELECT id, message_data FROM {MESSAGES_TABLE} WHERE session_id = ? "
+                "ORDER BY id ASC",
+                (session_id,),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(str(exc)) from None
+        items = []
+        for row_id, data in rows:
+            try:
+                items.append(json.loads(data))
+            except (TypeError, ValueError) as exc:
+                msg = f"its item in row {row_id} of {MESSAGES_TABLE} is not JSON ({exc})"
+                raise StoreError(msg) from None
+        return items

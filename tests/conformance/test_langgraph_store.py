@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -22,17 +20,17 @@ from langgraph.graph.message import add_messages
 
 from tests.helpers import TP001_TEXT, run, text
 from tests.stores import (
+    Saver,
     agent,
     checkpoint_ids,
     clean_thread,
     config,
     postgres_url,
+    store,
     stuck_thread,
 )
 
-__all__ = ["postgres_url"]  # the fixture, used by name
-
-Saver = Callable[[], AbstractContextManager[Any]]
+__all__ = ["postgres_url", "store"]  # the fixtures, used by name
 
 
 def _add_each(state: Any, writes: Any) -> Any:
@@ -45,30 +43,6 @@ class DeltaState(TypedDict):
     """A state whose messages are a delta channel (LangGraph's beta ``DeltaChannel``)."""
 
     messages: Annotated[list[Any], DeltaChannel(_add_each)]
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Saver]:
-    """A store's URL (relative to ``tmp_path``, the tests' working folder, for SQLite) and how
-    to open its checkpointer in the test."""
-    if request.param == "sqlite":
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
-        @contextmanager
-        def sqlite_saver() -> Iterator[Any]:
-            conn = sqlite3.connect(tmp_path / "threads.sqlite", check_same_thread=False)
-            try:
-                yield SqliteSaver(conn)
-            finally:
-                conn.close()
-
-        return "langgraph+sqlite:///threads.sqlite", sqlite_saver
-    from langgraph.checkpoint.postgres import PostgresSaver
-
-    url = request.getfixturevalue("postgres_url")
-    with PostgresSaver.from_conn_string(url) as saver:
-        saver.setup()
-    return "langgraph+" + url, lambda: PostgresSaver.from_conn_string(url)
 
 
 def test_check_fix_resume_and_roll_back(store: tuple[str, Saver], tmp_path: Path) -> None:
