@@ -18,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from patchcore.extras import MissingExtra
 
@@ -29,9 +31,15 @@ except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="agents", part="an agents+ store URL") from None
 
 from .store_files import StoreError, existing_sqlite, tables
+from .stores import STORE_KINDS, StoreThread
+
+if TYPE_CHECKING:
+    from patchcore import Options
 
 #: The URL prefix of a ``SQLiteSession`` database.
 SQLITE = "agents+sqlite://"
+#: The dialect of the SDK's items: Responses API input items.
+DIALECT = "openai-responses"
 #: The SDK's default table names.
 SESSIONS_TABLE = "agent_sessions"
 MESSAGES_TABLE = "agent_messages"
@@ -66,7 +74,8 @@ class Session:
         Raises:
             SessionMoved: Its items are no longer those `items` read; nothing was written.
         """
-        now = self.store.rows(self.session_id)
+        with closing(existing_sqlite(self.store.path, write=True)) as conn:
+            now = _rows(conn, self.session_id)  # as it is now, whatever the store's connection
         if now != self._read:
             msg = (
                 f"it changed while toolpatch worked ({len(self._read or [])} items read, "
@@ -151,19 +160,72 @@ class SessionStore:
         Raises:
             StoreError: The database cannot be read, or a row is not JSON.
         """
+        return _rows(self._conn, session_id)
+
+
+def _rows(conn: sqlite3.Connection, session_id: str) -> list[Any]:
+    """The items of a session, oldest first, as stored (``json.loads`` of each row, as the SDK's
+    ``get_items`` reads them).
+
+    Raises:
+        StoreError: The database cannot be read, or a row is not JSON (which the SDK would skip
+            in silence).
+    """
+    try:
+        rows = conn.execute(
+            f"SELECT id, message_data FROM {MESSAGES_TABLE} WHERE session_id = ? ORDER BY id ASC",
+            (session_id,),
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise StoreError(str(exc)) from None
+    items = []
+    for row_id, data in rows:
         try:
-            rows = self._conn.execute(
-                f"SELECT id, message_data FROM {MESSAGES_TABLE} WHERE session_id = ? "
-                "ORDER BY id ASC",
-                (session_id,),
-            ).fetchall()
-        except sqlite3.Error as exc:
-            raise StoreError(str(exc)) from None
-        items = []
-        for row_id, data in rows:
-            try:
-                items.append(json.loads(data))
-            except (TypeError, ValueError) as exc:
-                msg = f"its item in row {row_id} of {MESSAGES_TABLE} is not JSON ({exc})"
-                raise StoreError(msg) from None
-        return items
+            items.append(json.loads(data))
+        except (TypeError, ValueError) as exc:
+            msg = f"its item in row {row_id} of {MESSAGES_TABLE} is not JSON ({exc})"
+            raise StoreError(msg) from None
+    return items
+
+
+@contextmanager
+def store_threads(
+    url: str, *, write: bool, only: Sequence[str] = ()
+) -> Iterator[Iterator[StoreThread]]:
+    """The sessions of the database ``url`` as `toolpatch.integrations.stores` takes them
+    (`toolpatch.integrations.stores.open_store`): Responses API input items, checked as the
+    OpenAI Responses dialect unless another is forced, whose repair is appended."""
+    with SessionStore(url, write=write) as store:
+        yield (_store_thread(session) for session in store.sessions(only))
+
+
+def _store_thread(session: Session) -> StoreThread:
+    """``session`` as the stores' interface takes it."""
+    import patchcore
+
+    made = StoreThread(session.session_id, layout=STORE_KINDS["agents+"], dialect=DIALECT)
+    try:
+        made.messages = session.items()
+    except StoreError as exc:
+        made.error = str(exc)
+        return made
+    made.check = _responses(patchcore.check_messages)
+    made.fix = _responses(patchcore.fix_messages)
+    made.shown = lambda item: json.dumps(item, ensure_ascii=False)
+    made.writer = session.append
+    made.appended = True
+    return made
+
+
+def _responses(call: Callable[..., Any]) -> Callable[..., Any]:
+    """``call`` (a patchcore function of messages) reading them as the Responses dialect,
+    unless the options force another."""
+
+    def with_dialect(messages: list[Any], *, options: Options) -> Any:
+        if options.dialect is None:
+            from patchcore.dialects import dialect_named
+
+            options = replace(options, dialect=dialect_named(DIALECT))
+        return call(messages, options=options)
+
+    return with_dialect

@@ -25,6 +25,7 @@ Importing this module without the ``langgraph`` extra raises `patchcore.extras.M
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
@@ -52,6 +53,7 @@ from .checkpoint_values import (
     load_messages,
 )
 from .store_files import StoreError, existing_sqlite, tables, without_secrets
+from .stores import STORE_KINDS, StoreThread
 
 #: The channel a LangChain agent's state keeps its messages in (``create_agent``'s
 #: ``AgentState``, LangGraph's ``MessagesState``).
@@ -388,3 +390,53 @@ def _with_id(message: BaseMessage) -> BaseMessage:
 def _config(thread_id: str, namespace: str) -> Any:
     """The config of a thread's latest checkpoint in a namespace."""
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace}}
+
+
+@contextmanager
+def store_threads(
+    url: str, *, write: bool, only: Sequence[str] = (), answer_waiting: bool = False
+) -> Iterator[Iterator[StoreThread]]:
+    """The threads of the checkpointer ``url`` as `toolpatch.integrations.stores` takes them
+    (`toolpatch.integrations.stores.open_store`)."""
+    with CheckpointStore(url, write=write) as store:
+        yield (_store_thread(store, t, answer_waiting=answer_waiting) for t in store.threads(only))
+
+
+#: What check says of a thread waiting for a human (docs/stores.md#waiting-and-stuck-threads).
+WAITING = (
+    "waiting for a human: a task of its latest step asked for input (LangGraph's interrupt()), "
+    "so its open calls are answered when the human resumes it; not stuck, left as it is "
+    "(fix --force --thread ID answers them for an approval that was abandoned)"
+)
+
+
+def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: bool) -> StoreThread:
+    """``thread`` as the stores' interface takes it."""
+    import patchcore
+
+    made = StoreThread(thread.label, layout=STORE_KINDS["langgraph+"], dialect="langchain")
+    if thread.delta:
+        made.error = DELTA
+    elif thread.unloadable is not None:
+        made.error = thread.unloadable
+    elif thread.messages is None:
+        made.skipped = "no messages channel in its latest checkpoint"
+    else:
+        made.messages = thread.messages
+        made.waiting = WAITING if thread.waiting and not answer_waiting else None
+        made.check = patchcore.check_base_messages
+        made.fix = patchcore.fix_base_messages
+        made.shown = _message_line
+
+        def writer(repaired: list[Any]) -> None:
+            store.write_messages(thread, repaired)
+
+        made.writer = writer
+    return made
+
+
+def _message_line(message: BaseMessage) -> str:
+    """One LangChain message as a JSON line (``messages_to_dict``'s shape) for the diff."""
+    from langchain_core.messages import message_to_dict
+
+    return json.dumps(message_to_dict(message), ensure_ascii=False, default=str)
