@@ -69,12 +69,22 @@ class Source:
         excluded: Standard input whose ``--stdin-filename`` the exclusions name, under
             ``--force-exclude``: passed over as an excluded file would be (``fix`` passes it
             through unchanged, as a filter must).
+        thread: For a thread of a store named by URL, its id (``name`` is then the store's
+            URL, without its secrets, and ``#`` and the id: docs/stores.md).
     """
 
     name: str
     path: Path | None
     explicit: bool = True
     excluded: bool = False
+    thread: str | None = None
+
+    @property
+    def store(self) -> str | None:
+        """For a thread of a store, the store's URL (without its secrets)."""
+        if self.thread is None:
+            return None
+        return self.name.removesuffix("#" + self.thread)
 
     @property
     def is_stdin(self) -> bool:

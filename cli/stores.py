@@ -88,7 +88,7 @@ def store_outcomes(
             url, write=mode is Mode.FIX, only=threads, answer_waiting=answer_waiting
         ) as found:
             for thread in found:
-                yield _outcome(thread, mode, options)
+                yield _outcome(thread, shown, mode, options)
     except MissingExtra as exc:
         yield Outcome(Source(shown, None), error=InputError.of(shown, exc))
     except StoreError as exc:
@@ -96,15 +96,17 @@ def store_outcomes(
         yield Outcome(Source(shown, None), error=error)
 
 
-def _outcome(thread: StoreThread, mode: Mode, options: Options) -> Outcome:
-    """What became of one thread: its error, why it was passed over, or its result (with the
-    diff of ``fix --diff``, and the repair written by ``fix``)."""
+def _outcome(thread: StoreThread, store: str, mode: Mode, options: Options) -> Outcome:
+    """What became of one thread of the store ``store`` (its URL as shown): its error, why it
+    was passed over, or its result (with the diff of ``fix --diff``, and the repair written by
+    ``fix``). It is named by the store's URL, ``#`` and its id."""
     import patchcore
     from toolpatch.integrations.stores import StoreError, evaluate
 
-    outcome = Outcome(Source(thread.name, None))
+    name = f"{store}#{thread.name}"
+    outcome = Outcome(Source(name, None, thread=thread.name))
     if thread.error is not None:
-        outcome.error = InputError(thread.name, thread.error)
+        outcome.error = InputError(name, thread.error)
         return outcome
     if thread.skipped is not None:
         outcome.skipped = thread.skipped
@@ -119,9 +121,9 @@ def _outcome(thread: StoreThread, mode: Mode, options: Options) -> Outcome:
 
             before = thread.lines(thread.messages or [])
             after = thread.lines(evaluation.repaired)
-            outcome.diff = unified_diff(before, after, name=thread.name)
+            outcome.diff = unified_diff(before, after, name=name)
         elif mode is Mode.FIX:
             thread.write(evaluation.repaired)
     except (StoreError, patchcore.PatchcoreError) as exc:
-        outcome.error = InputError.of(thread.name, exc)
+        outcome.error = InputError.of(name, exc)
     return outcome

@@ -7,6 +7,7 @@ every other channel is written back as it was stored.
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,7 +189,7 @@ def test_force_with_thread_answers_an_abandoned_approval(
     with saver() as checkpointer:
         waiting_thread(checkpointer, "abandoned")
     fixed = run(["fix", "--force", url, "--thread", "abandoned"], cwd=tmp_path, expect=0)
-    assert "Fixed abandoned" in fixed.stderr, fixed.show()
+    assert f"Fixed {url}#abandoned" in fixed.stderr, fixed.show()
     run(["check", url], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         graph = waiting_thread(checkpointer, "other")
@@ -252,6 +253,7 @@ def assert_no_secret(result: Any, *secrets: str) -> None:
         assert secret not in shown, result.show()
 
 
+@pytest.mark.slow  # a subprocess per report and command
 def test_no_password_is_shown_for_a_store_that_cannot_be_reached(tmp_path: Path) -> None:
     """A server that refuses the connection: its error names the URL with its password and
     secret parameters hidden, in every report (docs/stores.md)."""
@@ -264,6 +266,7 @@ def test_no_password_is_shown_for_a_store_that_cannot_be_reached(tmp_path: Path)
                 assert "bob:***@127.0.0.1:1/app?sslpassword=***" in result.stderr, result.show()
 
 
+@pytest.mark.slow  # a subprocess per report
 def test_no_password_is_shown_for_a_store_read(postgres_url: str, tmp_path: Path) -> None:
     """The test server trusts every password: a thread read and repaired through a URL with
     one never shows it."""
@@ -336,3 +339,51 @@ def test_a_database_named_as_a_file_gets_its_url(tmp_path: Path) -> None:
     assert "fix --diff URL --thread ID" in shown.stderr, shown.show()
     helped = run(["check", "--help"], cwd=tmp_path, expect=0).stdout.decode()
     assert "langgraph+sqlite:///" in " ".join(helped.split()), helped
+
+
+def test_reports_speak_of_threads(tmp_path: Path) -> None:
+    """A finding is located by the store's URL and the thread (``URL#thread``), with no line
+    of a file; the summary counts threads; SARIF names the store as the artifact and the
+    thread as a logical location (docs/stores.md)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from tests.stores import clean_thread
+
+    with sqlite3.connect(tmp_path / "threads.sqlite", check_same_thread=False) as conn:
+        stuck_thread(SqliteSaver(conn), "stuck")
+        clean_thread(SqliteSaver(conn), "happy")
+    conn.close()
+    url = "langgraph+sqlite:///threads.sqlite"
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    assert f"{url}#stuck: TP001 [*] tool call 'book'" in checked.stderr, checked.show()
+    assert "Found 1 finding in 1 thread" in checked.stderr, checked.show()
+    assert "1 thread clean" in checked.stderr, checked.show()
+    sarif = json.loads(run(["check", "--output-format", "sarif", url], cwd=tmp_path).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    (location,) = result["locations"]
+    assert location["physicalLocation"] == {"artifactLocation": {"uri": url}}
+    thread, pointer = location["logicalLocations"]
+    assert thread == {"name": "stuck", "fullyQualifiedName": "stuck", "kind": "resource"}
+    assert pointer["kind"] == "value"
+
+
+def test_a_session_row_that_is_not_json_is_reported(tmp_path: Path) -> None:
+    """An Agents SDK session's items are JSON, read with ``json.loads`` and nothing else
+    (nothing in them is imported or called); a row that is not JSON, which the SDK's own
+    ``get_items`` skips in silence, is that session's error, and the session is not written."""
+    from tests.stores import session_rows, stuck_session
+
+    database = tmp_path / "conversations.db"
+    stuck_session(database, "conv")
+    with sqlite3.connect(database) as conn:
+        conn.execute(
+            "INSERT INTO agent_messages (session_id, message_data) VALUES ('conv', '{\"torn')"
+        )
+    conn.close()
+    before = session_rows(database)
+    for command in (["check"], ["fix"]):
+        result = run([*command, "agents+sqlite:///conversations.db"], cwd=tmp_path, expect=2)
+        assert "#conv: error: its item in row 3 of agent_messages is not JSON" in result.stderr, (
+            result.show()
+        )
+    assert session_rows(database) == before
