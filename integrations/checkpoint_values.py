@@ -100,6 +100,9 @@ def load_messages(value: Any) -> Any:
         else:
             packed = ormsgpack.packb(value, option=ormsgpack.OPT_NON_STR_KEYS)
             loaded = _STRICT.loads_typed(("msgpack", packed))
+    except (ValueError, TypeError) as exc:  # torn msgpack, a value JSON cannot hold
+        msg = f"its messages cannot be read: {exc}"
+        raise Unloadable(msg) from None
     finally:
         logger.removeFilter(quiet)
         _blocked.names = None

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from patchcore.extras import MissingExtra
 
@@ -120,8 +120,8 @@ class Thread:
         if self.saved is None:
             return False
         counters = self.saved.metadata.get("counters_since_delta_snapshot") or {}
-        value = self.saved.checkpoint["channel_values"].get(MESSAGES)
-        return MESSAGES in counters or is_delta_snapshot(value)
+        values = self.saved.checkpoint["channel_values"]
+        return MESSAGES in counters or any(map(is_delta_snapshot, values.values()))
 
 
 def read_thread(thread_id: str, namespace: str, saved: CheckpointTuple) -> Thread:
@@ -139,10 +139,24 @@ def read_thread(thread_id: str, namespace: str, saved: CheckpointTuple) -> Threa
             return Thread(thread_id, namespace, saved, None, waiting=waiting)
         for task, channel, written in writes:
             if channel == MESSAGES and task not in failed:
-                messages = add_messages(messages, load_messages(written))
+                messages = _applied(messages, load_messages(written))
     except Unloadable as exc:
         return Thread(thread_id, namespace, saved, None, unloadable=str(exc), waiting=waiting)
     return Thread(thread_id, namespace, saved, messages, waiting=waiting)
+
+
+def _applied(messages: list[BaseMessage], written: Any) -> list[BaseMessage]:
+    """``messages`` with a pending write added, as LangGraph's ``add_messages`` adds it.
+
+    Raises:
+        Unloadable: The write is not messages ``add_messages`` takes.
+    """
+    try:
+        added: Any = add_messages(cast(Any, messages), written)  # typed over message-likes
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        msg = f"a pending write to its messages cannot be applied: {exc}"
+        raise Unloadable(msg) from None
+    return list(added)
 
 
 def parse_url(url: str) -> tuple[str, str]:

@@ -387,3 +387,25 @@ def test_a_session_row_that_is_not_json_is_reported(tmp_path: Path) -> None:
             result.show()
         )
     assert session_rows(database) == before
+
+
+def test_a_pending_write_that_is_no_message_is_the_threads_error() -> None:
+    """A pending write to the messages that ``add_messages`` does not take (a database
+    written by hand) makes the thread an error, not an internal error."""
+    from langgraph.checkpoint.base import CheckpointTuple, empty_checkpoint
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from toolpatch.integrations.checkpoint_values import StoredSerializer
+    from toolpatch.integrations.langgraph import read_thread
+
+    stored = StoredSerializer()
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"]["messages"] = stored.loads_typed(
+        JsonPlusSerializer().dumps_typed([HumanMessage("Hi")])
+    )
+    writes = [("task", "messages", stored.loads_typed(("msgpack", ormsgpack.packb(12345))))]
+    saved = CheckpointTuple(config("t"), checkpoint, {}, None, writes)
+    thread = read_thread("t", "", saved)
+    assert thread.messages is None
+    assert thread.unloadable is not None
+    assert "a pending write to its messages cannot be applied" in thread.unloadable
