@@ -52,7 +52,9 @@ PathsArg = Annotated[
     typer.Argument(
         metavar="[PATH]...",
         help="Files, directories (searched for *.json, *.jsonl, *.ndjson, also .gz or .zst) or - "
-        "for stdin. "
+        "for stdin; or store URLs, each of whose threads is an input: "
+        "langgraph+sqlite:///threads.sqlite, langgraph+postgresql://user@host/db, "
+        "agents+sqlite:///sessions.db (docs/stores.md). "
         "Without PATH: stdin when it holds data (a pipe, a non-empty file), else the current "
         "folder.",
         show_default=False,
@@ -631,8 +633,15 @@ def show(
     from .input_errors import InputError
     from .input_run import framing_name
     from .show import conversations, render
+    from .stores import is_store_url
     from .text_report import error_pieces
 
+    if is_store_url(path):
+        msg = (
+            "show takes a file; a store's thread is shown with fix --diff URL --thread ID "
+            "(docs/stores.md)"
+        )
+        raise typer.BadParameter(msg, param_hint="PATH")
     found = load_configuration(
         config, isolated=isolated, paths=[path], stdin_filename=stdin_filename
     )

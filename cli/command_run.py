@@ -39,7 +39,7 @@ from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
 from .rule_settings import RuleSettings
 from .shown_names import renamed, shown_source
-from .stores import split_paths, store_outcomes
+from .stores import database_hint, split_paths, store_outcomes
 from .summary_table import render_tables
 from .text_report import (
     FIXING,
@@ -460,12 +460,18 @@ def run_inputs(
                 for source, options in zip(sources, chosen, strict=True)
             )
         for source, outcome in zip(sources, done, strict=True):
-            reported(outcome, source.name)
+            reported(database_hint(outcome), source.name)  # threads.sqlite: a store as a file
         for url in stores:
             options = rules.options_for(url)
             if messages:
                 options = replace(options, finding_messages=True)
-            for outcome in store_outcomes(url, threads=threads or [], mode=mode, options=options):
+            for outcome in store_outcomes(
+                url,
+                threads=threads or [],
+                mode=mode,
+                options=options,
+                answer_waiting=force and bool(threads),
+            ):
                 reported(outcome, outcome.source.name)
         summary = Summary(mode, outcomes, words)
         if reporter is not None:

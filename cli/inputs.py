@@ -75,6 +75,8 @@ class Source:
             docs/cli.md#safety); reported, never opened.
         unreadable: Why a walk could not look into it (a folder it may not list): the
             error of that path.
+        thread: For a thread of a store named by URL, its id (``name`` is then the store's
+            URL, without its secrets, and ``#`` and the id: docs/stores.md).
     """
 
     name: str
@@ -83,6 +85,14 @@ class Source:
     excluded: bool = False
     passed_over: str | None = None
     unreadable: str | None = None
+    thread: str | None = None
+
+    @property
+    def store(self) -> str | None:
+        """For a thread of a store, the store's URL (without its secrets)."""
+        if self.thread is None:
+            return None
+        return self.name.removesuffix("#" + self.thread)
 
     @property
     def is_stdin(self) -> bool:

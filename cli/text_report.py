@@ -51,7 +51,9 @@ def finding_pieces(
     """
     from patchcore.model import format_pointer  # loaded with the finding: clean runs skip it
 
-    location = f"{name}:{finding.line or 1}:{finding.column or 1}:"
+    # a store's thread has no lines: its findings are located by their pointer alone
+    line = "" if finding.line is None else f"{finding.line}:{finding.column or 1}:"
+    location = f"{name}:{line}"
     pieces: list[tuple[str, str]] = [(location, "bold"), (" ", ""), (finding.code, "bold red")]
     if mark_fixable and MARKS[fixability(finding)]:
         pieces.append((MARKS[fixability(finding)], "cyan"))
@@ -150,6 +152,14 @@ class Summary:
             return ExitCode.FINDINGS
         return ExitCode.FINDINGS if self._remaining() else ExitCode.OK
 
+    @property
+    def noun(self) -> str:
+        """What the summary counts: files, the threads of stores, or inputs of both."""
+        threads = {o.source.thread is not None for o in self.outcomes}
+        if threads == {True}:
+            return "thread"
+        return "input" if threads == {True, False} else "file"
+
     def line(self) -> str:
         """One closing sentence with the counts."""
         parts: list[str] = []
@@ -164,13 +174,13 @@ class Summary:
                     how += f", {kinds['unsafe']} more with `--unsafe-fixes`"
                 parts.append(
                     f"Found {plural(len(findings), 'finding')} in "
-                    f"{plural(len(with_findings), 'file')} ({how})"
+                    f"{plural(len(with_findings), self.noun)} ({how})"
                 )
                 clean = len(evaluated) - len(with_findings)
                 if clean:
-                    parts.append(f"{plural(clean, 'file')} clean")
+                    parts.append(f"{plural(clean, self.noun)} clean")
             elif evaluated:
-                parts.append(f"No findings in {plural(len(evaluated), 'file')}")
+                parts.append(f"No findings in {plural(len(evaluated), self.noun)}")
         else:
             changed = self._changed()
             fixed = [f for o in changed if o.result for f in o.result.fixed]
@@ -178,13 +188,13 @@ class Summary:
             if fixed:
                 parts.append(
                     f"{words.verb(self.mode)} {plural(len(fixed), words.noun)} in "
-                    f"{plural(len(changed), 'file')}"
+                    f"{plural(len(changed), self.noun)}"
                 )
                 unchanged = len(evaluated) - len(changed)
                 if unchanged:
-                    parts.append(f"{plural(unchanged, 'file')} left unchanged")
+                    parts.append(f"{plural(unchanged, self.noun)} left unchanged")
             elif evaluated:
-                parts.append(f"{words.nothing} in {plural(len(evaluated), 'file')}")
+                parts.append(f"{words.nothing} in {plural(len(evaluated), self.noun)}")
             held = [o.result for o in evaluated if o.held_back and o.result is not None]
             waiting = {id(f) for r in held for f in r.findings if fixability(f) == "safe"}
             remaining = [f for f in self._remaining() if id(f) not in waiting]
@@ -206,10 +216,10 @@ class Summary:
         skipped = Counter(_why_skipped(o) for o in self.outcomes if o.skipped is not None)
         for why in ("no message history", "excluded", "not a regular file"):
             if skipped[why]:
-                parts.append(f"{plural(skipped[why], 'file')} skipped ({why})")
+                parts.append(f"{plural(skipped[why], self.noun)} skipped ({why})")
         if self.errors:
             # A failed run says so first: what went well comes after.
-            parts.insert(0, f"{plural(len(self.errors), 'file')} could not be processed")
+            parts.insert(0, f"{plural(len(self.errors), self.noun)} could not be processed")
         if not parts:
             return "No input files."
         first, *rest = parts

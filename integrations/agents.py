@@ -16,10 +16,12 @@ Importing this module without the ``agents`` extra raises `patchcore.extras.Miss
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
-from collections.abc import Sequence
-from contextlib import closing
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from patchcore.extras import MissingExtra
 
@@ -29,9 +31,15 @@ except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="agents", part="an agents+ store URL") from None
 
 from .store_files import StoreError, existing_sqlite, tables
+from .stores import STORE_KINDS, StoreThread
+
+if TYPE_CHECKING:
+    from patchcore import Options
 
 #: The URL prefix of a ``SQLiteSession`` database.
 SQLITE = "agents+sqlite://"
+#: The dialect of the SDK's items: Responses API input items.
+DIALECT = "openai-responses"
 #: The SDK's default table names.
 SESSIONS_TABLE = "agent_sessions"
 MESSAGES_TABLE = "agent_messages"
@@ -42,16 +50,22 @@ class SessionMoved(StoreError):
 
 
 class Session:
-    """One session of the database, read and written through the SDK's ``SQLiteSession``."""
+    """One session of the database: read with plain queries (`SessionStore`'s connection), and
+    written through the SDK's ``SQLiteSession``."""
 
-    def __init__(self, path: str, session_id: str) -> None:
-        self.path = path
+    def __init__(self, store: SessionStore, session_id: str) -> None:
+        self.store = store
         self.session_id = session_id
         self._read: list[Any] | None = None
 
     def items(self) -> list[Any]:
-        """Its items, oldest first (``get_items``); remembered for `append`'s comparison."""
-        self._read = _run(self._open(), lambda s: s.get_items())
+        """Its items, oldest first (as the SDK's ``get_items`` reads them, ``json.loads`` of
+        each row); remembered for `append`'s comparison.
+
+        Raises:
+            StoreError: A row that is not JSON (the SDK would skip it in silence).
+        """
+        self._read = self.store.rows(self.session_id)
         return list(self._read)
 
     def append(self, items: Sequence[Any]) -> None:
@@ -60,32 +74,34 @@ class Session:
         Raises:
             SessionMoved: Its items are no longer those `items` read; nothing was written.
         """
-        session = self._open()
+        with closing(existing_sqlite(self.store.path, write=True)) as conn:
+            now = _rows(conn, self.session_id)  # as it is now, whatever the store's connection
+        if now != self._read:
+            msg = (
+                f"it changed while toolpatch worked ({len(self._read or [])} items read, "
+                f"{len(now)} now): nothing written, run it again"
+            )
+            raise SessionMoved(msg)
+        session = SQLiteSession(self.session_id, self.store.path)
         try:
-            now = asyncio.run(session.get_items())
-            if now != self._read:
-                msg = (
-                    f"it changed while toolpatch worked ({len(self._read or [])} items read, "
-                    f"{len(now)} now): nothing written, run it again"
-                )
-                raise SessionMoved(msg)
             asyncio.run(session.add_items(list(items)))
+        except sqlite3.Error as exc:
+            raise StoreError(str(exc)) from None
         finally:
             session.close()
 
-    def _open(self) -> SQLiteSession:
-        return SQLiteSession(self.session_id, self.path)
-
 
 class SessionStore:
-    """A ``SQLiteSession`` database opened from a store URL (an existing file with the SDK's
-    tables; a check opens it read-only to list its sessions).
+    """A ``SQLiteSession`` database opened from a store URL: an existing file with the SDK's
+    tables, read with plain queries on a read-only connection unless ``write`` (the SDK's
+    ``SQLiteSession`` creates its tables and turns the database to WAL mode as it opens, so it
+    is used only to write a repair; docs/stores.md#what-reading-does-to-a-database).
 
     Raises:
         StoreError: Not such a URL, no such file, or not the SDK's database.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, write: bool = False) -> None:
         if not url.startswith(SQLITE + "/") or len(url) == len(SQLITE) + 1:
             msg = (
                 "not an Agents SDK store URL: agents+sqlite:///relative.db or "
@@ -93,22 +109,36 @@ class SessionStore:
             )
             raise StoreError(msg)
         self.path = url[len(SQLITE) + 1 :]
+        self._conn = existing_sqlite(self.path, write=write)
         try:
-            with closing(existing_sqlite(self.path)) as conn:
-                if not {SESSIONS_TABLE, MESSAGES_TABLE} <= tables(conn):
-                    msg = (
-                        f"not an Agents SDK session database (it has no {SESSIONS_TABLE} and "
-                        f"{MESSAGES_TABLE} tables)"
-                    )
-                    raise StoreError(msg)
-                self._ids = [
-                    str(sid)
-                    for (sid,) in conn.execute(
-                        f"SELECT session_id FROM {SESSIONS_TABLE} ORDER BY session_id"
-                    )
-                ]
+            if not {SESSIONS_TABLE, MESSAGES_TABLE} <= tables(self._conn):
+                msg = (
+                    f"not an Agents SDK session database (it has no {SESSIONS_TABLE} and "
+                    f"{MESSAGES_TABLE} tables)"
+                )
+                raise StoreError(msg)
+            self._ids = [
+                str(sid)
+                for (sid,) in self._conn.execute(
+                    f"SELECT session_id FROM {SESSIONS_TABLE} ORDER BY session_id"
+                )
+            ]
         except sqlite3.Error as exc:
+            self.close()
             raise StoreError(str(exc)) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
 
     def sessions(self, session_ids: Sequence[str] = ()) -> list[Session]:
         """Its sessions, by id (only ``session_ids`` when given, in their order).
@@ -117,17 +147,85 @@ class SessionStore:
             StoreError: A session id the database does not hold.
         """
         if not session_ids:
-            return [Session(self.path, sid) for sid in self._ids]
+            return [Session(self, sid) for sid in self._ids]
         missing = [sid for sid in session_ids if sid not in self._ids]
         if missing:
             msg = f"no session {missing[0]!r} in the store"
             raise StoreError(msg)
-        return [Session(self.path, sid) for sid in dict.fromkeys(session_ids)]
+        return [Session(self, sid) for sid in dict.fromkeys(session_ids)]
+
+    def rows(self, session_id: str) -> list[Any]:
+        """The items of a session, oldest first, as stored.
+
+        Raises:
+            StoreError: The database cannot be read, or a row is not JSON.
+        """
+        return _rows(self._conn, session_id)
 
 
-def _run(session: SQLiteSession, call: Any) -> Any:
-    """``await call(session)``, then close the session."""
+def _rows(conn: sqlite3.Connection, session_id: str) -> list[Any]:
+    """The items of a session, oldest first, as stored (``json.loads`` of each row, as the SDK's
+    ``get_items`` reads them).
+
+    Raises:
+        StoreError: The database cannot be read, or a row is not JSON (which the SDK would skip
+            in silence).
+    """
     try:
-        return asyncio.run(call(session))
-    finally:
-        session.close()
+        rows = conn.execute(
+            f"SELECT id, message_data FROM {MESSAGES_TABLE} WHERE session_id = ? ORDER BY id ASC",
+            (session_id,),
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise StoreError(str(exc)) from None
+    items = []
+    for row_id, data in rows:
+        try:
+            items.append(json.loads(data))
+        except (TypeError, ValueError) as exc:
+            msg = f"its item in row {row_id} of {MESSAGES_TABLE} is not JSON ({exc})"
+            raise StoreError(msg) from None
+    return items
+
+
+@contextmanager
+def store_threads(
+    url: str, *, write: bool, only: Sequence[str] = ()
+) -> Iterator[Iterator[StoreThread]]:
+    """The sessions of the database ``url`` as `toolpatch.integrations.stores` takes them
+    (`toolpatch.integrations.stores.open_store`): Responses API input items, checked as the
+    OpenAI Responses dialect unless another is forced, whose repair is appended."""
+    with SessionStore(url, write=write) as store:
+        yield (_store_thread(session) for session in store.sessions(only))
+
+
+def _store_thread(session: Session) -> StoreThread:
+    """``session`` as the stores' interface takes it."""
+    import patchcore
+
+    made = StoreThread(session.session_id, layout=STORE_KINDS["agents+"], dialect=DIALECT)
+    try:
+        made.messages = session.items()
+    except StoreError as exc:
+        made.error = str(exc)
+        return made
+    made.check = _responses(patchcore.check_messages)
+    made.fix = _responses(patchcore.fix_messages)
+    made.shown = lambda item: json.dumps(item, ensure_ascii=False)
+    made.writer = session.append
+    made.appended = True
+    return made
+
+
+def _responses(call: Callable[..., Any]) -> Callable[..., Any]:
+    """``call`` (a patchcore function of messages) reading them as the Responses dialect,
+    unless the options force another."""
+
+    def with_dialect(messages: list[Any], *, options: Options) -> Any:
+        if options.dialect is None:
+            from patchcore.dialects import dialect_named
+
+            options = replace(options, dialect=dialect_named(DIALECT))
+        return call(messages, options=options)
+
+    return with_dialect

@@ -25,12 +25,14 @@ Importing this module without the ``langgraph`` extra raises `patchcore.extras.M
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, closing
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from patchcore.extras import MissingExtra
 
@@ -39,14 +41,28 @@ try:
     from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, copy_checkpoint
     from langgraph.checkpoint.base.id import uuid6
     from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph.message import add_messages
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="langgraph", part="a langgraph+ store URL") from None
 
-from .store_files import StoreError, existing_sqlite, tables
+from .checkpoint_values import (
+    StoredSerializer,
+    Unloadable,
+    is_delta_snapshot,
+    is_messages,
+    load_messages,
+)
+from .store_files import StoreError, existing_sqlite, tables, without_secrets
+from .stores import STORE_KINDS, StoreThread
 
 #: The channel a LangChain agent's state keeps its messages in (``create_agent``'s
 #: ``AgentState``, LangGraph's ``MessagesState``).
 MESSAGES = "messages"
+
+#: The channels LangGraph records an interrupted task and a failed task in (its
+#: ``INTERRUPT`` and ``ERROR``): a pending write to the first makes a thread wait for a human.
+INTERRUPT = "__interrupt__"
+ERROR = "__error__"
 
 #: The URL prefixes of the stores, by backend.
 SQLITE = "langgraph+sqlite://"
@@ -71,15 +87,25 @@ class Thread:
     Attributes:
         thread_id: The thread's id.
         namespace: Its checkpoint namespace (``""`` for the graph itself, else a subgraph's).
-        saved: The checkpoint as the checkpointer read it.
-        messages: Its ``messages`` channel, or ``None`` when it has none (a thread of a graph
-            without messages, or with nothing in them yet) or keeps it as a delta.
+        saved: The checkpoint as the checkpointer read it (its values as stored, by
+            `StoredSerializer`), or ``None`` when it could not be read (`unloadable`).
+        messages: Its ``messages`` channel with the messages its pending writes add, as
+            LangGraph's ``add_messages`` will add them when the thread resumes (the result of
+            a call that returned in a step another call broke off); ``None`` when it has no
+            such channel (a thread of a graph without messages, or with nothing in them yet),
+            keeps it as a delta, or holds a type toolpatch does not load (`unloadable`).
+        unloadable: Why its messages could not be loaded, when they could not.
+        waiting: Whether a task of its latest step is waiting for a human (a pending
+            interrupt, LangGraph's ``interrupt()``): its open call is not stuck, it is
+            answered when the human resumes the thread (docs/stores.md#waiting-and-stuck-threads).
     """
 
     thread_id: str
     namespace: str
-    saved: CheckpointTuple
+    saved: CheckpointTuple | None
     messages: list[BaseMessage] | None
+    unloadable: str | None = None
+    waiting: bool = False
 
     @property
     def label(self) -> str:
@@ -91,14 +117,46 @@ class Thread:
         """Whether its messages are kept in a delta channel (LangGraph's beta ``DeltaChannel``:
         the value is rebuilt from the writes of earlier checkpoints), which toolpatch neither
         reads nor writes."""
+        if self.saved is None:
+            return False
         counters = self.saved.metadata.get("counters_since_delta_snapshot") or {}
-        value = self.saved.checkpoint["channel_values"].get(MESSAGES)
-        return MESSAGES in counters or type(value).__name__ == "_DeltaSnapshot"
+        values = self.saved.checkpoint["channel_values"]
+        return MESSAGES in counters or any(map(is_delta_snapshot, values.values()))
 
-    @property
-    def checkpoint_id(self) -> str:
-        """The id of the checkpoint it was read from."""
-        return str(self.saved.checkpoint["id"])
+
+def read_thread(thread_id: str, namespace: str, saved: CheckpointTuple) -> Thread:
+    """The thread of a checkpoint as the checkpointer read it: its messages loaded (only
+    they), with the results its pending writes hold; whether it waits for a human."""
+    writes = saved.pending_writes or []
+    waiting = any(channel == INTERRUPT for _, channel, _ in writes)
+    failed = {task for task, channel, _ in writes if channel == ERROR}
+    value = saved.checkpoint["channel_values"].get(MESSAGES)
+    if value is None or is_delta_snapshot(value):
+        return Thread(thread_id, namespace, saved, None, waiting=waiting)
+    try:
+        messages = load_messages(value)
+        if not is_messages(messages):
+            return Thread(thread_id, namespace, saved, None, waiting=waiting)
+        for task, channel, written in writes:
+            if channel == MESSAGES and task not in failed:
+                messages = _applied(messages, load_messages(written))
+    except Unloadable as exc:
+        return Thread(thread_id, namespace, saved, None, unloadable=str(exc), waiting=waiting)
+    return Thread(thread_id, namespace, saved, messages, waiting=waiting)
+
+
+def _applied(messages: list[BaseMessage], written: Any) -> list[BaseMessage]:
+    """``messages`` with a pending write added, as LangGraph's ``add_messages`` adds it.
+
+    Raises:
+        Unloadable: The write is not messages ``add_messages`` takes.
+    """
+    try:
+        added: Any = add_messages(cast(Any, messages), written)  # typed over message-likes
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        msg = f"a pending write to its messages cannot be applied: {exc}"
+        raise Unloadable(msg) from None
+    return list(added)
 
 
 def parse_url(url: str) -> tuple[str, str]:
@@ -138,15 +196,28 @@ class CheckpointStore:
         kind, where = parse_url(url)
         self.saver: BaseCheckpointSaver[Any]
         try:
-            if kind == "sqlite":
-                conn = existing_sqlite(where, write=write)
-                self.saver = SqliteSaver(self._stack.enter_context(closing(conn)))
-            else:
-                self.saver = self._stack.enter_context(_postgres(where))
-            self._pairs_query = _pairs_query(self.saver)
+            with self.driver_errors():
+                if kind == "sqlite":
+                    conn = existing_sqlite(where, write=write)
+                    self._stack.enter_context(closing(conn))
+                    self.saver = _ExistingSqliteSaver(conn, serde=StoredSerializer())
+                else:
+                    self.saver = _postgres(self._stack, where, write=write)
+                self._pairs_query = _pairs_query(self.saver)
         except BaseException:
             self._stack.close()
             raise
+
+    @contextmanager
+    def driver_errors(self) -> Iterator[None]:
+        """Turn the database driver's errors (a file that is not a database, a server that
+        cannot be reached, a read-only database written to) into `StoreError`, without the
+        URL's secrets."""
+        try:
+            yield
+        except _driver_errors() as exc:
+            message = str(exc).strip() or type(exc).__name__
+            raise StoreError(without_secrets(message, self.url)) from None
 
     def __enter__(self) -> CheckpointStore:
         return self
@@ -166,7 +237,8 @@ class CheckpointStore:
         Raises:
             StoreError: A thread id the store does not hold (at once, before any is read).
         """
-        pairs = self._pairs()
+        with self.driver_errors():
+            pairs = self._pairs()
         if thread_ids:
             by_thread: dict[str, list[str]] = {}
             for thread_id, namespace in pairs:
@@ -180,9 +252,15 @@ class CheckpointStore:
 
     def _read(self, pairs: list[tuple[str, str]]) -> Iterator[Thread]:
         for thread_id, namespace in pairs:
-            saved = self.saver.get_tuple(_config(thread_id, namespace))
+            with self.driver_errors():
+                try:
+                    saved = self.saver.get_tuple(_config(thread_id, namespace))
+                except (Unloadable, ValueError, TypeError) as exc:  # a torn or foreign blob
+                    why = f"its latest checkpoint cannot be read: {exc}"
+                    yield Thread(thread_id, namespace, None, None, unloadable=why)
+                    continue
             if saved is not None:
-                yield Thread(thread_id, namespace, saved, _messages(saved))
+                yield read_thread(thread_id, namespace, saved)
 
     def write_messages(self, thread: Thread, messages: Sequence[BaseMessage]) -> str:
         """Record ``messages`` as the thread's ``messages`` channel in a new checkpoint whose
@@ -196,6 +274,9 @@ class CheckpointStore:
                 ``DeltaChannel``), whose value toolpatch cannot write without the graph.
         """
         saved = thread.saved
+        if saved is None or thread.messages is None:
+            msg = thread.unloadable or "it has no messages channel"
+            raise StoreError(msg)
         if thread.delta or saved.metadata.get("counters_since_delta_snapshot"):
             msg = DELTA
             raise StoreError(msg)
@@ -214,6 +295,13 @@ class CheckpointStore:
             "step": step + 1,
             "parents": saved.metadata.get("parents", {}),
         }
+        with self.driver_errors():
+            return self._put(thread, checkpoint, metadata, version)
+
+    def _put(self, thread: Thread, checkpoint: Any, metadata: dict[str, Any], version: Any) -> str:
+        """Write the repair checkpoint, after reading the thread's latest again."""
+        saved = thread.saved
+        assert saved is not None  # `write_messages` checked
         latest = self.saver.get_tuple(_config(thread.thread_id, thread.namespace))
         if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
             now = "gone" if latest is None else f"now {latest.checkpoint['id']}"
@@ -236,18 +324,35 @@ class CheckpointStore:
             return [(str(row["thread_id"]), str(row["checkpoint_ns"])) for row in cursor]
 
 
+class _ExistingSqliteSaver(SqliteSaver):
+    """LangGraph's ``SqliteSaver`` on a database that has its tables: LangGraph's ``setup``
+    would turn the database to WAL mode and create missing tables, writes toolpatch never
+    makes (a read-only connection would refuse them)."""
+
+    def setup(self) -> None:
+        if self.is_setup:
+            return
+        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(writes)")}
+        self._has_task_path = "task_path" in columns  # as setup finds it on an older database
+        self.is_setup = True
+
+
 def _pairs_query(saver: BaseCheckpointSaver[Any]) -> str:
     """The query of every thread and namespace, after making sure the tables are there.
 
     Raises:
-        StoreError: The database has no LangGraph checkpoints table.
+        StoreError: The database has no LangGraph checkpoint tables.
     """
     if isinstance(saver, SqliteSaver):
-        found = "checkpoints" in tables(saver.conn)
+        found = {"checkpoints", "writes"} <= tables(saver.conn)
     else:
         conn: Any = saver.conn  # type: ignore[attr-defined]
         with conn.cursor() as cursor:
-            cursor.execute("SELECT to_regclass('checkpoints') IS NOT NULL AS found")
+            cursor.execute(
+                "SELECT to_regclass('checkpoints') IS NOT NULL "
+                "AND to_regclass('checkpoint_blobs') IS NOT NULL "
+                "AND to_regclass('checkpoint_writes') IS NOT NULL AS found"
+            )
             found = bool((cursor.fetchone() or {}).get("found"))
     if not found:
         msg = "not a LangGraph checkpointer database (it has no checkpoints table)"
@@ -258,32 +363,34 @@ def _pairs_query(saver: BaseCheckpointSaver[Any]) -> str:
     )
 
 
-def _postgres(conninfo: str) -> Any:
-    """``PostgresSaver.from_conn_string``, which needs the postgres part of the extra.
-
-    Raises:
-        StoreError: The server cannot be reached.
-    """
+def _postgres(stack: ExitStack, conninfo: str, *, write: bool) -> BaseCheckpointSaver[Any]:
+    """A ``PostgresSaver`` on a connection ``stack`` closes, as ``from_conn_string`` makes it
+    but with toolpatch's serializer, and in read-only transactions unless ``write``; it needs
+    the postgres part of the extra."""
     try:
-        import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg import Connection
+        from psycopg.rows import dict_row
     except ModuleNotFoundError as missing:
         raise MissingExtra(missing, extra="langgraph", part="a langgraph+postgresql URL") from None
+    conn = Connection.connect(
+        conninfo,
+        autocommit=True,
+        prepare_threshold=0,
+        row_factory=dict_row,
+        options="" if write else "-c default_transaction_read_only=on",
+    )
+    stack.enter_context(conn)
+    return PostgresSaver(conn, serde=StoredSerializer())
 
-    class _Opened:
-        def __init__(self) -> None:
-            self._inner = PostgresSaver.from_conn_string(conninfo)
 
-        def __enter__(self) -> PostgresSaver:
-            try:
-                return self._inner.__enter__()
-            except psycopg.Error as exc:
-                raise StoreError(str(exc).strip()) from None
-
-        def __exit__(self, *exc: Any) -> Any:
-            return self._inner.__exit__(*exc)
-
-    return _Opened()
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """The errors of the database drivers: SQLite's, and psycopg's when it is installed."""
+    try:
+        import psycopg
+    except ModuleNotFoundError:
+        return (sqlite3.Error,)
+    return (sqlite3.Error, psycopg.Error)
 
 
 def _with_id(message: BaseMessage) -> BaseMessage:
@@ -299,9 +406,51 @@ def _config(thread_id: str, namespace: str) -> Any:
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace}}
 
 
-def _messages(saved: CheckpointTuple) -> list[BaseMessage] | None:
-    """The checkpoint's ``messages`` channel, when it is a list of messages."""
-    value = saved.checkpoint["channel_values"].get(MESSAGES)
-    if isinstance(value, list) and all(isinstance(m, BaseMessage) for m in value):
-        return value
-    return None
+@contextmanager
+def store_threads(
+    url: str, *, write: bool, only: Sequence[str] = (), answer_waiting: bool = False
+) -> Iterator[Iterator[StoreThread]]:
+    """The threads of the checkpointer ``url`` as `toolpatch.integrations.stores` takes them
+    (`toolpatch.integrations.stores.open_store`)."""
+    with CheckpointStore(url, write=write) as store:
+        yield (_store_thread(store, t, answer_waiting=answer_waiting) for t in store.threads(only))
+
+
+#: What check says of a thread waiting for a human (docs/stores.md#waiting-and-stuck-threads).
+WAITING = (
+    "waiting for a human: a task of its latest step asked for input (LangGraph's interrupt()), "
+    "so its open calls are answered when the human resumes it; not stuck, left as it is "
+    "(fix --force --thread ID answers them for an approval that was abandoned)"
+)
+
+
+def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: bool) -> StoreThread:
+    """``thread`` as the stores' interface takes it."""
+    import patchcore
+
+    made = StoreThread(thread.label, layout=STORE_KINDS["langgraph+"], dialect="langchain")
+    if thread.delta:
+        made.error = DELTA
+    elif thread.unloadable is not None:
+        made.error = thread.unloadable
+    elif thread.messages is None:
+        made.skipped = "no messages channel in its latest checkpoint"
+    else:
+        made.messages = thread.messages
+        made.waiting = WAITING if thread.waiting and not answer_waiting else None
+        made.check = patchcore.check_base_messages
+        made.fix = patchcore.fix_base_messages
+        made.shown = _message_line
+
+        def writer(repaired: list[Any]) -> None:
+            store.write_messages(thread, repaired)
+
+        made.writer = writer
+    return made
+
+
+def _message_line(message: BaseMessage) -> str:
+    """One LangChain message as a JSON line (``messages_to_dict``'s shape) for the diff."""
+    from langchain_core.messages import message_to_dict
+
+    return json.dumps(message_to_dict(message), ensure_ascii=False, default=str)

@@ -1,15 +1,22 @@
-"""What the store integrations share: their error, and opening an existing SQLite file.
+"""What the store integrations share: their error, showing a URL without its secrets, and
+opening an existing SQLite file.
 
 Opening a path with ``sqlite3.connect`` creates an empty database where there was none, and a
 check must never leave a file behind or write to one: a store's file is opened only when it
-exists, and read-only unless it is to be written.
+exists, and read-only unless it is to be written (docs/stores.md#what-reading-does-to-a-database).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
+
+#: What a URL's secrets are shown as.
+HIDDEN = "***"
+#: Query parameters whose value is a secret (libpq's ``password``, ``sslpassword``, and the
+#: like of other drivers), by a word in their name.
+SECRET_WORDS = ("password", "secret", "token")
 
 
 class StoreError(Exception):
@@ -17,9 +24,67 @@ class StoreError(Exception):
     tables of its kind, a thread toolpatch cannot repair or that changed meanwhile)."""
 
 
+def redacted(url: str) -> str:
+    """``url`` as toolpatch shows it: its password and secret query parameters as ``***``.
+
+    >>> redacted("langgraph+postgresql://bob:pw@db:5432/app?sslpassword=k&sslmode=require")
+    'langgraph+postgresql://bob:***@db:5432/app?sslpassword=***&sslmode=require'
+    """
+    scheme, sep, rest = url.partition("://")
+    where, at, host = rest.rpartition("@")
+    user, colon, _ = where.partition(":")
+    if at and colon:
+        rest = f"{user}:{HIDDEN}@{host}"
+    address, question, query = rest.partition("?")
+    if question:
+        pairs = []
+        for pair in query.split("&"):
+            name, equals, value = pair.partition("=")
+            pairs.append(f"{name}={HIDDEN}" if equals and value and _secret(name) else pair)
+        rest = f"{address}?{'&'.join(pairs)}"
+    return f"{scheme}{sep}{rest}"
+
+
+def without_secrets(text: str, url: str) -> str:
+    """``text`` (a driver's message) with ``url`` and each of its secrets hidden: a driver's
+    error can quote the connection string it was given."""
+    text = text.replace(url, redacted(url))
+    for secret in sorted(_secrets(url), key=len, reverse=True):
+        text = text.replace(secret, HIDDEN)
+    return text
+
+
+def _secrets(url: str) -> set[str]:
+    """The password and secret parameter values of ``url``, as written and decoded."""
+    found: set[str] = set()
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return found
+    if password:
+        found |= {password, unquote(password)}
+    for pair in parts.query.split("&"):
+        name, equals, value = pair.partition("=")
+        if equals and value and _secret(name):
+            found |= {value, unquote(value)}
+    return {secret for secret in found if secret}
+
+
+def _secret(name: str) -> bool:
+    """Whether a query parameter's value is a secret, by its name."""
+    return any(word in name.lower() for word in SECRET_WORDS)
+
+
 def existing_sqlite(path: str, *, write: bool = False) -> sqlite3.Connection:
     """A connection to the SQLite file at ``path`` (never a new, empty one), read-only unless
     ``write``.
+
+    Read-only is SQLite's ``mode=ro``, and ``immutable=1`` as well when the database has no
+    write-ahead log beside it (nothing is waiting there to be read): SQLite then creates no
+    ``-wal`` or ``-shm`` file, and reads a database in a folder the user cannot write. A
+    database with a log (an application has it open, or did not close it) is read with its
+    log, through the ``-shm`` file its writer keeps.
 
     Raises:
         StoreError: There is no such file, or it cannot be opened.
@@ -27,11 +92,14 @@ def existing_sqlite(path: str, *, write: bool = False) -> sqlite3.Connection:
     if not os.path.isfile(path):
         msg = f"no SQLite database at {path}"
         raise StoreError(msg)
-    uri = f"file:{quote(os.path.abspath(path))}?mode={'rw' if write else 'ro'}"
+    logged = os.path.exists(path + "-wal")
+    mode = "rw" if write else "ro" if logged else "ro&immutable=1"
+    uri = f"file:{quote(os.path.abspath(path))}?mode={mode}"
     try:
         return sqlite3.connect(uri, uri=True, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise StoreError(str(exc)) from None
+        msg = f"{path}: {exc}"
+        raise StoreError(msg) from None
 
 
 def tables(conn: sqlite3.Connection) -> set[str]:

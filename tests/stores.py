@@ -12,8 +12,8 @@ import asyncio
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +126,34 @@ def clean_thread(checkpointer: Any, thread_id: str) -> None:
 def checkpoint_ids(checkpointer: Any, thread_id: str) -> list[str]:
     """Every checkpoint id of the thread, newest first."""
     return [c.config["configurable"]["checkpoint_id"] for c in checkpointer.list(config(thread_id))]
+
+
+#: How a test opens a store's checkpointer itself.
+Saver = Callable[[], AbstractContextManager[Any]]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Saver]:
+    """A store's URL (relative to ``tmp_path``, the tests' working folder, for SQLite) and how
+    to open its checkpointer in the test."""
+    if request.param == "sqlite":
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        @contextmanager
+        def sqlite_saver() -> Iterator[Any]:
+            conn = sqlite3.connect(tmp_path / "threads.sqlite", check_same_thread=False)
+            try:
+                yield SqliteSaver(conn)
+            finally:
+                conn.close()
+
+        return "langgraph+sqlite:///threads.sqlite", sqlite_saver
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    url = request.getfixturevalue("postgres_url")
+    with PostgresSaver.from_conn_string(url) as saver:
+        saver.setup()
+    return "langgraph+" + url, lambda: PostgresSaver.from_conn_string(url)
 
 
 @pytest.fixture
@@ -251,3 +279,73 @@ def session_rows(path: Path) -> list[tuple[Any, ...]]:
     """Every row of the SDK's messages table, as stored."""
     with closing(sqlite3.connect(path)) as conn:
         return conn.execute("SELECT * FROM agent_messages ORDER BY id").fetchall()
+
+
+def waiting_thread(checkpointer: Any, thread_id: str) -> Any:
+    """Leave ``thread_id`` waiting for a human: the model calls ``approve``, whose tool asks
+    for an approval with LangGraph's ``interrupt()``; returns the graph, to resume it."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.tools import tool
+    from langgraph.types import interrupt
+
+    @tool
+    def approve(amount: int) -> str:
+        """Pay ``amount`` once a human approves."""
+        answer = interrupt({"pay": amount})
+        return f"paid {amount}" if answer == "yes" else "refused"
+
+    call = {"name": "approve", "args": {"amount": 40}, "id": "call_pay"}
+    replies = [AIMessage("", tool_calls=[call]), AIMessage("Paid.")]
+    graph = create_agent(refusing_model(replies, []), tools=[approve], checkpointer=checkpointer)
+    graph.invoke({"messages": [HumanMessage("Pay 40")]}, config(thread_id))
+    return graph
+
+
+def half_done_thread(checkpointer: Any, thread_id: str) -> None:
+    """Leave ``thread_id`` after a step whose two parallel calls did not both finish: ``pay``
+    returned (its ToolMessage is a pending write of the latest checkpoint), ``book`` was cut
+    off."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.tools import tool
+
+    @tool
+    def pay(amount: int) -> str:
+        """Pay ``amount``."""
+        return f"paid {amount}: receipt R-1"
+
+    @tool
+    def book(city: str) -> str:
+        """Book a trip to ``city``."""
+        raise ToolCutOff(city)
+
+    calls = [
+        {"name": "pay", "args": {"amount": 40}, "id": "call_pay"},
+        {"name": "book", "args": {"city": "Oslo"}, "id": "call_oslo"},
+    ]
+    model = refusing_model([AIMessage("", tool_calls=calls)], [])
+    graph = create_agent(model, tools=[pay, book], checkpointer=checkpointer)
+    with pytest.raises(ToolCutOff):
+        graph.invoke({"messages": [HumanMessage("Pay and book")]}, config(thread_id))
+
+
+def cart_class() -> Any:
+    """An application's pydantic type, ``myapp.state.Cart``: importable in the test's process
+    (which writes it into a thread's state), not in toolpatch's."""
+    import sys
+    import types
+
+    from pydantic import BaseModel
+
+    module = sys.modules.get("myapp.state")
+    if module is None:
+        module = types.ModuleType("myapp.state")
+
+        class Cart(BaseModel):
+            items: list[str]
+
+        Cart.__module__ = module.__name__
+        module.Cart = Cart  # type: ignore[attr-defined]
+        sys.modules[module.__name__] = module
+    return module.Cart

@@ -53,9 +53,10 @@ def annotation(
 
 def finding_annotation(file: str, finding: Finding) -> str:
     """The annotation of one finding, in the words of the text report's finding line."""
-    line, column = finding.line or 1, finding.column or 1
+    line, column = finding.line, finding.column or 1
     mark = MARKS[fixability(finding)]
-    message = visible(f"{file}:{line}:{column}: {finding.code}{mark} {finding.message}")
+    where = file if line is None else f"{file}:{line}:{column}"  # a store's thread: no lines
+    message = visible(f"{where}: {finding.code}{mark} {finding.message}")
     if finding.provider_error:
         message += f"\nprovider error: {visible(finding.provider_error)}"
     return annotation("error", f"toolpatch ({finding.code})", file, line, column, message)

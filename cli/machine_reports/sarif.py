@@ -32,6 +32,7 @@ from patchcore.model import Finding, format_pointer
 from ..input_errors import InputError
 from ..input_run import Outcome
 from ..project import REPOSITORY, docs_url, rule_url
+from ..stores import is_store_url
 from .base import InputWarning, Reporter
 from .records import fix_record, json_text
 from .sarif_artifacts import SRCROOT, artifact_location, directory_uri
@@ -74,27 +75,36 @@ Patch = tuple[int, int, bytes]
 
 class Place:
     """One input as the log names it: its ``artifactLocation``, and its bytes' lines for
-    UTF-16 columns (without them, a location has its line only)."""
+    UTF-16 columns (without them, a location has its line only). A thread of a store
+    (``thread``) has the store's URL as its artifact and no lines: the thread is a logical
+    location (docs/stores.md)."""
 
-    def __init__(self, artifact: Artifact, data: bytes | None) -> None:
+    def __init__(self, artifact: Artifact, data: bytes | None, thread: str | None = None) -> None:
         self.artifact = artifact
         self.positions = TextPositions(data) if data is not None else None
+        self.thread = thread
 
     def physical(self, line: int | None, column: int | None) -> dict[str, Any]:
         """Where in the file, as far as known (the column counted in UTF-16 code units)."""
         location: dict[str, Any] = {"artifactLocation": self.artifact}
-        if line is not None:
+        if line is not None and self.thread is None:
             region = {"startLine": line}
             if column is not None and self.positions is not None:
                 region["startColumn"] = self.positions.column(line, column)
             location["region"] = region
-        return {"physicalLocation": location}
+        placed: dict[str, Any] = {"physicalLocation": location}
+        if self.thread is not None:
+            placed["logicalLocations"] = [_thread_location(self.thread)]
+        return placed
 
     def pointed(self, line: int | None, column: int | None, pointer: str) -> dict[str, Any]:
         """Where a result (or an error) is: the file and line, and its JSON pointer as a
-        logical location."""
+        logical location (after its thread's, in a store)."""
         location = self.physical(line, column)
-        location["logicalLocations"] = [{"fullyQualifiedName": pointer or "/", "kind": "value"}]
+        location["logicalLocations"] = [
+            *location.get("logicalLocations", []),
+            {"fullyQualifiedName": pointer or "/", "kind": "value"},
+        ]
         return location
 
     def replacement(self, patch: Patch) -> dict[str, Any]:
@@ -129,6 +139,11 @@ class Place:
                 "properties": {"applicability": finding.fix.applicability.value},
             }
         ]
+
+
+def _thread_location(thread: str) -> dict[str, str]:
+    """A store's thread as a SARIF logical location."""
+    return {"name": thread, "fullyQualifiedName": thread, "kind": "resource"}
 
 
 def planned(plan: FixPlan | None, index: int, finding: Finding) -> tuple[Patch, ...]:
@@ -230,7 +245,13 @@ class SarifReporter(Reporter):
         self.notifications: list[dict[str, Any]] = []
 
     def add(self, outcome: Outcome) -> None:
-        place = Place(artifact_location(outcome.source.name, self.root), outcome.data)
+        source = outcome.source
+        if source.store is not None:
+            place = Place({"uri": source.store}, None, thread=source.thread)
+        elif is_store_url(source.name):  # a store that could not be read
+            place = Place({"uri": source.name}, None)
+        else:
+            place = Place(artifact_location(source.name, self.root), outcome.data)
         if outcome.error is not None:
             self.notifications.append(notification(place, outcome.error))
         elif outcome.result is not None:

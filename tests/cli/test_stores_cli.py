@@ -32,7 +32,8 @@ def test_a_store_without_its_extra_names_the_extra(
         result = run(
             [*command, url], cwd=tmp_path, command=[sys.executable, "-c", without], expect=2
         )
-        assert f"{url}: error: " in result.stderr, result.show()
+        shown = url.replace(":p@", ":***@")  # never the password (docs/stores.md)
+        assert f"{shown}: error: " in result.stderr, result.show()
         assert f"pip install 'toolpatch-cli[{extra}]'" in result.stderr, result.show()
     assert list(tmp_path.iterdir()) == []
 

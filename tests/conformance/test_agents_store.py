@@ -51,14 +51,14 @@ def test_check_fix_resume_and_roll_back(tmp_path: Path) -> None:
 
     checked = run(["check", "--output-format", "json", URL], cwd=tmp_path, expect=1)
     (finding,) = json.loads(checked.stdout)
-    assert finding["file"] == "conv-stuck"
+    assert finding["file"] == f"{URL}#conv-stuck"
     assert finding["code"] == "TP002"  # the call is the last item: the run stopped there
     assert finding["dialect"] == "openai-responses"
     assert finding["call_id"] == "call_oslo"
 
     diff = run(["fix", "--diff", URL], cwd=tmp_path, expect=1)
     added = [line for line in diff.stdout.decode().splitlines() if line.startswith("+")]
-    assert added[0] == "+++ b/conv-stuck"
+    assert added[0] == f"+++ b/{URL}#conv-stuck"
     assert json.loads(added[1][1:]) == {
         "type": "function_call_output",
         "call_id": "call_oslo",
@@ -68,7 +68,7 @@ def test_check_fix_resume_and_roll_back(tmp_path: Path) -> None:
     assert session_rows(database) == before  # neither a check nor a diff writes
 
     fixed = run(["fix", URL], cwd=tmp_path, expect=0)
-    assert "Fixed conv-stuck: TP002 x1" in fixed.stderr
+    assert f"Fixed {URL}#conv-stuck: TP002 x1" in fixed.stderr
     run(["check", URL], cwd=tmp_path, expect=0)
     rows = session_rows(database)
     assert rows[: len(before)] == before  # no row changed

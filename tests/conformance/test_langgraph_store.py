@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -22,17 +20,17 @@ from langgraph.graph.message import add_messages
 
 from tests.helpers import TP001_TEXT, run, text
 from tests.stores import (
+    Saver,
     agent,
     checkpoint_ids,
     clean_thread,
     config,
     postgres_url,
+    store,
     stuck_thread,
 )
 
-__all__ = ["postgres_url"]  # the fixture, used by name
-
-Saver = Callable[[], AbstractContextManager[Any]]
+__all__ = ["postgres_url", "store"]  # the fixtures, used by name
 
 
 def _add_each(state: Any, writes: Any) -> Any:
@@ -47,30 +45,6 @@ class DeltaState(TypedDict):
     messages: Annotated[list[Any], DeltaChannel(_add_each)]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Saver]:
-    """A store's URL (relative to ``tmp_path``, the tests' working folder, for SQLite) and how
-    to open its checkpointer in the test."""
-    if request.param == "sqlite":
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
-        @contextmanager
-        def sqlite_saver() -> Iterator[Any]:
-            conn = sqlite3.connect(tmp_path / "threads.sqlite", check_same_thread=False)
-            try:
-                yield SqliteSaver(conn)
-            finally:
-                conn.close()
-
-        return "langgraph+sqlite:///threads.sqlite", sqlite_saver
-    from langgraph.checkpoint.postgres import PostgresSaver
-
-    url = request.getfixturevalue("postgres_url")
-    with PostgresSaver.from_conn_string(url) as saver:
-        saver.setup()
-    return "langgraph+" + url, lambda: PostgresSaver.from_conn_string(url)
-
-
 def test_check_fix_resume_and_roll_back(store: tuple[str, Saver], tmp_path: Path) -> None:
     url, saver = store
     with saver() as checkpointer:
@@ -80,12 +54,12 @@ def test_check_fix_resume_and_roll_back(store: tuple[str, Saver], tmp_path: Path
         clean_before = checkpoint_ids(checkpointer, "happy")
 
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert "stuck:1:1: TP001 [*] tool call 'book' (id call_oslo) has no result" in checked.stderr
+    assert f"{url}#stuck: TP001 [*] tool call 'book' (id call_oslo) has no result" in checked.stderr
     assert "happy" not in checked.stderr
 
     diff = run(["fix", "--diff", url, "--thread", "stuck"], cwd=tmp_path, expect=1)
     added = [line for line in diff.stdout.decode().splitlines() if line.startswith("+")]
-    assert added[0] == "+++ b/stuck"
+    assert added[0] == f"+++ b/{url}#stuck"
     tool = json.loads(added[1][1:])
     assert tool["type"] == "tool"
     assert tool["data"]["tool_call_id"] == "call_oslo"
@@ -97,7 +71,7 @@ def test_check_fix_resume_and_roll_back(store: tuple[str, Saver], tmp_path: Path
         assert checkpoint_ids(checkpointer, "stuck") == before
 
     fixed = run(["fix", url], cwd=tmp_path, expect=0)
-    assert "Fixed stuck: TP001 x1" in fixed.stderr
+    assert f"Fixed {url}#stuck: TP001 x1" in fixed.stderr
     run(["check", url], cwd=tmp_path, expect=0)
 
     with saver() as checkpointer:
@@ -144,12 +118,13 @@ def test_every_output_format_names_the_thread(store: tuple[str, Saver], tmp_path
     url, saver = store
     with saver() as checkpointer:
         stuck_thread(checkpointer, "thread-7")
+    escaped = url.replace(":", "%3A")  # in a workflow command's property
     for output_format, shown in [
-        ("json", '"file": "thread-7"'),
-        ("jsonl", '"file": "thread-7"'),
-        ("github", "file=thread-7"),
-        ("sarif", '"uri": "thread-7"'),
-        ("full", "thread-7:1:1: TP001"),
+        ("json", f'"file": "{url}#thread-7"'),
+        ("jsonl", f'"file": "{url}#thread-7"'),
+        ("github", f"file={escaped}#thread-7"),
+        ("sarif", f'"uri": "{url}"'),
+        ("full", f"{url}#thread-7: TP001"),
     ]:
         result = run(["check", "--output-format", output_format, url], cwd=tmp_path, expect=1)
         assert shown in result.stdout.decode() + result.stderr, result.show()
@@ -211,7 +186,9 @@ def test_the_cli_reports_a_thread_that_moved(store: tuple[str, Saver], tmp_path:
         command=[sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r})\n" + script],
         expect=2,
     )
-    assert "stuck: error: its latest checkpoint changed while toolpatch worked" in result.stderr
+    assert f"{url}#stuck: error: its latest checkpoint changed while toolpatch worked" in (
+        result.stderr
+    )
     with saver() as checkpointer:
         ids = checkpoint_ids(checkpointer, "stuck")
         assert ids[len(ids) - len(before) :] == before
@@ -280,7 +257,9 @@ def test_a_thread_kept_in_a_delta_channel_is_an_error(tmp_path: Path) -> None:
     before = checkpoint_ids(saver, "d")
     for command in (["check"], ["fix"]):
         result = run([*command, "langgraph+sqlite:///threads.sqlite"], cwd=tmp_path, expect=2)
-        assert "d: error: its state is kept in a delta channel" in result.stderr, result.show()
+        assert "sqlite#d: error: its state is kept in a delta channel" in result.stderr, (
+            result.show()
+        )
     assert checkpoint_ids(saver, "d") == before
     conn.close()
 
@@ -311,7 +290,7 @@ def test_a_subgraph_namespace_is_a_thread_of_its_own(
         nested = {"configurable": {"thread_id": "p", "checkpoint_ns": namespace}}
         before = checkpointer.get_tuple(nested).checkpoint["id"]
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert f"p/{namespace}:1:1: TP002" in checked.stderr, checked.show()
+    assert f"{url}#p/{namespace}: TP002" in checked.stderr, checked.show()
     run(["fix", url, "--thread", "p"], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         latest = checkpointer.get_tuple(nested)

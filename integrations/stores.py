@@ -1,0 +1,180 @@
+"""The agent stores named by URL, behind one interface (docs/stores.md).
+
+A store yields its threads (`open_store`); a thread (`StoreThread`) holds the history the
+library checks, or says why there is none to check (an error, a thread passed over, a thread
+waiting for a human); `evaluate` checks or repairs it with patchcore into the library's own
+`patchcore.Result`, and `StoreThread.write` records the repair in the store as one operation.
+The command line only names, renders and counts (`toolpatch.cli.stores`); the next store is
+one module that makes `StoreThread`s: `toolpatch.integrations.langgraph` (LangGraph
+checkpointers) and `toolpatch.integrations.agents` (Agents SDK sessions) are the two today.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from patchcore import Conversation, Finding, Options, Result
+
+from .store_files import StoreError, redacted, without_secrets
+
+__all__ = [
+    "Evaluation",
+    "StoreError",
+    "StoreThread",
+    "evaluate",
+    "open_store",
+    "redacted",
+    "without_secrets",
+]
+
+#: How a store URL starts, and the layout its threads are reported as.
+STORE_KINDS = {"langgraph+": "langgraph-checkpoint", "agents+": "agents-session"}
+
+
+@dataclass
+class StoreThread:
+    """One thread (an Agents SDK session) of a store, as read.
+
+    Attributes:
+        name: How reports name it: its id (and a subgraph's namespace after a slash).
+        layout: The layout its result is reported as (`STORE_KINDS`).
+        dialect: The dialect its messages are checked as.
+        messages: Its history as patchcore reads it, when there is one to check.
+        error: Why it cannot be checked (an error of this input), if so.
+        skipped: Why it is passed over (no history), if it is.
+        waiting: Why it is left as it is though a call is open (it waits for a human), if so.
+        check: patchcore's check of ``messages`` (``check_messages`` or
+            ``check_base_messages``).
+        fix: patchcore's repair of ``messages``.
+        shown: One message as a line of ``fix --diff``.
+        writer: Records a repaired history in the store (``write``).
+        appended: The store can only add messages at the end: a repair's new messages go
+            there, and what is left is checked on that list.
+    """
+
+    name: str
+    layout: str
+    dialect: str
+    messages: list[Any] | None = None
+    error: str | None = None
+    skipped: str | None = None
+    waiting: str | None = None
+    check: Callable[..., list[Finding]] | None = field(default=None, repr=False)
+    fix: Callable[..., Any] | None = field(default=None, repr=False)
+    shown: Callable[[Any], str] = field(default=lambda m: json.dumps(m), repr=False)
+    writer: Callable[[list[Any]], None] | None = field(default=None, repr=False)
+    appended: bool = False
+
+    def write(self, repaired: list[Any]) -> None:
+        """Record ``repaired`` (`Evaluation.repaired`) in the store, as one operation.
+
+        Raises:
+            StoreError: It cannot be written (it changed meanwhile, the database refused).
+        """
+        assert self.writer is not None, "a thread with a history to repair has a writer"
+        self.writer([*repaired[len(self.messages or []) :]] if self.appended else repaired)
+
+    def lines(self, messages: Sequence[Any]) -> bytes:
+        """``messages`` as the lines ``fix --diff`` compares, one message each."""
+        return "".join(self.shown(m) + "\n" for m in messages).encode()
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A thread checked (or repaired): the result, and the repaired history when a fix
+    changed it."""
+
+    result: Result
+    repaired: list[Any] | None = None
+
+
+def evaluate(thread: StoreThread, *, options: Options, fix: bool) -> Evaluation:
+    """Check ``thread`` (and with ``fix``, repair it) into a `patchcore.Result`; a thread
+    waiting for a human is reported as such, with no finding.
+
+    Raises:
+        patchcore.PatchcoreError: patchcore could not read its history.
+    """
+    messages = thread.messages or []
+    if thread.waiting is not None:
+        return Evaluation(_result(thread, len(messages), (), (), (), note=thread.waiting))
+    assert thread.check is not None and thread.fix is not None
+    if not fix:
+        findings = thread.check(messages, options=options)
+        return Evaluation(_result(thread, len(messages), findings, (), findings))
+    repair = thread.fix(messages, options=options)
+    repaired = list(repair.value)
+    if thread.appended:
+        repaired = [*messages, *_appended(repaired, messages)]
+    if not repair.fixed:
+        return Evaluation(_result(thread, len(messages), repair.findings, (), repair.findings))
+    remaining = thread.check(repaired, options=options)
+    result = _result(thread, len(messages), repair.findings, repair.fixed, remaining)
+    return Evaluation(result, repaired)
+
+
+def open_store(
+    url: str, *, write: bool, only: Sequence[str] = (), answer_waiting: bool = False
+) -> AbstractContextManager[Iterator[StoreThread]]:
+    """The threads of the store ``url`` (only ``only``, when given), each read as it is
+    reached, opened for writing only with ``write``; with ``answer_waiting``, a thread waiting
+    for a human is read as any other (its open calls are repaired).
+
+    Raises:
+        StoreError: The store cannot be opened or read, or does not hold a thread of ``only``.
+        patchcore.extras.MissingExtra: The store's extra is not installed.
+    """
+    if url.startswith("agents+"):
+        from . import agents
+
+        return agents.store_threads(url, write=write, only=only)
+    if url.startswith("langgraph+"):
+        from . import langgraph
+
+        return langgraph.store_threads(url, write=write, only=only, answer_waiting=answer_waiting)
+    msg = "not a store URL: langgraph+sqlite://, langgraph+postgresql:// or agents+sqlite://"
+    raise StoreError(msg)
+
+
+def _result(
+    thread: StoreThread,
+    size: int,
+    findings: Sequence[Finding],
+    fixed: Sequence[Finding],
+    remaining: Sequence[Finding],
+    *,
+    note: str | None = None,
+) -> Result:
+    listed = Conversation(
+        pointer="",
+        line=None,
+        dialect=thread.dialect,
+        messages=size,
+        note=note,
+        warning=note is not None,
+        findings=tuple(findings),
+    )
+    return Result(
+        layout=thread.layout,
+        conversations=(listed,),
+        findings=tuple(findings),
+        fixed=tuple(fixed),
+        remaining=tuple(remaining),
+    )
+
+
+def _appended(repaired: Sequence[Any], original: Sequence[Any]) -> list[Any]:
+    """The messages of ``repaired`` that are not in ``original`` (the repair's new ones), in
+    order; ``original``'s own are the same objects or equal values."""
+    kept = list(original)
+    new = []
+    for message in repaired:
+        if kept and (message is kept[0] or message == kept[0]):
+            kept.pop(0)
+        else:
+            new.append(message)
+    return new
