@@ -49,6 +49,8 @@ def _as_fields(message: BaseMessage) -> dict[str, Any]:
         value = getattr(message, key, None)
         if value is not None:
             fields[key] = value
+    if "tool_calls" in message.additional_kwargs:  # raw calls LangChain could not parse
+        fields["additional_kwargs"] = {"tool_calls": message.additional_kwargs["tool_calls"]}
     return fields
 
 
@@ -200,17 +202,14 @@ def _without_calls(message: BaseMessage, edits: Sequence[Edit]) -> BaseMessage:
     would otherwise be sent again."""
     before = _as_fields(message)
     after = apply_edits(before, edits)
-    update = {key: value for key, value in after.items() if value is not before.get(key)}
-    kept = {
-        call.get("id")
-        for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks")
-        for call in after.get(key) or ()
-        if isinstance(call, Mapping)
+    update = {
+        key: value
+        for key, value in after.items()
+        if value is not before.get(key) and key != "additional_kwargs"
     }
-    raw = message.additional_kwargs.get("tool_calls")
-    if isinstance(raw, list):
-        extra = dict(message.additional_kwargs)
-        remaining = [c for c in raw if not isinstance(c, Mapping) or c.get("id") in kept]
+    if after.get("additional_kwargs") is not before.get("additional_kwargs"):
+        extra = dict(message.additional_kwargs)  # its other keys, as they are
+        remaining = after["additional_kwargs"].get("tool_calls")
         if remaining:
             extra["tool_calls"] = remaining
         else:

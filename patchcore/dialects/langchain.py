@@ -175,11 +175,15 @@ def _parsed_calls(
 
 
 def _backwards_compat_calls(raw_calls: object, pointer: Pointer, prefix: Pointer) -> list[ToolCall]:
-    """Mirror ``default_tool_parser``: what LangChain itself makes of OpenAI-shaped raw calls.
+    """What LangChain makes of OpenAI-shaped raw calls (``default_tool_parser``), and what its
+    OpenAI-style integrations send.
 
     Entries without a ``function`` object are skipped; arguments that ``json.loads`` rejects make
-    an invalid call. If parsing raises anything else (arguments that are not a string), LangChain
-    drops all the raw calls, so the provider never sees them: neither do we.
+    an invalid call. Arguments that are not a string make LangChain's parser give up on every
+    raw call, but they stay in ``additional_kwargs``, and the OpenAI-style integrations send
+    ``additional_kwargs["tool_calls"]`` as it is when the parsed lists are empty: the provider
+    gets them, so they are calls too. An object is a call's arguments; anything else (``null``)
+    is malformed.
     """
     if not isinstance(raw_calls, list):
         return []
@@ -189,13 +193,14 @@ def _backwards_compat_calls(raw_calls: object, pointer: Pointer, prefix: Pointer
             continue
         function = raw["function"]
         arguments = function.get("arguments")
-        if not isinstance(arguments, str):
-            return []
-        try:
-            json.loads(arguments)
-            invalid = False
-        except ValueError:
-            invalid = True
+        if isinstance(arguments, str):
+            try:
+                json.loads(arguments)
+                invalid = False
+            except ValueError:
+                invalid = True
+        else:
+            invalid = not isinstance(arguments, dict)
         path = (*prefix, "tool_calls", k)
         calls.append(
             ToolCall(

@@ -420,3 +420,66 @@ def test_every_shape_gives_the_same_findings(shape: str) -> None:
         ("TP002", 10, "c5"),
     ], f"unexpected findings {reference[0]}"
     assert summary(shape) == reference
+
+
+# --- raw calls whose arguments are not text ----------------------------------------------------
+
+#: Raw OpenAI-shaped calls whose ``arguments`` are ``null`` or an object: langchain-core's parser
+#: gives up on them (they stay in ``additional_kwargs`` only), and the OpenAI-style integrations
+#: send ``additional_kwargs["tool_calls"]`` as they are when the parsed lists are empty.
+RAW_NOT_TEXT = [
+    {"id": "raw_null", "type": "function", "function": {"name": "f", "arguments": None}},
+    {"id": "raw_object", "type": "function", "function": {"name": "g", "arguments": {"a": 1}}},
+]
+
+
+@pytest.mark.parametrize("shape", ["messages_to_dict", "dumpd", "model_dump"])
+def test_raw_calls_whose_arguments_are_not_text_are_calls(shape: str) -> None:
+    """docs/formats.md#langchain: the provider gets these raw calls, so each needs a result:
+    ``null`` arguments are malformed (TP003), an object is a call's arguments (TP001 here)."""
+    data = _ai_data("ai", tool_calls=[], invalid_tool_calls=[])
+    data["additional_kwargs"] = {"tool_calls": RAW_NOT_TEXT}
+    history = _ai_between_humans(data, shape)
+    report = patchcore.fix_document(json.dumps(history))
+    assert [(f.code, f.call_id) for f in report.findings] == [
+        ("TP003", "raw_null"),
+        ("TP001", "raw_object"),
+    ]
+    assert report.output is not None
+    loaded = load_messages(json.loads(report.output), shape)
+    assert [m.type for m in loaded] == ["human", "ai", "tool", "tool", "human"]
+    assert [m.tool_call_id for m in loaded[2:4]] == ["raw_null", "raw_object"]  # type: ignore[attr-defined]
+    assert loaded[1].additional_kwargs["tool_calls"] == RAW_NOT_TEXT  # sent as they are
+
+
+def test_raw_calls_whose_arguments_are_not_text_in_message_objects() -> None:
+    """The same calls on ``BaseMessage`` objects: langchain-core leaves them in
+    ``additional_kwargs`` with empty parsed lists, and `fix_base_messages` answers them."""
+    history = [
+        HumanMessage("go on"),
+        AIMessage(content="", additional_kwargs={"tool_calls": RAW_NOT_TEXT}),
+        HumanMessage("and?"),
+    ]
+    assert not history[1].tool_calls and not history[1].invalid_tool_calls  # type: ignore[attr-defined]
+    repair = patchcore.fix_base_messages(history)
+    assert [(f.code, f.call_id) for f in repair.fixed] == [
+        ("TP003", "raw_null"),
+        ("TP001", "raw_object"),
+    ]
+    assert [m.type for m in repair.value] == ["human", "ai", "tool", "tool", "human"]
+
+
+def test_dropping_one_raw_call_keeps_the_other() -> None:
+    """The ``drop`` repair policy removes only the unanswered raw call from
+    ``additional_kwargs``; the answered one and the other keys stay."""
+    history = [
+        HumanMessage("go on"),
+        AIMessage(content="", additional_kwargs={"tool_calls": RAW_NOT_TEXT, "refusal": None}),
+        ToolMessage("done", tool_call_id="raw_object"),
+        HumanMessage("and?"),
+    ]
+    options = patchcore.make_options(repair="drop", unsafe_fixes=True)
+    repair = patchcore.fix_base_messages(history, options=options)
+    assert [f.call_id for f in repair.fixed] == ["raw_null"]
+    assert repair.value[1].additional_kwargs == {"tool_calls": RAW_NOT_TEXT[1:], "refusal": None}
+    assert history[1].additional_kwargs["tool_calls"] == RAW_NOT_TEXT  # a copy was changed
