@@ -211,7 +211,8 @@ RULES: dict[str, Rule] = {
             summary="a result that answers no earlier call",
             what=(
                 "Checks for a tool result whose id no earlier call has: its call was cut from "
-                "the history, or the result came before its call."
+                "the history, or the result came before its call. A result with no id (null or "
+                "empty) answers no call either."
             ),
             why="Providers reject a result that answers no call of the history.",
             fix=Applicability.UNSAFE,

@@ -38,13 +38,14 @@ from patchcore.dialects.base import (
     ResultMessageDialect,
     call_id,
     entry,
+    idless_result,
     list_field,
     optional_name,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.engine.apply import value_at
 from patchcore.engine.defects import ANSWERED, Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import MessageView, Pointer, Role, ToolCall
 from patchcore.rules import fill
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).
@@ -338,7 +339,8 @@ class LangChain(ResultMessageDialect):
             return MessageView(Role.CALLER, calls=tuple(calls))
         if kind in TOOL_TYPES:
             answered = call_id(fields.get("tool_call_id"), (*pointer, *prefix, "tool_call_id"))
-            return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
+            name = optional_name(fields.get("name"))
+            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer, name=name),))
         return MessageView(Role.OTHER)
 
     def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:

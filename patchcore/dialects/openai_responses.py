@@ -40,13 +40,14 @@ from patchcore.dialects.base import (
     Recognition,
     ResultMessageDialect,
     call_id,
+    idless_result,
     optional_name,
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.engine.defects import Defect
 from patchcore.engine.pairing import Answer
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import MessageView, Pointer, Role, ToolCall
 
 _COMMAND_OUTPUT = "'s result is the command's output, which cannot be truthfully made up"
 #: Client-executed call items: the output item type, and why no truthful output exists (``None``:
@@ -301,7 +302,7 @@ class OpenAIResponses(ResultMessageDialect):
         ):
             key = self.call_key(message, kind)
             answered = call_id(message.get(key), (*pointer, key))
-            return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
+            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer),))
         return MessageView(Role.OTHER)
 
     def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:

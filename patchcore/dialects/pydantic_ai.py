@@ -34,11 +34,12 @@ from patchcore.dialects.base import (
     BlockDialect,
     Recognition,
     call_id,
+    idless_result,
     optional_name,
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 KINDS = frozenset({"request", "response"})
 #: Call parts, with why a part of that kind gets no synthetic result (``None``: it may get one).
@@ -136,16 +137,9 @@ class PydanticAI(BlockDialect):
                 )
             elif _is_result(part):
                 answered = call_id(part.get("tool_call_id"), (*pointer, "parts", k))
-                result = (
-                    ToolResult(answered, ("parts", k))
-                    if answered
-                    else ToolResult(  # loaded with a made-up id: a key no call has
-                        f"{format_pointer((*pointer, 'parts', k))}:made-up-id",
-                        ("parts", k),
-                        keyed=False,
-                        name=optional_name(part.get("tool_name")),
-                    )
-                )
+                # without one, pydantic-ai loads it with a made-up id: a key no call has
+                name = optional_name(part.get("tool_name"))
+                result = idless_result(answered, pointer, ("parts", k), name=name)
                 (inner if calls else results).append(result)
         if message.get("kind") == "response":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))

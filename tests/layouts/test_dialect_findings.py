@@ -343,3 +343,58 @@ def test_the_tool_message_for_a_tool_use_block_fits_langchain_anthropic() -> Non
     _, sent = formatting._format_messages(messages_from_dict(repaired), model="claude-sonnet-4-5")
     assert [m["content"][0]["type"] for m in sent[1:3]] == ["tool_use", "tool_result"]
     assert sent[2]["content"][0]["tool_use_id"] == "toolu_1"
+
+
+#: In each dialect whose result names its call by an id: a call, a result whose id is ``null``
+#: (it answers nothing), then the call's real result, then the user goes on.
+NULL_ID_RESULT: dict[str, list[dict[str, Any]]] = {
+    "langchain": [
+        {"type": "ai", "data": {"content": "", "tool_calls": [
+            {"name": "f", "args": {}, "id": "c1", "type": "tool_call"}]}},
+        {"type": "tool", "data": {"content": "?", "tool_call_id": None, "name": "f"}},
+        {"type": "tool", "data": {"content": "ok", "tool_call_id": "c1"}},
+        {"type": "human", "data": {"content": "Go on."}},
+    ],
+    "openai-chat": [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": None, "content": "?"},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ASK,
+    ],
+    "openai-responses": [
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": None, "output": "?"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        ASK,
+    ],
+    "anthropic": [
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "c1", "content": "ok"},
+            {"type": "tool_result", "tool_use_id": None, "content": "?"}]},
+        {"role": "assistant", "content": "Done."},
+    ],
+    "bedrock": [
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
+        {"role": "user", "content": [
+            {"toolResult": {"toolUseId": "c1", "content": [{"text": "ok"}]}},
+            {"toolResult": {"toolUseId": None, "content": [{"text": "?"}]}}]},
+        {"role": "assistant", "content": [{"text": "Done."}]},
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dialect", list(NULL_ID_RESULT))
+def test_a_result_with_a_null_id_is_an_orphan(dialect: str) -> None:
+    """A result whose id is ``null`` answers no call (docs/pairing.md#the-pairing-rule): TP101,
+    which the unsafe fix drops (deer-flow drops it too); the call keeps its real result."""
+    messages = NULL_ID_RESULT[dialect]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    finding = only(patchcore.check_messages(messages, options=options))
+    assert (finding.code, finding.dialect, finding.call_id) == ("TP101", dialect, None)
+    assert "(no id" in finding.message and "answers no earlier call" in finding.message
+    repaired = patchcore.fix_messages(messages, options=options).value
+    assert patchcore.check_messages(repaired, options=options) == []
+    assert "?" not in str(repaired) and "ok" in str(repaired)
