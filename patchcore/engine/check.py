@@ -11,7 +11,7 @@ from patchcore.dialects.base import ListContext
 from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.locate import classify
-from patchcore.engine.pairing import Dangling, Pairing, pair
+from patchcore.engine.pairing import Dangling, Pairing, insertion_point, pair
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView, distinct_edits
 from patchcore.options import Options
 from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, render_text
@@ -227,6 +227,45 @@ def _awaiting(views: list[MessageView], approvals: frozenset[str]) -> list[Messa
     ]
 
 
+#: Why a call is not answered when a later call of its turn reuses its id and stays open.
+SHADOWED = (
+    "a later call of its turn reuses its id and gets no result, so a result written for this "
+    "call would answer that one instead"
+)
+
+
+def _shadowed(pairing: Pairing, views: Sequence[MessageView]) -> Pairing:
+    """``pairing``, with each answerable open call marked unanswerable when a later open call
+    with its key, which gets no result, sits before the place its result would go: the result
+    would answer that later call (the nearest open one), and this call would still be open after
+    the fix. Such a reused id is TP104; a fix that cannot converge is not offered."""
+    by_key: dict[str, list[Dangling]] = {}
+    for dangling in pairing.dangling:
+        if dangling.call.pairing_key:
+            by_key.setdefault(dangling.call.pairing_key, []).append(dangling)
+    shadowed = {
+        id(earlier)
+        for same in by_key.values()
+        if len(same) > 1
+        for i, earlier in enumerate(same)
+        if earlier.call.answerable
+        and any(
+            not later.call.answerable
+            and later.message_index < insertion_point(views, earlier.message_index)
+            for later in same[i + 1 :]
+        )
+    }
+    if not shadowed:
+        return pairing
+    return replace(
+        pairing,
+        dangling=tuple(
+            replace(d, call=replace(d.call, unanswerable=SHADOWED)) if id(d) in shadowed else d
+            for d in pairing.dangling
+        ),
+    )
+
+
 def _keeping_a_message(
     edits: dict[int, tuple[Edit, ...]], context: ListContext, count: int
 ) -> dict[int, tuple[Edit, ...]]:
@@ -321,6 +360,7 @@ def check_list(
         left_open=left_open,
         first_caller=first_caller,
     )
+    pairing = _shadowed(pairing, views)
     if options.strip:
         defects = written_results(messages, pairing, dialect, options)
     else:

@@ -9,6 +9,7 @@ provider actually wants.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -377,7 +378,8 @@ NULL_ID_RESULT: dict[str, list[dict[str, Any]]] = {
         {"role": "assistant", "content": "Done."},
     ],
     "bedrock": [
-        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
+        {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
         {"role": "user", "content": [
             {"toolResult": {"toolUseId": "c1", "content": [{"text": "ok"}]}},
             {"toolResult": {"toolUseId": None, "content": [{"text": "?"}]}}]},
@@ -398,3 +400,36 @@ def test_a_result_with_a_null_id_is_an_orphan(dialect: str) -> None:
     repaired = patchcore.fix_messages(messages, options=options).value
     assert patchcore.check_messages(repaired, options=options) == []
     assert "?" not in str(repaired) and "ok" in str(repaired)
+
+
+@pytest.mark.parametrize(
+    "unknown",
+    [
+        {"type": "x", "call_id": "C", "output": "zzz"},
+        {"type": "x", "call_id": "C"},
+        {"type": "future_tool_call", "call_id": "C", "status": "in_progress"},
+    ],
+    ids=["with-output", "bare", "call-like"],
+)
+@pytest.mark.parametrize("select", [None, ["ALL"]])
+def test_an_unknown_item_reusing_a_calls_id_gives_a_repair_that_converges(
+    unknown: dict[str, Any], select: list[str] | None
+) -> None:
+    """An item of a type toolpatch does not know, with the ``call_id`` of the open
+    ``function_call`` before it, is read as an unknown call of the same turn: a result
+    written for the function call would answer that item instead, so none is written, and
+    check and fix agree (docs/pairing.md#calls-that-cannot-be-answered); never an internal
+    error."""
+    call = {"type": "function_call", "call_id": "C", "name": "f", "arguments": "{}"}
+    items = [{"role": "user", "content": "hi"}, call, unknown, ASK]
+    data = json.dumps(items).encode()
+    for unsafe in (False, True):
+        options = patchcore.make_options(select=select, unsafe_fixes=unsafe)
+        report = patchcore.fix_document(data, options=options)
+        assert report.output is None
+        assert report.fixed == ()
+        first = report.findings[0]
+        assert (first.code, first.call_id, first.fix) == ("TP001", "C", None)
+        assert "a result written for this call would answer that one instead" in first.message
+        checked = patchcore.check_document(data, options=options).findings
+        assert [(f.code, f.fix) for f in checked] == [(f.code, f.fix) for f in report.findings]
