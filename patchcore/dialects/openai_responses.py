@@ -224,6 +224,15 @@ class OpenAIResponses(ResultMessageDialect):
             return Recognition.DISTINCT if content or typed else Recognition.COMPATIBLE
         return Recognition.NO
 
+    def client_search(self, item: Any) -> bool:
+        """Whether ``item`` is a tool search item the client runs (``"execution": "client"``):
+        a ``tool_search_call`` the client answers with a ``tool_search_output``, or that output.
+        A tool search the server runs is part of its response and answered there."""
+        return (
+            _kind(item) in ("tool_search_call", "tool_search_output")
+            and item.get("execution") == "client"
+        )
+
     def call_key(self, item: Mapping[str, Any], kind: str) -> str:
         """Where a call or output item keeps the pairing id."""
         if kind == "mcp_approval_request":
@@ -281,11 +290,17 @@ class OpenAIResponses(ResultMessageDialect):
         kind = _kind(message)
         if kind is None:
             return MessageView(Role.OTHER)
-        if kind in self.calls or self._unknown_call(message) is not None:
+        client_search = self.client_search(message)
+        if client_search and kind == "tool_search_output":
+            answered = call_id(message.get(self.key), (*pointer, self.key))
+            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer),))
+        if kind in self.calls or self._unknown_call(message) is not None or client_search:
             key = self.call_key(message, kind)
             unanswerable = (
                 self.calls[kind][1]
                 if kind in self.calls
+                else None
+                if client_search
                 else f"a {kind} item is of a type toolpatch does not know, so its result "
                 "cannot be truthfully made up"
             )
@@ -345,6 +360,16 @@ class OpenAIResponses(ResultMessageDialect):
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         kind = _kind(caller)
+        if self.client_search(caller):
+            # Codex's answer to a search that never returned (codex-rs normalize.rs): no tools
+            # found, the search not completed; the output has no room for a text.
+            return {
+                "type": "tool_search_output",
+                self.key: call.id,
+                "status": "incomplete",
+                "execution": "client",
+                "tools": [],
+            }
         if kind is None or kind not in self.calls:
             return None  # a call of an unknown kind: no output is known to be truthful
         output, unanswerable = self.calls[kind]
