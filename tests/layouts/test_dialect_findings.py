@@ -433,3 +433,45 @@ def test_an_unknown_item_reusing_a_calls_id_gives_a_repair_that_converges(
         assert "a result written for this call would answer that one instead" in first.message
         checked = patchcore.check_document(data, options=options).findings
         assert [(f.code, f.fix) for f in checked] == [(f.code, f.fix) for f in report.findings]
+
+
+def pydantic_ai_history(**response_keys: Any) -> list[dict[str, Any]]:
+    """A pydantic-ai history whose call a later prompt left unanswered; ``response_keys`` are
+    what the writing release adds to a response."""
+    call = {"part_kind": "tool-call", "tool_name": "lookup", "tool_call_id": "c1", "args": "{}"}
+    stamp = "2026-02-16T23:49:05Z"
+    return [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Look it up."}]},
+        {"kind": "response", "parts": [call], "timestamp": stamp, **response_keys},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Skip it."}]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("response_keys", "outcome"),
+    [({}, "failed"), ({"model_id": "gpt-5", "request_timestamp": None}, "interrupted")],
+    ids=["release-unknown", "release-2.40-or-later"],
+)
+def test_a_pydantic_ai_synthetic_return_says_what_it_is(
+    response_keys: dict[str, Any], outcome: str
+) -> None:
+    """docs/formats.md#pydantic-ai: pydantic-ai loads a tool-return without ``outcome`` as a
+    success. The synthetic part is marked as pydantic-ai's own repair marks one (its
+    ``metadata`` mark, ``outcome: "interrupted"``) where the file shows a release that takes
+    that outcome (2.10 and later; 2.0-2.5 and 1.x take only success, failed, denied); else
+    ``failed``, which every release with the field takes (and one without ignores). ``strip``
+    removes the part again."""
+    history = pydantic_ai_history(**response_keys)
+    repaired = patchcore.fix_messages(history).value
+    (part,) = repaired[2]["parts"][:1]
+    assert part["outcome"] == outcome
+    assert part["metadata"] == {"pydantic_ai_synthesized_tool_return": True}
+    assert (part["part_kind"], part["tool_call_id"], part["timestamp"]) == (
+        "tool-return",
+        "c1",
+        "2026-02-16T23:49:05Z",
+    )
+    fixed = patchcore.fix_document(json.dumps(history, indent=2)).output
+    assert fixed is not None
+    assert patchcore.fix_document(fixed).output is None  # the same outcome when read again
+    assert patchcore.strip_document(fixed).output == json.dumps(history, indent=2).encode()
