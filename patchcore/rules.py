@@ -271,7 +271,11 @@ RULES: dict[str, Rule] = {
             fix_description="drop the later result",
             fix_notes=(
                 "It drops the later result, and its message when nothing else is left in it. "
-                "It is not offered when that would empty the history."
+                "When the earlier result is the synthetic one toolpatch wrote and the later one "
+                "is real (the tool finished, or the approval came, after the repair), it drops "
+                "the synthetic one and keeps the real result, or drops neither where the real "
+                "result alone would be out of place. It is not offered when that would empty "
+                "the history."
             ),
             example=_asked(
                 """\

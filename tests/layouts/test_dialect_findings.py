@@ -475,3 +475,60 @@ def test_a_pydantic_ai_synthetic_return_says_what_it_is(
     assert fixed is not None
     assert patchcore.fix_document(fixed).output is None  # the same outcome when read again
     assert patchcore.strip_document(fixed).output == json.dumps(history, indent=2).encode()
+
+
+def synthetic_then_real(dialect: str) -> list[dict[str, Any]]:
+    """A call answered first by the result toolpatch writes, then by the real one (a tool that
+    finished after the history was repaired, a human approval that came after all)."""
+    ask = {"role": "user", "content": "Book it."}
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "book", "arguments": "{}"}}
+        ],
+    }
+    if dialect == "openai-chat":
+        repaired = patchcore.fix_messages([ask, call, ask]).value
+        real = {"role": "tool", "tool_call_id": "c1", "content": "Booked: seat 12A."}
+        return [*repaired[:3], real, repaired[3]]
+    lc_call = {
+        "type": "ai",
+        "data": {
+            "content": "",
+            "tool_calls": [{"name": "book", "args": {}, "id": "c1", "type": "tool_call"}],
+        },
+    }
+    lc_ask = {"type": "human", "data": {"content": "Book it."}}
+    repaired = patchcore.fix_messages([lc_ask, lc_call, lc_ask]).value
+    real = {"type": "tool", "data": {"content": "Booked: seat 12A.", "tool_call_id": "c1"}}
+    return [*repaired[:3], real, repaired[3]]  # fmt: skip
+
+
+@pytest.mark.parametrize("dialect", ["openai-chat", "langchain"])
+def test_a_duplicate_result_keeps_the_real_one(dialect: str) -> None:
+    """TP103 (docs/rules.md#duplicate-tool-result-tp103): when the first of two results is the
+    synthetic one toolpatch wrote and the second is real, the fix removes the synthetic one;
+    removing the second would lose what the tool returned."""
+    messages = synthetic_then_real(dialect)
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    finding = only(patchcore.check_messages(messages, options=options))
+    assert (finding.code, finding.message_index) == ("TP103", 2)
+    assert "the fix removes this one and keeps the real one" in finding.message
+    repaired = patchcore.fix_messages(messages, options=options).value
+    assert repaired == [*messages[:2], *messages[3:]]
+    # The other way round (real first), the second, synthetic result goes, as before.
+    swapped = [*messages[:2], messages[3], messages[2], messages[4]]
+    assert patchcore.fix_messages(swapped, options=options).value == [*messages[:2], *messages[3:]]
+
+
+def test_a_duplicate_result_is_left_when_the_real_one_would_be_out_of_place() -> None:
+    messages = synthetic_then_real("openai-chat")
+    late = [*messages[:3], messages[4], messages[3]]  # the real result after the next prompt
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    findings = patchcore.check_messages(late, options=options)
+    duplicate = next(f for f in findings if f.code == "TP103")
+    assert (duplicate.message_index, duplicate.fix) == (2, None)
+    assert "neither is removed" in duplicate.message
+    repaired = patchcore.fix_messages(late, options=options).value
+    assert messages[3] in repaired
