@@ -43,8 +43,12 @@ returns the ``ToolMessage`` that answers it (deepagents' ``repair_callback``).""
 
 
 def _as_fields(message: BaseMessage) -> dict[str, Any]:
-    """The fields the LangChain adapter reads, in its flat (``model_dump``) shape."""
-    fields: dict[str, Any] = {"type": message.type, "content": message.content}
+    """The fields the LangChain adapter reads, in its flat (``model_dump``) shape: a
+    ``ToolMessage`` whole, so that the results toolpatch wrote are recognised as they are in
+    files (``strip``, the TP103 fix)."""
+    if isinstance(message, ToolMessage):
+        return message.model_dump()
+    fields: dict[str, Any] = {"type": message.type, "content": message.content, "id": message.id}
     for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks", "tool_call_id"):
         value = getattr(message, key, None)
         if value is not None:

@@ -45,7 +45,7 @@ from patchcore.dialects.base import (
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.engine.apply import value_at
 from patchcore.engine.defects import ANSWERED, Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.model import MessageView, Pointer, Role, ToolCall, derived_id
 from patchcore.rules import fill
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).
@@ -416,15 +416,27 @@ class LangChain(ResultMessageDialect):
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any]:
         name = call.name or "unknown"
+        unwrapped = unwrap(caller)
+        source = unwrapped[1].get("id") if unwrapped is not None else None
+        # An AI message with an id (every message of a LangGraph thread has one): an id derived
+        # from it and the call, where LangGraph would give a random one to a message without.
+        own_id = (
+            derived_id(f"langchain/{source}/{call.id}")
+            if source and isinstance(source, str)
+            else None
+        )
         if caller.get("lc") == 1:
             namespace = [*caller["id"][:-1], "ToolMessage"]
             kwargs = {
                 "content": text,
                 "type": "tool",
                 "name": name,
+                "id": own_id,
                 "tool_call_id": call.id,
                 "status": "error",
             }
+            if own_id is None:
+                del kwargs["id"]  # dumpd writes only the fields that are set
             return {"lc": 1, "type": "constructor", "id": namespace, "kwargs": kwargs}
         dumped: dict[str, Any] = {
             "content": text,
@@ -432,7 +444,7 @@ class LangChain(ResultMessageDialect):
             "response_metadata": {},
             "type": "tool",
             "name": name,
-            "id": None,
+            "id": own_id,
             "tool_call_id": call.id,
             "artifact": None,
             "status": "error",

@@ -26,7 +26,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 import patchcore
 from patchcore.extras import MissingExtra
 from patchcore.langchain import PatchToolCallsMiddleware
-from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
+from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, langchain_result_id, text
 
 #: deepagents' own test of its middleware (tests/unit_tests/test_middleware.py,
 #: ``test_missing_tool_call``): a call that a later message interrupted.
@@ -345,3 +345,13 @@ def test_keep_state_repairs_only_what_the_model_is_sent() -> None:
     # by default the request goes as it is: before_agent has repaired the state already
     PatchToolCallsMiddleware().wrap_model_call(request, handler)
     assert sent[2] is request.messages
+
+
+def test_two_runs_write_the_same_ids() -> None:
+    """The synthetic ToolMessage's id is derived from its AI message's and its call's
+    (docs/formats.md#langchain), where LangGraph would give an id-less message a random one:
+    repairing the same state twice gives the same messages, ids included."""
+    first, second = (patched(run(PatchToolCallsMiddleware(), SEED)) for _ in range(2))
+    assert first[3].id is not None
+    assert [m.id for m in first] == [m.id for m in second]
+    assert first[3].id == langchain_result_id("3", "123")

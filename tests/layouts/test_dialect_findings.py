@@ -532,3 +532,21 @@ def test_a_duplicate_result_is_left_when_the_real_one_would_be_out_of_place() ->
     assert "neither is removed" in duplicate.message
     repaired = patchcore.fix_messages(late, options=options).value
     assert messages[3] in repaired
+
+
+def test_a_duplicate_result_keeps_the_real_one_in_message_objects() -> None:
+    """The same in a LangChain ``BaseMessage`` list, as the middleware sees a thread whose
+    approval came after toolpatch answered the call (docs/langchain.md)."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    history = [
+        HumanMessage("Book it."),
+        AIMessage("", tool_calls=[{"name": "book", "args": {}, "id": "c1"}]),
+        HumanMessage("Well?"),
+    ]
+    repaired = patchcore.fix_base_messages(history).value
+    real = ToolMessage("Booked: seat 12A.", tool_call_id="c1")
+    both = [*repaired[:3], real, repaired[3]]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    kept = patchcore.fix_base_messages(both, options=options).value
+    assert kept == [*history[:2], real, history[2]]

@@ -40,6 +40,7 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import tool_call
 
 import patchcore
+from tests.helpers import langchain_result_id
 
 #: The default texts, as docs/pairing.md#synthetic-results words them.
 CANCELLED = (
@@ -89,10 +90,19 @@ def fields_of(message: dict[str, Any], shape: str) -> dict[str, Any]:
     return message
 
 
-def expected_tool_message(shape: str, *, content: str, name: str, call_id: str) -> dict[str, Any]:
-    """What langchain-core writes in ``shape`` for the synthetic result."""
-    return SHAPES[shape](
-        ToolMessage(content=content, name=name, tool_call_id=call_id, status="error")
+def expected_tool_message(
+    shape: str, *, content: str, name: str, call_id: str, caller: str | None = None
+) -> dict[str, Any]:
+    """What langchain-core writes in ``shape`` for the synthetic result of a call of the AI
+    message whose id is ``caller``."""
+    return SHAPES[shape](synthetic_message(content, name, call_id, caller))
+
+
+def synthetic_message(content: str, name: str, call_id: str, caller: str | None) -> ToolMessage:
+    """The synthetic ToolMessage, with the id derived from its AI message's and its call's."""
+    message_id = langchain_result_id(caller, call_id)
+    return ToolMessage(
+        content=content, name=name, tool_call_id=call_id, status="error", id=message_id
     )
 
 
@@ -177,11 +187,12 @@ def _history(caller: type[AIMessage]) -> list[BaseMessage]:
     ]
 
 
-#: (index in the repaired list, content, name, call id) of each synthetic result of `_history`.
+#: (index in the repaired list, content, name, call id, AI message id) of each synthetic result
+#: of `_history`.
 EXPECTED_INSERTS = [
-    (4, CANCELLED.format(name="get_time", id="call_2"), "get_time", "call_2"),
-    (7, MALFORMED.format(name="unknown", id="call_3"), "unknown", "call_3"),
-    (9, PENDING.format(name="search", id="call_4"), "search", "call_4"),
+    (4, CANCELLED.format(name="get_time", id="call_2"), "get_time", "call_2", "a1"),
+    (7, MALFORMED.format(name="unknown", id="call_3"), "unknown", "call_3", "a2"),
+    (9, PENDING.format(name="search", id="call_4"), "search", "call_4", "a3"),
 ]
 
 
@@ -196,8 +207,10 @@ def test_synthetic_message_is_langchain_cores_tool_message(
     assert len(output) == len(original) + len(EXPECTED_INSERTS)
     inserted_at = {index for index, *_ in EXPECTED_INSERTS}
     assert [m for k, m in enumerate(output) if k not in inserted_at] == original
-    for index, content, name, call_id in EXPECTED_INSERTS:
-        expected = expected_tool_message(shape, content=content, name=name, call_id=call_id)
+    for index, content, name, call_id, caller_id in EXPECTED_INSERTS:
+        expected = expected_tool_message(
+            shape, content=content, name=name, call_id=call_id, caller=caller_id
+        )
         assert_same_json(output[index], expected, f"{shape}[{index}]")
 
 
@@ -209,12 +222,19 @@ def test_js_namespace_is_kept() -> None:
 
 
 def test_flat_nulls_follow_the_list() -> None:
-    """A flat list that keeps nulls gets ``id``/``artifact`` nulls; one that omits them does not."""
+    """A flat list that keeps nulls gets an ``artifact`` null; one that omits them does not.
+    Both get the id derived from the AI message's (docs/formats.md#langchain)."""
     kept = fix(serialize(_history(AIMessage), "model_dump"))[4]
     omitted = fix(serialize(_history(AIMessage), "model_dump-exclude_none"))[4]
-    assert kept["id"] is None and kept["artifact"] is None
-    assert "id" not in omitted and "artifact" not in omitted
+    assert kept["artifact"] is None and "artifact" not in omitted
+    assert kept["id"] == omitted["id"] == langchain_result_id("a1", "call_2")
     assert None not in omitted.values()
+
+
+def test_a_synthetic_message_of_an_ai_message_without_id_has_none() -> None:
+    history = serialize(_history(AIMessage), "model_dump")
+    history[2]["id"] = None
+    assert fix(history)[4]["id"] is None
 
 
 @pytest.mark.parametrize("caller", CALLER_CLASSES, ids=lambda c: c.__name__)
@@ -230,10 +250,10 @@ def test_repaired_list_loads_through_langchain_core(shape: str, caller: type[AIM
     assert len(loaded) == len(before) + len(EXPECTED_INSERTS)
     inserted_at = {index for index, *_ in EXPECTED_INSERTS}
     assert [m for k, m in enumerate(loaded) if k not in inserted_at] == before
-    for index, content, name, call_id in EXPECTED_INSERTS:
-        assert loaded[index] == ToolMessage(
-            content=content, name=name, tool_call_id=call_id, status="error"
-        ), f"{shape}[{index}] loads as {loaded[index]!r}"
+    for index, content, name, call_id, caller_id in EXPECTED_INSERTS:
+        assert loaded[index] == synthetic_message(content, name, call_id, caller_id), (
+            f"{shape}[{index}] loads as {loaded[index]!r}"
+        )
         if shape != "dumpd-js":  # re-dumping writes Python's namespace, as documented
             assert_same_json(SHAPES[shape](loaded[index]), output[index], f"re-dumped [{index}]")
 
