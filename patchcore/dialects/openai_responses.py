@@ -47,7 +47,7 @@ from patchcore.dialects.base import (
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.engine.defects import Defect
 from patchcore.engine.pairing import Answer
-from patchcore.model import MessageView, Pointer, Role, ToolCall
+from patchcore.model import MessageView, Pointer, Role, ToolCall, derived_id
 
 _COMMAND_OUTPUT = "'s result is the command's output, which cannot be truthfully made up"
 #: Client-executed call items: the output item type, and why no truthful output exists (``None``:
@@ -354,11 +354,27 @@ class OpenAIResponses(ResultMessageDialect):
         return orphans
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        return {}
+        """Whether the list's outputs carry item ids (a stored conversation's do): then so does
+        a synthetic output, derived from its call (`with_id`)."""
+        return {"ids": any(self._output_with_id(m) for m in messages if m is not None)}
+
+    def _output_with_id(self, item: Any) -> bool:
+        kind = _kind(item)
+        return (
+            kind is not None
+            and (kind in self.outputs or kind == "tool_search_output")
+            and isinstance(item.get("id"), str)
+        )
 
     def result_message(
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any] | None:
+        output = self._result_item(caller, call, text)
+        if output is None or not style.get("ids"):
+            return output
+        return with_id(output, caller, call)
+
+    def _result_item(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any] | None:
         kind = _kind(caller)
         if self.client_search(caller):
             # Codex's answer to a search that never returned (codex-rs normalize.rs): no tools
@@ -382,6 +398,21 @@ class OpenAIResponses(ResultMessageDialect):
     def output_item(self, output: str, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
         """The output item of type ``output`` that answers ``call`` with ``text``."""
         return {"type": output, "call_id": call.id, "output": text}
+
+
+def with_id(output: dict[str, Any], caller: Any, call: ToolCall) -> dict[str, Any]:
+    """``output`` with an item id derived from its call, as Codex derives one (``fco_`` and a
+    UUIDv5 of the call's item id): the initials of the output's type, ``_``, and the UUIDv5 of
+    the call item's id (its ``call_id`` where it has none), so that two runs write the same id."""
+    kind = str(output["type"])
+    source = caller.get("id") if isinstance(caller.get("id"), str) else call.id
+    prefix = "".join(word[:1] for word in kind.split("_"))
+    own = derived_id(f"responses/{prefix}/{source}").replace("-", "")
+    return {
+        "type": kind,
+        "id": f"{prefix}_{own}",
+        **{k: v for k, v in output.items() if k != "type"},
+    }
 
 
 #: How the reason of an output that splits a reasoning item begins (its id follows).

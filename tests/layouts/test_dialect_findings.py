@@ -10,6 +10,7 @@ provider actually wants.
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -550,3 +551,28 @@ def test_a_duplicate_result_keeps_the_real_one_in_message_objects() -> None:
     options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
     kept = patchcore.fix_base_messages(both, options=options).value
     assert kept == [*history[:2], real, history[2]]
+
+
+def test_a_responses_output_gets_a_derived_id_where_outputs_carry_ids() -> None:
+    """docs/formats.md#openai-responses: in a list whose outputs carry item ids (a stored
+    conversation's), the synthetic output has one too, derived from the call's item id as
+    Codex derives ``fco_`` ids; two runs write the same id, and ``strip`` removes it. Where
+    outputs carry no id, it has none."""
+    items = [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "id": "fco_0", "call_id": "c1", "output": "ok"},
+        {"type": "function_call", "id": "fc_2", "call_id": "c2", "name": "f", "arguments": "{}"},
+        {"type": "message", "role": "user", "content": "go"},
+    ]
+    namespace = uuid.UUID("d29615cb-3faa-4cdb-b1da-085978a7e22a")
+    expected = "fco_" + uuid.uuid5(namespace, "responses/fco/fc_2").hex
+    first, second = (patchcore.fix_messages(items).value[4] for _ in range(2))
+    assert first == second
+    assert first["id"] == expected
+    assert list(first) == ["type", "id", "call_id", "output"]
+    fixed = patchcore.fix_document(json.dumps(items)).output
+    assert fixed is not None
+    assert patchcore.strip_document(fixed).output == json.dumps(items).encode()
+    without = [{k: v for k, v in item.items() if k != "id"} for item in items]
+    assert "id" not in patchcore.fix_messages(without).value[4]
