@@ -13,8 +13,8 @@ does not, and without the extra the import says what to install (`patchcore.extr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 from patchcore.extras import MissingExtra
 
@@ -26,8 +26,9 @@ except ModuleNotFoundError as missing:
 from patchcore.api import Repair
 from patchcore.dialects.base import ListContext
 from patchcore.dialects.langchain import LangChain
-from patchcore.engine.apply import apply_edits
+from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.check import check_list
+from patchcore.engine.defects import ANSWERED
 from patchcore.layouts.base import unique_edits
 from patchcore.model import Edit, Finding, Insert, Replace
 from patchcore.options import Options
@@ -35,14 +36,25 @@ from patchcore.raw.splice import rebased
 
 _LANGCHAIN = LangChain()
 
+RepairCallback: TypeAlias = Callable[[Mapping[str, Any]], ToolMessage]
+"""Builds the synthetic result of one unanswered call: given the call as the AI message holds
+it (a ``tool_calls`` or ``invalid_tool_calls`` entry: ``name``, ``args``, ``id``, ``type``), it
+returns the ``ToolMessage`` that answers it (deepagents' ``repair_callback``)."""
+
 
 def _as_fields(message: BaseMessage) -> dict[str, Any]:
-    """The fields the LangChain adapter reads, in its flat (``model_dump``) shape."""
-    fields: dict[str, Any] = {"type": message.type, "content": message.content}
+    """The fields the LangChain adapter reads, in its flat (``model_dump``) shape: a
+    ``ToolMessage`` whole, so that the results toolpatch wrote are recognised as they are in
+    files (``strip``, the TP103 fix)."""
+    if isinstance(message, ToolMessage):
+        return message.model_dump()
+    fields: dict[str, Any] = {"type": message.type, "content": message.content, "id": message.id}
     for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks", "tool_call_id"):
         value = getattr(message, key, None)
         if value is not None:
             fields[key] = value
+    if "tool_calls" in message.additional_kwargs:  # raw calls LangChain could not parse
+        fields["additional_kwargs"] = {"tool_calls": message.additional_kwargs["tool_calls"]}
     return fields
 
 
@@ -89,19 +101,27 @@ def check_base_messages(
 
 
 def fix_base_messages(
-    messages: Sequence[BaseMessage], *, options: Options | None = None
+    messages: Sequence[BaseMessage],
+    *,
+    options: Options | None = None,
+    repair_callback: RepairCallback | None = None,
 ) -> Repair[list[BaseMessage]]:
     """Answer dangling calls with synthetic ``ToolMessage(status="error")`` objects.
 
     With ``unsafe_fixes`` (and the TP1xx rules selected), orphan and duplicate ``ToolMessage``s
     are dropped and misplaced ones moved after their call, as objects.
 
+    ``repair_callback`` (`RepairCallback`) builds each synthetic result instead, from the call
+    it answers; it goes where toolpatch's own would (docs/langchain.md#building-the-results).
+
     Returns:
         A `Repair` whose ``value`` is a new list: the original message objects (untouched) with
         the new ``ToolMessage`` objects inserted.
 
     Raises:
-        TypeError: An item is not a ``BaseMessage`` (dicts: use `patchcore.fix_messages`).
+        TypeError: An item is not a ``BaseMessage`` (dicts: use `patchcore.fix_messages`), or
+            ``repair_callback`` returned something other than a ``ToolMessage`` answering the
+            call it was given (a result for another id would leave the call unanswered).
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -120,9 +140,13 @@ def fix_base_messages(
         return Repair(list(messages), tuple(findings), ())
     edits: list[Edit] = []
     inside: dict[int, list[Edit]] = {}
+    answered = _answered_calls(messages, fixed) if repair_callback is not None else {}
     for edit in unique_edits(fixed):
         if isinstance(edit, Insert):  # new ToolMessages are built by langchain-core itself
-            values = tuple(ToolMessage(**v) if isinstance(v, dict) else v for v in edit.values)
+            values = tuple(
+                _built(v, answered, repair_callback) if isinstance(v, dict) else v
+                for v in edit.values
+            )
             edit = Insert(edit.array, edit.index, values)
         place = edit.array if isinstance(edit, Insert) else edit.pointer
         if len(place) > 1:  # inside one message (the drop repair policy's calls)
@@ -136,6 +160,45 @@ def fix_base_messages(
     return Repair(apply_edits(list(messages), edits), tuple(findings), fixed)
 
 
+def _answered_calls(
+    messages: Sequence[BaseMessage], fixed: Sequence[Finding]
+) -> dict[str, list[Mapping[str, Any]]]:
+    """The calls the fixes answer, by id, in message and call order (an id reused by calls of
+    one turn gives its results in that order too)."""
+    calls: dict[str, list[Mapping[str, Any]]] = {}
+    for finding in fixed:
+        if finding.code in ANSWERED and finding.call_id is not None:
+            message = messages[finding.message_index]
+            call = value_at(_as_fields(message), finding.call_path)
+            calls.setdefault(finding.call_id, []).append(call)
+    return calls
+
+
+def _built(
+    value: dict[str, Any],
+    answered: dict[str, list[Mapping[str, Any]]],
+    repair_callback: RepairCallback | None,
+) -> ToolMessage:
+    """The ``ToolMessage`` of a planned synthetic result: ``value``'s fields, or what
+    ``repair_callback`` builds for the call it answers.
+
+    Raises:
+        TypeError: The callback's result is no ``ToolMessage`` for that call's id.
+    """
+    pending = answered.get(value["tool_call_id"])
+    if repair_callback is None or not pending:
+        return ToolMessage(**value)
+    call = pending.pop(0)
+    built = repair_callback(dict(call))  # a copy: the state's message is not the callback's
+    if not isinstance(built, ToolMessage) or built.tool_call_id != call.get("id"):
+        got = type(built).__name__
+        if isinstance(built, ToolMessage):
+            got += f" for id {built.tool_call_id!r}"
+        msg = f"repair_callback must return a ToolMessage for id {call.get('id')!r}, not {got}"
+        raise TypeError(msg)
+    return built
+
+
 def _without_calls(message: BaseMessage, edits: Sequence[Edit]) -> BaseMessage:
     """A copy of ``message`` with ``edits`` (of its `_as_fields`) applied: the drop repair
     policy's calls gone from ``tool_calls``, ``invalid_tool_calls``, ``tool_call_chunks`` and
@@ -143,17 +206,14 @@ def _without_calls(message: BaseMessage, edits: Sequence[Edit]) -> BaseMessage:
     would otherwise be sent again."""
     before = _as_fields(message)
     after = apply_edits(before, edits)
-    update = {key: value for key, value in after.items() if value is not before.get(key)}
-    kept = {
-        call.get("id")
-        for key in ("tool_calls", "invalid_tool_calls", "tool_call_chunks")
-        for call in after.get(key) or ()
-        if isinstance(call, Mapping)
+    update = {
+        key: value
+        for key, value in after.items()
+        if value is not before.get(key) and key != "additional_kwargs"
     }
-    raw = message.additional_kwargs.get("tool_calls")
-    if isinstance(raw, list):
-        extra = dict(message.additional_kwargs)
-        remaining = [c for c in raw if not isinstance(c, Mapping) or c.get("id") in kept]
+    if after.get("additional_kwargs") is not before.get("additional_kwargs"):
+        extra = dict(message.additional_kwargs)  # its other keys, as they are
+        remaining = after["additional_kwargs"].get("tool_calls")
         if remaining:
             extra["tool_calls"] = remaining
         else:

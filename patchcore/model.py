@@ -9,6 +9,7 @@ the original bytes.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -229,3 +230,14 @@ class Finding:
     def pointer(self) -> Pointer:
         """JSON pointer of the call inside the record."""
         return (*self.message_path, *self.call_path)
+
+
+#: Namespace of the UUIDv5 ids toolpatch gives what it writes (fixed: a repair is reproducible).
+NAMESPACE = uuid.UUID("d29615cb-3faa-4cdb-b1da-085978a7e22a")
+
+
+def derived_id(name: str) -> str:
+    """The id of something toolpatch writes, derived from ``name`` (values read from the input:
+    the calling message's id and the call's id): two runs over the same input write the same
+    ids (docs/pairing.md#fidelity)."""
+    return str(uuid.uuid5(NAMESPACE, name))

@@ -213,7 +213,8 @@ RULES: dict[str, Rule] = {
             summary="a result that answers no earlier call",
             what=(
                 "Checks for a tool result whose id no earlier call has: its call was cut from "
-                "the history, or the result came before its call."
+                "the history, or the result came before its call. A result with no id (null or "
+                "empty) answers no call either."
             ),
             why="Providers reject a result that answers no call of the history.",
             fix=Applicability.UNSAFE,
@@ -272,7 +273,11 @@ RULES: dict[str, Rule] = {
             fix_description="drop the later result",
             fix_notes=(
                 "It drops the later result, and its message when nothing else is left in it. "
-                "It is not offered when that would empty the history."
+                "When the earlier result is the synthetic one toolpatch wrote and the later one "
+                "is real (the tool finished, or the approval came, after the repair), it drops "
+                "the synthetic one and keeps the real result, or drops neither where the real "
+                "result alone would be out of place. It is not offered when that would empty "
+                "the history."
             ),
             example=_asked(
                 """\

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,16 @@ TP002_TEXT = "Tool call {name} with id {id} did not complete - no result was rec
 TP003_TEXT = (
     "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
 )
+
+
+def langchain_result_id(message_id: str | None, call_id: str) -> str | None:
+    """The id of the ToolMessage toolpatch writes for ``call_id`` of the AI message
+    ``message_id`` (docs/formats.md#langchain): UUIDv5, in toolpatch's namespace, of
+    ``langchain/<message id>/<call id>``; ``None`` when the AI message has no id."""
+    if not message_id:
+        return None
+    namespace = uuid.UUID("d29615cb-3faa-4cdb-b1da-085978a7e22a")
+    return str(uuid.uuid5(namespace, f"langchain/{message_id}/{call_id}"))
 
 
 def text(template: str, name: str, call_id: str) -> str:

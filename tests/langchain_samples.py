@@ -30,7 +30,7 @@ from langchain_core.messages import (
     messages_to_dict,
 )
 
-from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
+from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, langchain_result_id, text
 from tests.sample_cases import SAMPLES, Dump, drop_path, fixed_path, json_doc, jsonl, unsafe_path
 
 TP001, TP002, TP003 = TP001_TEXT, TP002_TEXT, TP003_TEXT
@@ -72,10 +72,15 @@ def tool_call(name: str, call_id: str, **args: Any) -> dict[str, Any]:
     return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
 
 
-def synthetic(template: str, name: str, call_id: str) -> ToolMessage:
-    """The ToolMessage a correct repair inserts."""
+def synthetic(template: str, name: str, call_id: str, caller: str | None = None) -> ToolMessage:
+    """The ToolMessage a correct repair inserts for a call of the AI message whose id is
+    ``caller``: its id is derived from that id and the call's."""
     return ToolMessage(
-        content=text(template, name, call_id), name=name, tool_call_id=call_id, status="error"
+        content=text(template, name, call_id),
+        name=name,
+        tool_call_id=call_id,
+        status="error",
+        id=langchain_result_id(caller, call_id),
     )
 
 
@@ -210,20 +215,20 @@ def picked(values: Sequence[Any], *indexes: int) -> list[Any]:
 
 def langchain_cases() -> list[Sample]:
     seed = calendar_history()
-    seed_fix = [(2, synthetic(TP001, "get_events_for_days", "123"))]
+    seed_fix = [(2, synthetic(TP001, "get_events_for_days", "123", "run-1"))]
     weather = weather_parallel()
-    weather_fix = [(2, synthetic(TP001, "get_time", "call_tZ2"))]
+    weather_fix = [(2, synthetic(TP001, "get_time", "call_tZ2", "run-1"))]
     turns = two_turns()
     turns_fix = [
-        (1, synthetic(TP001, "search_flights", "call_f1")),
-        (5, synthetic(TP001, "search_hotels", "call_h1")),
+        (1, synthetic(TP001, "search_flights", "call_f1", "run-1")),
+        (5, synthetic(TP001, "search_hotels", "call_h1", "run-3")),
     ]
     tail = trailing()
-    tail_fix = [(1, synthetic(TP002, "run_tests", "call_rt1"))]
+    tail_fix = [(1, synthetic(TP002, "run_tests", "call_rt1", "run-1"))]
     broken = invalid()
-    broken_fix = [(1, synthetic(TP003, "write_file", "call_wr1"))]
+    broken_fix = [(1, synthetic(TP003, "write_file", "call_wr1", "run-1"))]
     reused = reused_ids()
-    reused_fix = [(3, synthetic(TP001, "get_order", "call_0"))]
+    reused_fix = [(3, synthetic(TP001, "get_order", "call_0", "run-2"))]
 
     chunk = [
         HumanMessage("Summarise the repository.", id="h-1"),
@@ -234,7 +239,7 @@ def langchain_cases() -> list[Sample]:
         ),
         HumanMessage("(connection dropped, retrying)", id="h-2"),
     ]
-    chunk_fix = [(1, synthetic(TP001, "list_files", "call_ls1"))]
+    chunk_fix = [(1, synthetic(TP001, "list_files", "call_ls1", "run-1"))]
 
     legacy = [
         {"type": "human", "data": {"content": "Convert 10 EUR to USD and JPY", "example": False}},
@@ -528,7 +533,7 @@ def strict_langchain_cases() -> list[Sample]:
         AIMessage("", id="run-3", tool_calls=[tool_call("get_time", clock, tz="Europe/Madrid")]),
         HumanMessage("Never mind the time.", id="h-3"),
     ]
-    clock_fix = (9, synthetic(TP001, "get_time", clock))
+    clock_fix = (9, synthetic(TP001, "get_time", clock, "run-3"))
     combined_unsafe = [
         *picked(combined, 0, 2, 3, 5, 4, 6, 7, 9),
         clock_fix[1],

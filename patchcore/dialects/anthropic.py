@@ -22,6 +22,7 @@ from patchcore.dialects.base import (
     Recognition,
     call_id,
     entry,
+    idless_result,
     optional_name,
     tag,
 )
@@ -172,9 +173,8 @@ class Anthropic(BlockDialect):
                 )
             elif is_result(block):
                 answered = call_id(block.get("tool_use_id"), (*pointer, "content", k))
-                if answered:
-                    result = ToolResult(answered, ("content", k), kind=kind)
-                    (inner if calls else results).append(result)
+                result = idless_result(answered, pointer, ("content", k), kind=kind)
+                (inner if calls else results).append(result)
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = bool(content) and all(is_result(b) for b in content)

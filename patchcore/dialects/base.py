@@ -36,7 +36,9 @@ from patchcore.model import (
     Replace,
     Role,
     ToolCall,
+    ToolResult,
     Verbatim,
+    format_pointer,
 )
 from patchcore.rules import fill
 
@@ -779,6 +781,23 @@ def call_id(value: object, pointer: Pointer) -> str | None:
         return str(value)
     msg = f"a tool call id must be a string, not {json_kind(value)}"
     raise ShapeError(msg, path=pointer)
+
+
+def idless_result(
+    answered: str | None,
+    pointer: Pointer,
+    path: Pointer = (),
+    *,
+    name: str | None = None,
+    kind: str | None = None,
+) -> ToolResult:
+    """The result of a message (``path``: its block) that answers the call ``answered``, or,
+    with no id (``null`` or ``""``), a result that answers no call: a key no call has, so it
+    is an orphan (TP101), never a result the walk skips (docs/pairing.md#the-pairing-rule)."""
+    if answered is not None:
+        return ToolResult(answered, path, kind=kind)
+    key = f"{format_pointer((*pointer, *path))}:no-id"
+    return ToolResult(key, path, keyed=False, name=name, kind=kind)
 
 
 def list_field(container: Mapping[str, Any], key: str, pointer: Pointer) -> list[Any]:

@@ -18,6 +18,7 @@ from patchcore.dialects.base import (
     Recognition,
     call_id,
     entry,
+    idless_result,
     optional_name,
     tag,
 )
@@ -127,8 +128,8 @@ class Bedrock(BlockDialect):
             elif member == "toolResult":
                 result = entry(block["toolResult"], (*pointer, "content", k, "toolResult"))
                 answered = call_id(result.get("toolUseId"), (*pointer, "content", k))
-                if answered:
-                    (inner if calls else results).append(ToolResult(answered, ("content", k)))
+                result_ref = idless_result(answered, pointer, ("content", k))
+                (inner if calls else results).append(result_ref)
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         only_results = all(_member(b) == "toolResult" for b in content)

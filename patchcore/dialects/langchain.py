@@ -38,13 +38,14 @@ from patchcore.dialects.base import (
     ResultMessageDialect,
     call_id,
     entry,
+    idless_result,
     list_field,
     optional_name,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.engine.apply import value_at
 from patchcore.engine.defects import ANSWERED, Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import MessageView, Pointer, Role, ToolCall, derived_id
 from patchcore.rules import fill
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).
@@ -175,11 +176,15 @@ def _parsed_calls(
 
 
 def _backwards_compat_calls(raw_calls: object, pointer: Pointer, prefix: Pointer) -> list[ToolCall]:
-    """Mirror ``default_tool_parser``: what LangChain itself makes of OpenAI-shaped raw calls.
+    """What LangChain makes of OpenAI-shaped raw calls (``default_tool_parser``), and what its
+    OpenAI-style integrations send.
 
     Entries without a ``function`` object are skipped; arguments that ``json.loads`` rejects make
-    an invalid call. If parsing raises anything else (arguments that are not a string), LangChain
-    drops all the raw calls, so the provider never sees them: neither do we.
+    an invalid call. Arguments that are not a string make LangChain's parser give up on every
+    raw call, but they stay in ``additional_kwargs``, and the OpenAI-style integrations send
+    ``additional_kwargs["tool_calls"]`` as it is when the parsed lists are empty: the provider
+    gets them, so they are calls too. An object is a call's arguments; anything else (``null``)
+    is malformed.
     """
     if not isinstance(raw_calls, list):
         return []
@@ -189,13 +194,14 @@ def _backwards_compat_calls(raw_calls: object, pointer: Pointer, prefix: Pointer
             continue
         function = raw["function"]
         arguments = function.get("arguments")
-        if not isinstance(arguments, str):
-            return []
-        try:
-            json.loads(arguments)
-            invalid = False
-        except ValueError:
-            invalid = True
+        if isinstance(arguments, str):
+            try:
+                json.loads(arguments)
+                invalid = False
+            except ValueError:
+                invalid = True
+        else:
+            invalid = not isinstance(arguments, dict)
         path = (*prefix, "tool_calls", k)
         calls.append(
             ToolCall(
@@ -333,7 +339,8 @@ class LangChain(ResultMessageDialect):
             return MessageView(Role.CALLER, calls=tuple(calls))
         if kind in TOOL_TYPES:
             answered = call_id(fields.get("tool_call_id"), (*pointer, *prefix, "tool_call_id"))
-            return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
+            name = optional_name(fields.get("name"))
+            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer, name=name),))
         return MessageView(Role.OTHER)
 
     def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
@@ -409,15 +416,27 @@ class LangChain(ResultMessageDialect):
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any]:
         name = call.name or "unknown"
+        unwrapped = unwrap(caller)
+        source = unwrapped[1].get("id") if unwrapped is not None else None
+        # An AI message with an id (every message of a LangGraph thread has one): an id derived
+        # from it and the call, where LangGraph would give a random one to a message without.
+        own_id = (
+            derived_id(f"langchain/{source}/{call.id}")
+            if source and isinstance(source, str)
+            else None
+        )
         if caller.get("lc") == 1:
             namespace = [*caller["id"][:-1], "ToolMessage"]
             kwargs = {
                 "content": text,
                 "type": "tool",
                 "name": name,
+                "id": own_id,
                 "tool_call_id": call.id,
                 "status": "error",
             }
+            if own_id is None:
+                del kwargs["id"]  # dumpd writes only the fields that are set
             return {"lc": 1, "type": "constructor", "id": namespace, "kwargs": kwargs}
         dumped: dict[str, Any] = {
             "content": text,
@@ -425,7 +444,7 @@ class LangChain(ResultMessageDialect):
             "response_metadata": {},
             "type": "tool",
             "name": name,
-            "id": None,
+            "id": own_id,
             "tool_call_id": call.id,
             "artifact": None,
             "status": "error",

@@ -31,6 +31,7 @@ from patchcore.dialects.base import (
     ResultMessageDialect,
     call_id,
     entry,
+    idless_result,
     list_field,
     optional_name,
     tag,
@@ -205,9 +206,10 @@ class OpenAIChat(ResultMessageDialect):
 
     @staticmethod
     def _answered(message: Mapping[str, Any], pointer: Pointer) -> tuple[ToolResult, ...]:
+        name = optional_name(message.get("name"))
         if message.get("tool_call_id") is not None:
             answered = call_id(message["tool_call_id"], (*pointer, "tool_call_id"))
-            return (ToolResult(answered),) if answered else ()
+            return (idless_result(answered, pointer, name=name),)
         if message.get("tool_call_ids") is not None:
             ids = list_field(message, "tool_call_ids", pointer)
             normalised = [call_id(v, (*pointer, "tool_call_ids", k)) for k, v in enumerate(ids)]
@@ -215,7 +217,7 @@ class OpenAIChat(ResultMessageDialect):
                 return (ToolResult(normalised[0]),) if normalised[0] else ()
             return tuple(ToolResult(v, ("tool_call_ids", k)) for k, v in enumerate(normalised) if v)
         answered = call_id(message.get("id"), (*pointer, "id"))
-        return (ToolResult(answered),) if answered else ()
+        return (idless_result(answered, pointer, name=name),)
 
     def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
         """TP107: an assistant message with ``tool_calls: []``."""

@@ -40,13 +40,14 @@ from patchcore.dialects.base import (
     Recognition,
     ResultMessageDialect,
     call_id,
+    idless_result,
     optional_name,
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.engine.defects import Defect
 from patchcore.engine.pairing import Answer
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import MessageView, Pointer, Role, ToolCall, derived_id
 
 _COMMAND_OUTPUT = "'s result is the command's output, which cannot be truthfully made up"
 #: Client-executed call items: the output item type, and why no truthful output exists (``None``:
@@ -223,6 +224,15 @@ class OpenAIResponses(ResultMessageDialect):
             return Recognition.DISTINCT if content or typed else Recognition.COMPATIBLE
         return Recognition.NO
 
+    def client_search(self, item: Any) -> bool:
+        """Whether ``item`` is a tool search item the client runs (``"execution": "client"``):
+        a ``tool_search_call`` the client answers with a ``tool_search_output``, or that output.
+        A tool search the server runs is part of its response and answered there."""
+        return (
+            _kind(item) in ("tool_search_call", "tool_search_output")
+            and item.get("execution") == "client"
+        )
+
     def call_key(self, item: Mapping[str, Any], kind: str) -> str:
         """Where a call or output item keeps the pairing id."""
         if kind == "mcp_approval_request":
@@ -280,11 +290,17 @@ class OpenAIResponses(ResultMessageDialect):
         kind = _kind(message)
         if kind is None:
             return MessageView(Role.OTHER)
-        if kind in self.calls or self._unknown_call(message) is not None:
+        client_search = self.client_search(message)
+        if client_search and kind == "tool_search_output":
+            answered = call_id(message.get(self.key), (*pointer, self.key))
+            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer),))
+        if kind in self.calls or self._unknown_call(message) is not None or client_search:
             key = self.call_key(message, kind)
             unanswerable = (
                 self.calls[kind][1]
                 if kind in self.calls
+                else None
+                if client_search
                 else f"a {kind} item is of a type toolpatch does not know, so its result "
                 "cannot be truthfully made up"
             )
@@ -301,7 +317,7 @@ class OpenAIResponses(ResultMessageDialect):
         ):
             key = self.call_key(message, kind)
             answered = call_id(message.get(key), (*pointer, key))
-            return MessageView(Role.RESULTS, results=(ToolResult(answered),) if answered else ())
+            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer),))
         return MessageView(Role.OTHER)
 
     def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:
@@ -338,12 +354,38 @@ class OpenAIResponses(ResultMessageDialect):
         return orphans
 
     def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        return {}
+        """Whether the list's outputs carry item ids (a stored conversation's do): then so does
+        a synthetic output, derived from its call (`with_id`)."""
+        return {"ids": any(self._output_with_id(m) for m in messages if m is not None)}
+
+    def _output_with_id(self, item: Any) -> bool:
+        kind = _kind(item)
+        return (
+            kind is not None
+            and (kind in self.outputs or kind == "tool_search_output")
+            and isinstance(item.get("id"), str)
+        )
 
     def result_message(
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any] | None:
+        output = self._result_item(caller, call, text)
+        if output is None or not style.get("ids"):
+            return output
+        return with_id(output, caller, call)
+
+    def _result_item(self, caller: Any, call: ToolCall, text: str) -> dict[str, Any] | None:
         kind = _kind(caller)
+        if self.client_search(caller):
+            # Codex's answer to a search that never returned (codex-rs normalize.rs): no tools
+            # found, the search not completed; the output has no room for a text.
+            return {
+                "type": "tool_search_output",
+                self.key: call.id,
+                "status": "incomplete",
+                "execution": "client",
+                "tools": [],
+            }
         if kind is None or kind not in self.calls:
             return None  # a call of an unknown kind: no output is known to be truthful
         output, unanswerable = self.calls[kind]
@@ -356,6 +398,21 @@ class OpenAIResponses(ResultMessageDialect):
     def output_item(self, output: str, caller: Any, call: ToolCall, text: str) -> dict[str, Any]:
         """The output item of type ``output`` that answers ``call`` with ``text``."""
         return {"type": output, "call_id": call.id, "output": text}
+
+
+def with_id(output: dict[str, Any], caller: Any, call: ToolCall) -> dict[str, Any]:
+    """``output`` with an item id derived from its call, as Codex derives one (``fco_`` and a
+    UUIDv5 of the call's item id): the initials of the output's type, ``_``, and the UUIDv5 of
+    the call item's id (its ``call_id`` where it has none), so that two runs write the same id."""
+    kind = str(output["type"])
+    source = caller.get("id") if isinstance(caller.get("id"), str) else call.id
+    prefix = "".join(word[:1] for word in kind.split("_"))
+    own = derived_id(f"responses/{prefix}/{source}").replace("-", "")
+    return {
+        "type": kind,
+        "id": f"{prefix}_{own}",
+        **{k: v for k, v in output.items() if k != "type"},
+    }
 
 
 #: How the reason of an output that splits a reasoning item begins (its id follows).

@@ -7,10 +7,12 @@ tools are ``builtin-tool-call`` parts answered by ``builtin-tool-return`` parts 
 response; an unanswered one is reported, never answered.
 
 The part layout changes between pydantic-ai versions, so a synthetic ``tool-return`` part copies
-the keys its neighbours use (``outcome``, ``tool_kind``, ``retry`` appear in newer releases) and
-is marked ``outcome: "failed"`` where the file has that key; its timestamp is the calling
-response's, so repairing is deterministic. It always carries its ``tool_call_id``, even where the
-file's own tool-return parts lack one.
+the keys its neighbours use (``tool_kind``, ``retry`` appear in newer releases); its timestamp is
+the calling response's, so repairing is deterministic. It always carries its ``tool_call_id``,
+even where the file's own tool-return parts lack one, and says what it is as pydantic-ai's own
+repair (``_clean_message_history``) does: ``metadata`` holds its synthesized mark, and
+``outcome`` is ``interrupted`` where the file shows a release that accepts the value (2.10 and
+later), else ``failed`` (never the default ``success``); a release without the field ignores it.
 
 A tool-return (or tool retry-prompt) without ``tool_call_id`` answers nothing: pydantic-ai
 loads it with a made-up id (``ToolReturnPart.tool_call_id``'s default factory, ``pyd_ai_`` and a
@@ -34,11 +36,12 @@ from patchcore.dialects.base import (
     BlockDialect,
     Recognition,
     call_id,
+    idless_result,
     optional_name,
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 KINDS = frozenset({"request", "response"})
 #: Call parts, with why a part of that kind gets no synthetic result (``None``: it may get one).
@@ -60,8 +63,23 @@ _RETURN_KEYS = (
 _CLASSIC_RETURN_KEYS = frozenset(
     {"tool_name", "content", "tool_call_id", "metadata", "timestamp", "part_kind"}
 )
-#: The keys a synthetic tool-return always has, whatever its neighbours lack.
-_REQUIRED_RETURN_KEYS = frozenset({"tool_name", "content", "tool_call_id", "part_kind"})
+#: The keys a synthetic tool-return always has, whatever its neighbours lack: ``outcome`` and
+#: ``metadata`` say what it is (a release without the field ignores the key).
+_REQUIRED_RETURN_KEYS = frozenset(
+    {"tool_name", "content", "tool_call_id", "metadata", "outcome", "part_kind"}
+)
+#: pydantic-ai's mark of a tool-return it synthesized for a call that never got a result
+#: (``SYNTHESIZED_TOOL_RETURN_METADATA_KEY``), written in the synthetic part's ``metadata``.
+SYNTHESIZED = "pydantic_ai_synthesized_tool_return"
+#: The outcome pydantic-ai's own repair writes for an unanswered call; releases before 2.10
+#: refuse the value (their outcome is success, failed or denied), and a file does not say which
+#: release wrote it, unless it holds something only later releases write (`_LATER_MARKS`).
+INTERRUPTED = "interrupted"
+#: Part keys and response keys that releases after 2.40 write, and outcomes that only releases
+#: accepting ``interrupted`` know: a file holding one is read by a release that accepts it.
+_LATER_PART_KEYS = frozenset({"retry", "ui_visibility"})
+_LATER_RESPONSE_KEYS = frozenset({"model_id", "request_timestamp", "history_digest"})
+_LATER_OUTCOMES = frozenset({INTERRUPTED, "retried"})
 
 
 def _part_kind(part: Any) -> str | None:
@@ -136,16 +154,9 @@ class PydanticAI(BlockDialect):
                 )
             elif _is_result(part):
                 answered = call_id(part.get("tool_call_id"), (*pointer, "parts", k))
-                result = (
-                    ToolResult(answered, ("parts", k))
-                    if answered
-                    else ToolResult(  # loaded with a made-up id: a key no call has
-                        f"{format_pointer((*pointer, 'parts', k))}:made-up-id",
-                        ("parts", k),
-                        keyed=False,
-                        name=optional_name(part.get("tool_name")),
-                    )
-                )
+                # without one, pydantic-ai loads it with a made-up id: a key no call has
+                name = optional_name(part.get("tool_name"))
+                result = idless_result(answered, pointer, ("parts", k), name=name)
                 (inner if calls else results).append(result)
         if message.get("kind") == "response":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
@@ -153,7 +164,7 @@ class PydanticAI(BlockDialect):
         return MessageView(Role.RESULTS if only_results else Role.OTHER, (), tuple(results))
 
     def block_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        return {"keys": _neighbour_keys(messages)}
+        return {"keys": _neighbour_keys(messages), "outcome": _outcome(messages)}
 
     def is_reasoning(self, block: Any) -> bool:
         return isinstance(block, dict) and block.get("part_kind") == "thinking"
@@ -172,9 +183,9 @@ class PydanticAI(BlockDialect):
             "content": text,
             "tool_call_id": call.id,
             "tool_kind": None,
-            "metadata": None,
+            "metadata": {SYNTHESIZED: True},
             "timestamp": caller.get("timestamp"),
-            "outcome": "failed",
+            "outcome": style["outcome"],
             "retry": None,
             "part_kind": "tool-return",
         }
@@ -196,4 +207,18 @@ def _neighbour_keys(messages: Sequence[Mapping[str, Any]]) -> frozenset[str]:
         for part in message.get("parts") or ():
             if _part_kind(part) == "tool-return":
                 return frozenset(part) | _REQUIRED_RETURN_KEYS
-    return _CLASSIC_RETURN_KEYS
+    return _CLASSIC_RETURN_KEYS | _REQUIRED_RETURN_KEYS
+
+
+def _outcome(messages: Sequence[Mapping[str, Any]]) -> str:
+    """``interrupted`` (what pydantic-ai's own repair writes) where the file shows a release
+    that accepts it; else ``failed``, which every release with an ``outcome`` accepts."""
+    for message in messages:
+        if message.get("kind") == "response" and not _LATER_RESPONSE_KEYS.isdisjoint(message):
+            return INTERRUPTED
+        for part in message.get("parts") or ():
+            if isinstance(part, dict) and (
+                not _LATER_PART_KEYS.isdisjoint(part) or part.get("outcome") in _LATER_OUTCOMES
+            ):
+                return INTERRUPTED
+    return "failed"

@@ -11,7 +11,15 @@ from patchcore.dialects.base import ListContext
 from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.locate import classify
-from patchcore.engine.pairing import Dangling, Pairing, pair
+from patchcore.engine.pairing import (
+    Answer,
+    CallRef,
+    Dangling,
+    Pairing,
+    ResultRef,
+    insertion_point,
+    pair,
+)
 from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView, distinct_edits
 from patchcore.options import Options
 from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, render_text
@@ -78,7 +86,9 @@ def _describe(defect: Defect) -> str:
     return {
         "TP101": f"{result} answers no earlier call",
         "TP102": f"{result} is out of place: {defect.reason}",
-        "TP103": f"second {result}: its call is already answered",
+        "TP103": f"second {result}: its call is already answered"
+        if defect.reason is None
+        else f"{result} is answered twice: {defect.reason}",
         "TP104": f"{what} reuses the id of an earlier call that is still unanswered",
         "TP105": f"{what} has no id, so no result can answer it",
         "TP106": "the message has other blocks before its tool results",
@@ -102,40 +112,119 @@ def unanswered(dangling: Dangling, options: Options) -> Defect:
     )
 
 
+def written_code(
+    messages: Sequence[Any],
+    dialect: Dialect,
+    options: Options,
+    style: Any,
+    call: CallRef,
+    where: ResultRef,
+) -> str | None:
+    """The TP0xx rule whose synthetic result ``where`` is, key for key, for ``call`` (the
+    result the dialect writes with the rule's text, the default or the configured one, rendered
+    for that call: its id, its name, the format's error flag, its shape); ``None``: a result
+    toolpatch did not write. ``style``: the list's `Dialect.writing_style`."""
+    value = value_at(messages[where.message_index], where.result.path)
+    caller = messages[call.message_index]
+    for code in sorted(ANSWERED):
+        templates = dict.fromkeys((options.text(code), DEFAULT_TEXTS[code]))
+        if any(
+            dialect.written_result(messages, caller, call.call, text, style) == value
+            for text in (
+                render_text(t, name=call.call.name, call_id=call.call.id) for t in templates
+            )
+        ):
+            return code
+    return None
+
+
 def written_results(
     messages: Sequence[Any], pairing: Pairing, dialect: Dialect, options: Options
 ) -> list[Defect]:
-    """The results toolpatch wrote (``toolpatch strip``): each result that is, key for key, the
-    synthetic result the dialect writes for its call with the text of a TP0xx template (the
-    default or the configured one) rendered for that call: its id, its name, the format's
-    error flag, its shape."""
+    """The results toolpatch wrote (``toolpatch strip``): each answer that is the synthetic
+    result of a TP0xx rule for its call (`written_code`)."""
     found = []
     style = dialect.writing_style(messages) if pairing.answers else {}
     for answer in pairing.answers:
         call, where = answer.call, answer.result
-        value = value_at(messages[where.message_index], where.result.path)
-        caller = messages[call.message_index]
-        for code in sorted(ANSWERED):
-            templates = dict.fromkeys((options.text(code), DEFAULT_TEXTS[code]))
-            if any(
-                dialect.written_result(messages, caller, call.call, text, style) == value
-                for text in (
-                    render_text(t, name=call.call.name, call_id=call.call.id) for t in templates
+        code = written_code(messages, dialect, options, style, call, where)
+        if code is not None:
+            found.append(
+                Defect(
+                    code,
+                    where.message_index,
+                    where.result.path,
+                    call.call,
+                    call.call_index,
+                    result=where.result,
+                    strip=True,
                 )
-            ):
-                found.append(
-                    Defect(
-                        code,
-                        where.message_index,
-                        where.result.path,
-                        call.call,
-                        call.call_index,
-                        result=where.result,
-                        strip=True,
-                    )
-                )
-                break
+            )
     return found
+
+
+#: Why the TP103 fix removes the earlier of two results (docs/rules.md#duplicate-tool-result-tp103).
+KEEPS_THE_REAL_ONE = (
+    "this first one is the synthetic result toolpatch wrote, and the real result came after it: "
+    "the fix removes this one and keeps the real one"
+)
+#: Why it removes neither: the real result, once alone, would be out of place.
+KEEPS_BOTH = (
+    "this first one is the synthetic result toolpatch wrote, and the real result after it is "
+    "out of place: neither is removed"
+)
+
+
+def duplicates(
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    pairing: Pairing,
+    *,
+    dialect: Dialect,
+    options: Options,
+) -> list[Defect]:
+    """The TP103 defects: each second result for an answered call, which the fix removes;
+    but where the result that answered the call is toolpatch's synthetic one and the second is
+    real, the synthetic one is the defect (removing the real result would lose what the tool
+    returned), and where the real one would then be out of place, nothing is removed."""
+    if not pairing.duplicates:
+        return []
+    style: Any = None
+    defects = []
+    for duplicate in pairing.duplicates:
+        first = _answered_before(pairing, duplicate)
+        defect = Defect(
+            "TP103", duplicate.message_index, duplicate.result.path, result=duplicate.result
+        )
+        if first is not None:
+            style = dialect.writing_style(messages) if style is None else style
+            synthetic = written_code(messages, dialect, options, style, first.call, first.result)
+            real = written_code(messages, dialect, options, style, first.call, duplicate)
+            if synthetic is not None and real is None:
+                placed = dialect.misplaced(messages, views, Answer(first.call, duplicate)) is None
+                where = first.result
+                defect = Defect(
+                    "TP103",
+                    where.message_index,
+                    where.result.path,
+                    result=where.result,
+                    reason=KEEPS_THE_REAL_ONE if placed else KEEPS_BOTH,
+                )
+        defects.append(defect)
+    return defects
+
+
+def _answered_before(pairing: Pairing, duplicate: ResultRef) -> Answer | None:
+    """The latest answer with the duplicate's key that came before it."""
+    before = None
+    for answer in pairing.answers:
+        where = answer.result
+        if (
+            where.result.key == duplicate.result.key
+            and where.message_index <= duplicate.message_index
+        ):
+            before = answer
+    return before
 
 
 def fix_kind(defect: Defect) -> tuple[Applicability, str] | None:
@@ -164,8 +253,11 @@ def collect(
     selected = options.selection.codes
     defects = [unanswered(dangling, options) for dangling in pairing.dangling]
     ordered = len(defects)  # the dangling calls come in message and call order
-    for code, refs in (("TP101", pairing.orphans), ("TP103", pairing.duplicates)):
-        defects += [Defect(code, r.message_index, r.result.path, result=r.result) for r in refs]
+    defects += [
+        Defect("TP101", r.message_index, r.result.path, result=r.result) for r in pairing.orphans
+    ]
+    if "TP103" in selected:
+        defects += duplicates(messages, views, pairing, dialect=dialect, options=options)
     for answer in pairing.answers if "TP102" in selected else ():
         reason = dialect.misplaced(messages, views, answer)
         if reason is not None:
@@ -226,6 +318,45 @@ def _awaiting(views: list[MessageView], approvals: frozenset[str]) -> list[Messa
         )
         for view in views
     ]
+
+
+#: Why a call is not answered when a later call of its turn reuses its id and stays open.
+SHADOWED = (
+    "a later call of its turn reuses its id and gets no result, so a result written for this "
+    "call would answer that one instead"
+)
+
+
+def _shadowed(pairing: Pairing, views: Sequence[MessageView]) -> Pairing:
+    """``pairing``, with each answerable open call marked unanswerable when a later open call
+    with its key, which gets no result, sits before the place its result would go: the result
+    would answer that later call (the nearest open one), and this call would still be open after
+    the fix. Such a reused id is TP104; a fix that cannot converge is not offered."""
+    by_key: dict[str, list[Dangling]] = {}
+    for dangling in pairing.dangling:
+        if dangling.call.pairing_key:
+            by_key.setdefault(dangling.call.pairing_key, []).append(dangling)
+    shadowed = {
+        id(earlier)
+        for same in by_key.values()
+        if len(same) > 1
+        for i, earlier in enumerate(same)
+        if earlier.call.answerable
+        and any(
+            not later.call.answerable
+            and later.message_index < insertion_point(views, earlier.message_index)
+            for later in same[i + 1 :]
+        )
+    }
+    if not shadowed:
+        return pairing
+    return replace(
+        pairing,
+        dangling=tuple(
+            replace(d, call=replace(d.call, unanswerable=SHADOWED)) if id(d) in shadowed else d
+            for d in pairing.dangling
+        ),
+    )
 
 
 def _keeping_a_message(
@@ -322,6 +453,7 @@ def check_list(
         left_open=left_open,
         first_caller=first_caller,
     )
+    pairing = _shadowed(pairing, views)
     if options.strip:
         defects = written_results(messages, pairing, dialect, options)
     else:
@@ -352,6 +484,9 @@ def check_list(
     )
     if options.repair is RepairPolicy.DROP:
         edits = _still_a_history(edits, planned, messages, context)
+    for defect in planned:
+        if defect.reason is KEEPS_BOTH:
+            edits[id(defect)] = ()
     return findings_of(defects, edits, dialect=dialect, context=context)
 
 

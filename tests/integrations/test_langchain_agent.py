@@ -95,9 +95,11 @@ CALL = ToolCall(id="123", name="get_events_for_days", args={"date_str": "2025-01
 THREAD: Any = {"configurable": {"thread_id": "thread-1"}}
 
 
-def agent(*, patched: bool, approval: bool = False) -> tuple[Any, RefusingChatModel]:
-    """The agent (with the middleware when ``patched``; with the tool's calls held for a
-    person's approval when ``approval``) and its model."""
+def agent(
+    *, patched: bool, approval: bool = False, keep_state: bool = False
+) -> tuple[Any, RefusingChatModel]:
+    """The agent (with the middleware when ``patched``, given ``keep_state``; with the tool's
+    calls held for a person's approval when ``approval``) and its model."""
     model = RefusingChatModel(
         replies=[
             AIMessage(content="Let me look.", tool_calls=[CALL]),
@@ -108,7 +110,7 @@ def agent(*, patched: bool, approval: bool = False) -> tuple[Any, RefusingChatMo
         model=model,
         tools=[get_events_for_days],
         middleware=[
-            *([PatchToolCallsMiddleware()] if patched else []),
+            *([PatchToolCallsMiddleware(keep_state=keep_state)] if patched else []),
             *([HumanInTheLoopMiddleware({"get_events_for_days": True})] if approval else []),
         ],
         checkpointer=InMemorySaver(),
@@ -213,3 +215,18 @@ def test_replaces_deepagents_middleware_in_create_deep_agent() -> None:
     tool_message = result["messages"][2]
     assert tool_message.content == text(TP001_TEXT, "get_events_for_days", "123")
     assert tool_message.status == "error"
+
+
+def test_keep_state_resumes_and_leaves_the_checkpoint_as_written() -> None:
+    """``keep_state`` (docs/langchain.md#keeping-the-state-as-written): the model is sent a
+    repaired history at each call, and the thread's messages stay as they were written."""
+    graph, model = agent(patched=True, keep_state=True)
+    stored_mid_tool(graph, model)
+    result = graph.invoke(NEXT, THREAD)
+    assert [m.type for m in result["messages"]] == ["human", "ai", "human", "ai"]
+    assert result["messages"][-1].content == "It is sunny in Tokyo."
+    sent = model.seen[-1]
+    assert [m.type for m in sent] == ["human", "ai", "tool", "human"]
+    assert sent[2].content == text(TP001_TEXT, "get_events_for_days", "123")
+    stored = graph.get_state(THREAD).values["messages"]
+    assert not any(m.type == "tool" for m in stored)

@@ -26,7 +26,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 import patchcore
 from patchcore.extras import MissingExtra
 from patchcore.langchain import PatchToolCallsMiddleware
-from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
+from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, langchain_result_id, text
 
 #: deepagents' own test of its middleware (tests/unit_tests/test_middleware.py,
 #: ``test_missing_tool_call``): a call that a later message interrupted.
@@ -252,3 +252,106 @@ def test_an_older_langchain_without_trace_policies(monkeypatch: pytest.MonkeyPat
     older = importlib.import_module("patchcore.langchain")
     assert older.PatchToolCallsMiddleware.trace_policy is None
     assert patched(run(older.PatchToolCallsMiddleware(), SEED))[3].content == SEED_TEXT
+
+
+def test_a_state_without_messages_returns_no_update() -> None:
+    """deepagents' middleware returns ``None`` for ``{"messages": None}`` and an empty list;
+    a drop-in does too (docs/langchain.md#adding-it), and for a state with no messages key."""
+    middleware = PatchToolCallsMiddleware()
+    for state in ({"messages": None}, {"messages": []}, {}):
+        assert middleware.before_agent(state, None) is None  # type: ignore[arg-type]
+        assert asyncio.run(middleware.abefore_agent(state, None)) is None  # type: ignore[arg-type]
+
+
+def answered_by(call: Any) -> ToolMessage:
+    """A team's own synthetic result: what the callback receives, written into the result."""
+    return ToolMessage(
+        f"{call['type']} {call['name']} {call['args']!r}: no result recorded",
+        tool_call_id=call["id"],
+        name=call["name"],
+        status="error",
+        artifact={"synthetic": True},
+    )
+
+
+def test_a_repair_callback_builds_each_result() -> None:
+    """``repair_callback`` (docs/langchain.md#building-the-results) is given each unanswered
+    call as the AI message holds it, valid or not, and its ToolMessage goes where toolpatch's
+    own would."""
+    history = [
+        *SEED,
+        AIMessage(
+            content="",
+            tool_calls=[ToolCall(id="c1", name="search", args={"q": "x"})],
+            invalid_tool_calls=[invalid_tool_call(name="book", args='{"d', id="c2", error=None)],
+        ),
+    ]
+    middleware = PatchToolCallsMiddleware(repair_callback=answered_by)
+    messages = patched(run(middleware, history))
+    assert inserted(messages, history) == [3, 6, 7]
+    assert [m.content for m in messages[3:4] + messages[6:]] == [
+        "tool_call get_events_for_days {'date_str': '2025-01-01'}: no result recorded",
+        "tool_call search {'q': 'x'}: no result recorded",
+        "invalid_tool_call book '{\"d': no result recorded",
+    ]
+    assert all(m.artifact == {"synthetic": True} for m in messages[3:4] + messages[6:])  # type: ignore[attr-defined]
+    repair = patchcore.fix_base_messages(history, repair_callback=answered_by)
+    assert [m.content for m in repair.value] == [m.content for m in messages]
+    assert len(repair.fixed) == 3
+    # with options= too, and the strict rules' fixes still apply around the callback's results
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    strict = PatchToolCallsMiddleware(options=options, repair_callback=answered_by)
+    orphan = ToolMessage("stale", tool_call_id="gone")
+    assert patched(run(strict, [orphan, *SEED]))[3].content == messages[3].content
+
+
+def test_a_repair_callback_must_answer_the_call_it_is_given() -> None:
+    def wrong_id(call: Any) -> ToolMessage:
+        return ToolMessage("x", tool_call_id="other")
+
+    def no_message(call: Any) -> Any:
+        return {"content": "x", "tool_call_id": call["id"]}
+
+    for callback, got in ((wrong_id, "ToolMessage for id 'other'"), (no_message, "dict")):
+        middleware = PatchToolCallsMiddleware(repair_callback=callback)
+        with pytest.raises(TypeError, match=f"a ToolMessage for id '123', not {got}"):
+            run(middleware, SEED)
+
+
+def test_keep_state_repairs_only_what_the_model_is_sent() -> None:
+    """``keep_state`` (docs/langchain.md#keeping-the-state-as-written): ``before_agent``
+    leaves the state alone, and ``wrap_model_call`` hands the model a repaired copy."""
+    from langchain.agents.middleware import ModelRequest, ModelResponse
+
+    middleware = PatchToolCallsMiddleware(keep_state=True, repair_callback=answered_by)
+    assert run(middleware, SEED) is None
+    sent: list[list[BaseMessage]] = []
+
+    def handler(request: ModelRequest) -> ModelResponse:
+        sent.append(request.messages)
+        return ModelResponse(result=[AIMessage("ok")])
+
+    request = ModelRequest(model=None, messages=list(SEED))  # type: ignore[arg-type]
+    assert middleware.wrap_model_call(request, handler).result[0].content == "ok"
+    assert request.messages == SEED  # the request (and the state it came from) as it was
+    assert [m.type for m in sent[0]] == ["system", "human", "ai", "tool", "human"]
+    assert sent[0][3].content.endswith("no result recorded")
+
+    async def ahandler(request: ModelRequest) -> ModelResponse:
+        return handler(request)
+
+    asyncio.run(middleware.awrap_model_call(request, ahandler))
+    assert sent[1] == sent[0]
+    # by default the request goes as it is: before_agent has repaired the state already
+    PatchToolCallsMiddleware().wrap_model_call(request, handler)
+    assert sent[2] is request.messages
+
+
+def test_two_runs_write_the_same_ids() -> None:
+    """The synthetic ToolMessage's id is derived from its AI message's and its call's
+    (docs/formats.md#langchain), where LangGraph would give an id-less message a random one:
+    repairing the same state twice gives the same messages, ids included."""
+    first, second = (patched(run(PatchToolCallsMiddleware(), SEED)) for _ in range(2))
+    assert first[3].id is not None
+    assert [m.id for m in first] == [m.id for m in second]
+    assert first[3].id == langchain_result_id("3", "123")

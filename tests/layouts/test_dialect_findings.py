@@ -9,6 +9,8 @@ provider actually wants.
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 import pytest
@@ -343,3 +345,234 @@ def test_the_tool_message_for_a_tool_use_block_fits_langchain_anthropic() -> Non
     _, sent = formatting._format_messages(messages_from_dict(repaired), model="claude-sonnet-4-5")
     assert [m["content"][0]["type"] for m in sent[1:3]] == ["tool_use", "tool_result"]
     assert sent[2]["content"][0]["tool_use_id"] == "toolu_1"
+
+
+#: In each dialect whose result names its call by an id: a call, a result whose id is ``null``
+#: (it answers nothing), then the call's real result, then the user goes on.
+NULL_ID_RESULT: dict[str, list[dict[str, Any]]] = {
+    "langchain": [
+        {"type": "ai", "data": {"content": "", "tool_calls": [
+            {"name": "f", "args": {}, "id": "c1", "type": "tool_call"}]}},
+        {"type": "tool", "data": {"content": "?", "tool_call_id": None, "name": "f"}},
+        {"type": "tool", "data": {"content": "ok", "tool_call_id": "c1"}},
+        {"type": "human", "data": {"content": "Go on."}},
+    ],
+    "openai-chat": [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": None, "content": "?"},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ASK,
+    ],
+    "openai-responses": [
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": None, "output": "?"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        ASK,
+    ],
+    "anthropic": [
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "c1", "content": "ok"},
+            {"type": "tool_result", "tool_use_id": None, "content": "?"}]},
+        {"role": "assistant", "content": "Done."},
+    ],
+    "bedrock": [
+        {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
+        {"role": "user", "content": [
+            {"toolResult": {"toolUseId": "c1", "content": [{"text": "ok"}]}},
+            {"toolResult": {"toolUseId": None, "content": [{"text": "?"}]}}]},
+        {"role": "assistant", "content": [{"text": "Done."}]},
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dialect", list(NULL_ID_RESULT))
+def test_a_result_with_a_null_id_is_an_orphan(dialect: str) -> None:
+    """A result whose id is ``null`` answers no call (docs/pairing.md#the-pairing-rule): TP101,
+    which the unsafe fix drops (deer-flow drops it too); the call keeps its real result."""
+    messages = NULL_ID_RESULT[dialect]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    finding = only(patchcore.check_messages(messages, options=options))
+    assert (finding.code, finding.dialect, finding.call_id) == ("TP101", dialect, None)
+    assert "(no id" in finding.message and "answers no earlier call" in finding.message
+    repaired = patchcore.fix_messages(messages, options=options).value
+    assert patchcore.check_messages(repaired, options=options) == []
+    assert "?" not in str(repaired) and "ok" in str(repaired)
+
+
+@pytest.mark.parametrize(
+    "unknown",
+    [
+        {"type": "x", "call_id": "C", "output": "zzz"},
+        {"type": "x", "call_id": "C"},
+        {"type": "future_tool_call", "call_id": "C", "status": "in_progress"},
+    ],
+    ids=["with-output", "bare", "call-like"],
+)
+@pytest.mark.parametrize("select", [None, ["ALL"]])
+def test_an_unknown_item_reusing_a_calls_id_gives_a_repair_that_converges(
+    unknown: dict[str, Any], select: list[str] | None
+) -> None:
+    """An item of a type toolpatch does not know, with the ``call_id`` of the open
+    ``function_call`` before it, is read as an unknown call of the same turn: a result
+    written for the function call would answer that item instead, so none is written, and
+    check and fix agree (docs/pairing.md#calls-that-cannot-be-answered); never an internal
+    error."""
+    call = {"type": "function_call", "call_id": "C", "name": "f", "arguments": "{}"}
+    items = [{"role": "user", "content": "hi"}, call, unknown, ASK]
+    data = json.dumps(items).encode()
+    for unsafe in (False, True):
+        options = patchcore.make_options(select=select, unsafe_fixes=unsafe)
+        report = patchcore.fix_document(data, options=options)
+        assert report.output is None
+        assert report.fixed == ()
+        first = report.findings[0]
+        assert (first.code, first.call_id, first.fix) == ("TP001", "C", None)
+        assert "a result written for this call would answer that one instead" in first.message
+        checked = patchcore.check_document(data, options=options).findings
+        assert [(f.code, f.fix) for f in checked] == [(f.code, f.fix) for f in report.findings]
+
+
+def pydantic_ai_history(**response_keys: Any) -> list[dict[str, Any]]:
+    """A pydantic-ai history whose call a later prompt left unanswered; ``response_keys`` are
+    what the writing release adds to a response."""
+    call = {"part_kind": "tool-call", "tool_name": "lookup", "tool_call_id": "c1", "args": "{}"}
+    stamp = "2026-02-16T23:49:05Z"
+    return [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Look it up."}]},
+        {"kind": "response", "parts": [call], "timestamp": stamp, **response_keys},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Skip it."}]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("response_keys", "outcome"),
+    [({}, "failed"), ({"model_id": "gpt-5", "request_timestamp": None}, "interrupted")],
+    ids=["release-unknown", "release-2.40-or-later"],
+)
+def test_a_pydantic_ai_synthetic_return_says_what_it_is(
+    response_keys: dict[str, Any], outcome: str
+) -> None:
+    """docs/formats.md#pydantic-ai: pydantic-ai loads a tool-return without ``outcome`` as a
+    success. The synthetic part is marked as pydantic-ai's own repair marks one (its
+    ``metadata`` mark, ``outcome: "interrupted"``) where the file shows a release that takes
+    that outcome (2.10 and later; 2.0-2.5 and 1.x take only success, failed, denied); else
+    ``failed``, which every release with the field takes (and one without ignores). ``strip``
+    removes the part again."""
+    history = pydantic_ai_history(**response_keys)
+    repaired = patchcore.fix_messages(history).value
+    (part,) = repaired[2]["parts"][:1]
+    assert part["outcome"] == outcome
+    assert part["metadata"] == {"pydantic_ai_synthesized_tool_return": True}
+    assert (part["part_kind"], part["tool_call_id"], part["timestamp"]) == (
+        "tool-return",
+        "c1",
+        "2026-02-16T23:49:05Z",
+    )
+    fixed = patchcore.fix_document(json.dumps(history, indent=2)).output
+    assert fixed is not None
+    assert patchcore.fix_document(fixed).output is None  # the same outcome when read again
+    assert patchcore.strip_document(fixed).output == json.dumps(history, indent=2).encode()
+
+
+def synthetic_then_real(dialect: str) -> list[dict[str, Any]]:
+    """A call answered first by the result toolpatch writes, then by the real one (a tool that
+    finished after the history was repaired, a human approval that came after all)."""
+    ask = {"role": "user", "content": "Book it."}
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "book", "arguments": "{}"}}
+        ],
+    }
+    if dialect == "openai-chat":
+        repaired = patchcore.fix_messages([ask, call, ask]).value
+        real = {"role": "tool", "tool_call_id": "c1", "content": "Booked: seat 12A."}
+        return [*repaired[:3], real, repaired[3]]
+    lc_call = {
+        "type": "ai",
+        "data": {
+            "content": "",
+            "tool_calls": [{"name": "book", "args": {}, "id": "c1", "type": "tool_call"}],
+        },
+    }
+    lc_ask = {"type": "human", "data": {"content": "Book it."}}
+    repaired = patchcore.fix_messages([lc_ask, lc_call, lc_ask]).value
+    real = {"type": "tool", "data": {"content": "Booked: seat 12A.", "tool_call_id": "c1"}}
+    return [*repaired[:3], real, repaired[3]]  # fmt: skip
+
+
+@pytest.mark.parametrize("dialect", ["openai-chat", "langchain"])
+def test_a_duplicate_result_keeps_the_real_one(dialect: str) -> None:
+    """TP103 (docs/rules.md#duplicate-tool-result-tp103): when the first of two results is the
+    synthetic one toolpatch wrote and the second is real, the fix removes the synthetic one;
+    removing the second would lose what the tool returned."""
+    messages = synthetic_then_real(dialect)
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    finding = only(patchcore.check_messages(messages, options=options))
+    assert (finding.code, finding.message_index) == ("TP103", 2)
+    assert "the fix removes this one and keeps the real one" in finding.message
+    repaired = patchcore.fix_messages(messages, options=options).value
+    assert repaired == [*messages[:2], *messages[3:]]
+    # The other way round (real first), the second, synthetic result goes, as before.
+    swapped = [*messages[:2], messages[3], messages[2], messages[4]]
+    assert patchcore.fix_messages(swapped, options=options).value == [*messages[:2], *messages[3:]]
+
+
+def test_a_duplicate_result_is_left_when_the_real_one_would_be_out_of_place() -> None:
+    messages = synthetic_then_real("openai-chat")
+    late = [*messages[:3], messages[4], messages[3]]  # the real result after the next prompt
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    findings = patchcore.check_messages(late, options=options)
+    duplicate = next(f for f in findings if f.code == "TP103")
+    assert (duplicate.message_index, duplicate.fix) == (2, None)
+    assert "neither is removed" in duplicate.message
+    repaired = patchcore.fix_messages(late, options=options).value
+    assert messages[3] in repaired
+
+
+def test_a_duplicate_result_keeps_the_real_one_in_message_objects() -> None:
+    """The same in a LangChain ``BaseMessage`` list, as the middleware sees a thread whose
+    approval came after toolpatch answered the call (docs/langchain.md)."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    history = [
+        HumanMessage("Book it."),
+        AIMessage("", tool_calls=[{"name": "book", "args": {}, "id": "c1"}]),
+        HumanMessage("Well?"),
+    ]
+    repaired = patchcore.fix_base_messages(history).value
+    real = ToolMessage("Booked: seat 12A.", tool_call_id="c1")
+    both = [*repaired[:3], real, repaired[3]]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    kept = patchcore.fix_base_messages(both, options=options).value
+    assert kept == [*history[:2], real, history[2]]
+
+
+def test_a_responses_output_gets_a_derived_id_where_outputs_carry_ids() -> None:
+    """docs/formats.md#openai-responses: in a list whose outputs carry item ids (a stored
+    conversation's), the synthetic output has one too, derived from the call's item id as
+    Codex derives ``fco_`` ids; two runs write the same id, and ``strip`` removes it. Where
+    outputs carry no id, it has none."""
+    items = [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "id": "fco_0", "call_id": "c1", "output": "ok"},
+        {"type": "function_call", "id": "fc_2", "call_id": "c2", "name": "f", "arguments": "{}"},
+        {"type": "message", "role": "user", "content": "go"},
+    ]
+    namespace = uuid.UUID("d29615cb-3faa-4cdb-b1da-085978a7e22a")
+    expected = "fco_" + uuid.uuid5(namespace, "responses/fco/fc_2").hex
+    first, second = (patchcore.fix_messages(items).value[4] for _ in range(2))
+    assert first == second
+    assert first["id"] == expected
+    assert list(first) == ["type", "id", "call_id", "output"]
+    fixed = patchcore.fix_document(json.dumps(items)).output
+    assert fixed is not None
+    assert patchcore.strip_document(fixed).output == json.dumps(items).encode()
+    without = [{k: v for k, v in item.items() if k != "id"} for item in items]
+    assert "id" not in patchcore.fix_messages(without).value[4]

@@ -40,6 +40,7 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import tool_call
 
 import patchcore
+from tests.helpers import langchain_result_id
 
 #: The default texts, as docs/pairing.md#synthetic-results words them.
 CANCELLED = (
@@ -89,10 +90,19 @@ def fields_of(message: dict[str, Any], shape: str) -> dict[str, Any]:
     return message
 
 
-def expected_tool_message(shape: str, *, content: str, name: str, call_id: str) -> dict[str, Any]:
-    """What langchain-core writes in ``shape`` for the synthetic result."""
-    return SHAPES[shape](
-        ToolMessage(content=content, name=name, tool_call_id=call_id, status="error")
+def expected_tool_message(
+    shape: str, *, content: str, name: str, call_id: str, caller: str | None = None
+) -> dict[str, Any]:
+    """What langchain-core writes in ``shape`` for the synthetic result of a call of the AI
+    message whose id is ``caller``."""
+    return SHAPES[shape](synthetic_message(content, name, call_id, caller))
+
+
+def synthetic_message(content: str, name: str, call_id: str, caller: str | None) -> ToolMessage:
+    """The synthetic ToolMessage, with the id derived from its AI message's and its call's."""
+    message_id = langchain_result_id(caller, call_id)
+    return ToolMessage(
+        content=content, name=name, tool_call_id=call_id, status="error", id=message_id
     )
 
 
@@ -177,11 +187,12 @@ def _history(caller: type[AIMessage]) -> list[BaseMessage]:
     ]
 
 
-#: (index in the repaired list, content, name, call id) of each synthetic result of `_history`.
+#: (index in the repaired list, content, name, call id, AI message id) of each synthetic result
+#: of `_history`.
 EXPECTED_INSERTS = [
-    (4, CANCELLED.format(name="get_time", id="call_2"), "get_time", "call_2"),
-    (7, MALFORMED.format(name="unknown", id="call_3"), "unknown", "call_3"),
-    (9, PENDING.format(name="search", id="call_4"), "search", "call_4"),
+    (4, CANCELLED.format(name="get_time", id="call_2"), "get_time", "call_2", "a1"),
+    (7, MALFORMED.format(name="unknown", id="call_3"), "unknown", "call_3", "a2"),
+    (9, PENDING.format(name="search", id="call_4"), "search", "call_4", "a3"),
 ]
 
 
@@ -196,8 +207,10 @@ def test_synthetic_message_is_langchain_cores_tool_message(
     assert len(output) == len(original) + len(EXPECTED_INSERTS)
     inserted_at = {index for index, *_ in EXPECTED_INSERTS}
     assert [m for k, m in enumerate(output) if k not in inserted_at] == original
-    for index, content, name, call_id in EXPECTED_INSERTS:
-        expected = expected_tool_message(shape, content=content, name=name, call_id=call_id)
+    for index, content, name, call_id, caller_id in EXPECTED_INSERTS:
+        expected = expected_tool_message(
+            shape, content=content, name=name, call_id=call_id, caller=caller_id
+        )
         assert_same_json(output[index], expected, f"{shape}[{index}]")
 
 
@@ -209,12 +222,19 @@ def test_js_namespace_is_kept() -> None:
 
 
 def test_flat_nulls_follow_the_list() -> None:
-    """A flat list that keeps nulls gets ``id``/``artifact`` nulls; one that omits them does not."""
+    """A flat list that keeps nulls gets an ``artifact`` null; one that omits them does not.
+    Both get the id derived from the AI message's (docs/formats.md#langchain)."""
     kept = fix(serialize(_history(AIMessage), "model_dump"))[4]
     omitted = fix(serialize(_history(AIMessage), "model_dump-exclude_none"))[4]
-    assert kept["id"] is None and kept["artifact"] is None
-    assert "id" not in omitted and "artifact" not in omitted
+    assert kept["artifact"] is None and "artifact" not in omitted
+    assert kept["id"] == omitted["id"] == langchain_result_id("a1", "call_2")
     assert None not in omitted.values()
+
+
+def test_a_synthetic_message_of_an_ai_message_without_id_has_none() -> None:
+    history = serialize(_history(AIMessage), "model_dump")
+    history[2]["id"] = None
+    assert fix(history)[4]["id"] is None
 
 
 @pytest.mark.parametrize("caller", CALLER_CLASSES, ids=lambda c: c.__name__)
@@ -230,10 +250,10 @@ def test_repaired_list_loads_through_langchain_core(shape: str, caller: type[AIM
     assert len(loaded) == len(before) + len(EXPECTED_INSERTS)
     inserted_at = {index for index, *_ in EXPECTED_INSERTS}
     assert [m for k, m in enumerate(loaded) if k not in inserted_at] == before
-    for index, content, name, call_id in EXPECTED_INSERTS:
-        assert loaded[index] == ToolMessage(
-            content=content, name=name, tool_call_id=call_id, status="error"
-        ), f"{shape}[{index}] loads as {loaded[index]!r}"
+    for index, content, name, call_id, caller_id in EXPECTED_INSERTS:
+        assert loaded[index] == synthetic_message(content, name, call_id, caller_id), (
+            f"{shape}[{index}] loads as {loaded[index]!r}"
+        )
         if shape != "dumpd-js":  # re-dumping writes Python's namespace, as documented
             assert_same_json(SHAPES[shape](loaded[index]), output[index], f"re-dumped [{index}]")
 
@@ -420,3 +440,66 @@ def test_every_shape_gives_the_same_findings(shape: str) -> None:
         ("TP002", 10, "c5"),
     ], f"unexpected findings {reference[0]}"
     assert summary(shape) == reference
+
+
+# --- raw calls whose arguments are not text ----------------------------------------------------
+
+#: Raw OpenAI-shaped calls whose ``arguments`` are ``null`` or an object: langchain-core's parser
+#: gives up on them (they stay in ``additional_kwargs`` only), and the OpenAI-style integrations
+#: send ``additional_kwargs["tool_calls"]`` as they are when the parsed lists are empty.
+RAW_NOT_TEXT = [
+    {"id": "raw_null", "type": "function", "function": {"name": "f", "arguments": None}},
+    {"id": "raw_object", "type": "function", "function": {"name": "g", "arguments": {"a": 1}}},
+]
+
+
+@pytest.mark.parametrize("shape", ["messages_to_dict", "dumpd", "model_dump"])
+def test_raw_calls_whose_arguments_are_not_text_are_calls(shape: str) -> None:
+    """docs/formats.md#langchain: the provider gets these raw calls, so each needs a result:
+    ``null`` arguments are malformed (TP003), an object is a call's arguments (TP001 here)."""
+    data = _ai_data("ai", tool_calls=[], invalid_tool_calls=[])
+    data["additional_kwargs"] = {"tool_calls": RAW_NOT_TEXT}
+    history = _ai_between_humans(data, shape)
+    report = patchcore.fix_document(json.dumps(history))
+    assert [(f.code, f.call_id) for f in report.findings] == [
+        ("TP003", "raw_null"),
+        ("TP001", "raw_object"),
+    ]
+    assert report.output is not None
+    loaded = load_messages(json.loads(report.output), shape)
+    assert [m.type for m in loaded] == ["human", "ai", "tool", "tool", "human"]
+    assert [m.tool_call_id for m in loaded[2:4]] == ["raw_null", "raw_object"]  # type: ignore[attr-defined]
+    assert loaded[1].additional_kwargs["tool_calls"] == RAW_NOT_TEXT  # sent as they are
+
+
+def test_raw_calls_whose_arguments_are_not_text_in_message_objects() -> None:
+    """The same calls on ``BaseMessage`` objects: langchain-core leaves them in
+    ``additional_kwargs`` with empty parsed lists, and `fix_base_messages` answers them."""
+    history = [
+        HumanMessage("go on"),
+        AIMessage(content="", additional_kwargs={"tool_calls": RAW_NOT_TEXT}),
+        HumanMessage("and?"),
+    ]
+    assert not history[1].tool_calls and not history[1].invalid_tool_calls  # type: ignore[attr-defined]
+    repair = patchcore.fix_base_messages(history)
+    assert [(f.code, f.call_id) for f in repair.fixed] == [
+        ("TP003", "raw_null"),
+        ("TP001", "raw_object"),
+    ]
+    assert [m.type for m in repair.value] == ["human", "ai", "tool", "tool", "human"]
+
+
+def test_dropping_one_raw_call_keeps_the_other() -> None:
+    """The ``drop`` repair policy removes only the unanswered raw call from
+    ``additional_kwargs``; the answered one and the other keys stay."""
+    history = [
+        HumanMessage("go on"),
+        AIMessage(content="", additional_kwargs={"tool_calls": RAW_NOT_TEXT, "refusal": None}),
+        ToolMessage("done", tool_call_id="raw_object"),
+        HumanMessage("and?"),
+    ]
+    options = patchcore.make_options(repair="drop", unsafe_fixes=True)
+    repair = patchcore.fix_base_messages(history, options=options)
+    assert [f.call_id for f in repair.fixed] == ["raw_null"]
+    assert repair.value[1].additional_kwargs == {"tool_calls": RAW_NOT_TEXT[1:], "refusal": None}
+    assert history[1].additional_kwargs["tool_calls"] == RAW_NOT_TEXT  # a copy was changed

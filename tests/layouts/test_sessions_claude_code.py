@@ -467,3 +467,31 @@ def test_orphan_result_is_located_at_its_block() -> None:
     ]
     (finding,) = check(session(*records), select=["TP101"]).findings
     assert (finding.line, patchcore.format_pointer(finding.pointer)) == (3, "/message/content/0")
+
+
+def test_a_real_result_after_toolpatchs_own_is_never_the_one_reported() -> None:
+    """A session fixed by toolpatch whose tool answered after all: TP103 names toolpatch's
+    synthetic entry, not the real result (docs/rules.md#duplicate-tool-result-tp103); a
+    session log's results are never deleted, so the real one stays."""
+    lines = (SAMPLES / "claude-code/interrupt.fixed.jsonl").read_text().splitlines()
+    synthetic = json.loads(lines[3])
+    real = {
+        **synthetic,
+        "uuid": "6b0e4a1c-2d3f-4a5b-8c6d-0000000000aa",
+        "parentUuid": synthetic["uuid"],
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "content": "3 passed", "tool_use_id": "toolu_01PyTst"}
+            ],
+        },
+        "toolUseResult": {"stdout": "3 passed"},
+    }
+    del real["sourceToolAssistantUUID"]
+    data = "\n".join([*lines[:4], json.dumps(real), *lines[4:]]) + "\n"
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    report = patchcore.fix_document(data.encode(), filename="s.jsonl", options=options)
+    (finding,) = report.findings
+    assert (finding.code, finding.line) == ("TP103", 4)
+    assert "the fix removes this one and keeps the real one" in finding.message
+    assert report.output is None or b"3 passed" in report.output

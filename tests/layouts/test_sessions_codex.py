@@ -180,3 +180,48 @@ def test_the_line_that_makes_a_file_a_rollout_is_never_dropped() -> None:
     assert found(report) == [("TP101", "call_Cut"), ("TP101", "call_Old")]
     assert [f.fix is not None for f in report.findings] == [False, True]
     assert report.output == b"\n".join([*data.split(b"\n")[:3], b""])
+
+
+#: A tool search the client runs, and the output Codex writes when its result is missing.
+CLIENT_SEARCH = {
+    "type": "tool_search_call",
+    "call_id": "ts_1",
+    "execution": "client",
+    "status": "completed",
+    "arguments": {"query": "calendar"},
+}
+MISSING_SEARCH = {
+    "type": "tool_search_output",
+    "call_id": "ts_1",
+    "status": "incomplete",
+    "execution": "client",
+    "tools": [],
+}
+
+
+def test_a_client_tool_search_is_answered_as_codex_answers_it() -> None:
+    """docs/formats.md#openai-responses: a ``tool_search_call`` run by the client is a call,
+    answered by a ``tool_search_output``; one the server runs is not (in rollouts and lists)."""
+    records = [
+        *codex_user(1, "Find a calendar tool."),
+        codex_item(2, CLIENT_SEARCH),
+        *codex_user(3, "Never mind."),
+    ]
+    report = patchcore.fix_document(rollout_of(*records), filename=NAME)
+    assert found(report) == [("TP001", "ts_1")]
+    assert report.output is not None
+    assert json.loads(report.output.split(b"\n")[4])["payload"] == MISSING_SEARCH
+    assert patchcore.fix_document(report.output, filename=NAME).output is None
+    strict = patchcore.make_options(select=["ALL"])
+    assert patchcore.check_document(report.output, filename=NAME, options=strict).findings == ()
+
+    items = [
+        {"role": "user", "content": "Find a tool."},
+        CLIENT_SEARCH,
+        {"role": "user", "content": "?"},
+    ]
+    assert patchcore.fix_messages(items).value[2] == MISSING_SEARCH
+    server = {**CLIENT_SEARCH, "execution": "server", "call_id": None}
+    assert patchcore.check_messages([items[0], server, items[2]], options=strict) == []
+    answered = [items[0], CLIENT_SEARCH, {**MISSING_SEARCH, "status": "completed"}, items[2]]
+    assert patchcore.check_messages(answered, options=strict) == []

@@ -38,15 +38,13 @@ from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
-from patchcore.model import Delete, Edit, Finding, Fix, Insert, Pointer, ToolCall
+from patchcore.model import NAMESPACE, Delete, Edit, Finding, Fix, Insert, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation
 from patchcore.rules import RULES, Applicability, render_text
 
 ANTHROPIC = Anthropic()
 MESSAGE_TYPES = frozenset({"user", "assistant"})
-#: Namespace of the UUIDv5 of new entries (fixed: it makes a repair reproducible).
-NAMESPACE = uuid.UUID("d29615cb-3faa-4cdb-b1da-085978a7e22a")
 
 
 @dataclass(frozen=True, slots=True)
