@@ -153,7 +153,22 @@ def _changed_regions(
     if done < len(old):
         opcodes.append(("equal", done, len(old), len(new), len(new) + len(old) - done))
         new += old[done:]
-    return new, opcodes
+    return new, _joined(opcodes)
+
+
+def _joined(opcodes: list[Opcode]) -> list[Opcode]:
+    """``opcodes`` with each run of adjacent ``equal`` ones made one, as a matcher over the
+    whole input gives them: the hunks' grouping trims the context of a group's first and last
+    opcode only, so an unchanged line of a region beside the unchanged lines around it would
+    otherwise show as a fourth line of context."""
+    joined: list[Opcode] = []
+    for opcode in opcodes:
+        if joined and opcode[0] == "equal" and joined[-1][0] == "equal":
+            _, i1, _, j1, _ = joined[-1]
+            joined[-1] = ("equal", i1, opcode[2], j1, opcode[4])
+        else:
+            joined.append(opcode)
+    return joined
 
 
 def _line_starts(data: bytes) -> list[int]:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.conftest import SAMPLES
 from tests.helpers import run
 from tests.robustness import dangling_history, unanswered_calls
 from toolpatch.cli.diff_view import diff_path, unified_diff
@@ -169,3 +170,34 @@ def test_a_diff_of_regions_is_the_diff_of_the_whole(before: bytes, after: bytes)
     ]
     whole = unified_diff(before, after, name="x")
     assert unified_diff(before, after, name="x", patches=patches) == whole
+
+
+@pytest.mark.parametrize(
+    "sample",
+    sorted(
+        p for p in SAMPLES.rglob("*.json") if ".fixed." not in p.name and ".drop." not in p.name
+    ),
+    ids=lambda p: str(p.relative_to(SAMPLES)),
+)
+def test_a_samples_diff_of_regions_is_a_unified_diff_of_the_repair(sample: Path) -> None:
+    """The region diff of a real repair gives the repair when applied, with no more than three
+    lines of context around each run of changes, as ``diff -u`` writes it (an unchanged line of
+    a region beside the unchanged lines around it is not a fourth). Where the inserted lines
+    repeat their neighbours it may place them otherwise than a matcher over the whole input:
+    where the repair put them."""
+    data = sample.read_bytes()
+    try:
+        result = patchcore.fix_document(data, options=patchcore.make_options())
+    except patchcore.PatchcoreError:
+        pytest.skip("not a history toolpatch reads alone (a session log or a strict sample)")
+    if result.output is None or result.output == data:
+        pytest.skip("nothing to fix")
+    patches = patchcore.repair_patches(data, result)
+    diff = unified_diff(data, result.output, name="x", patches=patches)
+    if data.endswith(b"\n") and result.output.endswith(b"\n"):
+        assert applied(data, diff) == result.output
+    for hunk in re.split(r"^@@ .* @@\n", diff, flags=re.M)[1:]:
+        lines = hunk.split("\n")[:-1]
+        changed = [n for n, line in enumerate(lines) if line[:1] in "+-"]
+        assert changed[0] <= 3, hunk
+        assert len(lines) - 1 - changed[-1] <= 3, hunk
