@@ -35,6 +35,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _shown_property(value: str) -> str:
+    """A property value with its controls shown as escapes (`cli.visible`), but for CR and
+    LF, which the property's own escaping percent-encodes: GitHub decodes those back, so the
+    annotation names the file by its real name."""
+    return "\n".join("\r".join(map(visible, part.split("\r"))) for part in value.split("\n"))
+
+
 def annotation(
     command: str, title: str, file: str, line: int | None, column: int | None, message: str
 ) -> str:
@@ -47,7 +54,7 @@ def annotation(
         properties.append(("line", str(line)))
         if column is not None:
             properties.append(("col", str(column)))
-    spec = ",".join(f"{key}={escape_property(visible(value))}" for key, value in properties)
+    spec = ",".join(f"{key}={escape_property(_shown_property(value))}" for key, value in properties)
     return f"::{command} {spec}::{escape_data(message)}\n"
 
 

@@ -163,7 +163,10 @@ def test_github_annotations_escape_what_workflow_commands_need(tmp_path: Path) -
     result = run(["check", "--output-format", "github", name], cwd=tmp_path, expect=1)
     (line,) = result.stdout.decode("utf-8").splitlines()
     assert line.startswith("::error title=toolpatch (TP001),file=odd%2C name%3A%0A%25.json,")
-    assert f"TP001 [*] tool call 'get{CLEAR}{CSI}\\ud800' (id {CALL_ID})" in line
+    # What comes from the data is shown with its controls as escapes (docs/cli.md#safety): raw,
+    # ESC, BEL and C1 would reach the workflow log and the terminal that shows it.
+    assert not RAW.findall(line)
+    assert "TP001 [*] tool call 'get\\x1b[2J\\u009b31m\\ud800' (id call_\\x1b]0;pwned\\x07)" in line
 
 
 def test_configuration_errors_show_the_path_escaped(tmp_path: Path) -> None:
