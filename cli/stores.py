@@ -45,6 +45,8 @@ def database_hint(outcome: Outcome) -> Outcome:
     if outcome.error is None or source.is_stdin or source.path is None:
         return outcome
     try:
+        if not source.path.is_file():  # a FIFO opened again would wait for a writer forever
+            return outcome
         with open(source.path, "rb") as file:
             head = file.read(len(SQLITE_HEADER))
     except OSError:
