@@ -755,10 +755,10 @@ def rule(
 def formats(color: ColorOpt = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
-    from patchcore.dialects import DIALECTS
+    from patchcore.dialects import NAMED
     from patchcore.layouts.sessions import SESSION_LAYOUTS
 
-    listed = [(d.name, d.title, d.recognised_by, d.containers) for d in DIALECTS] + [
+    listed = [(d.name, d.title, d.recognised_by, d.containers) for d in NAMED] + [
         (s.short_name, s.title, s.recognised_by, s.containers) for s in SESSION_LAYOUTS
     ]
     from .help_format import text_width, wrapped

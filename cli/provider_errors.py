@@ -35,9 +35,9 @@ def generic_error(finding: Finding) -> str | None:
     if error is None:
         return None
     from patchcore import fill
-    from patchcore.dialects import DIALECTS  # loaded with the findings: clean runs skip it
+    from patchcore.dialects import NAMED  # loaded with the findings: clean runs skip it
 
-    templates = next((d.provider_errors for d in DIALECTS if d.name == finding.dialect), {})
+    templates = next((d.provider_errors for d in NAMED if d.name == finding.dialect), {})
     template = templates.get(finding.code)
     if template is not None:
         own = {

@@ -4,6 +4,8 @@ Precedence follows ruff: a ``--select`` on the command line replaces the configu
 (and drops the configured ``ignore`` with it); a ``--ignore`` adds to the configured one;
 ``--dialect``, ``--[no-]unsafe-fixes``, ``--repair`` and ``--[no-]keep-invalid-lines`` replace
 theirs.
+A file whose name says which agent wrote it, and whose content cannot say it, is read in that
+agent's dialect unless a dialect is given (`DIALECT_BY_FILE_NAME`).
 ``per-file-ignores`` then leave more rules out for the files whose path (relative to the
 configuration's folder) or file name matches a pattern (``fnmatch`` globs: ``*`` also crosses
 ``/``).
@@ -21,6 +23,12 @@ import patchcore
 from patchcore import Options
 
 from .config_files import Config
+
+#: File names that only one agent writes, whose messages read as another dialect's: Cline's
+#: (and Roo Code's) task histories are Anthropic messages that Cline converts before it sends
+#: them (docs/formats.md#cline-and-roo-code-task-histories). ``--dialect`` or the configured
+#: ``dialect`` overrides it, and forces ``cline`` on files of other names.
+DIALECT_BY_FILE_NAME = {"api_conversation_history.json": "cline"}
 
 
 @dataclass
@@ -43,7 +51,9 @@ class RuleSettings:
     repair: str = "answer"
     strip: bool = False
     max_record_mib: int | None = None
-    _made: dict[tuple[str, ...], Options] = field(default_factory=dict, repr=False)
+    _made: dict[tuple[tuple[str, ...], str | None], Options] = field(
+        default_factory=dict, repr=False
+    )
 
     @classmethod
     def merge(
@@ -95,14 +105,18 @@ class RuleSettings:
         return tuple(codes)
 
     def options_for(self, name: str | None = None) -> Options:
-        """The options for the input called ``name`` (``None``: before per-file ignores)."""
+        """The options for the input called ``name`` (``None``: before per-file ignores and
+        the dialect its file name implies)."""
         extra = self.ignored_for(name) if name is not None else ()
-        if extra not in self._made:
-            self._made[extra] = patchcore.make_options(
+        dialect = self.dialect
+        if dialect is None and name is not None:
+            dialect = DIALECT_BY_FILE_NAME.get(Path(name).name)
+        if (extra, dialect) not in self._made:
+            self._made[extra, dialect] = patchcore.make_options(
                 select=self.select,
                 ignore=[*self.ignore, *extra],
                 texts=self.texts,
-                dialect=self.dialect,
+                dialect=dialect,
                 unsafe_fixes=self.unsafe_fixes,
                 keep_invalid_lines=self.keep_invalid_lines,
                 repair=self.repair,
@@ -111,4 +125,4 @@ class RuleSettings:
                     self.max_record_mib * 2**20 if self.max_record_mib is not None else None
                 ),
             )
-        return self._made[extra]
+        return self._made[extra, dialect]

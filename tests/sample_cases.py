@@ -33,6 +33,10 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
     For each finding, in order, what ``check`` says ``fix`` can do about it: ``"safe"``,
     ``"unsafe"`` (only ``fix --unsafe-fixes``: it deletes or moves content) or ``"none"``.
     Absent: ``"none"`` for the ``unfixed`` findings, ``"safe"`` for the others.
+``dialect``
+    The dialect the CLI reads the file in although content would say another, because of the
+    file's name (``api_conversation_history.json``: ``cline``, `cli.rule_settings`): the CLI
+    is run without ``--dialect``, and patchcore is given it. Absent: detected.
 ``cured``
     Findings without a fix of their own that the fixes of the others make go away (an id reused
     while its earlier call was open, once that call gets its synthetic result).
@@ -71,7 +75,8 @@ class Case:
     Attributes:
         path: Path under ``samples/``.
         about: One line for samples/README.md.
-        findings, unfixed, warning, select, fixability, cured: As the module docstring says.
+        findings, unfixed, warning, select, fixability, cured, dialect: As the module
+            docstring says.
     """
 
     path: str
@@ -82,6 +87,7 @@ class Case:
     select: Sequence[str] = ()
     fixability: Sequence[str] = ()
     cured: Sequence[Finding] = field(default_factory=tuple)
+    dialect: str | None = None
 
     @property
     def expected(self) -> Path | None:
@@ -117,7 +123,9 @@ class Case:
 
 
 #: The keys a table of a data file may hold.
-KEYS = frozenset({"about", "findings", "unfixed", "warning", "select", "fixability", "cured"})
+KEYS = frozenset(
+    {"about", "findings", "unfixed", "warning", "select", "fixability", "cured", "dialect"}
+)
 
 
 def parse_finding(text: str) -> Finding:
@@ -151,6 +159,7 @@ def read_cases(data_file: Path) -> list[Case]:
                 select=tuple(table.get("select", ())),
                 fixability=tuple(table.get("fixability", ())),
                 cured=[parse_finding(f) for f in table.get("cured", [])],
+                dialect=table.get("dialect"),
             )
         )
     return cases

@@ -5,6 +5,7 @@ from __future__ import annotations
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import Dialect, Recognition
 from patchcore.dialects.bedrock import Bedrock
+from patchcore.dialects.cline import Cline
 from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.langchain import LangChain
@@ -27,7 +28,12 @@ DIALECTS: tuple[Dialect, ...] = (
     OpenAIChat(),
 )
 
-_BY_NAME = {dialect.name: dialect for dialect in DIALECTS}
+#: Every adapter a caller can force by name: the detected ones, then those that content cannot
+#: tell from another dialect (Cline's task histories are Anthropic messages read by Cline's
+#: convention; the CLI forces it by file name, docs/formats.md#cline-and-roo-code-task-histories).
+NAMED: tuple[Dialect, ...] = (*DIALECTS, Cline())
+
+_BY_NAME = {dialect.name: dialect for dialect in NAMED}
 
 
 def dialect_named(name: str) -> Dialect:
@@ -45,4 +51,4 @@ def dialect_named(name: str) -> Dialect:
         raise UnknownDialectError(msg) from None
 
 
-__all__ = ["DIALECTS", "Dialect", "Recognition", "dialect_named"]
+__all__ = ["DIALECTS", "NAMED", "Dialect", "Recognition", "dialect_named"]
