@@ -3,7 +3,8 @@
 ``python -m benchmarks.corpus --dialect langchain --conversations 5000 out.jsonl`` writes about
 120 MB: ~12 turns per conversation, ~3 % of calls left unanswered (so about a third of the lines
 need a fix), in LangChain ``messages_to_dict`` shape (``{"type", "data"}``) or OpenAI Chat.
-The same seed always gives the same bytes.
+``--unanswered 0.001`` gives the realistic corpus (0.1 % of calls unanswered: about one line in
+fifty needs a fix). The same seed always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -43,8 +44,15 @@ def _langchain(kind: str, **data: Any) -> dict[str, Any]:
     return {"type": kind, "data": base}
 
 
-def conversation(rng: random.Random, number: int, *, dialect: str) -> list[dict[str, Any]]:
-    """One conversation of about twelve turns, in ``dialect``."""
+#: The share of tool calls the bench corpus leaves without a result.
+UNANSWERED = 0.03
+
+
+def conversation(
+    rng: random.Random, number: int, *, dialect: str, unanswered: float = UNANSWERED
+) -> list[dict[str, Any]]:
+    """One conversation of about twelve turns, in ``dialect``, with about ``unanswered`` of its
+    calls left without a result."""
     messages: list[dict[str, Any]] = []
 
     def system(content: str) -> None:
@@ -115,26 +123,38 @@ def conversation(rng: random.Random, number: int, *, dialect: str) -> list[dict[
         ]
         ai(_text(rng, 25), calls)
         for call_id, name, _ in calls:
-            if rng.random() >= 0.03:
+            if rng.random() >= unanswered:
                 tool(call_id, name, _text(rng, rng.randint(40, 110)))
         ai(_text(rng, rng.randint(20, 60)), [])
     return messages
 
 
-def lines(*, dialect: str, conversations: int, seed: int = 1) -> Iterator[bytes]:
+def lines(
+    *, dialect: str, conversations: int, seed: int = 1, unanswered: float = UNANSWERED
+) -> Iterator[bytes]:
     """The corpus, line by line."""
     rng = random.Random(seed)
     for number in range(conversations):
-        messages = conversation(rng, number, dialect=dialect)
+        messages = conversation(rng, number, dialect=dialect, unanswered=unanswered)
         record = {"session_id": f"s-{number:06d}", "messages": messages}
         yield json.dumps(record).encode("utf-8") + b"\n"
 
 
-def write(path: Path, *, dialect: str, conversations: int, seed: int = 1) -> int:
+def write(
+    path: Path,
+    *,
+    dialect: str,
+    conversations: int,
+    seed: int = 1,
+    unanswered: float = UNANSWERED,
+) -> int:
     """Write the corpus to ``path``; returns its size in bytes."""
     size = 0
     with path.open("wb") as out:
-        for line in lines(dialect=dialect, conversations=conversations, seed=seed):
+        chosen = lines(
+            dialect=dialect, conversations=conversations, seed=seed, unanswered=unanswered
+        )
+        for line in chosen:
             out.write(line)
             size += len(line)
     return size
@@ -146,8 +166,15 @@ def main() -> None:
     parser.add_argument("--dialect", choices=("langchain", "openai-chat"), default="langchain")
     parser.add_argument("--conversations", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--unanswered", type=float, default=UNANSWERED)
     args = parser.parse_args()
-    size = write(args.path, dialect=args.dialect, conversations=args.conversations, seed=args.seed)
+    size = write(
+        args.path,
+        dialect=args.dialect,
+        conversations=args.conversations,
+        seed=args.seed,
+        unanswered=args.unanswered,
+    )
     print(f"{args.path}: {size / 1e6:.1f} MB, {args.conversations} conversations")
 
 

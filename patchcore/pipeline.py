@@ -487,7 +487,7 @@ class _Totals:
             self.conversations += kept
         else:
             here = {id(f): moved(f, lines) for f in result.findings}
-            self.conversations += [c.moved(lines) for c in kept]
+            self.conversations += [c.moved(lines, here) for c in kept]
         self.findings += here.values()
         self.fixed += [here[id(f)] for f in result.fixed]
         self.remaining += [here[id(f)] for f in result.remaining]

@@ -12,7 +12,7 @@ builds results without loading the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -65,13 +65,16 @@ class Conversation:
         those messages (`fix_edits` where the findings' own fixes are such edits)."""
         return replace(self, values=tuple(values), context=context, edits=tuple(edits))
 
-    def moved(self, lines: int) -> Conversation:
+    def moved(self, lines: int, findings: Mapping[int, Finding]) -> Conversation:
         """The same conversation ``lines`` lines further down (found in a piece of the input
-        numbered from its own first line)."""
+        numbered from its own first line). ``findings``: its findings already moved, by the
+        ``id`` of each unmoved one: the piece's result holds the same findings, and moving
+        them once for both keeps the conversations' findings the result's, as in the first
+        piece."""
         return replace(
             self,
             line=None if self.line is None else self.line + lines,
-            findings=tuple(moved(f, lines) for f in self.findings),
+            findings=tuple(findings[id(f)] for f in self.findings),
         )
 
 

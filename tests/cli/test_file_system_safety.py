@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -256,9 +257,18 @@ def _three_batches(folder: Path) -> Path:
     return path
 
 
-def _most_children(command: list[str]) -> tuple[int, int]:
-    """Run ``command``; return its exit code and the most child processes it had at once."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _most_children(command: list[str], stdin: Path | None = None) -> tuple[int, int]:
+    """Run ``command`` (reading ``stdin``, if given); return its exit code and the most child
+    processes it had at once."""
+    with ExitStack() as stack:
+        source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
+        process = subprocess.Popen(
+            command, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        return _watched(process)
+
+
+def _watched(process: subprocess.Popen[bytes]) -> tuple[int, int]:
     most = 0
     while process.poll() is None:
         try:
@@ -277,6 +287,37 @@ def test_jobs_beyond_the_batches_start_no_more_workers(tmp_path: Path) -> None:
     code, most = _most_children([*MODULE, "check", "-j100", str(corpus)])
     assert code == 1
     assert most <= 2, f"{most} child processes for 3 batches"
+
+
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts processes in /proc")
+@pytest.mark.skipif((_CORES or 1) < 2, reason="one core: no workers to start")
+@pytest.mark.parametrize(("command", "expect"), [("check", 1), ("fix", 0)])
+def test_without_jobs_a_large_corpus_uses_every_core(
+    tmp_path: Path, command: str, expect: int
+) -> None:
+    """No ``--jobs``: every core (docs/cli.md), as far as the batches go; a file checked, a
+    pipe fixed."""
+    corpus = _three_batches(tmp_path)
+    piped = corpus if command == "fix" else None
+    code, most = _most_children(
+        [*MODULE, command, str(corpus) if piped is None else "-"], stdin=piped
+    )
+    assert code == expect
+    assert most == min(_CORES or 1, 3) - 1, f"{most} worker processes on {_CORES} cores"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts processes in /proc")
+@pytest.mark.parametrize("command", [["check"], ["fix", "--diff"]])
+def test_without_jobs_a_small_input_starts_no_worker(tmp_path: Path, command: list[str]) -> None:
+    """A pre-commit run's small file is one process: workers would cost more than they save."""
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b"\n".join([json.dumps({"messages": dangling_history()}).encode()] * 50))
+    code, most = _most_children([*MODULE, *command, str(small)])
+    assert code == 1
+    assert most == 0, f"{most} child processes for a small file"
 
 
 def test_a_huge_jobs_number_is_capped_at_the_cores(tmp_path: Path) -> None:

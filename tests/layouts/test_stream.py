@@ -110,6 +110,16 @@ def test_a_streamed_corpus_equals_the_whole_run(dialect: str, fix: bool) -> None
     assert_same(data, patchcore.make_options(), fix=fix, chunk=977, batch=5000)
 
 
+def test_a_streamed_result_holds_each_finding_once() -> None:
+    """The findings of a batch's conversations are moved to their lines once, with the
+    result's: a conversation holds the very findings the result lists, as in a whole run."""
+    stream = streamed(corpus(40), patchcore.make_options(), fix=True, chunk=977, batch=5000)
+    report = stream.result
+    assert report.findings
+    listed = {id(f) for f in report.findings}
+    assert all(id(f) in listed for c in report.conversations for f in c.findings)
+
+
 def test_a_streamed_file_is_copied_around_its_repairs() -> None:
     """What a fix leaves as it was is not read into the output: it comes out as `Unchanged`
     ranges (which the CLI copies file to file), and only the repaired bytes are new."""
