@@ -5,8 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Mapping
-
-import msgspec
+from dataclasses import dataclass
 
 from patchcore.errors import UnknownRuleError, did_you_mean
 
@@ -35,11 +34,10 @@ class RepairPolicy(enum.Enum):
     agent session log, where it would rewrite what the agent did."""
 
 
-class Rule(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Rule:
     """One rule, and its documentation: ``toolpatch rule CODE`` and docs/rules.md print these
-    texts in ruff's layout (``cli/rule_docs.py``). A msgspec Struct: every command imports the
-    rules, and a Struct is made at import many times faster than a dataclass
-    (docs/benchmarks.md, where start-up goes).
+    texts in ruff's layout (``cli/rule_docs.py``).
 
     Attributes:
         code: Stable code, e.g. ``"TP001"``.
@@ -493,9 +491,9 @@ def _expand(selectors: Iterable[str], *, option: str) -> set[str]:
     return codes
 
 
-class RuleSelection(msgspec.Struct, frozen=True):
-    """The set of rule codes in force, built from ruff-style ``select`` / ``ignore`` prefixes
-    (a msgspec Struct, as `Rule`)."""
+@dataclass(frozen=True, slots=True)
+class RuleSelection:
+    """The set of rule codes in force, built from ruff-style ``select`` / ``ignore`` prefixes."""
 
     codes: frozenset[str]
 
