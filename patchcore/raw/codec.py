@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -48,12 +49,9 @@ class Framing(enum.Enum):
     """One JSON value per line."""
 
 
-class Record(msgspec.Struct, frozen=True, gc=False):
+@dataclass(frozen=True, slots=True)
+class Record:
     """The bytes of one JSON value, parsed on demand (most records of a corpus never need it).
-
-    A msgspec Struct, not a dataclass, as the other records of the start path: the class is
-    made many times faster at import (docs/benchmarks.md, where start-up goes) and each record
-    faster; it holds bytes and numbers only, so the collector need not track it.
 
     Attributes:
         raw: Its bytes (the whole document, or one line without its line terminator).
@@ -76,8 +74,9 @@ class Record(msgspec.Struct, frozen=True, gc=False):
         return parse(self.raw, first_line=self.line)
 
 
-class Decoded(msgspec.Struct, frozen=True):
-    """A decoded input (a msgspec Struct, made at import faster than a dataclass).
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded input.
 
     Attributes:
         bom: The UTF-8 byte-order mark if the input had one (written back as it was).
