@@ -14,13 +14,13 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_right
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from .console import Printer, is_terminal
 from .visible import needs_quoting, visible, visible_lines
 
-if TYPE_CHECKING:
-    from patchcore.raw.splice import Patch
+#: A patch of the input (`patchcore.repair_patches`): start, end, the bytes put there.
+Patch = tuple[int, int, bytes]
 
 #: What turns a run of old lines into a run of new ones (``SequenceMatcher.get_opcodes``).
 Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
