@@ -114,7 +114,8 @@ def test_the_samples_of_a_fresh_clone_are_judged_by_their_entries(tmp_path: Path
 def test_a_recent_last_entry_in_an_old_file_is_live(tmp_path: Path) -> None:
     """``cp -p`` keeps an old file time; the log's own last entry says the agent wrote a
     minute ago."""
-    target = aged(written_now(tmp_path, ago=60), 120)
+    # 90 s, not 60: `running` rounds its shift to whole seconds, and a minute is counted whole
+    target = aged(written_now(tmp_path, ago=90), 120)
     original = target.read_bytes()
     result = run(["fix", "--color", "never", str(target)], expect=1)
     assert RUNNING in result.stderr
@@ -195,7 +196,7 @@ def test_the_configuration_key(tmp_path: Path) -> None:
     run(["check", "--config", "live-session-minutes = 0", str(target)], expect=1)
     off = run(["check", "--color", "never", "--config", "live-session-minutes = 0", str(target)])
     assert RUNNING not in off.stderr and "TP002 [*]" in off.stderr
-    target.write_bytes(running(original, ago=30 * 60)[0])
+    target.write_bytes(running(original, ago=30 * 60 + 30)[0])  # half a minute's margin
     assert RUNNING not in run(["check", "--color", "never", str(target)]).stderr
     thirty = target.read_bytes()
     (tmp_path / "toolpatch.toml").write_text("live-session-minutes = 60\n")
