@@ -271,8 +271,7 @@ def rule(**given: Any) -> int:
 def formats(**given: Any) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(given["color"], sys.stdout))
-    from patchcore.dialects import NAMED
-    from patchcore.layouts.sessions import SESSION_LAYOUTS
+    from patchcore import NAMED, SESSION_LAYOUTS
 
     listed = [(d.name, d.title, d.recognised_by, d.containers) for d in NAMED] + [
         (s.short_name, s.title, s.recognised_by, s.containers) for s in SESSION_LAYOUTS

@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 import typer
 
 import patchcore
-from patchcore.extras import MissingExtra
+from patchcore import MissingExtra
 
 from .cluster_run import Task, cluster_outcomes, process_input
 from .console import NORMAL, SILENT, Printer, is_terminal, stderr_printer, wants_color
@@ -123,7 +123,7 @@ def _output_prefix(
 
 def _connected(address: str) -> Any:
     """A client of the cluster at ``address``; one that cannot be had ends the run (exit 2)."""
-    from patchcore.extras import MissingExtra
+    from patchcore import MissingExtra
 
     try:
         from toolpatch.integrations.dask import connect

@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
-from patchcore.extras import extra_module
+from patchcore import extra_module
 
 #: How much compressed input is read at a time.
 READ_BYTES = 2**20
