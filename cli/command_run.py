@@ -166,28 +166,15 @@ def _show(settings: Settings) -> int:
     return int(ExitCode.OK)
 
 
-def _run_inputs(settings: Settings) -> int:
-    """Carry out ``check``, ``fix`` or ``strip`` on every input, reporting each as it is done,
-    then the summary; returns the exit code. Without ``--force``, a session log written to in
-    the last ``live-session-minutes`` is live: its pending calls are reported, not answered.
+def _inputs(settings: Settings) -> tuple[list[Source], list[str], Path | None]:
+    """The inputs of a run: its files, stdin and objects (`Source`), its store URLs, and its
+    ``-o`` file (``None``: none, or a PREFIX the objects' sources already carry). What the
+    settings ask that these inputs cannot do is a usage error, located at its option.
 
-    The text report names inputs as `cli.shown_names` does and, with ``--statistics``, counts
-    the findings in tables instead of listing them; a machine report names them as given. A
-    silent run writes no report at all, the product (repaired data, the diff) still. Store URLs
-    among the paths (`cli.stores`) add one input per thread (only ``--thread``'s, when given).
-    URLs among them (`cli.object_inputs`) add each object they name; with them, or with
-    ``--dask``, ``fix``'s ``-o`` is a prefix each input is written under. ``--dask`` (an
-    address, `toolpatch.integrations.dask.connect`) runs every input as a task on that cluster
-    (`cli.cluster_run`)."""
-    mode, config, verbosity, output_format = (
-        settings.mode,
-        settings.config,
-        settings.verbosity,
-        settings.output_format,
-    )
-    jobs, dask, threads, color = settings.jobs, settings.dask, settings.threads, settings.color
-    stripping = settings.command is Command.STRIP
-    printer = stderr_printer(color)
+    Raises:
+        typer.BadParameter: ``-o``, ``--dask``, ``--thread`` or a store URL where it cannot be.
+    """
+    mode = settings.mode
     paths, stores = split_paths(settings.paths)
     paths, urls = split_urls(paths)
     prefix, output = _output_prefix(mode, settings.output, urls=bool(urls))
@@ -202,32 +189,51 @@ def _run_inputs(settings: Settings) -> int:
         raise typer.BadParameter(msg, param_hint="--output")
     for source in object_sources(urls, walk=settings.walk, output_prefix=prefix):
         sources.append(replace(source, explicit=False) if skip else source)
-    if dask is not None and any(source.is_stdin for source in sources):
+    if settings.dask is not None and any(source.is_stdin for source in sources):
         msg = "runs files and URLs on the cluster, not standard input"
         raise typer.BadParameter(msg, param_hint="--dask")
-    if dask is not None and mode is Mode.FIX and str(output) == "-":
+    if settings.dask is not None and mode is Mode.FIX and str(output) == "-":
         msg = "runs on the cluster, whose workers write files and objects, not this stdout"
         raise typer.BadParameter(msg, param_hint="--output")
-    if threads and not stores:
+    if settings.threads and not stores:
         msg = "names threads of a store: give a langgraph+ or agents+ URL"
         raise typer.BadParameter(msg, param_hint="--thread")
-    if stripping and stores:
+    if settings.command is Command.STRIP and stores:
         msg = (
             "strip reads files; a store's repair is undone by going back to the checkpoint "
             "or item before it (docs/stores.md#rolling-back)"
         )
         raise typer.BadParameter(msg, param_hint="PATH")
-    words = STRIPPING if stripping else FIXING
     if mode is Mode.FIX and output is not None and stores:
         msg = "a store is repaired in place, not written to -o"
         raise typer.BadParameter(msg, param_hint="--output")
     if mode is Mode.FIX and output is not None and len(sources) != 1:
         msg = f"needs exactly one input, got {len(sources)}"
         raise typer.BadParameter(msg, param_hint="--output")
-    if verbosity > 1 and config.path is not None:
-        printer.text(f"Using configuration {config.path}")
+    return sources, stores, output
 
-    diff_printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+
+def _run_inputs(settings: Settings) -> int:
+    """Carry out ``check``, ``fix`` or ``strip`` on every input, reporting each as it is done,
+    then the summary; returns the exit code. Without ``--force``, a session log written to in
+    the last ``live-session-minutes`` is live: its pending calls are reported, not answered.
+
+    The text report names inputs as `cli.shown_names` does and, with ``--statistics``, counts
+    the findings in tables instead of listing them; a machine report names them as given. A
+    silent run writes no report at all, the product (repaired data, the diff) still. Store URLs
+    among the paths (`cli.stores`) add one input per thread (only ``--thread``'s, when given).
+    URLs among them (`cli.object_inputs`) add each object they name; with them, or with
+    ``--dask``, ``fix``'s ``-o`` is a prefix each input is written under. ``--dask`` (an
+    address, `toolpatch.integrations.dask.connect`) runs every input as a task on that cluster
+    (`cli.cluster_run`)."""
+    mode, verbosity, output_format = settings.mode, settings.verbosity, settings.output_format
+    sources, stores, output = _inputs(settings)
+    words = STRIPPING if settings.command is Command.STRIP else FIXING
+    printer = stderr_printer(settings.color)
+    if verbosity > 1 and settings.config.path is not None:
+        printer.text(f"Using configuration {settings.config.path}")
+
+    diff_printer = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
     stdout_product = mode is Mode.FIX_DIFF or (
         mode is Mode.FIX and (str(output) == "-" or any(s.is_stdin for s in sources))
     )
@@ -259,8 +265,9 @@ def _run_inputs(settings: Settings) -> int:
         progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
         # More processes than cores only compete for them (and -j100000 would fork the
         # machine to death): the cores bound the jobs, the batches bound them further.
+        jobs = settings.jobs
         workers = min(jobs, available_cores()) if jobs is not None else available_cores()
-        pool = ProcessMapper(workers) if workers > 1 and dask is None else None
+        pool = ProcessMapper(workers) if workers > 1 and settings.dask is None else None
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
         started = time.time()
@@ -304,8 +311,8 @@ def _run_inputs(settings: Settings) -> int:
         every_list = verbosity > NORMAL  # -v lists every message list
         fix_output = output if mode is Mode.FIX else None
         done: Iterator[Outcome]
-        if dask is not None:
-            client = _connected(dask)
+        if settings.dask is not None:
+            client = _connected(settings.dask)
             stack.callback(client.close)
             done = cluster_outcomes(
                 client,
@@ -344,10 +351,10 @@ def _run_inputs(settings: Settings) -> int:
                 options = replace(options, finding_messages=True)
             for outcome in store_outcomes(
                 url,
-                threads=threads or [],
+                threads=settings.threads or [],
                 mode=mode,
                 options=options,
-                answer_waiting=settings.force and bool(threads),
+                answer_waiting=settings.force and bool(settings.threads),
             ):
                 reported(outcome, outcome.source.name)
         summary = Summary(mode, outcomes, words)
