@@ -103,26 +103,27 @@ def takes(*params: Param) -> Callable[[_Command], _Command]:
     return declare
 
 
-def _flag(*names: str, does: str) -> Any:
-    """An on/off option, off unless given. typer.Option is typed as returning Any."""
-    return typer.Option(*names, help=does)
+def _flag(name: str, *flags: str, does: str) -> Param:
+    """An on/off option, off unless given."""
+    return Param(name, Annotated[bool, typer.Option(*flags, help=does)], False)
 
 
-def _valued(*names: str, metavar: str, does: str, **more: Any) -> Any:
-    """An option that takes a value (or, repeated, several), with no default shown (``None``:
-    not given); ``more``: Typer's other settings (``min``). typer.Option is typed as returning
-    Any."""
-    return typer.Option(*names, metavar=metavar, help=does, show_default=False, **more)
+def _valued(name: str, kind: Any, *flags: str, metavar: str, does: str, **more: Any) -> Param:
+    """An option that takes a value of ``kind`` (``list[str]``: repeated, several), with no
+    default shown (``None``: not given); ``more``: Typer's other settings (``min``)."""
+    option = typer.Option(*flags, metavar=metavar, help=does, show_default=False, **more)
+    return Param(name, Annotated[Optional[kind], option], None)  # noqa: UP045 - Python 3.10
 
 
-def _switch(key: str, does: str, *, default: str = "off") -> Any:
+def _switch(name: str, key: str, does: str, *, default: str = "off") -> Param:
     """A ``--KEY/--no-KEY`` option that overrides the configured ``KEY`` either way (``None``:
-    not given). typer.Option is typed as returning Any."""
-    return typer.Option(
+    not given)."""
+    option = typer.Option(
         f"--{key}/--no-{key}",
         help=f"{does} Default: {default}, or the configured {key}.",
         show_default=False,
     )
+    return Param(name, Annotated[Optional[bool], option], None)  # noqa: UP045
 
 
 PATHS = Param(
@@ -142,133 +143,76 @@ PATHS = Param(
     ],
     None,
 )
-SELECT = Param(
+SELECT = _valued(
     "select",
-    Annotated[
-        Optional[list[str]],  # noqa: UP045
-        _valued(
-            "--select",
-            metavar="CODES",
-            does="Rule codes or prefixes to apply, comma-separated or repeated (ALL for every "
-            "rule). Default: TP0.",
-        ),
-    ],
-    None,
+    list[str],
+    "--select",
+    metavar="CODES",
+    does="Rule codes or prefixes to apply, comma-separated or repeated (ALL for every "
+    "rule). Default: TP0.",
 )
-IGNORE = Param(
-    "ignore",
-    Annotated[
-        Optional[list[str]],  # noqa: UP045
-        _valued("--ignore", metavar="CODES", does="Rule codes or prefixes to leave out."),
-    ],
-    None,
+IGNORE = _valued(
+    "ignore", list[str], "--ignore", metavar="CODES", does="Rule codes or prefixes to leave out."
 )
-
-
-DIALECT = Param(
+DIALECT = _valued(
     "dialect",
-    Annotated[
-        Optional[str],  # noqa: UP045
-        _valued(
-            "--dialect",
-            metavar="NAME",
-            does="Read every message list as this dialect instead of detecting it (see "
-            "`toolpatch formats`).",
-        ),
-    ],
-    None,
+    str,
+    "--dialect",
+    metavar="NAME",
+    does="Read every message list as this dialect instead of detecting it (see "
+    "`toolpatch formats`).",
 )
-REPAIR = Param(
+REPAIR = _valued(
     "repair",
-    Annotated[
-        Optional[str],  # noqa: UP045
-        _valued(
-            "--repair",
-            metavar="answer|drop",
-            does="What the fix of an unanswered call does: answer it with a synthetic error result "
-            "(a safe fix), or drop the call (an unsafe fix, never in an agent session log). "
-            "Default: answer, or the configured repair.",
-        ),
-    ],
-    None,
+    str,
+    "--repair",
+    metavar="answer|drop",
+    does="What the fix of an unanswered call does: answer it with a synthetic error result "
+    "(a safe fix), or drop the call (an unsafe fix, never in an agent session log). "
+    "Default: answer, or the configured repair.",
 )
 # Flags, not counts: the report has levels (silent, quiet, normal, verbose), and -qq or -vv
 # would say nothing more than -q or -v.
-QUIET = Param(
+QUIET = _flag(
     "quiet",
-    Annotated[
-        bool,
-        _flag(
-            "-q",
-            "--quiet",
-            does="Print only the findings, warnings and errors: no provider errors, hints or "
-            "summary.",
-        ),
-    ],
-    False,
+    "-q",
+    "--quiet",
+    does="Print only the findings, warnings and errors: no provider errors, hints or summary.",
 )
-SILENT = Param(
+SILENT = _flag(
     "silent",
-    Annotated[
-        bool,
-        _flag(
-            "-s",
-            "--silent",
-            does="Print nothing, errors included; the exit code still tells (repaired data and the "
-            "diff still go to stdout).",
-        ),
-    ],
-    False,
+    "-s",
+    "--silent",
+    does="Print nothing, errors included; the exit code still tells (repaired data and the "
+    "diff still go to stdout).",
 )
-STATISTICS = Param(
+STATISTICS = _flag(
     "statistics",
-    Annotated[
-        bool,
-        _flag(
-            "--statistics",
-            does="Count the findings in two tables, by rule and by file, instead of listing them.",
-        ),
-    ],
-    False,
+    "--statistics",
+    does="Count the findings in two tables, by rule and by file, instead of listing them.",
 )
-VERBOSE = Param(
+VERBOSE = _flag(
     "verbose",
-    Annotated[
-        bool,
-        _flag(
-            "-v",
-            "--verbose",
-            does="Also print clean and skipped files, the message lists found and fixed findings.",
-        ),
-    ],
-    False,
+    "-v",
+    "--verbose",
+    does="Also print clean and skipped files, the message lists found and fixed findings.",
 )
-JOBS = Param(
+JOBS = _valued(
     "jobs",
-    Annotated[
-        Optional[int],  # noqa: UP045
-        _valued(
-            "-j",
-            "--jobs",
-            metavar="N",
-            does="Worker processes for large JSON Lines corpora. Default: every core; small inputs "
-            "never start workers.",
-            min=1,
-        ),
-    ],
-    None,
+    int,
+    "-j",
+    "--jobs",
+    metavar="N",
+    does="Worker processes for large JSON Lines corpora. Default: every core; small inputs "
+    "never start workers.",
+    min=1,
 )
-STDIN_FILENAME = Param(
+STDIN_FILENAME = _valued(
     "stdin_filename",
-    Annotated[
-        Optional[str],  # noqa: UP045
-        _valued(
-            "--stdin-filename",
-            metavar="NAME",
-            does="Name stdin in messages (its extension also tells .jsonl framing).",
-        ),
-    ],
-    None,
+    str,
+    "--stdin-filename",
+    metavar="NAME",
+    does="Name stdin in messages (its extension also tells .jsonl framing).",
 )
 COLOR = Param(
     "color",
@@ -278,118 +222,66 @@ COLOR = Param(
     ],
     ColorMode.AUTO,
 )
-CONFIG = Param(
+CONFIG = _valued(
     "config",
-    Annotated[
-        Optional[list[str]],  # noqa: UP045
-        _valued(
-            "--config",
-            metavar="CONFIG",
-            does="A configuration file to use instead of the one found (toolpatch.toml, or a "
-            "pyproject.toml with [tool.toolpatch]), or a 'KEY = VALUE' override (repeatable).",
-        ),
-    ],
-    None,
+    list[str],
+    "--config",
+    metavar="CONFIG",
+    does="A configuration file to use instead of the one found (toolpatch.toml, or a "
+    "pyproject.toml with [tool.toolpatch]), or a 'KEY = VALUE' override (repeatable).",
 )
-ISOLATED = Param(
+ISOLATED = _flag(
     "isolated",
-    Annotated[
-        bool,
-        _flag(
-            "--isolated",
-            does="Ignore every configuration file.",
-        ),
-    ],
-    False,
+    "--isolated",
+    does="Ignore every configuration file.",
 )
-THREAD = Param(
+THREAD = _valued(
     "thread",
-    Annotated[
-        Optional[list[str]],  # noqa: UP045
-        _valued(
-            "--thread",
-            metavar="ID",
-            does="Only this thread (session) of the store URLs given as PATH (repeatable). "
-            "Default: every thread's latest checkpoint (docs/stores.md).",
-        ),
-    ],
-    None,
+    list[str],
+    "--thread",
+    metavar="ID",
+    does="Only this thread (session) of the store URLs given as PATH (repeatable). "
+    "Default: every thread's latest checkpoint (docs/stores.md).",
 )
-DASK = Param(
+DASK = _valued(
     "dask",
-    Annotated[
-        Optional[str],  # noqa: UP045
-        _valued(
-            "--dask",
-            metavar="ADDRESS",
-            does="Run every input as a task on a Dask cluster: tcp://HOST:PORT (its scheduler), or "
-            "local / local:N (N worker processes here). The [dask] extra; docs/large-corpora.md.",
-        ),
-    ],
-    None,
+    str,
+    "--dask",
+    metavar="ADDRESS",
+    does="Run every input as a task on a Dask cluster: tcp://HOST:PORT (its scheduler), or "
+    "local / local:N (N worker processes here). The [dask] extra; docs/large-corpora.md.",
 )
-EXIT_ZERO = Param(
+EXIT_ZERO = _flag(
     "exit_zero",
-    Annotated[
-        bool,
-        _flag(
-            "--exit-zero",
-            does="Exit 0 even when findings remain (errors still exit 2).",
-        ),
-    ],
-    False,
+    "--exit-zero",
+    does="Exit 0 even when findings remain (errors still exit 2).",
 )
 
 
-UNSAFE_FIXES = Param(
+UNSAFE_FIXES = _switch(
     "unsafe_fixes",
-    Annotated[
-        Optional[bool],  # noqa: UP045
-        _switch(
-            "unsafe-fixes",
-            "Also apply the fixes that delete or move existing content (the TP1xx rules).",
-        ),
-    ],
-    None,
+    "unsafe-fixes",
+    "Also apply the fixes that delete or move existing content (the TP1xx rules).",
 )
 #: `show` writes nothing: there the option only says which fixes to show in place.
-SHOW_UNSAFE_FIXES = Param(
+SHOW_UNSAFE_FIXES = _switch(
     "unsafe_fixes",
-    Annotated[
-        Optional[bool],  # noqa: UP045
-        _switch(
-            "unsafe-fixes",
-            "Also show what the fixes that delete or move existing content would do (nothing is "
-            "written).",
-        ),
-    ],
-    None,
+    "unsafe-fixes",
+    "Also show what the fixes that delete or move existing content would do (nothing is written).",
 )
-FORCE = Param(
+FORCE = _flag(
     "force",
-    Annotated[
-        bool,
-        _flag(
-            "--force",
-            does="Treat an agent session log as ended even if its last entry (or, where it records "
-            "no time, the file) was written in the last live-session-minutes (default 10): answer "
-            "its pending calls and write the file, which its agent, if still running, may go on "
-            "appending to the old one.",
-        ),
-    ],
-    False,
+    "--force",
+    does="Treat an agent session log as ended even if its last entry (or, where it records "
+    "no time, the file) was written in the last live-session-minutes (default 10): answer "
+    "its pending calls and write the file, which its agent, if still running, may go on "
+    "appending to the old one.",
 )
-KEEP_INVALID_LINES = Param(
+KEEP_INVALID_LINES = _switch(
     "keep_invalid_lines",
-    Annotated[
-        Optional[bool],  # noqa: UP045
-        _switch(
-            "keep-invalid-lines",
-            "In a corpus of one conversation per line, keep a line that is not JSON as it is and "
-            "report it, instead of failing the file.",
-        ),
-    ],
-    None,
+    "keep-invalid-lines",
+    "In a corpus of one conversation per line, keep a line that is not JSON as it is and "
+    "report it, instead of failing the file.",
 )
 MAX_RECORD_MIB = Param(
     "max_record_mib",
@@ -405,67 +297,37 @@ MAX_RECORD_MIB = Param(
     ],
     None,
 )
-SKIP_NO_HISTORY = Param(
+SKIP_NO_HISTORY = _flag(
     "skip_no_history",
-    Annotated[
-        bool,
-        _flag(
-            "--skip-no-history",
-            does="Skip named files that hold no message history instead of failing, as files found "
-            "in a directory are (for pre-commit).",
-        ),
-    ],
-    False,
+    "--skip-no-history",
+    does="Skip named files that hold no message history instead of failing, as files found "
+    "in a directory are (for pre-commit).",
 )
 
-RESPECT_GITIGNORE = Param(
+RESPECT_GITIGNORE = _switch(
     "respect_gitignore",
-    Annotated[
-        Optional[bool],  # noqa: UP045
-        _switch(
-            "respect-gitignore",
-            "Pass over what .gitignore, .ignore and .git/info/exclude files ignore when walking a "
-            "directory.",
-            default="on",
-        ),
-    ],
-    None,
+    "respect-gitignore",
+    "Pass over what .gitignore, .ignore and .git/info/exclude files ignore when walking a "
+    "directory.",
+    default="on",
 )
-FORCE_EXCLUDE = Param(
+FORCE_EXCLUDE = _switch(
     "force_exclude",
-    Annotated[
-        Optional[bool],  # noqa: UP045
-        _switch(
-            "force-exclude",
-            "Pass over named paths too when exclude, extend-exclude or an ignore file excludes "
-            "them (for pre-commit, which names every staged file).",
-        ),
-    ],
-    None,
+    "force-exclude",
+    "Pass over named paths too when exclude, extend-exclude or an ignore file excludes "
+    "them (for pre-commit, which names every staged file).",
 )
 
 
-DIFF = Param(
+DIFF = _flag(
     "diff",
-    Annotated[
-        bool,
-        _flag(
-            "--diff",
-            does="Print a unified diff of the changes; write nothing.",
-        ),
-    ],
-    False,
+    "--diff",
+    does="Print a unified diff of the changes; write nothing.",
 )
-CHECK = Param(
+CHECK = _flag(
     "check",
-    Annotated[
-        bool,
-        _flag(
-            "--check",
-            does="Only say which files would change (exit 1); write nothing.",
-        ),
-    ],
-    False,
+    "--check",
+    does="Only say which files would change (exit 1); write nothing.",
 )
 OUTPUT = Param(
     "output",
@@ -499,32 +361,21 @@ REPORT_FORMAT = Param(
     ],
     None,
 )
-REPORT_FILE = Param(
+REPORT_FILE = _valued(
     "output_file",
-    Annotated[
-        Optional[Path],  # noqa: UP045
-        _valued(
-            "-o",
-            "--output-file",
-            "--output",
-            metavar="FILE",
-            does="Write the report to FILE (- for stdout) instead of stdout (machine formats) or "
-            "stderr (text).",
-        ),
-    ],
-    None,
+    Path,
+    "-o",
+    "--output-file",
+    "--output",
+    metavar="FILE",
+    does="Write the report to FILE (- for stdout) instead of stdout (machine formats) or "
+    "stderr (text).",
 )
-ALSO_FIX = Param(
+ALSO_FIX = _flag(
     "fix",
-    Annotated[
-        bool,
-        _flag(
-            "--fix",
-            does="Repair what can be repaired, as toolpatch fix does (in place; stdin to stdout), "
-            "and report what is left.",
-        ),
-    ],
-    False,
+    "--fix",
+    does="Repair what can be repaired, as toolpatch fix does (in place; stdin to stdout), "
+    "and report what is left.",
 )
 TEXT_FORMAT = Param(
     "output_format",
@@ -540,16 +391,10 @@ TEXT_FORMAT = Param(
     ],
     None,
 )
-EXIT_NON_ZERO_ON_FIX = Param(
+EXIT_NON_ZERO_ON_FIX = _flag(
     "exit_non_zero_on_fix",
-    Annotated[
-        bool,
-        _flag(
-            "--exit-non-zero-on-fix",
-            does="Exit 1 when anything was fixed, even if nothing remains (errors still exit 2).",
-        ),
-    ],
-    False,
+    "--exit-non-zero-on-fix",
+    does="Exit 1 when anything was fixed, even if nothing remains (errors still exit 2).",
 )
 HISTORY = Param(
     "path",
@@ -559,16 +404,10 @@ HISTORY = Param(
     ],
     REQUIRED,
 )
-FULL = Param(
+FULL = _flag(
     "full",
-    Annotated[
-        bool,
-        _flag(
-            "--full",
-            does="Show every message's text whole, not cut short.",
-        ),
-    ],
-    False,
+    "--full",
+    does="Show every message's text whole, not cut short.",
 )
 RULES_FORMAT = Param(
     "output_format",
