@@ -1,5 +1,6 @@
-"""Carry out a run of ``check`` or ``fix``: configuration and rule settings from the command line,
-the inputs, each one processed and reported, then the summary and the exit code.
+"""The one runner: a run's settings (`cli.settings`) in, the exit code out. The inputs, each one
+processed and reported, then the summary (``check``, ``fix``, ``strip``); or the one history
+drawn (``show``).
 
 The commands import it when they run, so that defining the command line (``--help``,
 ``--version``, the listings) loads none of it.
@@ -21,23 +22,21 @@ from typing import IO, TYPE_CHECKING, Any
 import typer
 
 import patchcore
-from patchcore.extras import MissingExtra
+from patchcore import MissingExtra
 
-from . import config_files as configuration
 from .cluster_run import Task, cluster_outcomes, process_input
-from .config_files import LIVE_SESSION_MINUTES
-from .console import NORMAL, SILENT, ColorMode, Printer, is_terminal, stderr_printer, wants_color
+from .console import NORMAL, SILENT, Printer, is_terminal, stderr_printer, wants_color
 from .exit_codes import ExitCode
 from .input_errors import InputError
 from .input_run import Mode, Outcome
-from .inputs import DEFAULT_EXCLUDE, Source, WalkSettings, given_paths, resolve
+from .inputs import Source, WalkSettings, resolve
 from .object_inputs import ObjectSource, object_sources, split_urls
-from .output_format import OUTPUT_FORMAT_VARIABLE, OutputFormat
+from .options import OutputFormat
 from .output_sinks import ReportFile
 from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
-from .rule_settings import RuleSettings
+from .settings import Command, Settings
 from .shown_names import renamed, shown_source
 from .stores import database_hint, split_paths, store_outcomes
 from .summary_table import render_tables
@@ -53,101 +52,7 @@ from .text_report import (
 from .visible import visible
 
 if TYPE_CHECKING:
-    from patchcore import Options
-
     from .machine_reports import Reporter
-
-
-def _split(values: list[str] | None) -> list[str] | None:
-    """``--select A,B --select C`` → ``["A", "B", "C"]``."""
-    if values is None:
-        return None
-    return [part for value in values for part in value.split(",") if part.strip()]
-
-
-def rule_settings(
-    config: configuration.Config,
-    select: list[str] | None,
-    ignore: list[str] | None,
-    dialect: str | None,
-    *,
-    unsafe_fixes: bool | None = None,
-    keep_invalid_lines: bool | None = None,
-    repair: str | None = None,
-    strip: bool = False,
-    max_record_mib: int | None = None,
-) -> RuleSettings:
-    """Command line over configuration; bad command-line values are usage errors. ``strip``:
-    the run finds the results toolpatch wrote (``toolpatch strip``) instead."""
-    rules = RuleSettings.merge(
-        config,
-        select=_split(select),
-        ignore=_split(ignore),
-        dialect=dialect,
-        unsafe_fixes=unsafe_fixes,
-        keep_invalid_lines=keep_invalid_lines,
-        repair=repair,
-        strip=strip,
-        max_record_mib=max_record_mib,
-    )
-    try:
-        rules.options_for()
-    except patchcore.UnknownDialectError as exc:
-        raise typer.BadParameter(exc.reason, param_hint="--dialect") from None
-    except patchcore.UnknownRepairError as exc:
-        raise typer.BadParameter(
-            exc.reason.removeprefix("repair: "), param_hint="--repair"
-        ) from None
-    except patchcore.UnknownRuleError as exc:
-        raise typer.BadParameter(exc.reason, param_hint="--select/--ignore") from None
-    return rules
-
-
-def load_configuration(
-    configs: list[str] | None,
-    *,
-    isolated: bool,
-    paths: list[str] | None,
-    stdin_filename: str | None,
-) -> configuration.Config:
-    """The run's configuration; one that cannot be used ends the run with exit code 2, and so
-    does a current folder that no longer exists (removed under the shell): relative names,
-    configuration discovery and the names shown all start from it."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        sys.stderr.write("toolpatch: error: the current folder no longer exists\n")
-        raise typer.Exit(ExitCode.ERROR) from None
-    try:
-        return configuration.resolve(
-            configs or [],
-            isolated=isolated,
-            paths=given_paths(paths or []),
-            stdin_filename=stdin_filename,
-        )
-    except configuration.ConfigError as exc:
-        sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")  # it quotes the keys
-        raise typer.Exit(ExitCode.ERROR) from None
-
-
-def walk_settings(
-    config: configuration.Config,
-    *,
-    respect_gitignore: bool | None = None,
-    force_exclude: bool | None = None,
-) -> WalkSettings:
-    """What a run passes over: the command line's flags over the configuration's keys."""
-    exclude = DEFAULT_EXCLUDE if config.exclude is None else config.exclude
-    return WalkSettings(
-        exclude=(*exclude, *config.extend_exclude),
-        root=config.root,
-        respect_gitignore=(
-            respect_gitignore
-            if respect_gitignore is not None
-            else config.respect_gitignore is not False
-        ),
-        force_exclude=force_exclude if force_exclude is not None else bool(config.force_exclude),
-    )
 
 
 def input_sources(
@@ -174,52 +79,6 @@ def _size(source: Source) -> int | None:
     except OSError:
         return None
     return status.st_size if status is not None and stat.S_ISREG(status.st_mode) else None
-
-
-def live_minutes(config: configuration.Config, *, force: bool) -> float:
-    """How recently a session log may have been written to and still be taken for a running
-    agent's: ``live-session-minutes`` (`LIVE_SESSION_MINUTES` when not set); 0 with ``force``."""
-    if force:
-        return 0
-    configured = config.live_session_minutes
-    return LIVE_SESSION_MINUTES if configured is None else configured
-
-
-def live_options(
-    source: Source, options: Options, *, config: configuration.Config, force: bool, now: float
-) -> Options:
-    """``options`` for ``source``, with what decides whether it is the log of an agent session
-    that is still running: the moment ``live-session-minutes`` ago (`patchcore.Options.live_since`:
-    a log whose newest entry is that recent is live, by its own clock), and for a log that
-    records no time, whether the file was written to since (``live``). stdin has no time, nor
-    does a compressed file, which no agent appends to: never live; 0 minutes or ``force``:
-    never. Only the agent-session layouts read them, and say what they decided
-    (`patchcore.Result.live`); ``check``, ``fix``, ``strip`` and ``show`` decide it here alike."""
-    minutes = live_minutes(config, force=force)
-    if not minutes or source.path is None or source.compression is not None:  # an archive
-        return options
-    try:
-        status = source.path.stat()
-    except OSError:
-        return options
-    if not stat.S_ISREG(status.st_mode):
-        return options
-    since = now - minutes * 60
-    return replace(options, live=status.st_mtime >= since, live_since=since)
-
-
-def text_format(given: str | None, config: configuration.Config) -> OutputFormat:
-    """The text report's form for ``fix`` and ``check --fix``: the first of ``given``,
-    ``TOOLPATCH_OUTPUT_FORMAT`` and the configured ``output-format`` that names one (``concise``,
-    ``full``, ``text``), else ``concise``; a machine format there is ``check``'s, passed over."""
-    for value in (given, os.environ.get(OUTPUT_FORMAT_VARIABLE), config.output_format):
-        try:
-            chosen = OutputFormat(value) if value is not None else None
-        except ValueError:
-            continue
-        if chosen is not None and chosen.for_people:
-            return chosen
-    return OutputFormat.CONCISE
 
 
 def _report_streams(
@@ -264,7 +123,7 @@ def _output_prefix(
 
 def _connected(address: str) -> Any:
     """A client of the cluster at ``address``; one that cannot be had ends the run (exit 2)."""
-    from patchcore.extras import MissingExtra
+    from patchcore import MissingExtra
 
     try:
         from toolpatch.integrations.dask import connect
@@ -277,81 +136,104 @@ def _connected(address: str) -> Any:
         raise typer.Exit(ExitCode.ERROR) from None
 
 
-def run_inputs(
-    mode: Mode,
-    paths: list[str] | None,
-    *,
-    rules: RuleSettings,
-    config: configuration.Config,
-    output: Path | str | None,
-    verbosity: int,
-    stdin_filename: str | None,
-    color: ColorMode,
-    skip_no_history: bool,
-    output_format: OutputFormat = OutputFormat.CONCISE,
-    statistics: bool = False,
-    exit_zero: bool = False,
-    exit_non_zero_on_fix: bool = False,
-    jobs: int | None = None,
-    force: bool = False,
-    walk: WalkSettings | None = None,
-    threads: list[str] | None = None,
-    dask: str | None = None,
-) -> int:
-    """Carry out ``mode`` on every input, reporting each as it is done, then the summary;
-    returns the exit code. Without ``force``, a session log written to in the last
-    ``live-session-minutes`` is live: its pending calls are reported, not answered. ``walk``
-    says what directory walks (and, with its ``force_exclude``, named paths) pass over.
+def run(settings: Settings) -> int:
+    """Carry out the run ``settings`` say; returns the exit code."""
+    if settings.command is Command.SHOW:
+        return _show(settings)
+    return _run_inputs(settings)
 
-    The text report names inputs as `cli.shown_names` does and, with ``statistics``, counts the
-    findings in tables instead of listing them; a machine report names them as given. A silent
-    run (``verbosity`` `SILENT`) writes no report at all, the product (repaired data, the diff)
-    still. Store URLs among ``paths`` (`cli.stores`) add one input per thread (only
-    ``threads``, when given). URLs among them (`cli.object_inputs`) add each object they name;
-    with them, or with ``dask``, ``fix``'s ``output`` is a prefix each input is written under.
-    ``dask`` (an address, `toolpatch.integrations.dask.connect`) runs every input as a task
-    on that cluster (`cli.cluster_run`)."""
-    printer = stderr_printer(color)
-    paths, stores = split_paths(paths)
+
+def _show(settings: Settings) -> int:
+    """``show``: the one history drawn as panels, nothing written (exit 0), or its error (2)."""
+    from .input_run import framing_name
+    from .show import conversations, render
+
+    (path,) = settings.paths or ["-"]
+    sources = input_sources([path], stdin_filename=settings.stdin_filename, skip=False)
+    if len(sources) != 1 or os.path.isdir(path):
+        msg = "show takes one file (or - for stdin), not a directory"
+        raise typer.BadParameter(msg, param_hint="PATH")
+    (source,) = sources
+    printer = stderr_printer(settings.color)
+    options = settings.options_for(source, now=time.time())
+    try:
+        found_lists = conversations(source.read(), name=framing_name(source), options=options)
+    except (OSError, patchcore.PatchcoreError, MissingExtra) as exc:
+        printer.line(error_pieces(InputError.of(source.name, exc)))
+        return int(ExitCode.ERROR)
+    out = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
+    render(found_lists, out, name=source.name, full=settings.full)
+    return int(ExitCode.OK)
+
+
+def _inputs(settings: Settings) -> tuple[list[Source], list[str], Path | None]:
+    """The inputs of a run: its files, stdin and objects (`Source`), its store URLs, and its
+    ``-o`` file (``None``: none, or a PREFIX the objects' sources already carry). What the
+    settings ask that these inputs cannot do is a usage error, located at its option.
+
+    Raises:
+        typer.BadParameter: ``-o``, ``--dask``, ``--thread`` or a store URL where it cannot be.
+    """
+    mode = settings.mode
+    paths, stores = split_paths(settings.paths)
     paths, urls = split_urls(paths)
-    prefix, output = _output_prefix(mode, output, urls=bool(urls))
+    prefix, output = _output_prefix(mode, settings.output, urls=bool(urls))
+    skip = settings.skip_no_history  # a named object without a history is skipped too
     sources = (
-        input_sources(paths, stdin_filename=stdin_filename, skip=skip_no_history, walk=walk)
+        input_sources(paths, stdin_filename=settings.stdin_filename, skip=skip, walk=settings.walk)
         if paths or not (stores or urls)
         else []
     )
     if prefix is not None and sources:
         msg = "a PREFIX for URL inputs: name every input by its URL (file:// for local files)"
         raise typer.BadParameter(msg, param_hint="--output")
-    skip = skip_no_history  # a named object without a history is skipped too
-    for source in object_sources(urls, walk=walk or WalkSettings(), output_prefix=prefix):
+    for source in object_sources(urls, walk=settings.walk, output_prefix=prefix):
         sources.append(replace(source, explicit=False) if skip else source)
-    if dask is not None and any(source.is_stdin for source in sources):
+    if settings.dask is not None and any(source.is_stdin for source in sources):
         msg = "runs files and URLs on the cluster, not standard input"
         raise typer.BadParameter(msg, param_hint="--dask")
-    if dask is not None and mode is Mode.FIX and str(output) == "-":
+    if settings.dask is not None and mode is Mode.FIX and str(output) == "-":
         msg = "runs on the cluster, whose workers write files and objects, not this stdout"
         raise typer.BadParameter(msg, param_hint="--output")
-    if threads and not stores:
+    if settings.threads and not stores:
         msg = "names threads of a store: give a langgraph+ or agents+ URL"
         raise typer.BadParameter(msg, param_hint="--thread")
-    if rules.strip and stores:
+    if settings.command is Command.STRIP and stores:
         msg = (
             "strip reads files; a store's repair is undone by going back to the checkpoint "
             "or item before it (docs/stores.md#rolling-back)"
         )
         raise typer.BadParameter(msg, param_hint="PATH")
-    words = STRIPPING if rules.strip else FIXING
     if mode is Mode.FIX and output is not None and stores:
         msg = "a store is repaired in place, not written to -o"
         raise typer.BadParameter(msg, param_hint="--output")
     if mode is Mode.FIX and output is not None and len(sources) != 1:
         msg = f"needs exactly one input, got {len(sources)}"
         raise typer.BadParameter(msg, param_hint="--output")
-    if verbosity > 1 and config.path is not None:
-        printer.text(f"Using configuration {config.path}")
+    return sources, stores, output
 
-    diff_printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
+
+def _run_inputs(settings: Settings) -> int:
+    """Carry out ``check``, ``fix`` or ``strip`` on every input, reporting each as it is done,
+    then the summary; returns the exit code. Without ``--force``, a session log written to in
+    the last ``live-session-minutes`` is live: its pending calls are reported, not answered.
+
+    The text report names inputs as `cli.shown_names` does and, with ``--statistics``, counts
+    the findings in tables instead of listing them; a machine report names them as given. A
+    silent run writes no report at all, the product (repaired data, the diff) still. Store URLs
+    among the paths (`cli.stores`) add one input per thread (only ``--thread``'s, when given).
+    URLs among them (`cli.object_inputs`) add each object they name; with them, or with
+    ``--dask``, ``fix``'s ``-o`` is a prefix each input is written under. ``--dask`` (an
+    address, `toolpatch.integrations.dask.connect`) runs every input as a task on that cluster
+    (`cli.cluster_run`)."""
+    mode, verbosity, output_format = settings.mode, settings.verbosity, settings.output_format
+    sources, stores, output = _inputs(settings)
+    words = STRIPPING if settings.command is Command.STRIP else FIXING
+    printer = stderr_printer(settings.color)
+    if verbosity > 1 and settings.config.path is not None:
+        printer.text(f"Using configuration {settings.config.path}")
+
+    diff_printer = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
     stdout_product = mode is Mode.FIX_DIFF or (
         mode is Mode.FIX and (str(output) == "-" or any(s.is_stdin for s in sources))
     )
@@ -383,8 +265,9 @@ def run_inputs(
         progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
         # More processes than cores only compete for them (and -j100000 would fork the
         # machine to death): the cores bound the jobs, the batches bound them further.
+        jobs = settings.jobs
         workers = min(jobs, available_cores()) if jobs is not None else available_cores()
-        pool = ProcessMapper(workers) if workers > 1 and dask is None else None
+        pool = ProcessMapper(workers) if workers > 1 and settings.dask is None else None
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
         started = time.time()
@@ -402,13 +285,17 @@ def run_inputs(
                 printer,
                 verbosity=verbosity,
                 report_to=report_to,
-                show_findings=reporter is None and not statistics,
+                show_findings=reporter is None and not settings.statistics,
                 full=output_format is OutputFormat.FULL,
                 words=words,
             )
-            minutes = live_minutes(config, force=force)
             render_live_hint(
-                outcome, mode, printer, verbosity=verbosity, minutes=minutes, now=started
+                outcome,
+                mode,
+                printer,
+                verbosity=verbosity,
+                minutes=settings.live_minutes,
+                now=started,
             )
             if reporter is not None:
                 reporter.add(renamed(outcome, name))
@@ -417,18 +304,15 @@ def run_inputs(
                     outcome.result = outcome.result.without_messages()
             outcomes.append(outcome)
 
-        chosen = [
-            live_options(s, rules.options_for(s.name), config=config, force=force, now=started)
-            for s in sources
-        ]
+        chosen = [settings.options_for(source, now=started) for source in sources]
         if messages:  # the html report draws the messages around each finding
             chosen = [replace(options, finding_messages=True) for options in chosen]
         keep_bytes = reporter is not None and reporter.needs_bytes
         every_list = verbosity > NORMAL  # -v lists every message list
         fix_output = output if mode is Mode.FIX else None
         done: Iterator[Outcome]
-        if dask is not None:
-            client = _connected(dask)
+        if settings.dask is not None:
+            client = _connected(settings.dask)
             stack.callback(client.close)
             done = cluster_outcomes(
                 client,
@@ -462,21 +346,21 @@ def run_inputs(
         for source, outcome in zip(sources, done, strict=True):
             reported(database_hint(outcome), source.name)  # threads.sqlite: a store as a file
         for url in stores:
-            options = rules.options_for(url)
+            options = settings.rules.options_for(url)
             if messages:
                 options = replace(options, finding_messages=True)
             for outcome in store_outcomes(
                 url,
-                threads=threads or [],
+                threads=settings.threads or [],
                 mode=mode,
                 options=options,
-                answer_waiting=force and bool(threads),
+                answer_waiting=settings.force and bool(settings.threads),
             ):
                 reported(outcome, outcome.source.name)
         summary = Summary(mode, outcomes, words)
         if reporter is not None:
             reporter.finish()
-        elif statistics:
+        elif settings.statistics:
             render_tables(summary, report_to or printer, verbosity=verbosity)
         elif verbosity >= NORMAL and output_format is not OutputFormat.FULL:
             render_provider_errors(summary.listed(), report_to or printer)
@@ -486,4 +370,8 @@ def run_inputs(
         reason = f"cannot write the report: {report_file.failure.strerror}"
         printer.line(error_pieces(InputError(str(output), reason)))
         return int(ExitCode.ERROR)
-    return int(summary.exit_code(exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))
+    return int(
+        summary.exit_code(
+            exit_zero=settings.exit_zero, exit_non_zero_on_fix=settings.exit_non_zero_on_fix
+        )
+    )

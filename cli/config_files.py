@@ -22,7 +22,7 @@ from typing import Any
 
 import patchcore
 
-from .output_format import OutputFormat
+from .options import OutputFormat
 
 #: The configuration file of toolpatch's own, and the shared one.
 TOOLPATCH_TOML = "toolpatch.toml"
@@ -90,15 +90,43 @@ class Config:
         return self.path.parent if self.path is not None else Path.cwd()
 
 
+def refusal(make: Callable[[], object]) -> tuple[str, str] | None:
+    """What patchcore refuses in the rule settings ``make`` builds options from: the setting
+    (``select``, ``ignore``, ``texts``, ``dialect``, ``repair``) and why, without the setting's
+    name the library's reason starts with; ``None`` when it takes them. The one place the
+    library's errors are read: a configuration's values are checked with it as they are read
+    (the error names the file and key), the command line's when a run's settings are built
+    (`cli.settings`: the error names the option).
+    """
+    try:
+        make()
+    except patchcore.UnknownDialectError as exc:
+        return "dialect", exc.reason
+    except patchcore.UnknownRepairError as exc:
+        return "repair", exc.reason.removeprefix("repair: ")
+    except patchcore.UnknownRuleError as exc:  # select: ..., ignore: ..., texts: ...
+        setting, _, reason = exc.reason.partition(": ")
+        return setting, reason
+    return None
+
+
+def _checked(key: str, **value: Any) -> None:
+    """Check one key's value with patchcore (`refusal`).
+
+    Raises:
+        ConfigError: patchcore refuses it (the message names the key).
+    """
+    problem = refusal(lambda: patchcore.make_options(**value))
+    if problem is not None:
+        msg = f"{key}: {problem[1]}"
+        raise ConfigError(msg)
+
+
 def _codes(key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         msg = f'{key}: expected a list of rule codes, e.g. ["TP001", "TP1"]'
         raise ConfigError(msg)
-    try:
-        patchcore.RuleSelection.build(ignore=value)
-    except patchcore.UnknownRuleError as exc:
-        msg = f"{key}: {exc.reason.removeprefix('ignore: ')}"
-        raise ConfigError(msg) from None
+    _checked(key, ignore=value)
     return tuple(value)
 
 
@@ -121,10 +149,7 @@ def _texts(key: str, value: Any) -> dict[str, str]:
     if not all(isinstance(v, str) for v in texts.values()):
         msg = f"{key}: expected a string template per rule code"
         raise ConfigError(msg)
-    try:
-        patchcore.make_options(texts=texts)
-    except patchcore.UnknownRuleError as exc:
-        raise ConfigError(exc.reason) from None
+    _checked(key, texts=texts)
     return texts
 
 
@@ -132,20 +157,13 @@ def _dialect(key: str, value: Any) -> str:
     if not isinstance(value, str):
         msg = f"{key}: expected a dialect name (see `toolpatch formats`)"
         raise ConfigError(msg)
-    try:
-        patchcore.make_options(dialect=value)
-    except patchcore.UnknownDialectError as exc:
-        msg = f"{key}: {exc.reason}"
-        raise ConfigError(msg) from None
+    _checked(key, dialect=value)
     return value
 
 
 def _repair(key: str, value: Any) -> str:
-    try:
-        return patchcore.make_options(repair=value).repair.value
-    except patchcore.UnknownRepairError as exc:
-        msg = f"{key}: {exc.reason.removeprefix('repair: ')}"
-        raise ConfigError(msg) from None
+    _checked(key, repair=value)
+    return str(value)
 
 
 def _flag(key: str, value: Any) -> bool:

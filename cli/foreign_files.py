@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from patchcore import shows_history
-from patchcore.extras import MissingExtra
+from patchcore import MissingExtra, shows_history
 
 from .input_run import Outcome
 

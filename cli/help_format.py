@@ -18,7 +18,6 @@ import textwrap
 from collections.abc import Sequence
 
 import typer
-from typer._click.formatting import HelpFormatter  # Typer vendors Click from 0.26 on
 from typer.core import TyperCommand, TyperGroup
 
 #: The widest help is laid out, on a wider terminal (ruff's stays readable so too).
@@ -53,7 +52,13 @@ def _unbreakable(text: str) -> str:
     return _INNER_HYPHEN.sub(_NO_BREAK, text)
 
 
-class _Formatter(HelpFormatter):
+#: Click's help formatter, reached through the public `typer.Context` (Click documents
+#: ``Context.formatter_class`` as the place to change it; Typer vendors Click from 0.26 on, and
+#: its module path is private).
+_ClickFormatter = typer.Context.formatter_class
+
+
+class _Formatter(_ClickFormatter):  # type: ignore[misc,valid-type]
     """Click's help formatter, wrapping lines at spaces only."""
 
     def write_text(self, text: str) -> None:
@@ -65,7 +70,8 @@ class _Formatter(HelpFormatter):
         super().write_dl([(term, _unbreakable(text)) for term, text in rows], col_max, col_spacing)
 
     def getvalue(self) -> str:
-        return super().getvalue().replace(_NO_BREAK, "-")
+        laid_out: str = super().getvalue()
+        return laid_out.replace(_NO_BREAK, "-")
 
 
 class _Context(typer.Context):

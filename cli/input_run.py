@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import patchcore
-from patchcore import Stream, Unchanged
-from patchcore.extras import MissingExtra
+from patchcore import MissingExtra, Stream, Unchanged
 
 from .atomic_write import FileIdentity
 from .compressed import Compression, plain_name

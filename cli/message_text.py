@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from patchcore.model import Pointer
+from patchcore import Pointer
 
 #: Keys naming a message's kind, in the order they are trusted.
 ROLE_KEYS = ("role", "type", "kind", "part_kind")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
 
-from patchcore.extras import MissingExtra
+from patchcore import MissingExtra
 
 from .compressed import Compression, decompressed
 from .inputs import CHUNK_BYTES, HISTORY_SUFFIXES, Source, WalkSettings, resolve

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .console import Printer
 
 if TYPE_CHECKING:
-    from patchcore.model import Finding
+    from patchcore import Finding
 
 #: What stands for a finding's own values in an error said once for all of them (plain words,
 #: not ``<id>``: docs/rules.md is Markdown, where that would read as an HTML tag).
@@ -34,8 +34,10 @@ def generic_error(finding: Finding) -> str | None:
     error = finding.provider_error
     if error is None:
         return None
-    from patchcore import fill
-    from patchcore.dialects import NAMED  # loaded with the findings: clean runs skip it
+    from patchcore import (
+        NAMED,  # loaded with the findings: clean runs skip it
+        fill,
+    )
 
     templates = next((d.provider_errors for d in NAMED if d.name == finding.dialect), {})
     template = templates.get(finding.code)

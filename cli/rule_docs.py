@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterator
 
 import patchcore
-from patchcore import Applicability, Rule
-from patchcore.dialects import DIALECTS
+from patchcore import DIALECTS, Applicability, Rule
 
 from .help_format import wrapped
 from .provider_errors import GENERIC

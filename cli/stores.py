@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from patchcore.extras import MissingExtra
+from patchcore import MissingExtra
 
 from .input_errors import InputError
 from .input_run import Mode, Outcome

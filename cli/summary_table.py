@@ -18,8 +18,7 @@ from .text_report import Summary
 from .visible import visible
 
 if TYPE_CHECKING:
-    from patchcore import Result
-    from patchcore.model import Finding
+    from patchcore import Finding, Result
 
 #: A column: its heading and which findings of a report it counts.
 Column: TypeAlias = "tuple[str, Callable[[Result], Sequence[Finding]]]"

@@ -33,15 +33,13 @@ cluster)::
 
 from __future__ import annotations
 
-import gzip
 import logging
 import posixpath
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from patchcore.extras import MissingExtra, extra_module
+from patchcore.extras import MissingExtra
 
 try:
     import fsspec
@@ -59,15 +57,18 @@ from patchcore import (
     fix_lines,
     layout_of_head,
 )
+from toolpatch.cli.compressed import (
+    Compression,
+    compressed_whole,
+    decompressed_whole,
+    plain_name,
+)
 
 #: A UTF-8 byte-order mark, which only a file's first block can start with.
 UTF8_BOM = b"\xef\xbb\xbf"
 
 #: How much of each file is read up front to tell its layout.
 HEAD_BYTES = 2**20
-
-#: The compressions read and written back, by the ending of a file's name.
-COMPRESSED = (".gz", ".zst")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +125,9 @@ def fix_files(
     tasks = []
     for path in sorted(paths):
         target = posixpath.join(out_root, posixpath.basename(path))
-        if path.lower().endswith(COMPRESSED):
-            if path.lower().endswith(".zst"):
-                _zstandard()  # the extra is missing: say so now, not in a task
+        compression = Compression.of(path)
+        if compression is not None:
+            compression.require()  # the extra is missing: say so now, not in a task
             tasks.append(delayed(_fix_whole)(fs, path, out_fs, target, chosen))
             continue
         with fs.open(path, "rb") as handle:
@@ -177,66 +178,28 @@ def _fix_whole(
     target: str,
     options: Options,
 ) -> FileRepair:
-    """Repair a file read whole (decompressed, if it is compressed, and written back so)."""
+    """Repair a file read whole (decompressed, if it is compressed, and written back so, as
+    ``toolpatch fix`` writes it: `toolpatch.cli.compressed`).
+
+    Raises:
+        OSError: A compressed file is not valid in its compression, or is cut short.
+    """
     with fs.open(source, "rb") as handle:
         stored = handle.read()
-    suffix = next((s for s in COMPRESSED if source.lower().endswith(s)), "")
-    data = _decompressed(stored, suffix)
+    compression = Compression.of(source)
+    data = stored if compression is None else decompressed_whole(compression, stored)
     try:
-        result = fix_document(data, filename=source[: len(source) - len(suffix)], options=options)
+        result = fix_document(data, filename=plain_name(source), options=options)
     except NoHistoryError as error:  # nothing to repair: the copy is the input
         with out_fs.open(target, "wb") as handle:
             handle.write(stored)
         return FileRepair(source, target, 0, 0, 1, error.reason)
+    output = result.output
+    if output is not None and compression is not None:
+        output = compressed_whole(compression, output)
     with out_fs.open(target, "wb") as handle:
-        handle.write(stored if result.output is None else _compressed(result.output, suffix))
+        handle.write(stored if output is None else output)
     return FileRepair(source, target, len(result.fixed), len(result.remaining), 1)
-
-
-def _decompressed(stored: bytes, suffix: str) -> bytes:
-    """The content of a file stored with the compression its name ends with (``suffix``).
-
-    Raises:
-        OSError: It is not valid in that compression, or is cut short (as ``toolpatch`` says).
-    """
-    if suffix == ".gz":
-        try:
-            return gzip.decompress(stored)
-        except (OSError, EOFError, zlib.error) as exc:
-            msg = f"not valid gzip data: {exc}"
-            raise OSError(msg) from None
-    if suffix == ".zst":
-        zstandard = _zstandard()
-        out = []
-        rest = stored
-        try:
-            while rest:
-                frame = zstandard.ZstdDecompressor().decompressobj()
-                out.append(frame.decompress(rest))
-                if not frame.eof:
-                    msg = "the zstd data is cut short (a truncated file)"
-                    raise OSError(msg)
-                rest = frame.unused_data
-        except zstandard.ZstdError as exc:
-            msg = f"not valid zstd data: {exc}"
-            raise OSError(msg) from None
-        return b"".join(out)
-    return stored
-
-
-def _compressed(data: bytes, suffix: str) -> bytes:
-    """``data`` in the compression ``suffix`` names, as ``toolpatch fix`` writes it."""
-    if suffix == ".gz":
-        return gzip.compress(data, compresslevel=6, mtime=0)
-    if suffix == ".zst":
-        compressed: bytes = _zstandard().ZstdCompressor().compress(data)
-        return compressed
-    return data
-
-
-def _zstandard() -> Any:
-    """The ``zstandard`` module (the ``[zstd]`` extra)."""
-    return extra_module("zstandard", extra="zstd", part="a .zst file")
 
 
 def connect(address: str) -> Any:

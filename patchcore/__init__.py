@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         strip_document,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
+    from patchcore.dialects import DIALECTS, NAMED, dialect_named
     from patchcore.errors import (
         DecodeError,
         InvalidLineError,
@@ -48,9 +49,11 @@ if TYPE_CHECKING:
         UnknownRuleError,
         located_text,
     )
+    from patchcore.extras import MissingExtra, extra_module
     from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.layouts.base import Layout
-    from patchcore.model import Finding, Fix, Insert, format_pointer
+    from patchcore.layouts.sessions import SESSION_LAYOUTS
+    from patchcore.model import Finding, Fix, Insert, Pointer, Verbatim, format_pointer
     from patchcore.options import Options, make_options
     from patchcore.pipeline import (
         Batch,
@@ -101,6 +104,10 @@ _MODULES = {
     ),
     **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
     **dict.fromkeys(["FixPlan", "plan_fixes"], "patchcore.fix_plan"),
+    # the tables `toolpatch formats` and `toolpatch rule` list, and what a missing extra raises
+    **dict.fromkeys(["DIALECTS", "NAMED", "dialect_named"], "patchcore.dialects"),
+    "SESSION_LAYOUTS": "patchcore.layouts.sessions",
+    **dict.fromkeys(["MissingExtra", "extra_module"], "patchcore.extras"),
     "Layout": "patchcore.layouts.base",
     **dict.fromkeys(
         [
@@ -132,7 +139,9 @@ _MODULES = {
         ],
         "patchcore.errors",
     ),
-    **dict.fromkeys(["Finding", "Fix", "Insert", "format_pointer"], "patchcore.model"),
+    **dict.fromkeys(
+        ["Finding", "Fix", "Insert", "Pointer", "Verbatim", "format_pointer"], "patchcore.model"
+    ),
     **dict.fromkeys(["Options", "make_options"], "patchcore.options"),
     **dict.fromkeys(
         [
@@ -168,7 +177,10 @@ def __dir__() -> list[str]:
 __all__ = [
     "DEFAULT_SELECT",
     "DEFAULT_TEXTS",
+    "DIALECTS",
+    "NAMED",
     "RULES",
+    "SESSION_LAYOUTS",
     "Applicability",
     "Batch",
     "Conversation",
@@ -180,10 +192,12 @@ __all__ = [
     "InvalidLineError",
     "Layout",
     "Mapper",
+    "MissingExtra",
     "NoHistoryError",
     "Options",
     "PatchcoreError",
     "Piece",
+    "Pointer",
     "Progress",
     "RandomAccess",
     "Repair",
@@ -198,6 +212,7 @@ __all__ = [
     "UnknownDialectError",
     "UnknownRepairError",
     "UnknownRuleError",
+    "Verbatim",
     "__version__",
     "apply_patches",
     "check_base_messages",
@@ -205,6 +220,8 @@ __all__ = [
     "check_document",
     "check_lines",
     "check_messages",
+    "dialect_named",
+    "extra_module",
     "fill",
     "fix_base_messages",
     "fix_data",

@@ -63,8 +63,9 @@ class Options:
             every other line is checked and repaired.
         repair: What the fix of an unanswered call (TP001-TP003) does: answer it with a
             synthetic result (safe), or drop the call (unsafe, never in an agent session log).
-        strip: Instead of checking the rules, find the results toolpatch wrote (``toolpatch
-            strip``): each is a finding whose fix removes it.
+        strip: Instead of checking the rules, find the results toolpatch wrote: each is a
+            finding whose fix removes it. A mode, not an option a caller chooses:
+            `patchcore.strip_document` (and ``toolpatch strip``, `cli.settings`) runs it.
         max_record_bytes: The largest record (a JSON document, or a line of JSON Lines) read;
             a larger one is the input's error, refused before anything parses it
             (`patchcore.raw.codec.too_large`), and a stream stops reading at it.
@@ -123,17 +124,15 @@ def make_options(
     live_since: float | None = None,
     keep_invalid_lines: bool = False,
     repair: str | RepairPolicy = RepairPolicy.ANSWER,
-    strip: bool = False,
     finding_messages: bool = False,
     max_record_bytes: int | None = None,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
     ``repair``: ``"answer"`` (the default) or ``"drop"`` (`RepairPolicy`), what the fix of an
-    unanswered call does. ``strip``: find the results toolpatch wrote instead (`patchcore.strip`
-    uses it). ``finding_messages``: keep the messages of the conversations with findings only.
-    uses it). ``max_record_bytes``: the record-size limit (`Options.max_record_bytes`), at least
-    one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
+    unanswered call does. ``finding_messages``: keep the messages of the conversations with
+    findings only. ``max_record_bytes``: the record-size limit (`Options.max_record_bytes`), at
+    least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
@@ -168,7 +167,6 @@ def make_options(
     return Options(
         selection=RuleSelection.build(select=select, ignore=ignore),
         repair=repair_policy(repair),
-        strip=strip,
         texts=merged,
         dialect=forced,
         unsafe_fixes=unsafe_fixes,

@@ -35,7 +35,7 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
     Absent: ``"none"`` for the ``unfixed`` findings, ``"safe"`` for the others.
 ``dialect``
     The dialect the CLI reads the file in although content would say another, because of the
-    file's name (``api_conversation_history.json``: ``cline``, `cli.rule_settings`): the CLI
+    file's name (``api_conversation_history.json``: ``cline``, `cli.settings`): the CLI
     is run without ``--dialect``, and patchcore is given it. Absent: detected.
 ``cured``
     Findings without a fix of their own that the fixes of the others make go away (an id reused

@@ -7,7 +7,7 @@ Each format is a `Reporter` that receives every input's outcome and writes bytes
 
 from __future__ import annotations
 
-from ..output_format import OutputFormat
+from ..options import OutputFormat
 from .base import Reporter
 from .github import GithubReporter
 from .html_report import HtmlReporter

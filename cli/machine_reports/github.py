@@ -16,7 +16,7 @@ own lines.
 
 from __future__ import annotations
 
-from patchcore.model import Finding
+from patchcore import Finding
 
 from ..input_errors import InputError
 from ..input_run import Outcome

@@ -93,7 +93,7 @@ def _words(value: Any) -> str:
 
 def _inserted_title(value: Any) -> str:
     """The title of a whole message the fix inserts (or moves)."""
-    from patchcore.model import Verbatim
+    from patchcore import Verbatim
 
     if isinstance(value, Verbatim):
         return "moved here by fix"
@@ -101,6 +101,6 @@ def _inserted_title(value: Any) -> str:
 
 
 def _pointer(path: Any) -> str:
-    from patchcore.model import format_pointer
+    from patchcore import format_pointer
 
     return str(format_pointer(path))

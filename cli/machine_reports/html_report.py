@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar, NamedTuple
 
 import patchcore
-from patchcore.extras import extra_module
-from patchcore.model import format_pointer
+from patchcore import extra_module, format_pointer
 
 from ..input_run import Outcome
 from ..text_report import fixability

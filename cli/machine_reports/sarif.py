@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import patchcore
-from patchcore.model import Finding, format_pointer
+from patchcore import Finding, format_pointer
 
 from ..input_errors import InputError
 from ..input_run import Outcome

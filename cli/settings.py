@@ -1,0 +1,393 @@
+"""A run's settings: the command line over the configuration, built and checked once.
+
+Each command of `cli.app` only says which it is (`Command`); `Settings.of` reads the values its
+options were given (by their names, `cli.options`), finds and reads the configuration, puts the
+command line over it and checks every value once, with the error located: a configuration's
+bad value names its file and key (`cli.config_files`, which checks it as it is read), a
+command line's names its option (a usage error, exit 2). The runner (`cli.command_run`) takes
+the settings and returns the exit code.
+
+Rule precedence follows ruff: a ``--select`` on the command line replaces the configured
+``select`` (and drops the configured ``ignore`` with it); a ``--ignore`` adds to the configured
+one; ``--dialect``, ``--[no-]unsafe-fixes``, ``--repair`` and ``--[no-]keep-invalid-lines``
+replace theirs. A file whose name says which agent wrote it, and whose content cannot say it, is
+read in that agent's dialect unless a dialect is given (`DIALECT_BY_FILE_NAME`).
+``per-file-ignores`` then leave more rules out for the files whose path (relative to the
+configuration's folder) or file name matches a pattern (``fnmatch`` globs: ``*`` also crosses
+``/``).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import stat
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+import patchcore
+
+from . import config_files as configuration
+from .config_files import LIVE_SESSION_MINUTES, Config, refusal
+from .console import ColorMode, verbosity
+from .exit_codes import ExitCode
+from .input_run import Mode
+from .inputs import DEFAULT_EXCLUDE, WalkSettings, given_paths
+from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat
+from .stores import is_store_url
+from .visible import visible
+
+if TYPE_CHECKING:
+    from patchcore import Options
+
+    from .inputs import Source
+
+#: File names that only one agent writes, whose messages read as another dialect's: Cline's
+#: (and Roo Code's) task histories are Anthropic messages that Cline converts before it sends
+#: them (docs/formats.md#cline-and-roo-code-task-histories). ``--dialect`` or the configured
+#: ``dialect`` overrides it, and forces ``cline`` on files of other names.
+DIALECT_BY_FILE_NAME = {"api_conversation_history.json": "cline"}
+
+#: The option each rule setting's command-line value comes from, for its usage error; the
+#: rule selectors' errors keep the setting's name (which of the two it was).
+_OPTION_OF = {
+    "dialect": ("--dialect", False),
+    "select": ("--select/--ignore", True),
+    "ignore": ("--select/--ignore", True),
+    "repair": ("--repair", False),
+}
+
+
+class Command(enum.Enum):
+    """What a run does: the command's mode (its output is `Mode`)."""
+
+    CHECK = "check"
+    FIX = "fix"
+    STRIP = "strip"
+    """Find the results toolpatch wrote and remove them (`patchcore.strip_document`)."""
+    SHOW = "show"
+
+
+@dataclass
+class RuleSettings:
+    """What to check and fix, before per-file ignores; makes each file's `Options`."""
+
+    select: Sequence[str] | None
+    ignore: Sequence[str]
+    texts: Mapping[str, str]
+    dialect: str | None
+    unsafe_fixes: bool
+    per_file_ignores: Mapping[str, tuple[str, ...]]
+    root: Path
+    keep_invalid_lines: bool = False
+    repair: str = "answer"
+    max_record_mib: int | None = None
+    _made: dict[tuple[tuple[str, ...], str | None], Options] = field(
+        default_factory=dict, repr=False
+    )
+
+    @classmethod
+    def merge(cls, config: Config, given: Mapping[str, Any]) -> RuleSettings:
+        """The command line's values (``given``, by option name; ``None`` or absent: not
+        given) over ``config``'s."""
+        select = _split(given.get("select"))
+        kept_ignore = [] if select is not None else list(config.ignore or ())
+        return cls(
+            select=select if select is not None else config.select,
+            ignore=[*kept_ignore, *(_split(given.get("ignore")) or ())],
+            texts=config.texts,
+            dialect=_given_or(given.get("dialect"), config.dialect),
+            unsafe_fixes=bool(_given_or(given.get("unsafe_fixes"), config.unsafe_fixes)),
+            per_file_ignores=config.per_file_ignores,
+            root=config.root,
+            keep_invalid_lines=bool(
+                _given_or(given.get("keep_invalid_lines"), config.keep_invalid_lines)
+            ),
+            repair=_given_or(given.get("repair"), config.repair) or "answer",
+            max_record_mib=_given_or(given.get("max_record_mib"), config.max_record_mib),
+        )
+
+    def ignored_for(self, name: str) -> tuple[str, ...]:
+        """The rule selectors ``per-file-ignores`` leave out for the input called ``name``."""
+        absolute = Path(os.path.abspath(name))
+        try:
+            relative = absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            relative = absolute.as_posix()
+        codes: list[str] = []
+        for pattern, ignored in self.per_file_ignores.items():
+            if fnmatchcase(relative, pattern) or (
+                "/" not in pattern and fnmatchcase(absolute.name, pattern)
+            ):
+                codes += ignored
+        return tuple(codes)
+
+    def options_for(self, name: str | None = None) -> Options:
+        """The options for the input called ``name`` (``None``: before per-file ignores and
+        the dialect its file name implies).
+
+        Raises:
+            UnknownRuleError, UnknownDialectError, UnknownRepairError: Only before `Settings.of`
+                has checked the command line's values (the configuration's were checked when it
+                was read).
+        """
+        extra = self.ignored_for(name) if name is not None else ()
+        dialect = self.dialect
+        if dialect is None and name is not None:
+            dialect = DIALECT_BY_FILE_NAME.get(Path(name).name)
+        if (extra, dialect) not in self._made:
+            self._made[extra, dialect] = patchcore.make_options(
+                select=self.select,
+                ignore=[*self.ignore, *extra],
+                texts=self.texts,
+                dialect=dialect,
+                unsafe_fixes=self.unsafe_fixes,
+                keep_invalid_lines=self.keep_invalid_lines,
+                repair=self.repair,
+                max_record_bytes=(
+                    self.max_record_mib * 2**20 if self.max_record_mib is not None else None
+                ),
+            )
+        return self._made[extra, dialect]
+
+
+@dataclass
+class Settings:
+    """Everything a run needs to know, checked (`Settings.of` builds it).
+
+    Attributes:
+        command: Which command runs.
+        mode: What it does with what it finds: report, write, say what would change, or diff.
+        paths: The PATHs given (``None``: none; `cli.inputs.given_paths` chooses).
+        config: The configuration found (or named, or none).
+        rules: The rule settings, command line over configuration.
+        walk: What directory walks (and, with ``force_exclude``, named paths) pass over.
+        output: ``check``'s report file, or the repaired data's file (or URL prefix).
+        output_format: The report's format.
+        verbosity: `cli.console`'s ``SILENT`` to ``VERBOSE``.
+    """
+
+    command: Command
+    mode: Mode
+    paths: list[str] | None
+    config: Config
+    rules: RuleSettings
+    walk: WalkSettings
+    output: Path | str | None = None
+    output_format: OutputFormat = OutputFormat.CONCISE
+    verbosity: int = 1
+    color: ColorMode = ColorMode.AUTO
+    stdin_filename: str | None = None
+    skip_no_history: bool = False
+    statistics: bool = False
+    exit_zero: bool = False
+    exit_non_zero_on_fix: bool = False
+    jobs: int | None = None
+    force: bool = False
+    threads: list[str] | None = None
+    dask: str | None = None
+    full: bool = False
+
+    @classmethod
+    def of(cls, command: Command, given: Mapping[str, Any]) -> Settings:
+        """The settings of a run of ``command`` whose options were ``given`` (by parameter
+        name, `cli.options`; ``None`` where not given).
+
+        Raises:
+            typer.BadParameter: A command-line value cannot be used (it names the option).
+            typer.Exit: The configuration cannot be used, or the current folder is gone (its
+                message said why on stderr; exit 2).
+        """
+        paths = [given["path"]] if command is Command.SHOW else given.get("paths")
+        if command is Command.SHOW and is_store_url(given["path"]):
+            msg = (
+                "show takes a file; a store's thread is shown with fix --diff URL --thread ID "
+                "(docs/stores.md)"
+            )
+            raise typer.BadParameter(msg, param_hint="PATH")
+        stdin_filename = given.get("stdin_filename")
+        config = _configuration(
+            given.get("config"),
+            isolated=given.get("isolated", False),
+            paths=paths,
+            stdin_filename=stdin_filename,
+        )
+        also_fix = given.get("fix", False)
+        output = given.get("output_file") if command is Command.CHECK else given.get("output")
+        if also_fix and (
+            output is not None or not (given.get("output_format") or OutputFormat.TEXT).for_people
+        ):
+            # -o and the machine formats are check's report; a fix reports as text, as fix does.
+            msg = (
+                "repairs as toolpatch fix does and reports as text: without -o or a machine format"
+            )
+            raise typer.BadParameter(msg, param_hint="--fix")
+        output_format = _output_format(
+            command, given.get("output_format"), config, also_fix=also_fix
+        )
+        statistics = given.get("statistics", False)
+        if statistics and not output_format.for_people:
+            msg = f"counts in the text report, not in {output_format.value}"
+            raise typer.BadParameter(msg, param_hint="--statistics")
+        rules = RuleSettings.merge(config, given)
+        problem = refusal(rules.options_for)
+        if problem is not None:
+            key, reason = problem
+            hint, named = _OPTION_OF[key]
+            raise typer.BadParameter(f"{key}: {reason}" if named else reason, param_hint=hint)
+        return cls(
+            command=command,
+            mode=_mode(command, given),
+            paths=paths,
+            config=config,
+            rules=rules,
+            walk=_walk(config, given),
+            output=None if also_fix else output,
+            output_format=output_format,
+            verbosity=verbosity(
+                quiet=given.get("quiet", False),
+                verbose=given.get("verbose", False),
+                silent=given.get("silent", False),
+            ),
+            color=given.get("color", ColorMode.AUTO),
+            stdin_filename=stdin_filename,
+            skip_no_history=given.get("skip_no_history", False),
+            statistics=statistics,
+            exit_zero=given.get("exit_zero", False),
+            exit_non_zero_on_fix=given.get("exit_non_zero_on_fix", False),
+            jobs=given.get("jobs"),
+            force=given.get("force", False),
+            threads=given.get("thread"),
+            dask=given.get("dask"),
+            full=given.get("full", False),
+        )
+
+    @property
+    def live_minutes(self) -> float:
+        """How recently a session log may have been written to and still be taken for a running
+        agent's: ``live-session-minutes`` (`LIVE_SESSION_MINUTES` when not set); 0 with
+        ``--force``."""
+        if self.force:
+            return 0
+        configured = self.config.live_session_minutes
+        return LIVE_SESSION_MINUTES if configured is None else configured
+
+    def options_for(self, source: Source, *, now: float) -> Options:
+        """The options for ``source``: its rules (`RuleSettings.options_for`), the command's
+        mode, and what decides whether it is the log of an agent session that is still running:
+        the moment ``live-session-minutes`` ago (`patchcore.Options.live_since`: a log whose
+        newest entry is that recent is live, by its own clock), and for a log that records no
+        time, whether the file was written to since (``live``). stdin has no time, nor does a
+        compressed file, which no agent appends to: never live; 0 minutes or ``--force``:
+        never. Only the agent-session layouts read them, and say what they decided
+        (`patchcore.Result.live`)."""
+        options = self.rules.options_for(source.name)
+        if self.command is Command.STRIP:  # as patchcore.strip_document runs it
+            options = replace(options, strip=True)
+        minutes = self.live_minutes
+        if not minutes or source.path is None or source.compression is not None:  # an archive
+            return options
+        try:
+            status = source.path.stat()
+        except OSError:
+            return options
+        if not stat.S_ISREG(status.st_mode):
+            return options
+        since = now - minutes * 60
+        return replace(options, live=status.st_mtime >= since, live_since=since)
+
+
+def _given_or(given: Any, configured: Any) -> Any:
+    """The command line's value over the configuration's (``None``: not given, not set)."""
+    return given if given is not None else configured
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    """``--select A,B --select C`` → ``["A", "B", "C"]``."""
+    if values is None:
+        return None
+    return [part for value in values for part in value.split(",") if part.strip()]
+
+
+def _configuration(
+    configs: list[str] | None,
+    *,
+    isolated: bool,
+    paths: list[str] | None,
+    stdin_filename: str | None,
+) -> Config:
+    """The run's configuration; one that cannot be used ends the run with exit code 2, and so
+    does a current folder that no longer exists (removed under the shell): relative names,
+    configuration discovery and the names shown all start from it."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        sys.stderr.write("toolpatch: error: the current folder no longer exists\n")
+        raise typer.Exit(ExitCode.ERROR) from None
+    try:
+        return configuration.resolve(
+            configs or [],
+            isolated=isolated,
+            paths=given_paths(paths or []),
+            stdin_filename=stdin_filename,
+        )
+    except configuration.ConfigError as exc:
+        sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")  # it quotes the keys
+        raise typer.Exit(ExitCode.ERROR) from None
+
+
+def _mode(command: Command, given: Mapping[str, Any]) -> Mode:
+    """What the run does with what it finds."""
+    if command is Command.SHOW:
+        return Mode.CHECK
+    if command is Command.CHECK:
+        return Mode.FIX if given.get("fix") else Mode.CHECK
+    if given.get("diff"):
+        return Mode.FIX_DIFF
+    return Mode.FIX_CHECK if given.get("check") else Mode.FIX
+
+
+def _output_format(
+    command: Command, given: str | None, config: Config, *, also_fix: bool
+) -> OutputFormat:
+    """The report's format. ``check``'s: the first of ``--output-format`` (or
+    ``TOOLPATCH_OUTPUT_FORMAT``, which Click reads for it) and the configured
+    ``output-format``, else ``concise``. A fix's (``fix``, ``check --fix``): the first of these
+    that names a text form (``concise``, ``full``, ``text``), else ``concise``; a machine
+    format there is ``check``'s, passed over."""
+    if command is Command.CHECK and not also_fix:
+        return OutputFormat(given or config.output_format or OutputFormat.CONCISE.value)
+    if command is Command.STRIP or command is Command.SHOW:
+        return OutputFormat.CONCISE
+    for value in (given, os.environ.get(OUTPUT_FORMAT_VARIABLE), config.output_format):
+        try:
+            chosen = OutputFormat(value) if value is not None else None
+        except ValueError:
+            continue
+        if chosen is not None and chosen.for_people:
+            return chosen
+    return OutputFormat.CONCISE
+
+
+def _walk(config: Config, given: Mapping[str, Any]) -> WalkSettings:
+    """What a run passes over: the command line's ``--[no-]respect-gitignore`` and
+    ``--[no-]force-exclude`` over the configuration's keys."""
+    respect_gitignore = given.get("respect_gitignore")
+    force_exclude = given.get("force_exclude")
+    exclude = DEFAULT_EXCLUDE if config.exclude is None else config.exclude
+    return WalkSettings(
+        exclude=(*exclude, *config.extend_exclude),
+        root=config.root,
+        respect_gitignore=(
+            respect_gitignore
+            if respect_gitignore is not None
+            else config.respect_gitignore is not False
+        ),
+        force_exclude=force_exclude if force_exclude is not None else bool(config.force_exclude),
+    )
