@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 import sys
@@ -106,6 +107,8 @@ class AtomicFile:
         _lock(fd)
         self._handle = os.fdopen(fd, "wb")
         self._committed = False
+        #: Bytes appended since the kernel was last asked to write the file out (`_appended`).
+        self._unsent = 0
 
     def _leftover_removed(self) -> None:
         """Remove the temporary file a write of this target left when it was killed (``kill
@@ -155,7 +158,7 @@ class AtomicFile:
 
     def write(self, data: bytes | memoryview) -> None:
         """Append ``data`` to the new contents."""
-        self._handle.write(data)
+        self._appended(self._handle.write(data))
 
     def copy_from(self, fd: int, offset: int, size: int) -> int:
         """Append up to ``size`` bytes of the file ``fd`` from ``offset`` on, copied by the
@@ -181,7 +184,19 @@ class AtomicFile:
                     raise
             if copied == size:
                 break
+        self._appended(copied)
         return copied
+
+    def _appended(self, size: int) -> None:
+        """Every `WRITEBACK_BYTES` appended, have the kernel start writing the file out (it
+        does so while the rest is made), so that `commit`'s fsync waits for the last part only.
+        Left to itself the kernel writes a new file out some 30 s later, so the fsync of a
+        large repair would wait for all of it, serially: for a 160 MB corpus with few lines to
+        fix, that wait took a quarter of the whole run (docs/benchmarks.md)."""
+        self._unsent += size
+        if self._unsent >= WRITEBACK_BYTES:
+            self._unsent = 0
+            _start_writeback(self._handle.fileno())
 
     def commit(self) -> None:
         """Make the new contents the file's, durably.
@@ -290,6 +305,40 @@ def _lock(fd: int, *, wait: bool = True) -> bool:
     except OSError:  # a file system without locks: the file is not told a leftover either
         return wait
     return True
+
+
+#: How many bytes are appended to a new file between two starts of its writeback.
+WRITEBACK_BYTES = 16 * 2**20
+
+
+def _start_writeback(fd: int) -> None:
+    """Have the kernel start writing the changed pages of the file ``fd`` to disk, without
+    waiting for them (Linux's ``sync_file_range`` with ``SYNC_FILE_RANGE_WRITE`` over the whole
+    file; elsewhere nothing). A failed write is not reported here, nor taken from the fsync
+    that follows: only waiting takes it, and that is left to `AtomicFile.commit`."""
+    start = _sync_file_range()
+    if start is not None:
+        start(fd, 0, 0, _SYNC_FILE_RANGE_WRITE)
+
+
+#: ``sync_file_range``'s flag that starts writing the dirty pages of the range out.
+_SYNC_FILE_RANGE_WRITE = 2
+
+
+@functools.cache
+def _sync_file_range() -> Callable[[int, int, int, int], int] | None:
+    """Linux's ``sync_file_range`` (which Python's ``os`` does not offer), or ``None``."""
+    if sys.platform != "linux":
+        return None
+    import ctypes
+
+    try:
+        function = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (OSError, AttributeError):  # no C library to call, or one without it
+        return None
+    function.argtypes = (ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint)
+    function.restype = ctypes.c_int
+    return function
 
 
 def _copy_file_range(source: int, target: int, offset: int, size: int) -> int:

@@ -539,3 +539,47 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
     finally:
         os.close(fd)
     assert target.read_bytes() == b"new " + source.read_bytes()[1_000:9_001_000]
+
+
+def test_a_large_output_is_written_out_as_it_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every `WRITEBACK_BYTES` appended (written or copied by the kernel), the kernel is asked
+    to start writing the new file to disk, so that the fsync before the rename waits for the
+    last part only; the output is the same, and the fsync still comes before the rename."""
+    import toolpatch.cli.atomic_write
+    from toolpatch.cli.inputs import FileInput
+    from toolpatch.cli.output_sinks import Replace
+
+    steps: list[str] = []
+    start_writeback = toolpatch.cli.atomic_write._start_writeback
+    real_fsync = os.fsync
+
+    def writeback(fd: int) -> None:
+        steps.append(f"writeback at {os.fstat(fd).st_size}")
+        start_writeback(fd)  # the real call: it must accept the file
+
+    def fsync(fd: int) -> None:
+        steps.append("fsync")
+        real_fsync(fd)
+
+    monkeypatch.setattr(toolpatch.cli.atomic_write, "WRITEBACK_BYTES", 2**20)
+    monkeypatch.setattr(toolpatch.cli.atomic_write, "_start_writeback", writeback)
+    monkeypatch.setattr(os, "fsync", fsync)
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(bytes(range(256)) * 12_000)  # 3,072,000 bytes
+    target = tmp_path / "out.jsonl"
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        with Replace(target, always=True) as sink:
+            sink.write(b"x" * 1_500_000)
+            sink.copy(FileInput(fd), 0, 3_072_000)
+            sink.write(b"y" * 100)
+            sink.finish(changed=True, emit=lambda data: None)
+    finally:
+        os.close(fd)
+    assert target.read_bytes() == b"x" * 1_500_000 + source.read_bytes() + b"y" * 100
+    # the file is synced, then (after the rename) its folder
+    assert steps == ["writeback at 1500000", "writeback at 4572000", "fsync", "fsync"]
+    if sys.platform == "linux":
+        assert toolpatch.cli.atomic_write._sync_file_range() is not None

@@ -201,6 +201,32 @@ def test_the_lane_reads_the_views_the_engine_pairs() -> None:
     assert not clean(DANGLING)
 
 
+LANGCHAIN_DANGLING = (
+    b'{"messages": [{"type": "ai", "data": {"content": "", "tool_calls": [{"name": "f", '
+    b'"args": {}, "id": "c1", "type": "tool_call"}]}}, {"type": "human", "data": '
+    b'{"content": "next"}}]}'
+)
+
+
+def test_the_lane_reads_each_shape_whatever_the_last_record_was() -> None:
+    # The lane tries the shape that read the last record first: the order saves a failed
+    # decoding per record of a corpus, and must change nothing else.
+    records = [DANGLING, LANGCHAIN_DANGLING, LANGCHAIN_DANGLING, DANGLING, DANGLING]
+    records += [b'{"messages": []}', LANGCHAIN_DANGLING, DANGLING[DANGLING.index(b"[") : -1]]
+    lanes = [read(raw) for raw in records]
+    assert [None if lane is None else lane.dialect for lane in lanes] == [
+        "openai-chat",
+        "langchain",
+        "langchain",
+        "openai-chat",
+        "openai-chat",
+        None,
+        "langchain",
+        "openai-chat",
+    ]
+    assert all(lane is None or lane.open_keys == {"c1"} for lane in lanes)
+
+
 def test_the_lane_repairs_what_it_reads() -> None:
     with mock.patch("patchcore.engine.locate.find_message_lists") as full_path:
         result = process_record(
