@@ -182,7 +182,7 @@ class ConversationView:
         where = name if listed.line is None else f"{name}:{listed.line}"
         pointer = listed.pointer or "/"
         dialect = listed.dialect or "not read"
-        title = f"{where} {pointer} · {dialect} · {listed.messages} messages"
+        title = f"{where} {pointer} · {dialect} · {listed.message_count} messages"
         if listed.note:
             title += f" · {listed.note}"
         return Rule(Text(visible(title)), align="left", style="bold")
@@ -190,16 +190,16 @@ class ConversationView:
     def panels(self) -> list[Any]:
         """A panel per message, with the inserted ones in their place."""
         listed = self.conversation
-        if listed.values is None or listed.context is None:
+        if listed.messages is None or listed.context is None:
             return []  # a part of the input kept unread: its heading says why
-        slots = changes(listed.context, self.shown.edits(), len(listed.values))
+        slots = changes(listed.context, self.shown.edits(), len(listed.messages))
         by_message: dict[int, list[Finding]] = {}
         for finding in listed.findings:
             by_message.setdefault(finding.message_index, []).append(finding)
         rendered = []
         for index, slot in enumerate(slots):
             rendered += [self._inserted(value) for value in slot.inserted_before]
-            if index < len(listed.values):
+            if index < len(listed.messages):
                 rendered.append(self._message(index, slot, by_message.get(index, [])))
         return rendered
 
@@ -207,8 +207,8 @@ class ConversationView:
         from rich.panel import Panel
         from rich.text import Text
 
-        assert self.conversation.values is not None
-        message = self.conversation.values[index]
+        assert self.conversation.messages is not None
+        message = self.conversation.messages[index]
         body = Text()
         words = message_text.text(message)
         if words:

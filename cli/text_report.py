@@ -129,7 +129,7 @@ class Summary:
 
     def _kept(self) -> int:
         """How many lines were kept as they are, not being JSON (``--keep-invalid-lines``)."""
-        return sum(len(o.result.kept) for o in self.evaluated if o.result is not None)
+        return sum(len(o.result.invalid_lines) for o in self.evaluated if o.result is not None)
 
     def exit_code(self, *, exit_zero: bool = False, exit_non_zero_on_fix: bool = False) -> ExitCode:
         """Errors win over findings; ``fix`` is clean when nothing remains to be fixed.
@@ -280,13 +280,13 @@ def render_outcome(
                 )
             )
         elif verbosity > NORMAL:
-            what = listed.note or f"{listed.dialect}, {plural(listed.messages, 'message')}"
+            what = listed.note or f"{listed.dialect}, {plural(listed.message_count, 'message')}"
             printer.text(f"{where}: {listed.pointer or '/'}: {what}")
-    for error in report.kept:
+    for error in report.invalid_lines:
         place = f"{name}:{error.line or 1}:{error.column or 1}: "
         printer.line(((place, "bold"), ("warning: ", "yellow"), (kept_message(error), "")))
     if not report.findings:
-        if verbosity > NORMAL and not report.kept:
+        if verbosity > NORMAL and not report.invalid_lines:
             printer.text(f"{name}: clean")
         return
     _render_findings(

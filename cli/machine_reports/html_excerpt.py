@@ -34,8 +34,8 @@ Item = list[str]
 
 def _message(conversation: Conversation, index: int, *, kind: str) -> Item:
     """The ``index``-th message: its position and role, its words, and its calls and results."""
-    assert conversation.values is not None
-    value = conversation.values[index]
+    assert conversation.messages is not None
+    value = conversation.messages[index]
     words = [visible_lines(message_text.shorten(message_text.text(value), TEXT_LIMIT))]
     for line in tool_lines(conversation, value, index):
         shown = message_text.shorten(line.detail, TEXT_LIMIT)
@@ -47,7 +47,7 @@ def _message(conversation: Conversation, index: int, *, kind: str) -> Item:
 def excerpt(conversation: Conversation, finding_index: int) -> list[Item] | None:
     """The excerpt of the conversation's ``finding_index``-th finding, or ``None`` when its
     messages were not kept (a part of the input kept unread)."""
-    values, context = conversation.values, conversation.context
+    values, context = conversation.messages, conversation.context
     if values is None or context is None:
         return None
     size = len(values)

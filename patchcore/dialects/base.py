@@ -78,7 +78,7 @@ class ListContext:
             inside existing messages.
         single: The document is one message (a stored API response): nothing can be added
             beside it.
-        sealed: Why the list takes no new messages although its own shape would (a stored
+        sealed_reason: Why the list takes no new messages although its own shape would (a stored
             model response's ``output`` holds what the model returned and nothing else; an
             Agents SDK run state indexes its items), or ``None``.
         awaiting_approval: Ids of calls the record says await an approval (an Agents SDK run
@@ -91,7 +91,7 @@ class ListContext:
     pointer: Pointer
     member: str | None = None
     single: bool = False
-    sealed: str | None = None
+    sealed_reason: str | None = None
     awaiting_approval: frozenset[str] = frozenset()
     kept_calls: str | None = None
 
@@ -104,13 +104,13 @@ class ListContext:
         )
 
     @property
-    def closed(self) -> str | None:
+    def closed_reason(self) -> str | None:
         """Why whole messages cannot be added to or removed from the list (``None``: they can),
         said in findings that have no fix because of it."""
         if self.single:
             return "the document is one message, so nothing can be added beside it"
-        if self.sealed is not None:
-            return self.sealed
+        if self.sealed_reason is not None:
+            return self.sealed_reason
         if self.member is not None:
             return (
                 "its result needs a message of its own here, and each message of this list is the "
@@ -121,7 +121,7 @@ class ListContext:
     @property
     def whole_messages(self) -> bool:
         """Whether whole messages can be added to and removed from the list."""
-        return self.closed is None
+        return self.closed_reason is None
 
     def insert_messages(self, index: int, messages: tuple[Any, ...]) -> Insert | None:
         """The edit that adds whole messages at ``index``, or ``None`` where that is impossible."""
@@ -369,7 +369,7 @@ class Dialect(ABC):
                 edits = self.message_deletions(messages, context, index)
                 if edits:
                     removed_whole[index] = owners
-            elif context.single or context.sealed is not None:
+            elif context.single or context.sealed_reason is not None:
                 edits = ()  # a stored model response: what the model returned stays
             else:
                 pointer = context.message_pointer(index)

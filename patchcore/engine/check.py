@@ -515,9 +515,9 @@ def findings_of(
             if planned_edits is None or planned_edits:
                 fix = Fix(kind[0], kind[1], planned_edits or ())
             elif _answerable(defect) and defect.drop:
-                message += f"; {DROP_REFUSED if context.closed is None else DROP_CLOSED}"
-            elif _answerable(defect) and context.closed is not None:
-                message += f"; {context.closed}"  # its result was refused by the list itself
+                message += f"; {DROP_REFUSED if context.closed_reason is None else DROP_CLOSED}"
+            elif _answerable(defect) and context.closed_reason is not None:
+                message += f"; {context.closed_reason}"  # its result was refused by the list itself
         findings.append(
             Finding(
                 code=defect.code,

@@ -237,7 +237,7 @@ def _listed(context: ListContext, messages: list[Any], kind: Classified) -> Mess
     return MessageList(context, messages, kind.dialect, kind.note, kind.warning)
 
 
-def _sealed(pointer: Pointer) -> str | None:
+def _sealed_reason(pointer: Pointer) -> str | None:
     """Why the list at ``pointer`` takes no new messages, if its key says so."""
     key = pointer[-1] if pointer else None
     return SEALED_KEYS.get(key) if isinstance(key, str) else None
@@ -265,7 +265,7 @@ def _projected(
             context = ListContext(
                 pointer,
                 member=member,
-                sealed=_sealed(pointer),
+                sealed_reason=_sealed_reason(pointer),
                 awaiting_approval=frozenset(
                     _call_id(m)
                     for m, approval in zip(held, approvals, strict=True)
@@ -386,7 +386,7 @@ def _locate_list(
     """The message list ``node`` is, directly or through wrappers, if it is one."""
     kind = classify(node, dialects, pointer)
     if kind is not None:
-        return _listed(ListContext(pointer, sealed=_sealed(pointer)), node, kind)
+        return _listed(ListContext(pointer, sealed_reason=_sealed_reason(pointer)), node, kind)
     if not node and (not pointer or pointer[-1] in HISTORY_KEYS):
         return MessageList(ListContext(pointer), node, None)
     return _projected(node, pointer, dialects, nested)
