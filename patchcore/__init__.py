@@ -75,6 +75,7 @@ if TYPE_CHECKING:
         fill,
         rule_named,
     )
+    from patchcore.wire import edit_record, finding_record, fix_record
 
 __version__ = "0.3.0"
 
@@ -148,6 +149,7 @@ _MODULES = {
         ],
         "patchcore.rules",
     ),
+    **dict.fromkeys(["edit_record", "finding_record", "fix_record"], "patchcore.wire"),
 }
 
 
@@ -205,12 +207,15 @@ __all__ = [
     "check_document",
     "check_lines",
     "check_messages",
+    "edit_record",
     "fill",
+    "finding_record",
     "fix_base_messages",
     "fix_data",
     "fix_document",
     "fix_lines",
     "fix_messages",
+    "fix_record",
     "format_pointer",
     "layout_of_head",
     "load_engine",
