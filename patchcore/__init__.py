@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     )
     from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.layouts.base import Layout
-    from patchcore.model import Finding, Fix, Insert, format_pointer
+    from patchcore.message_changes import MessageChanges
+    from patchcore.model import Finding, Fix, Insert, Verbatim, format_pointer
     from patchcore.options import Options, make_options
     from patchcore.pipeline import (
         Batch,
@@ -107,6 +108,7 @@ _MODULES = {
         [
             "Batch",
             "Mapper",
+            "MessageChanges",
             "Piece",
             "StreamProgress",
             "RandomAccess",
@@ -133,7 +135,8 @@ _MODULES = {
         ],
         "patchcore.errors",
     ),
-    **dict.fromkeys(["Finding", "Fix", "Insert", "format_pointer"], "patchcore.model"),
+    **dict.fromkeys(["Finding", "Fix", "Insert", "Verbatim", "format_pointer"], "patchcore.model"),
+    "MessageChanges": "patchcore.message_changes",
     **dict.fromkeys(["Options", "make_options"], "patchcore.options"),
     **dict.fromkeys(
         [
@@ -182,6 +185,7 @@ __all__ = [
     "InvalidLineError",
     "Layout",
     "Mapper",
+    "MessageChanges",
     "NoHistoryError",
     "Options",
     "PatchcoreError",
@@ -200,6 +204,7 @@ __all__ = [
     "UnknownDialectError",
     "UnknownRepairError",
     "UnknownRuleError",
+    "Verbatim",
     "__version__",
     "apply_patches",
     "check_base_messages",

@@ -12,14 +12,15 @@ builds results without loading the engine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from patchcore.dialects.base import ListContext
     from patchcore.errors import DecodeError
-    from patchcore.model import Edit, Finding
+    from patchcore.message_changes import MessageChanges
+    from patchcore.model import Edit, Finding, MessageView
     from patchcore.raw.splice import Patch
 
 
@@ -64,6 +65,31 @@ class Conversation:
         checked, where their list sits, and for each finding the edits of its fix in terms of
         those messages (`fix_edits` where the findings' own fixes are such edits)."""
         return replace(self, messages=tuple(messages), context=context, edits=tuple(edits))
+
+    def message_changes(self, fixed: Collection[int]) -> tuple[MessageChanges, ...]:
+        """What the fixes of the findings ``fixed`` (their indexes in ``findings``) do at each
+        message: one `MessageChanges` per message of ``messages``, and one more for the end of
+        the list; none when the messages were not kept (``with_messages``)."""
+        from patchcore.message_changes import message_changes
+
+        return message_changes(self, fixed)
+
+    def view(self, index: int) -> MessageView | None:
+        """The calls and results of message ``index`` as its dialect reads them, or ``None``
+        where it was not read (a list kept unread, an element without a message, a message
+        whose tool fields do not read, messages not kept)."""
+        if self.messages is None or self.context is None or self.dialect is None:
+            return None
+        message = self.messages[index]
+        if message is None or self.note is not None:
+            return None
+        from patchcore.dialects import dialect_named
+        from patchcore.errors import ShapeError
+
+        try:
+            return dialect_named(self.dialect).view(message, self.context.message_pointer(index))
+        except ShapeError:
+            return None
 
     def moved(self, lines: int, findings: Mapping[int, Finding]) -> Conversation:
         """The same conversation ``lines`` lines further down (found in a piece of the input
@@ -161,6 +187,14 @@ class Result:
             return self
         bare = tuple(replace(c, messages=None, context=None, edits=()) for c in self.conversations)
         return replace(self, conversations=bare)
+
+    def message_changes(self, conversation: Conversation) -> tuple[MessageChanges, ...]:
+        """What this result's fix does at each message of ``conversation`` (one of its own):
+        `Conversation.message_changes` of the findings in ``fixed``."""
+        fixed = {id(f) for f in self.fixed}
+        return conversation.message_changes(
+            {k for k, f in enumerate(conversation.findings) if id(f) in fixed}
+        )
 
     @property
     def changed(self) -> bool:

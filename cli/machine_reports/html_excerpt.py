@@ -1,10 +1,11 @@
 """The messages around one finding, and what its fix writes there, for the HTML report.
 
 Drawn from the conversation as the engine checked it (`patchcore.Options.finding_messages`),
-with the finding's own fix laid over it as ``toolpatch show`` lays it (`cli.show.changes`):
-never a second reading of the input. An excerpt is small whatever the history: a few messages
-on each side of the calling message and of each place the fix writes to, each cut short, the
-messages left out in between counted, so the page grows with the findings, not the corpus.
+with the finding's own fix laid over it as ``toolpatch show`` lays it
+(`patchcore.Conversation.message_changes`): never a second reading of the input. An excerpt is
+small whatever the history: a few messages on each side of the calling message and of each
+place the fix writes to, each cut short, the messages left out in between counted, so the page
+grows with the findings, not the corpus.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import message_text
-from ..show import Shown, changes, detail, tool_lines
+from ..show import detail, tool_lines
 from ..visible import visible, visible_lines
 
 if TYPE_CHECKING:
@@ -52,8 +53,7 @@ def excerpt(conversation: Conversation, finding_index: int) -> list[Item] | None
         return None
     size = len(values)
     finding = conversation.findings[finding_index]
-    shown = Shown(conversation, frozenset({finding_index}))
-    slots = changes(context, shown.edits(), size)
+    slots = conversation.message_changes({finding_index})
     touched = [k for k, slot in enumerate(slots) if slot.touched]
     calling = finding.message_index
     wanted = set(range(calling - CONTEXT, calling + 2))
@@ -93,7 +93,7 @@ def _words(value: Any) -> str:
 
 def _inserted_title(value: Any) -> str:
     """The title of a whole message the fix inserts (or moves)."""
-    from patchcore.model import Verbatim
+    from patchcore import Verbatim
 
     if isinstance(value, Verbatim):
         return "moved here by fix"
@@ -101,6 +101,6 @@ def _inserted_title(value: Any) -> str:
 
 
 def _pointer(path: Any) -> str:
-    from patchcore.model import format_pointer
+    from patchcore import format_pointer
 
     return str(format_pointer(path))
