@@ -10,6 +10,7 @@ from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, Defect
+from patchcore.engine.drop import plan_drops
 from patchcore.engine.locate import classify
 from patchcore.engine.pairing import (
     Answer,
@@ -471,17 +472,19 @@ def check_list(
         and (kind[0] is Applicability.SAFE or plan_unsafe)
         and not (d.drop and kept_calls(dialect, context) is not None)
     ]
-    edits = _keeping_a_message(
-        dict(
-            zip(
-                map(id, planned),
-                dialect.plan(messages, views, context, planned, style=style),
-                strict=True,
-            )
-        ),
-        context,
-        len(messages),
+    answers = [d for d in planned if not d.drop]
+    drops = [d for d in planned if d.drop]
+    by_defect = dict(
+        zip(
+            map(id, [*answers, *drops]),
+            [
+                *dialect.plan(messages, views, context, answers, style=style),
+                *plan_drops(dialect, messages, context, drops),
+            ],
+            strict=True,
+        )
     )
+    edits = _keeping_a_message({id(d): by_defect[id(d)] for d in planned}, context, len(messages))
     if options.repair is RepairPolicy.DROP:
         edits = _still_a_history(edits, planned, messages, context)
     for defect in planned:
