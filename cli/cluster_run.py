@@ -28,8 +28,7 @@ from .input_errors import InputError
 from .input_run import Mode, Outcome, emit_stdout, process
 
 if TYPE_CHECKING:
-    from patchcore import Options
-    from patchcore import Progress as StreamProgress
+    from patchcore import Options, StreamProgress
 
     from .inputs import Source
     from .parallel import ProcessMapper

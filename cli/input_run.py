@@ -17,11 +17,10 @@ from .atomic_write import FileIdentity
 from .compressed import Compression, plain_name
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source
-from .output_sinks import Discard, Replace, Sink, Spool, StreamOutput, WriteFailed, is_stream
+from .output_sinks import Discard, ReplacedFile, Sink, Spool, StreamOutput, WriteFailed, is_stream
 
 if TYPE_CHECKING:
-    from patchcore import FixPlan, Mapper, Options, Result
-    from patchcore import Progress as StreamProgress
+    from patchcore import FixPlan, Mapper, Options, Result, StreamProgress
 
     from .parallel import ProcessMapper
 
@@ -315,7 +314,7 @@ def _sink(
     if output is not None:
         if is_stream(output):  # a device, a FIFO, /dev/stdout: written to, never replaced
             return StreamOutput(output, compression=Compression.of(output.name))
-        return Replace(output, always=True, compression=Compression.of(output.name))
+        return ReplacedFile(output, always=True, compression=Compression.of(output.name))
     if source.path is None:  # an object of a store (`cli.object_inputs`)
         from .object_inputs import object_sink
 
@@ -323,7 +322,9 @@ def _sink(
     # In place: only over the very file that was read, as it was read.
     status = read.status if isinstance(read, (FileInput, Decompressed)) else None
     expected = FileIdentity.of(status) if status is not None else None
-    return Replace(source.path, always=False, expected=expected, compression=source.compression)
+    return ReplacedFile(
+        source.path, always=False, expected=expected, compression=source.compression
+    )
 
 
 def emit_stdout(data: bytes) -> None:

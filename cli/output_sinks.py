@@ -166,7 +166,7 @@ def is_stream(path: Path) -> bool:
         return False
 
 
-class Replace(Sink):
+class ReplacedFile(Sink):
     """A file (the input itself, or ``-o FILE``), replaced atomically at the end: always for an
     output file, only when something changed for the input (an unchanged file is never
     rewritten, so its mtime stays).

@@ -15,20 +15,10 @@ terminal it is shown on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from patchcore.model import (
-    Delete,
-    Edit,
-    Finding,
-    Insert,
-    Pointer,
-    Replace,
-    Verbatim,
-    distinct_edits,
-    format_pointer,
-)
+from patchcore import Verbatim, format_pointer
 
 from . import message_text
 from .console import Printer
@@ -36,8 +26,7 @@ from .text_report import MARKS, fixability
 from .visible import visible, visible_lines
 
 if TYPE_CHECKING:
-    from patchcore import Conversation, Options
-    from patchcore.dialects.base import ListContext
+    from patchcore import Conversation, Finding, MessageChanges, Options
 
 #: How much of a message's text is shown without ``--full``.
 TEXT_LIMIT = 600
@@ -47,54 +36,21 @@ DETAIL_LIMIT = 160
 
 @dataclass(frozen=True)
 class Shown:
-    """One conversation as the engine checked it, and which of its findings ``fix`` fixes.
+    """One conversation as the engine checked it, and what ``fix`` does at each of its messages.
 
     Attributes:
         conversation: The conversation, with its messages (``with_messages``).
-        fixed: Which of its findings (by index) the fix applies.
+        changes: What the fix does at each message, and at the end of the list
+            (`patchcore.Result.message_changes`).
     """
 
     conversation: Conversation
-    fixed: frozenset[int]
-
-    def edits(self) -> list[Edit]:
-        """The edits the fix makes in the conversation's messages, each once, in order."""
-        planned = self.conversation.edits
-        return distinct_edits(
-            e for k, edits in enumerate(planned) if k in self.fixed for e in edits
-        )
-
-
-@dataclass
-class MessageChanges:
-    """What the fix does to one message of a list."""
-
-    inserted_before: list[Any] = field(default_factory=list)
-    """Whole messages inserted before it."""
-    inserted_inside: list[Any] = field(default_factory=list)
-    """Blocks (results) added inside it."""
-    rewritten: bool = False
-    """Part of it is replaced (its content wrapped into blocks, results moved first)."""
-    written: list[tuple[Pointer, Any]] = field(default_factory=list)
-    """Fields set to a new value (the status of a call whose result the fix records)."""
-    removed: list[Pointer] = field(default_factory=list)
-    """Paths inside it that are dropped (``()``: the whole message)."""
-
-    @property
-    def touched(self) -> bool:
-        """Whether the fix does anything here."""
-        return bool(
-            self.inserted_before
-            or self.inserted_inside
-            or self.written
-            or self.rewritten
-            or self.removed
-        )
+    changes: tuple[MessageChanges, ...]
 
 
 def conversations(data: bytes, *, name: str | None, options: Options) -> list[Shown]:
     """Every conversation of ``data`` as the engine checked it (one ``fix`` run, with the
-    messages kept), with the findings its fix applies.
+    messages kept), with what its fix does.
 
     Raises:
         PatchcoreError: As `patchcore.fix_document` (located where possible).
@@ -104,64 +60,7 @@ def conversations(data: bytes, *, name: str | None, options: Options) -> list[Sh
     result = patchcore.fix_document(
         data, filename=name, options=replace(options, with_messages=True)
     )
-    fixed = {id(f) for f in result.fixed}
-    return [
-        Shown(c, frozenset(k for k, f in enumerate(c.findings) if id(f) in fixed))
-        for c in result.conversations
-    ]
-
-
-def _message_index(context: ListContext, pointer: Pointer) -> int | None:
-    """Which message of the list ``pointer`` (inside the record) is in, if any."""
-    if context.single:
-        return 0
-    prefix = context.pointer
-    if pointer[: len(prefix)] != prefix or len(pointer) <= len(prefix):
-        return None
-    index = pointer[len(prefix)]
-    return index if isinstance(index, int) else None
-
-
-def keeps_original(value: Any) -> bool:
-    """Whether ``value`` holds original content (a `Verbatim` anywhere inside)."""
-    if isinstance(value, Verbatim):
-        return True
-    if isinstance(value, dict):
-        return any(keeps_original(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(keeps_original(v) for v in value)
-    return False
-
-
-def changes(context: ListContext, edits: Sequence[Edit], size: int) -> list[MessageChanges]:
-    """What ``edits`` do to each message of a list of ``size`` (one more slot: the end)."""
-    slots = [MessageChanges() for _ in range(size + 1)]
-    for edit in edits:
-        if isinstance(edit, Insert) and edit.array == context.pointer and not context.single:
-            slots[min(edit.index, size)].inserted_before += edit.values
-            continue
-        pointer = edit.array if isinstance(edit, Insert) else edit.pointer
-        index = _message_index(context, pointer)
-        if index is None or index >= size:
-            continue
-        inside = pointer[len(context.message_pointer(index)) :]
-        if isinstance(edit, Insert):
-            slots[index].inserted_inside += edit.values
-        elif isinstance(edit, Replace) and not keeps_original(edit.value):
-            # A value written in place: blocks (results) added, or a field set (a status).
-            if isinstance(edit.value, list):
-                slots[index].inserted_inside += edit.value
-            else:
-                slots[index].written.append((inside, edit.value))
-        elif isinstance(edit, Replace):
-            # The new value re-wraps original content (`Verbatim` parts) around added blocks.
-            slots[index].rewritten = True
-            new = edit.value if isinstance(edit.value, list) else [edit.value]
-            slots[index].inserted_inside += [v for v in new if not keeps_original(v)]
-        else:
-            assert isinstance(edit, Delete)
-            slots[index].removed.append(inside)
-    return slots
+    return [Shown(c, result.message_changes(c)) for c in result.conversations]
 
 
 class ConversationView:
@@ -182,7 +81,7 @@ class ConversationView:
         where = name if listed.line is None else f"{name}:{listed.line}"
         pointer = listed.pointer or "/"
         dialect = listed.dialect or "not read"
-        title = f"{where} {pointer} · {dialect} · {listed.messages} messages"
+        title = f"{where} {pointer} · {dialect} · {listed.message_count} messages"
         if listed.note:
             title += f" · {listed.note}"
         return Rule(Text(visible(title)), align="left", style="bold")
@@ -190,16 +89,16 @@ class ConversationView:
     def panels(self) -> list[Any]:
         """A panel per message, with the inserted ones in their place."""
         listed = self.conversation
-        if listed.values is None or listed.context is None:
+        if listed.messages is None or listed.context is None:
             return []  # a part of the input kept unread: its heading says why
-        slots = changes(listed.context, self.shown.edits(), len(listed.values))
+        slots = self.shown.changes
         by_message: dict[int, list[Finding]] = {}
         for finding in listed.findings:
             by_message.setdefault(finding.message_index, []).append(finding)
         rendered = []
         for index, slot in enumerate(slots):
             rendered += [self._inserted(value) for value in slot.inserted_before]
-            if index < len(listed.values):
+            if index < len(listed.messages):
                 rendered.append(self._message(index, slot, by_message.get(index, [])))
         return rendered
 
@@ -207,8 +106,8 @@ class ConversationView:
         from rich.panel import Panel
         from rich.text import Text
 
-        assert self.conversation.values is not None
-        message = self.conversation.values[index]
+        assert self.conversation.messages is not None
+        message = self.conversation.messages[index]
         body = Text()
         words = message_text.text(message)
         if words:
@@ -287,18 +186,9 @@ class ToolLine:
 
 def tool_lines(conversation: Conversation, message: Any, index: int) -> list[ToolLine]:
     """The calls and results of the ``index``-th message of ``conversation``, as its dialect
-    reads them (none when the list was not read, or the message does not read)."""
-    from patchcore import ShapeError
-    from patchcore.dialects import dialect_named
-
-    if message is None or conversation.dialect is None or conversation.note is not None:
-        return []
-    assert conversation.context is not None
-    try:
-        view = dialect_named(conversation.dialect).view(
-            message, conversation.context.message_pointer(index)
-        )
-    except ShapeError:
+    reads them (`patchcore.Conversation.view`; none when it was not read)."""
+    view = conversation.view(index)
+    if view is None:
         return []
     lines = [
         ToolLine(

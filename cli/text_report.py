@@ -20,7 +20,7 @@ from .input_errors import InputError
 from .input_run import EXCLUDED, Mode, Outcome
 
 if TYPE_CHECKING:
-    from patchcore.model import Finding
+    from patchcore import Finding
 
 
 def plural(count: int, noun: str) -> str:
@@ -49,7 +49,7 @@ def finding_pieces(
     The line and column are the calling message's (an editor jumps there); the pointer is the
     call's own place inside it, what finds it in a long one-line record and what ``jq`` takes.
     """
-    from patchcore.model import format_pointer  # loaded with the finding: clean runs skip it
+    from patchcore import format_pointer  # loaded with the finding: clean runs skip it
 
     # a store's thread has no lines: its findings are located by their pointer alone
     line = "" if finding.line is None else f"{finding.line}:{finding.column or 1}:"
@@ -129,7 +129,7 @@ class Summary:
 
     def _kept(self) -> int:
         """How many lines were kept as they are, not being JSON (``--keep-invalid-lines``)."""
-        return sum(len(o.result.kept) for o in self.evaluated if o.result is not None)
+        return sum(len(o.result.invalid_lines) for o in self.evaluated if o.result is not None)
 
     def exit_code(self, *, exit_zero: bool = False, exit_non_zero_on_fix: bool = False) -> ExitCode:
         """Errors win over findings; ``fix`` is clean when nothing remains to be fixed.
@@ -280,13 +280,13 @@ def render_outcome(
                 )
             )
         elif verbosity > NORMAL:
-            what = listed.note or f"{listed.dialect}, {plural(listed.messages, 'message')}"
+            what = listed.note or f"{listed.dialect}, {plural(listed.message_count, 'message')}"
             printer.text(f"{where}: {listed.pointer or '/'}: {what}")
-    for error in report.kept:
+    for error in report.invalid_lines:
         place = f"{name}:{error.line or 1}:{error.column or 1}: "
         printer.line(((place, "bold"), ("warning: ", "yellow"), (kept_message(error), "")))
     if not report.findings:
-        if verbosity > NORMAL and not report.kept:
+        if verbosity > NORMAL and not report.invalid_lines:
             printer.text(f"{name}: clean")
         return
     _render_findings(
@@ -349,9 +349,7 @@ def render_live_hint(
     report = outcome.result
     if verbosity < NORMAL or report is None or outcome.error is not None or not report.live:
         return
-    from patchcore.layouts.sessions.layout import STILL_RUNNING
-
-    held = [f for f in report.findings if f.fix is None and f.message.endswith(STILL_RUNNING)]
+    held = [f for f in report.findings if f.held is not None]
     fixable = any(f.fix is not None for f in report.findings)
     would_hold = mode is not Mode.FIX and fixable and outcome.source.path is not None
     unwritten = outcome.held_back or would_hold

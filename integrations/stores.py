@@ -153,7 +153,7 @@ def _result(
         pointer="",
         line=None,
         dialect=thread.dialect,
-        messages=size,
+        message_count=size,
         note=note,
         warning=note is not None,
         findings=tuple(findings),

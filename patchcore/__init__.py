@@ -53,15 +53,16 @@ if TYPE_CHECKING:
     from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.layouts.base import Layout
     from patchcore.layouts.sessions import SESSION_LAYOUTS
+    from patchcore.message_changes import MessageChanges
     from patchcore.model import Finding, Fix, Insert, Pointer, Verbatim, format_pointer
     from patchcore.options import Options, make_options
     from patchcore.pipeline import (
         Batch,
         Mapper,
         Piece,
-        Progress,
         RandomAccess,
         Stream,
+        StreamProgress,
         Unchanged,
         process_batch,
     )
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
         fill,
         rule_named,
     )
+    from patchcore.wire import edit_record, finding_record, fix_record
 
 __version__ = "0.3.0"
 
@@ -113,8 +115,9 @@ _MODULES = {
         [
             "Batch",
             "Mapper",
+            "MessageChanges",
             "Piece",
-            "Progress",
+            "StreamProgress",
             "RandomAccess",
             "Stream",
             "Unchanged",
@@ -142,6 +145,7 @@ _MODULES = {
     **dict.fromkeys(
         ["Finding", "Fix", "Insert", "Pointer", "Verbatim", "format_pointer"], "patchcore.model"
     ),
+    "MessageChanges": "patchcore.message_changes",
     **dict.fromkeys(["Options", "make_options"], "patchcore.options"),
     **dict.fromkeys(
         [
@@ -157,6 +161,7 @@ _MODULES = {
         ],
         "patchcore.rules",
     ),
+    **dict.fromkeys(["edit_record", "finding_record", "fix_record"], "patchcore.wire"),
 }
 
 
@@ -192,13 +197,13 @@ __all__ = [
     "InvalidLineError",
     "Layout",
     "Mapper",
+    "MessageChanges",
     "MissingExtra",
     "NoHistoryError",
     "Options",
     "PatchcoreError",
     "Piece",
     "Pointer",
-    "Progress",
     "RandomAccess",
     "Repair",
     "RepairPolicy",
@@ -208,6 +213,7 @@ __all__ = [
     "SelfCheckError",
     "ShapeError",
     "Stream",
+    "StreamProgress",
     "Unchanged",
     "UnknownDialectError",
     "UnknownRepairError",
@@ -221,13 +227,16 @@ __all__ = [
     "check_lines",
     "check_messages",
     "dialect_named",
+    "edit_record",
     "extra_module",
     "fill",
+    "finding_record",
     "fix_base_messages",
     "fix_data",
     "fix_document",
     "fix_lines",
     "fix_messages",
+    "fix_record",
     "format_pointer",
     "layout_of_head",
     "load_engine",

@@ -208,6 +208,10 @@ class Finding:
         pending: An unanswered call in the history's last turn (every TP002, and a TP003
             there): in an agent session that is still running, its tool may still be at work
             (`patchcore.layouts.sessions.layout.held_while_live`).
+        held: Why the fix planned for it was held back, or ``None`` when it was not: in an
+            agent session that may still be running, a pending call's fix is not applied
+            (``STILL_RUNNING``, which ``message`` ends with too); a caller says so from this,
+            never from a finding without a fix.
     """
 
     code: str
@@ -225,6 +229,7 @@ class Finding:
     line: int | None = None
     column: int | None = None
     pending: bool = False
+    held: str | None = None
 
     @property
     def pointer(self) -> Pointer:

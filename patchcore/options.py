@@ -59,7 +59,7 @@ class Options:
             no clock: the caller says what "recent" is.
         keep_invalid_lines: In JSON Lines with a conversation per line, a line that is not
             JSON (torn by a crash while the file was written, NUL bytes included) is kept as
-            it is and reported (`patchcore.result.Result.kept`) instead of failing the input;
+            it is and reported (`patchcore.Result.invalid_lines`) instead of failing the input;
             every other line is checked and repaired.
         repair: What the fix of an unanswered call (TP001-TP003) does: answer it with a
             synthetic result (safe), or drop the call (unsafe, never in an agent session log).

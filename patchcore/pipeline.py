@@ -71,7 +71,7 @@ class Batch:
 
 #: Told, after each batch (or once, for an input read whole), how many more bytes of the input
 #: are done and how many message lists and findings they held.
-Progress = Callable[[int, int, int], None]
+StreamProgress = Callable[[int, int, int], None]
 
 #: Maps a function over batches lazily and in order, like the built-in ``map`` or a process
 #: pool's ordered map; a batch without its data is read first (`Batch`).
@@ -163,7 +163,7 @@ class Stream:
         options: Options,
         fix: bool,
         mapper: Mapper | None = None,
-        progress: Progress | None = None,
+        progress: StreamProgress | None = None,
         whole_limit: int = WHOLE_LIMIT,
         batch_bytes: int = BATCH_BYTES,
         every_list: bool = False,
@@ -306,7 +306,7 @@ class Stream:
             yield Unchanged(written, self._file.size - written)
         result = weighed(totals.result())
         if not result.conversations and not result.clean_lists:
-            raise no_history(None, kept=totals.kept)
+            raise no_history(None, kept=totals.invalid_lines)
         self._result = result
 
     def _chunk_batches(self, buffer: bytearray) -> Iterator[Batch]:
@@ -469,7 +469,7 @@ class _Totals:
         self.findings: list[Finding] = []
         self.fixed: list[Finding] = []
         self.remaining: list[Finding] = []
-        self.kept: list[DecodeError] = []
+        self.invalid_lines: list[DecodeError] = []
         self.count = LineCount()
         self.lines = 0
         """How many lines the batches added so far hold: where the next one starts."""
@@ -491,7 +491,7 @@ class _Totals:
         self.findings += here.values()
         self.fixed += [here[id(f)] for f in result.fixed]
         self.remaining += [here[id(f)] for f in result.remaining]
-        self.kept += [error.moved(lines) for error in result.kept]
+        self.invalid_lines += [error.moved(lines) for error in result.invalid_lines]
         if result.line_count is not None:
             self.count += result.line_count.moved(lines)
 
@@ -503,7 +503,7 @@ class _Totals:
             tuple(self.fixed),
             tuple(self.remaining),
             lines=self.lines,
-            kept=tuple(self.kept),
+            invalid_lines=tuple(self.invalid_lines),
             line_count=self.count,
             clean_lists=self.clean_lists,
         )

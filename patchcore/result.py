@@ -12,14 +12,15 @@ builds results without loading the engine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from patchcore.dialects.base import ListContext
     from patchcore.errors import DecodeError
-    from patchcore.model import Edit, Finding
+    from patchcore.message_changes import MessageChanges
+    from patchcore.model import Edit, Finding, MessageView
     from patchcore.raw.splice import Patch
 
 
@@ -33,37 +34,62 @@ class Conversation:
         line: The line of its record, or of its first message, in JSON Lines; ``None`` in a
             JSON document.
         dialect: Dialect name, or ``None`` when it was not read.
-        messages: Number of messages.
+        message_count: Number of messages.
         note: Why it was not checked, if it was not.
         warning: The note is a problem worth showing (mixed dialects, an entry kept unread),
             not routine.
         findings: Its selected findings, located in the file, in order.
-        values: With ``with_messages``: the messages as the engine read them (for an agent
+        messages: With ``with_messages``: the messages as the engine read them (for an agent
             session, one merged message per turn), else ``None``.
         context: With ``with_messages``: where the list sits in its record, which is what the
             planned edits are relative to.
         edits: With ``with_messages``: for each finding, the edits of its fix in terms of
-            ``values`` and ``context`` (for a session, what the entries it writes amount to).
+            ``messages`` and ``context`` (for a session, what the entries it writes amount to).
     """
 
     pointer: str
     line: int | None
     dialect: str | None
-    messages: int
+    message_count: int
     note: str | None
     warning: bool = False
     findings: tuple[Finding, ...] = ()
-    values: tuple[Any, ...] | None = None
+    messages: tuple[Any, ...] | None = None
     context: ListContext | None = None
     edits: tuple[tuple[Edit, ...], ...] = ()
 
     def with_messages(
-        self, values: Sequence[Any], context: ListContext, edits: Sequence[tuple[Edit, ...]]
+        self, messages: Sequence[Any], context: ListContext, edits: Sequence[tuple[Edit, ...]]
     ) -> Conversation:
         """The same conversation carrying what ``with_messages`` keeps: the messages the engine
         checked, where their list sits, and for each finding the edits of its fix in terms of
         those messages (`fix_edits` where the findings' own fixes are such edits)."""
-        return replace(self, values=tuple(values), context=context, edits=tuple(edits))
+        return replace(self, messages=tuple(messages), context=context, edits=tuple(edits))
+
+    def message_changes(self, fixed: Collection[int]) -> tuple[MessageChanges, ...]:
+        """What the fixes of the findings ``fixed`` (their indexes in ``findings``) do at each
+        message: one `MessageChanges` per message of ``messages``, and one more for the end of
+        the list; none when the messages were not kept (``with_messages``)."""
+        from patchcore.message_changes import message_changes
+
+        return message_changes(self, fixed)
+
+    def view(self, index: int) -> MessageView | None:
+        """The calls and results of message ``index`` as its dialect reads them, or ``None``
+        where it was not read (a list kept unread, an element without a message, a message
+        whose tool fields do not read, messages not kept)."""
+        if self.messages is None or self.context is None or self.dialect is None:
+            return None
+        message = self.messages[index]
+        if message is None or self.note is not None:
+            return None
+        from patchcore.dialects import dialect_named
+        from patchcore.errors import ShapeError
+
+        try:
+            return dialect_named(self.dialect).view(message, self.context.message_pointer(index))
+        except ShapeError:
+            return None
 
     def moved(self, lines: int, findings: Mapping[int, Finding]) -> Conversation:
         """The same conversation ``lines`` lines further down (found in a piece of the input
@@ -123,7 +149,7 @@ class Result:
         output: The repaired bytes of a whole input (byte-order mark included), or ``None`` when
             nothing changed or the input was streamed (its output is what the stream yielded).
         lines: How many physical lines the input (or batch) has.
-        kept: With ``keep_invalid_lines``: why each line of conversation lines that is not
+        invalid_lines: With ``keep_invalid_lines``: why each line of conversation lines that is not
             JSON was kept as it is (in input order, located: line and column in the input);
             nothing was checked in them, and the output holds them byte for byte.
         live: The input is an agent session that may still be running (`patchcore.Options.live`,
@@ -148,7 +174,7 @@ class Result:
     patches: tuple[Patch, ...] = ()
     output: bytes | None = None
     lines: int = 1
-    kept: tuple[DecodeError, ...] = ()
+    invalid_lines: tuple[DecodeError, ...] = ()
     live: bool = False
     last_entry: float | None = None
     line_count: LineCount | None = None
@@ -157,10 +183,18 @@ class Result:
     def without_messages(self) -> Result:
         """The same result without what ``with_messages`` (or ``finding_messages``) keeps:
         for a caller done with the messages, which would otherwise be held to the end."""
-        if all(c.values is None for c in self.conversations):
+        if all(c.messages is None for c in self.conversations):
             return self
-        bare = tuple(replace(c, values=None, context=None, edits=()) for c in self.conversations)
+        bare = tuple(replace(c, messages=None, context=None, edits=()) for c in self.conversations)
         return replace(self, conversations=bare)
+
+    def message_changes(self, conversation: Conversation) -> tuple[MessageChanges, ...]:
+        """What this result's fix does at each message of ``conversation`` (one of its own):
+        `Conversation.message_changes` of the findings in ``fixed``."""
+        fixed = {id(f) for f in self.fixed}
+        return conversation.message_changes(
+            {k for k, f in enumerate(conversation.findings) if id(f) in fixed}
+        )
 
     @property
     def changed(self) -> bool:

@@ -56,7 +56,7 @@ def canonical(value: Any) -> str:
 def checked_and_copies(report: Any) -> tuple[list[tuple[str, int]], set[str]]:
     """Of a `patchcore.Result`: the lists it checked (pointer, messages) and the pointers of
     those it only listed (copies, mixes)."""
-    checked = [(c.pointer, c.messages) for c in report.conversations if c.note is None]
+    checked = [(c.pointer, c.message_count) for c in report.conversations if c.note is None]
     return checked, {c.pointer for c in report.conversations if c.note is not None}
 
 

@@ -47,7 +47,7 @@ class InputWarning:
             for listed in result.conversations
             if listed.warning
         ]
-        warnings += [cls(name, e.line, kept_message(e), "", e.column) for e in result.kept]
+        warnings += [cls(name, e.line, kept_message(e), "", e.column) for e in result.invalid_lines]
         warnings.sort(key=lambda w: w.line or 0)
         hint = training_hint(result, name)
         if hint is not None:

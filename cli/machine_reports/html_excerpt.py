@@ -1,10 +1,11 @@
 """The messages around one finding, and what its fix writes there, for the HTML report.
 
 Drawn from the conversation as the engine checked it (`patchcore.Options.finding_messages`),
-with the finding's own fix laid over it as ``toolpatch show`` lays it (`cli.show.changes`):
-never a second reading of the input. An excerpt is small whatever the history: a few messages
-on each side of the calling message and of each place the fix writes to, each cut short, the
-messages left out in between counted, so the page grows with the findings, not the corpus.
+with the finding's own fix laid over it as ``toolpatch show`` lays it
+(`patchcore.Conversation.message_changes`): never a second reading of the input. An excerpt is
+small whatever the history: a few messages on each side of the calling message and of each
+place the fix writes to, each cut short, the messages left out in between counted, so the page
+grows with the findings, not the corpus.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import message_text
-from ..show import Shown, changes, detail, tool_lines
+from ..show import detail, tool_lines
 from ..visible import visible, visible_lines
 
 if TYPE_CHECKING:
@@ -34,8 +35,8 @@ Item = list[str]
 
 def _message(conversation: Conversation, index: int, *, kind: str) -> Item:
     """The ``index``-th message: its position and role, its words, and its calls and results."""
-    assert conversation.values is not None
-    value = conversation.values[index]
+    assert conversation.messages is not None
+    value = conversation.messages[index]
     words = [visible_lines(message_text.shorten(message_text.text(value), TEXT_LIMIT))]
     for line in tool_lines(conversation, value, index):
         shown = message_text.shorten(line.detail, TEXT_LIMIT)
@@ -47,13 +48,12 @@ def _message(conversation: Conversation, index: int, *, kind: str) -> Item:
 def excerpt(conversation: Conversation, finding_index: int) -> list[Item] | None:
     """The excerpt of the conversation's ``finding_index``-th finding, or ``None`` when its
     messages were not kept (a part of the input kept unread)."""
-    values, context = conversation.values, conversation.context
+    values, context = conversation.messages, conversation.context
     if values is None or context is None:
         return None
     size = len(values)
     finding = conversation.findings[finding_index]
-    shown = Shown(conversation, frozenset({finding_index}))
-    slots = changes(context, shown.edits(), size)
+    slots = conversation.message_changes({finding_index})
     touched = [k for k, slot in enumerate(slots) if slot.touched]
     calling = finding.message_index
     wanted = set(range(calling - CONTEXT, calling + 2))

@@ -135,8 +135,8 @@ class HtmlReporter(Reporter):
                         format_pointer(finding.pointer),
                         fix,
                         finding.message_index,
-                        conversation.messages,
-                        position(finding.message_index, conversation.messages),
+                        conversation.message_count,
+                        position(finding.message_index, conversation.message_count),
                         finding.message,
                     ]
                 )

@@ -1,16 +1,19 @@
 """``--output-format json`` (one array) and ``jsonl`` (one object per line, as it comes).
 
-Both hold the same objects (`cli.machine_reports.records`), in input order: for each input its
-warnings (parts not checked) and findings, or its error entry when it could not be evaluated.
+Both hold the same objects (`patchcore.finding_record`, `cli.machine_reports.records`), in input
+order: for each input its warnings (parts not checked) and findings, or its error entry when it
+could not be evaluated.
 """
 
 from __future__ import annotations
 
 from typing import IO, Any
 
+from patchcore import finding_record
+
 from ..input_run import Outcome
 from .base import InputWarning, Reporter
-from .records import error_record, finding_record, json_text, warning_record
+from .records import error_record, json_text, warning_record
 
 
 def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:
@@ -20,7 +23,7 @@ def outcome_records(outcome: Outcome) -> list[dict[str, Any]]:
     if outcome.result is None:
         return []
     warnings = [warning_record(w) for w in InputWarning.all_of(outcome)]
-    return warnings + [finding_record(outcome.source.name, f) for f in outcome.result.findings]
+    return warnings + [finding_record(f, file=outcome.source.name) for f in outcome.result.findings]
 
 
 class JsonReporter(Reporter):

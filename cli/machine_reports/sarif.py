@@ -34,7 +34,7 @@ from ..input_run import Outcome
 from ..project import REPOSITORY, docs_url, rule_url
 from ..stores import is_store_url
 from .base import InputWarning, Reporter
-from .records import fix_record, json_text
+from .records import json_text
 from .sarif_artifacts import SRCROOT, artifact_location, directory_uri
 from .sarif_regions import TextPositions
 
@@ -196,7 +196,7 @@ def result(place: Place, finding: Finding, patches: tuple[Patch, ...] = ()) -> d
         "callId": finding.call_id,
         "toolName": finding.tool_name,
         "pointer": pointer,
-        "fix": fix_record(finding.fix),
+        "fix": patchcore.fix_record(finding.fix),
     }
     return sarif_result
 

@@ -24,6 +24,7 @@ from patchcore.dialects.base import (
     entry,
     idless_result,
     optional_name,
+    server_call,
     tag,
 )
 from patchcore.engine.defects import Defect
@@ -127,14 +128,15 @@ class Anthropic(BlockDialect):
     blocks_key = "content"
     results_first = True
 
-    def server_call_error(self, call: ToolCall) -> str | None:
-        return server_tool_error(call.name, call.id, mcp=call.kind == "mcp_tool_use")
-
     def provider_error(self, defect: Defect) -> str | None:
         """The errors about results speak of ``tool_result`` blocks; what Anthropic says of a
-        server tool's stray or second result block is not known, so none is quoted."""
+        server tool's stray or second result block is not known, so none is quoted. A server
+        tool's call left without its result has Anthropic's own error."""
         if defect.result is not None and defect.result.kind != "tool_result":
             return None
+        call = server_call(defect)
+        if call is not None:
+            return server_tool_error(call.name, call.id, mcp=call.kind == "mcp_tool_use")
         return super().provider_error(defect)
 
     def recognize(self, message: object) -> Recognition:

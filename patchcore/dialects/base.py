@@ -12,14 +12,15 @@ placement and planning logic here:
 
 Fixes are planned for all the defects of a list at once, so that results added to, dropped from
 and moved into the same message make one coherent change (one new turn for a whole parallel
-group, a message emptied by its drops removed rather than left empty).
+group). The ``drop`` repair policy is the engine's (`patchcore.engine.drop`): a dialect only says
+what its messages look like without some of their calls.
 """
 
 from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -78,7 +79,7 @@ class ListContext:
             inside existing messages.
         single: The document is one message (a stored API response): nothing can be added
             beside it.
-        sealed: Why the list takes no new messages although its own shape would (a stored
+        sealed_reason: Why the list takes no new messages although its own shape would (a stored
             model response's ``output`` holds what the model returned and nothing else; an
             Agents SDK run state indexes its items), or ``None``.
         awaiting_approval: Ids of calls the record says await an approval (an Agents SDK run
@@ -91,7 +92,7 @@ class ListContext:
     pointer: Pointer
     member: str | None = None
     single: bool = False
-    sealed: str | None = None
+    sealed_reason: str | None = None
     awaiting_approval: frozenset[str] = frozenset()
     kept_calls: str | None = None
 
@@ -104,13 +105,13 @@ class ListContext:
         )
 
     @property
-    def closed(self) -> str | None:
+    def closed_reason(self) -> str | None:
         """Why whole messages cannot be added to or removed from the list (``None``: they can),
         said in findings that have no fix because of it."""
         if self.single:
             return "the document is one message, so nothing can be added beside it"
-        if self.sealed is not None:
-            return self.sealed
+        if self.sealed_reason is not None:
+            return self.sealed_reason
         if self.member is not None:
             return (
                 "its result needs a message of its own here, and each message of this list is the "
@@ -121,7 +122,7 @@ class ListContext:
     @property
     def whole_messages(self) -> bool:
         """Whether whole messages can be added to and removed from the list."""
-        return self.closed is None
+        return self.closed_reason is None
 
     def insert_messages(self, index: int, messages: tuple[Any, ...]) -> Insert | None:
         """The edit that adds whole messages at ``index``, or ``None`` where that is impossible."""
@@ -184,13 +185,10 @@ class Dialect(ABC):
             for index, message in enumerate(messages)
         ]
 
-    def refusal(self, messages: Sequence[Any]) -> str | None:
-        """Why this list, although made of this dialect's messages, must not be repaired."""
-        return None
-
-    def unread(self, messages: Sequence[Any]) -> str | None:
-        """What of this list the dialect keeps as it is without reading it (items of types it
-        does not know), said in a warning; ``None`` when it reads every message."""
+    def note(self, messages: Sequence[Any]) -> ListNote | None:
+        """What the dialect says of a whole list of its messages, or ``None``: that it must not
+        be checked (a LangGraph update stream), or what of it is kept as it is without being
+        read (items of types it does not know), said in a warning."""
         return None
 
     @abstractmethod
@@ -205,10 +203,12 @@ class Dialect(ABC):
         return []
 
     def provider_error(self, defect: Defect) -> str | None:
-        """The provider's error for a defect, quoted in reports."""
-        call = defect.call
-        if defect.code in ANSWERED and call is not None and call.unanswerable == SERVER_EXECUTED:
-            return self.server_call_error(call)
+        """The provider's error for a defect, quoted in reports. The rules' own errors speak of
+        client calls, whose results go in the next turn: for a server-executed call left
+        without its result (`server_call`) there is none, unless the dialect knows its
+        provider's."""
+        if server_call(defect) is not None:
+            return None
         template = self.provider_errors.get(defect.code)
         if template is None:
             return None
@@ -221,12 +221,6 @@ class Dialect(ABC):
         }
         return fill(template, values)
 
-    def server_call_error(self, call: ToolCall) -> str | None:
-        """The provider's error for a server-executed call left without its result, or ``None``
-        where it is not known. The rules' own errors speak of client calls, whose results go in
-        the next turn; a server call's result belongs in its own message."""
-        return None
-
     @abstractmethod
     def plan(
         self,
@@ -237,14 +231,18 @@ class Dialect(ABC):
         *,
         style: Mapping[str, Any] | None = None,
     ) -> Plan:
-        """Plan the edits that fix ``defects`` together; one entry per defect.
+        """Plan the edits that fix ``defects`` together; one entry per defect. The ``drop``
+        repair policy's defects are not among them: the engine plans those
+        (`patchcore.engine.drop`).
 
-        ``style``: how the list writes new results, where the caller has learned it already
-        (the quick lane reads it without parsing the list); ``None``: learned from ``messages``.
+        ``style``: how the list writes new results (`writing_style`), where the caller has
+        learned it already (the quick lane reads it without parsing the list); ``None``:
+        learned from ``messages``.
         """
 
     def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        """How the list writes a new result (the ``style`` of `plan`)."""
+        """Learn from the list how it writes a new result (keys used, nulls kept, ids): the
+        ``style`` of `plan` and `written_result`; nothing to learn by default."""
         return {}
 
     def written_result(
@@ -255,47 +253,12 @@ class Dialect(ABC):
         where it writes none: what ``toolpatch strip`` recognises as its own."""
         return None
 
-    def empty_message(self, message: Any) -> bool:
-        """Whether ``message``, once calls were dropped from it, holds neither content nor
-        calls, so that it goes too (the ``drop`` repair policy)."""
-        return False
-
     def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
         """What to remove from ``message`` (pointers inside it) so that the calls at ``paths``
-        are gone, or ``None`` when a call is the message itself (an OpenAI Responses item).
-
-        A call is an element of a list (``tool_calls``, ``content``, ``parts``) or a member
-        (the legacy ``function_call``); a list that loses every element goes as a whole key.
-        """
-        if any(not path for path in paths):
-            return None
-        arrays: dict[Pointer, set[int]] = {}
-        removed: list[Pointer] = []
-        for path in paths:
-            last = path[-1]
-            if isinstance(last, int):
-                arrays.setdefault(path[:-1], set()).add(last)
-            else:
-                removed.append(path)
-        for array, indexes in arrays.items():
-            if len(indexes) == len(value_at(message, array)) and not self.keeps_empty(array):
-                removed.append(array)
-            else:
-                removed += [(*array, index) for index in sorted(indexes)]
-        return removed
-
-    def keeps_empty(self, array: Pointer) -> bool:
-        """Whether the list of calls at ``array`` (inside a message) stays as ``[]`` when its
-        every call is dropped, rather than going as a key (LangChain writes its lists always)."""
-        return False
-
-    def message_deletions(
-        self, messages: Sequence[Any], context: ListContext, index: int
-    ) -> tuple[Edit, ...]:
-        """The edits that remove message ``index`` whose every call is dropped (nothing where
-        whole messages cannot be removed)."""
-        deletion = context.delete_message(index)
-        return (deletion,) if deletion is not None else ()
+        are gone (the ``drop`` repair policy), or ``None`` when the whole message goes: a call
+        is the message itself (an OpenAI Responses item), or nothing would be left of it.
+        By default the calls themselves (`deletions`), and the message is never left empty."""
+        return deletions(message, paths)
 
     def drop_breaks(self, previous: Any, kept: Any, following: Any) -> bool:
         """Whether a message left as ``kept`` once its calls are dropped (``None``: removed),
@@ -304,88 +267,73 @@ class Dialect(ABC):
         dropped. Never, by default."""
         return False
 
-    def _refused(self, messages: Sequence[Any], kept: Mapping[int, Any]) -> set[int]:
-        """The messages whose drops `drop_breaks` refuses, ``kept`` being what each message
-        with drops becomes: refusing one puts it back, which may refuse others, until none
-        changes."""
-        refused: set[int] = set()
-
-        def now(index: int) -> Any:
-            return messages[index] if index in refused or index not in kept else kept[index]
-
-        def neighbour(index: int, step: int) -> Any:
-            index += step
-            while 0 <= index < len(messages) and (messages[index] is None or now(index) is None):
-                index += step
-            return now(index) if 0 <= index < len(messages) else None
-
-        while more := {
-            index
-            for index in kept
-            if index not in refused
-            and self.drop_breaks(neighbour(index, -1), kept[index], neighbour(index, 1))
-        }:
-            refused |= more
-        return refused
-
     def orphaned_by(self, messages: Sequence[Any], deleted: Collection[int]) -> dict[int, int]:
         """The messages that the removal of the messages ``deleted`` leaves without the message
         they belong with (an OpenAI Responses reasoning item without the item it preceded), each
         with the removed message it goes with; none by default."""
         return {}
 
-    def drop_calls(
-        self,
-        messages: Sequence[Any],
-        context: ListContext,
-        drops: Sequence[tuple[int, Defect]],
-        plan: list[list[Edit]],
-    ) -> None:
-        """Plan the ``drop`` repair policy: add to ``plan[k]`` the edits that remove the call of
-        each ``(k, defect)``. The drops of one message are planned together and share their
-        edits; a message left with neither content nor calls goes too, and so do the messages
-        its removal leaves alone (`orphaned_by`). A call without a truthful result (a server
-        tool's, one awaiting approval) is left, as it is unanswered."""
-        by_message: dict[int, list[int]] = {}
-        paths: dict[int, list[Pointer]] = {}
-        for k, defect in drops:
-            if defect.call is not None and defect.call.answerable:
-                by_message.setdefault(defect.message_index, []).append(k)
-                paths.setdefault(defect.message_index, []).append(defect.path)
-        outcome: dict[int, tuple[list[Pointer] | None, Any]] = {}  # removed paths, kept message
-        for index in by_message:
-            message = messages[index]
-            removed = self.call_deletions(message, paths[index])
-            kept = None if removed is None else apply_edits(message, [*map(Delete, removed)])
-            outcome[index] = (removed, None if kept is None or self.empty_message(kept) else kept)
-        refused = self._refused(messages, {i: kept for i, (_, kept) in outcome.items()})
-        removed_whole: dict[int, list[int]] = {}  # removed message -> the defects removing it
-        for index, owners in by_message.items():
-            removed, kept = outcome[index]
-            edits: tuple[Edit, ...]
-            if index in refused:
-                edits = ()  # the history would break another of the provider's rules
-            elif removed is None or kept is None:
-                edits = self.message_deletions(messages, context, index)
-                if edits:
-                    removed_whole[index] = owners
-            elif context.single or context.sealed is not None:
-                edits = ()  # a stored model response: what the model returned stays
-            else:
-                pointer = context.message_pointer(index)
-                edits = tuple(Delete((*pointer, *path)) for path in removed)
-            for k in owners:
-                plan[k] = [*plan[k], *edits]
-        while orphans := {
-            orphan: removed_whole[index]
-            for orphan, index in self.orphaned_by(messages, set(removed_whole)).items()
-            if orphan not in removed_whole
-        }:
-            for orphan, owners in orphans.items():
-                removed_whole[orphan] = owners  # whole messages can be removed: the drops were
-                deletion = context.delete_message(orphan)
-                for k in owners:
-                    plan[k] = [*plan[k], *((deletion,) if deletion is not None else ())]
+
+@dataclass(frozen=True, slots=True)
+class ListNote:
+    """What a dialect says of a whole list of its messages (`Dialect.note`).
+
+    Attributes:
+        text: The note, as a conversation's note says it.
+        refused: The list must not be checked nor repaired (the note says why); else it is
+            checked, and the note is a warning about what of it is kept unread.
+    """
+
+    text: str
+    refused: bool = False
+
+
+def server_call(defect: Defect) -> ToolCall | None:
+    """The call of an unanswered-call defect when it is server-executed (`SERVER_EXECUTED`): its
+    provider's error is not the rules' (`Dialect.provider_error`)."""
+    call = defect.call
+    if defect.code in ANSWERED and call is not None and call.unanswerable == SERVER_EXECUTED:
+        return call
+    return None
+
+
+def deletions(
+    message: Any, paths: Sequence[Pointer], *, keeps_empty: Callable[[Pointer], bool] | None = None
+) -> list[Pointer] | None:
+    """What to remove from ``message`` so that the calls at ``paths`` are gone, or ``None`` when
+    a call is the message itself.
+
+    A call is an element of a list (``tool_calls``, ``content``, ``parts``) or a member (the
+    legacy ``function_call``); a list that loses every element goes as a whole key, unless
+    ``keeps_empty`` says the format writes it as ``[]`` (LangChain writes its lists always).
+    """
+    if any(not path for path in paths):
+        return None
+    arrays: dict[Pointer, set[int]] = {}
+    removed: list[Pointer] = []
+    for path in paths:
+        last = path[-1]
+        if isinstance(last, int):
+            arrays.setdefault(path[:-1], set()).add(last)
+        else:
+            removed.append(path)
+    for array, indexes in arrays.items():
+        kept_empty = keeps_empty is not None and keeps_empty(array)
+        if len(indexes) == len(value_at(message, array)) and not kept_empty:
+            removed.append(array)
+        else:
+            removed += [(*array, index) for index in sorted(indexes)]
+    return removed
+
+
+def unless_emptied(
+    message: Any, removed: list[Pointer] | None, empty: Callable[[Any], bool]
+) -> list[Pointer] | None:
+    """``removed`` (what `deletions` takes out of ``message``), or ``None`` (the whole message
+    goes) when what is left of the message is ``empty``: neither content nor calls."""
+    if removed is None or empty(apply_edits(message, [*map(Delete, removed)])):
+        return None
+    return removed
 
 
 def _member_deletion(context: ListContext, defect: Defect) -> tuple[Edit, ...]:
@@ -439,14 +387,11 @@ class ResultMessageDialect(Dialect):
         *,
         style: Mapping[str, Any] | None = None,
     ) -> Plan:
-        style = self.result_style(messages) if style is None else style
+        style = self.writing_style(messages) if style is None else style
         plan: list[list[Edit]] = [[] for _ in defects]
         inserts = ResultInserts()
-        drops: list[tuple[int, Defect]] = []
         for k, defect in enumerate(defects):
-            if defect.drop:
-                drops.append((k, defect))
-            elif defect.strip:
+            if defect.strip:
                 plan[k] += self._remove(context, defect)
             elif defect.code in ANSWERED:
                 caller = messages[defect.message_index]
@@ -465,7 +410,6 @@ class ResultMessageDialect(Dialect):
                 plan[k].append(deletion)
             elif defect.code == "TP107":
                 plan[k] += _member_deletion(context, defect)
-        self.drop_calls(messages, context, drops, plan)
         return inserts.complete(plan, context)
 
     def answer(
@@ -497,10 +441,6 @@ class ResultMessageDialect(Dialect):
         edit = context.delete_message(defect.message_index)
         return (edit,) if edit is not None else ()
 
-    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        """The style `written_result` is given: how this list writes what ``fix`` adds."""
-        return self.result_style(messages)
-
     def written_result(
         self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
     ) -> Any:
@@ -508,10 +448,6 @@ class ResultMessageDialect(Dialect):
         toolpatch's results by comparing with it): here a whole result message; a block
         dialect's is a block."""
         return self.result_message(caller, call, text, style)
-
-    @abstractmethod
-    def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        """Learn from the list how its result messages are written (keys used, nulls kept)."""
 
     @abstractmethod
     def result_message(
@@ -549,16 +485,17 @@ class BlockDialect(Dialect):
     results_first: ClassVar[bool] = False
     """Whether the format requires result blocks before any other block (TP106)."""
 
-    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        return self.block_style(messages)
-
     def written_result(
         self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
     ) -> Any:
         return self.result_block(caller, call, text, style)
 
-    def empty_message(self, message: Any) -> bool:
-        """A turn with no block, or only the model's reasoning (that led to the dropped calls)."""
+    def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
+        """The call blocks; the whole turn when it is left with no block, or only the model's
+        reasoning (that led to the dropped calls)."""
+        return unless_emptied(message, deletions(message, paths), self._emptied)
+
+    def _emptied(self, message: Any) -> bool:
         blocks = message.get(self.blocks_key)
         if isinstance(blocks, list):
             return all(self.is_reasoning(block) for block in blocks)
@@ -575,10 +512,6 @@ class BlockDialect(Dialect):
     @abstractmethod
     def is_result_block(self, block: Any) -> bool:
         """Whether ``block`` is a tool result."""
-
-    def block_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
-        """Learn from the list how its result blocks are written (none of this by default)."""
-        return {}
 
     @abstractmethod
     def result_block(
@@ -637,11 +570,10 @@ class BlockDialect(Dialect):
         *,
         style: Mapping[str, Any] | None = None,
     ) -> Plan:
-        style = self.block_style(messages) if style is None else style
+        style = self.writing_style(messages) if style is None else style
         touched: dict[int, _Touched] = {}
         new_turns: dict[int, list[tuple[int, int, Any]]] = {}
         plan: list[list[Edit]] = [[] for _ in defects]
-        drops: list[tuple[int, Defect]] = []
 
         def at(index: int) -> _Touched:
             return touched.setdefault(index, _Touched([], {}))
@@ -659,9 +591,7 @@ class BlockDialect(Dialect):
             return True
 
         for k, defect in enumerate(defects):
-            if defect.drop:
-                drops.append((k, defect))
-            elif defect.code in ANSWERED and not defect.strip:
+            if defect.code in ANSWERED and not defect.strip:
                 call = defect.call
                 assert call is not None and defect.text is not None
                 if call.answerable:
@@ -685,7 +615,6 @@ class BlockDialect(Dialect):
             elif defect.code == "TP107":
                 plan[k] += _member_deletion(context, defect)
 
-        self.drop_calls(messages, context, drops, plan)
         for caller, blocks in new_turns.items():
             blocks.sort(key=lambda item: item[0])
             turn = self.new_turn(messages[caller], [block for _, _, block in blocks])

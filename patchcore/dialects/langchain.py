@@ -34,13 +34,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
+    ListNote,
     Recognition,
     ResultMessageDialect,
     call_id,
+    deletions,
     entry,
     idless_result,
     list_field,
     optional_name,
+    unless_emptied,
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.engine.apply import value_at
@@ -320,11 +323,12 @@ class LangChain(ResultMessageDialect):
         _, _, prefix = unwrapped
         return Recognition.DISTINCT if prefix else Recognition.COMPATIBLE
 
-    def refusal(self, messages: Sequence[Any]) -> str | None:
+    def note(self, messages: Sequence[Any]) -> ListNote | None:
         if any((unwrap(m) or ("",))[0] == "remove" for m in messages):
-            return (
+            return ListNote(
                 "holds RemoveMessage entries: a LangGraph update stream, not a history; "
-                "left as it is"
+                "left as it is",
+                refused=True,
             )
         return None
 
@@ -380,30 +384,10 @@ class LangChain(ResultMessageDialect):
                     continue
                 if item.get(key) in ids:
                     mirrors.add((*prefix, *where, k))
-        return super().call_deletions(message, sorted(mirrors, key=_path_order))
+        removed = deletions(message, sorted(mirrors, key=_path_order), keeps_empty=_keeps_empty)
+        return unless_emptied(message, removed, _emptied)
 
-    def keeps_empty(self, array: Pointer) -> bool:
-        """langchain-core writes ``tool_calls``, ``invalid_tool_calls``, ``tool_call_chunks``
-        and ``content`` always (``[]`` when empty); an empty ``additional_kwargs.tool_calls``
-        is TP107's defect, so that key goes."""
-        return array[-2:] != ("additional_kwargs", "tool_calls")
-
-    def empty_message(self, message: Any) -> bool:
-        unwrapped = unwrap(message)
-        assert unwrapped is not None
-        _, fields, _ = unwrapped
-        extra = fields.get("additional_kwargs")
-        return (
-            fields.get("content") in (None, "", [])
-            and not fields.get("tool_calls")
-            and not fields.get("invalid_tool_calls")
-            and not fields.get("tool_call_chunks")
-            and not (
-                isinstance(extra, dict) and (extra.get("tool_calls") or extra.get("function_call"))
-            )
-        )
-
-    def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         return self.style(keep_nulls=any(_flat_with_nulls(m) for m in messages))
 
     @staticmethod
@@ -454,3 +438,27 @@ class LangChain(ResultMessageDialect):
         if not style["keep_nulls"]:
             return {key: value for key, value in dumped.items() if value is not None}
         return dumped
+
+
+def _keeps_empty(array: Pointer) -> bool:
+    """langchain-core writes ``tool_calls``, ``invalid_tool_calls``, ``tool_call_chunks`` and
+    ``content`` always (``[]`` when empty); an empty ``additional_kwargs.tool_calls`` is TP107's
+    defect, so that key goes."""
+    return array[-2:] != ("additional_kwargs", "tool_calls")
+
+
+def _emptied(message: Any) -> bool:
+    """Whether a message whose calls were dropped holds neither content nor calls."""
+    unwrapped = unwrap(message)
+    assert unwrapped is not None
+    _, fields, _ = unwrapped
+    extra = fields.get("additional_kwargs")
+    return (
+        fields.get("content") in (None, "", [])
+        and not fields.get("tool_calls")
+        and not fields.get("invalid_tool_calls")
+        and not fields.get("tool_call_chunks")
+        and not (
+            isinstance(extra, dict) and (extra.get("tool_calls") or extra.get("function_call"))
+        )
+    )

@@ -30,11 +30,13 @@ from patchcore.dialects.base import (
     Recognition,
     ResultMessageDialect,
     call_id,
+    deletions,
     entry,
     idless_result,
     list_field,
     optional_name,
     tag,
+    unless_emptied,
 )
 from patchcore.engine.defects import Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
@@ -229,16 +231,11 @@ class OpenAIChat(ResultMessageDialect):
             and message.get("tool_calls") == []
         ]
 
-    def empty_message(self, message: Any) -> bool:
-        return (
-            message.get("content") in (None, "", [])
-            and not message.get("tool_calls")
-            and message.get("function_call") is None
-            and not message.get("refusal")
-            and not message.get("audio")
-        )
+    def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
+        """The calls; the whole message when it is left with neither content nor calls."""
+        return unless_emptied(message, deletions(message, paths), _emptied)
 
-    def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         results = [m for m in messages if m.get("role") == "tool"]
         return self.style(
             answer_keys={k for k in _RESULT_KEYS if any(m.get(k) is not None for m in results)},
@@ -291,3 +288,14 @@ def _answers(message: Any, call: ToolCall) -> bool:
         return False
     name = optional_name(message.get("name"))
     return name is None or call.name is None or name == call.name
+
+
+def _emptied(message: Any) -> bool:
+    """Whether an assistant message whose calls were dropped holds nothing left to send."""
+    return (
+        message.get("content") in (None, "", [])
+        and not message.get("tool_calls")
+        and message.get("function_call") is None
+        and not message.get("refusal")
+        and not message.get("audio")
+    )

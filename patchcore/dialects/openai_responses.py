@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 from patchcore.dialects.base import (
     ListContext,
+    ListNote,
     Recognition,
     ResultMessageDialect,
     call_id,
@@ -195,7 +196,7 @@ class OpenAIResponses(ResultMessageDialect):
             and _ITEM_TYPE.fullmatch(kind) is not None
         )
 
-    def unread(self, messages: Sequence[Any]) -> str | None:
+    def note(self, messages: Sequence[Any]) -> ListNote | None:
         kinds: dict[str, int] = {}
         for message in messages:
             if message is not None and self.unknown(message):
@@ -206,7 +207,7 @@ class OpenAIResponses(ResultMessageDialect):
             return None
         count = sum(kinds.values())
         what, kept = ("item", "it is") if count == 1 else ("items", "they are")
-        return (
+        return ListNote(
             f"{count} {what} of a type toolpatch does not know ({', '.join(kinds)}) kept as "
             f"{kept}: never answered, read for their {self.key} only"
         )
@@ -353,7 +354,7 @@ class OpenAIResponses(ResultMessageDialect):
                 orphans[before] = index
         return orphans
 
-    def result_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         """Whether the list's outputs carry item ids (a stored conversation's do): then so does
         a synthetic output, derived from its call (`with_id`)."""
         return {"ids": any(self._output_with_id(m) for m in messages if m is not None)}

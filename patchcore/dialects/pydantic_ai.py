@@ -38,9 +38,11 @@ from patchcore.dialects.base import (
     call_id,
     idless_result,
     optional_name,
+    server_call,
     tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
+from patchcore.engine.defects import Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 KINDS = frozenset({"request", "response"})
@@ -118,10 +120,13 @@ class PydanticAI(BlockDialect):
     blocks_key = "parts"
     results_first = True
 
-    def server_call_error(self, call: ToolCall) -> str | None:
+    def provider_error(self, defect: Defect) -> str | None:
         """Built-in tools run at the provider: sent to Anthropic, an unanswered one is a server
         tool use without its result block. An MCP server's tool (``mcp_server:<id>``) reaches
         Anthropic under the tool's own name, which the part does not keep: no example for it."""
+        call = server_call(defect)
+        if call is None:
+            return super().provider_error(defect)
         error = f"the request would reach the provider with built-in tool call {call.id} unanswered"
         mcp = (call.name or "").startswith("mcp_server:")
         example = None if mcp else server_tool_error(call.name, call.id, mcp=False)
@@ -163,7 +168,7 @@ class PydanticAI(BlockDialect):
         only_results = bool(parts) and all(_is_result(p) for p in parts or ())
         return MessageView(Role.RESULTS if only_results else Role.OTHER, (), tuple(results))
 
-    def block_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
+    def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         return {"keys": _neighbour_keys(messages), "outcome": _outcome(messages)}
 
     def is_reasoning(self, block: Any) -> bool:

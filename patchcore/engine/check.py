@@ -10,6 +10,7 @@ from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.defects import ANSWERED, Defect
+from patchcore.engine.drop import plan_drops
 from patchcore.engine.locate import classify
 from patchcore.engine.pairing import (
     Answer,
@@ -471,17 +472,19 @@ def check_list(
         and (kind[0] is Applicability.SAFE or plan_unsafe)
         and not (d.drop and kept_calls(dialect, context) is not None)
     ]
-    edits = _keeping_a_message(
-        dict(
-            zip(
-                map(id, planned),
-                dialect.plan(messages, views, context, planned, style=style),
-                strict=True,
-            )
-        ),
-        context,
-        len(messages),
+    answers = [d for d in planned if not d.drop]
+    drops = [d for d in planned if d.drop]
+    by_defect = dict(
+        zip(
+            map(id, [*answers, *drops]),
+            [
+                *dialect.plan(messages, views, context, answers, style=style),
+                *plan_drops(dialect, messages, context, drops),
+            ],
+            strict=True,
+        )
     )
+    edits = _keeping_a_message({id(d): by_defect[id(d)] for d in planned}, context, len(messages))
     if options.repair is RepairPolicy.DROP:
         edits = _still_a_history(edits, planned, messages, context)
     for defect in planned:
@@ -515,9 +518,9 @@ def findings_of(
             if planned_edits is None or planned_edits:
                 fix = Fix(kind[0], kind[1], planned_edits or ())
             elif _answerable(defect) and defect.drop:
-                message += f"; {DROP_REFUSED if context.closed is None else DROP_CLOSED}"
-            elif _answerable(defect) and context.closed is not None:
-                message += f"; {context.closed}"  # its result was refused by the list itself
+                message += f"; {DROP_REFUSED if context.closed_reason is None else DROP_CLOSED}"
+            elif _answerable(defect) and context.closed_reason is not None:
+                message += f"; {context.closed_reason}"  # its result was refused by the list itself
         findings.append(
             Finding(
                 code=defect.code,

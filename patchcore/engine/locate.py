@@ -144,7 +144,7 @@ def classify(
         if Recognition.NO not in marks and Recognition.DISTINCT in marks:
             # The first adapter that reads every element and sees its own marker is the answer
             # whatever the later ones say: the common case ends here.
-            return Classified(dialect, dialect.refusal(messages))
+            return Classified(dialect, _refusal(dialect, messages))
         read = [mark in _READ for mark in marks]
         for k, mark in enumerate(read):
             seen[k] = seen[k] or mark
@@ -159,7 +159,13 @@ def classify(
         names = sorted({d.name for d in dialects if _named_in_mix(d, messages)})
         return Classified(None, f"mixes dialects ({', '.join(names)}); not checked", True)
     chosen = _most_generic(covering)
-    return Classified(chosen, chosen.refusal(messages))
+    return Classified(chosen, _refusal(chosen, messages))
+
+
+def _refusal(dialect: Dialect, messages: Sequence[Any]) -> str | None:
+    """Why the dialect refuses to check this list of its messages (`Dialect.note`), or ``None``."""
+    note = dialect.note(messages)
+    return note.text if note is not None and note.refused else None
 
 
 def _named_in_mix(dialect: Dialect, messages: Sequence[Any]) -> bool:
@@ -237,7 +243,7 @@ def _listed(context: ListContext, messages: list[Any], kind: Classified) -> Mess
     return MessageList(context, messages, kind.dialect, kind.note, kind.warning)
 
 
-def _sealed(pointer: Pointer) -> str | None:
+def _sealed_reason(pointer: Pointer) -> str | None:
     """Why the list at ``pointer`` takes no new messages, if its key says so."""
     key = pointer[-1] if pointer else None
     return SEALED_KEYS.get(key) if isinstance(key, str) else None
@@ -265,7 +271,7 @@ def _projected(
             context = ListContext(
                 pointer,
                 member=member,
-                sealed=_sealed(pointer),
+                sealed_reason=_sealed_reason(pointer),
                 awaiting_approval=frozenset(
                     _call_id(m)
                     for m, approval in zip(held, approvals, strict=True)
@@ -364,10 +370,10 @@ def with_unread(listed: MessageList) -> list[MessageList]:
     items unread (items of types it does not know)."""
     if listed.dialect is None or listed.note is not None:
         return [listed]
-    why = listed.dialect.unread(listed.messages)
-    if why is None:
+    note = listed.dialect.note(listed.messages)
+    if note is None or note.refused:
         return [listed]
-    return [listed, MessageList(ListContext(listed.pointer), [], None, why, warning=True)]
+    return [listed, MessageList(ListContext(listed.pointer), [], None, note.text, warning=True)]
 
 
 def _lone_message(value: Any, dialects: Sequence[Dialect]) -> MessageList | None:
@@ -386,7 +392,7 @@ def _locate_list(
     """The message list ``node`` is, directly or through wrappers, if it is one."""
     kind = classify(node, dialects, pointer)
     if kind is not None:
-        return _listed(ListContext(pointer, sealed=_sealed(pointer)), node, kind)
+        return _listed(ListContext(pointer, sealed_reason=_sealed_reason(pointer)), node, kind)
     if not node and (not pointer or pointer[-1] in HISTORY_KEYS):
         return MessageList(ListContext(pointer), node, None)
     return _projected(node, pointer, dialects, nested)

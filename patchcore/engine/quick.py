@@ -292,7 +292,7 @@ class Lane:
         """The list's JSON pointer (its keys need no escaping)."""
         return "".join("/" + part for part in self.pointer)
 
-    def result_style(self) -> tuple[frozenset[str], bool]:
+    def writing_style(self) -> tuple[frozenset[str], bool]:
         """OpenAI Chat: the keys its result messages answer with (``tool_call_id``,
         ``tool_call_ids``, ``id``), which a synthetic result copies, and whether any of them
         has a ``name`` (one pass over the result messages)."""

@@ -38,7 +38,7 @@ def _adapter(lane: Lane) -> tuple[ResultMessageDialect, Mapping[str, Any]]:
     if lane.dialect == "langchain":
         # The lane reads messages_to_dict lists only: no flat message with nulls to copy.
         return _LANGCHAIN, LangChain.style(keep_nulls=False)
-    answer_keys, named = lane.result_style()
+    answer_keys, named = lane.writing_style()
     return _CHAT, OpenAIChat.style(answer_keys=answer_keys, named=named)
 
 

@@ -112,8 +112,8 @@ class Layout(ABC):
 
     @abstractmethod
     def recognises(self, head: Head, options: Options) -> bool:
-        """Whether an input that starts with ``head`` has this layout (asked in
-        `patchcore.layouts.LAYOUTS` order: the first that says yes is the input's).
+        """Whether an input that starts with ``head`` has this layout (asked in the order of
+        `patchcore.layouts._candidates`: the first that says yes is the input's).
 
         Raises:
             DecodeError: The record it must read is not JSON.

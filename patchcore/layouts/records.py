@@ -2,9 +2,9 @@
 
 Each record is checked on its own and repaired by splicing into its own bytes, so an untouched
 line of a corpus is written back byte for byte, and a corpus can be cut into batches of lines
-(`patchcore.batches`) that are checked each on its own. A record in one of the two commonest
-shapes is read by the quick lane (`patchcore.engine.quick`) first: a clean one is never parsed
-whole, and one with open calls is planned from its calling messages only.
+(`patchcore.Batch`; `Layout.batches`) that are checked each on its own. A record in one of the
+two commonest shapes is read by the quick lane (`patchcore.engine.quick`) first: a clean one is
+never parsed whole, and one with open calls is planned from its calling messages only.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Res
     result = weighed(process_records(layout, decoded, options=options, fix=fix))
     if not result.conversations:
         document = decoded.records[0] if decoded.framing is Framing.JSON else None
-        raise no_history(document, kept=result.kept)
+        raise no_history(document, kept=result.invalid_lines)
     if not result.patches:
         return result
     from patchcore.raw.splice import apply_patches
@@ -147,7 +147,7 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
     are of ``decoded.body``.
 
     With ``keep_invalid_lines``, a line of JSON Lines that is not JSON is kept as it is (no
-    patch touches it) and its error is in the result's ``kept``.
+    patch touches it) and its error is in the result's ``invalid_lines``.
 
     Raises:
         DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first record
@@ -192,7 +192,7 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
         tuple(remaining),
         tuple(patches),
         lines=len(decoded.lines),
-        kept=tuple(kept),
+        invalid_lines=tuple(kept),
         line_count=count if jsonl else None,
     )
 

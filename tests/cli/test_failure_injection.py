@@ -519,7 +519,7 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
     read and written here, and the output is the same."""
     import toolpatch.cli.atomic_write
     from toolpatch.cli.inputs import FileInput
-    from toolpatch.cli.output_sinks import Replace
+    from toolpatch.cli.output_sinks import ReplacedFile
 
     def refuse(source: int, target: int, offset: int, size: int) -> int:
         if kernel == "cannot copy":
@@ -532,7 +532,7 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
     target = tmp_path / "out.jsonl"
     fd = os.open(source, os.O_RDONLY)
     try:
-        with Replace(target, always=True) as sink:
+        with ReplacedFile(target, always=True) as sink:
             sink.write(b"new ")
             sink.copy(FileInput(fd), 1_000, 9_000_000)
             sink.finish(changed=True, emit=lambda data: None)

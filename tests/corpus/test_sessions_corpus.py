@@ -80,7 +80,7 @@ def test_clean_sessions_report_nothing(relative: str) -> None:
     assert report.findings == ()
     assert report.output is None
     assert [r.warning for r in report.conversations] == [False]
-    assert report.conversations[0].messages > 1
+    assert report.conversations[0].message_count > 1
 
 
 def test_the_capture_taken_while_a_tool_ran_reports_its_one_open_call() -> None:
@@ -206,7 +206,7 @@ def test_the_agent_sdk_stream_is_clean() -> None:
             read(relative), filename=relative, options=patchcore.make_options(select=select)
         )
         assert report.layout == "claude-agent-sdk-stream"
-        assert [(r.line, r.dialect, r.messages, r.warning) for r in report.conversations] == [
+        assert [(r.line, r.dialect, r.message_count, r.warning) for r in report.conversations] == [
             (2, "anthropic", 2, False),
             (40, "anthropic", 3, False),
         ]

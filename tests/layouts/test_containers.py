@@ -149,7 +149,7 @@ def test_unknown_items_do_not_hide_the_calls_beside_them() -> None:
         ("TP001", "call_A", True)
     ]
     (checked, warning) = report.conversations
-    assert (checked.dialect, checked.note, checked.messages) == ("openai-responses", None, 5)
+    assert (checked.dialect, checked.note, checked.message_count) == ("openai-responses", None, 5)
     assert warning.warning and warning.pointer == "/input"
     assert "program, program_output" in (warning.note or "")
     assert report.output is not None

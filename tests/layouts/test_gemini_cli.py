@@ -58,7 +58,7 @@ def test_a_session_is_read_at_its_messages() -> None:
     report = patchcore.check_document(
         (SAMPLES / "gemini-cli/clean.json").read_bytes(), filename=NAME
     )
-    assert [(r.pointer, r.dialect, r.messages) for r in report.conversations] == [
+    assert [(r.pointer, r.dialect, r.message_count) for r in report.conversations] == [
         ("/messages", "gemini-cli", 7)
     ]
     assert report.findings == ()

@@ -1,7 +1,7 @@
 """``keep_invalid_lines``: a corpus with a torn line (a crash while a training set was written)
 is checked and repaired line by line, and the lines that are not JSON are kept byte for byte and
-reported (`patchcore.Result.kept`), whether the corpus is read whole or streamed in batches.
-Without the option such a corpus fails as a whole, as it always did."""
+reported (`patchcore.Result.invalid_lines`), whether the corpus is read whole or streamed in
+batches. Without the option such a corpus fails as a whole, as it always did."""
 
 from __future__ import annotations
 
@@ -62,9 +62,9 @@ def test_without_the_option_the_first_torn_line_fails_the_file() -> None:
 def test_torn_lines_are_kept_byte_for_byte_and_the_others_repaired() -> None:
     data = torn_corpus()
     result = run(data, filename="train.jsonl", options=KEEP, fix=True)
-    assert [(e.line, e.column) for e in result.kept] == [(2, 42), (4, 1)]
-    assert result.kept[0].reason.startswith("invalid JSON")
-    assert result.kept[1].reason.startswith("NUL byte")
+    assert [(e.line, e.column) for e in result.invalid_lines] == [(2, 42), (4, 1)]
+    assert result.invalid_lines[0].reason.startswith("invalid JSON")
+    assert result.invalid_lines[1].reason.startswith("NUL byte")
     assert [f.line for f in result.fixed] == [1, 3, 5]
     assert result.output is not None
     lines = result.output.split(b"\n")
@@ -82,10 +82,12 @@ def test_a_torn_first_line_does_not_decide_the_layout() -> None:
     for name in ("train.jsonl", None):  # framing told by the name, or by the content
         result = run(data, filename=name, options=KEEP, fix=False)
         assert result.layout == "jsonl"
-        assert [e.line for e in result.kept] == [1]
+        assert [e.line for e in result.invalid_lines] == [1]
         assert [f.line for f in result.findings] == [2, 3]
     nul_first = b"\n".join([NULS, conversation(3), conversation(5)])
-    assert [e.line for e in run(nul_first, filename=None, options=KEEP, fix=False).kept] == [1]
+    assert [
+        e.line for e in run(nul_first, filename=None, options=KEEP, fix=False).invalid_lines
+    ] == [1]
 
 
 def test_a_document_with_nul_bytes_is_still_refused() -> None:
@@ -108,10 +110,10 @@ def test_a_streamed_corpus_keeps_its_torn_lines_on_the_input_lines(batch: int, f
     stream = streamed(data, KEEP, fix=True, chunk=97, batch=batch, file=file)
     assert stream.streamed
     assert stream.output == whole.output  # type: ignore[attr-defined]
-    assert [(e.line, e.column, e.reason) for e in stream.result.kept] == [
-        (e.line, e.column, e.reason) for e in whole.kept
+    assert [(e.line, e.column, e.reason) for e in stream.result.invalid_lines] == [
+        (e.line, e.column, e.reason) for e in whole.invalid_lines
     ]
-    assert len(whole.kept) == 25
+    assert len(whole.invalid_lines) == 25
     assert stream.result.findings == whole.findings
 
 
@@ -121,7 +123,7 @@ def test_a_stream_whose_first_line_is_torn_is_still_streamed() -> None:
     output = b"".join(bytes(piece) for piece in stream)  # type: ignore[arg-type]
     assert stream.streamed
     assert output == run(data, filename=None, options=KEEP, fix=True).output
-    assert stream.result.kept[0].line == 1
+    assert stream.result.invalid_lines[0].line == 1
 
 
 def test_message_lines_still_fail_on_a_torn_line() -> None:
@@ -142,6 +144,6 @@ def test_a_session_keeps_a_line_of_nul_bytes_as_a_warning() -> None:
         run(data, filename="s.jsonl", options=patchcore.make_options(), fix=True)
     result = run(data, filename="s.jsonl", options=KEEP, fix=True)
     assert result.layout == "claude-code-session"
-    assert not result.kept
+    assert not result.invalid_lines
     assert any(c.warning and "not JSON" in (c.note or "") for c in result.conversations)
     assert result.output is not None and result.output.endswith(b"\x00" * 40 + b"\n")

@@ -76,6 +76,22 @@ def test_a_fix_sharing_an_edit_with_a_held_one_is_held_too() -> None:
     assert analysis.findings[2] is apart
 
 
+def test_a_held_finding_says_it_was_held_and_why() -> None:
+    """``Finding.held``: the library says which findings it held back and why, so that no
+    caller guesses it from a finding without a fix or from its sentence."""
+    data = (SAMPLES / "codex/patch-and-shell.jsonl").read_bytes()
+    result = run(data, filename="rollout.jsonl", options=LIVE, fix=True)
+    assert [(f.code, f.held) for f in result.findings] == [
+        ("TP001", None),
+        ("TP002", STILL_RUNNING),
+    ]
+    assert result.remaining[0].held == STILL_RUNNING
+    assert all(
+        f.held is None
+        for f in run(data, filename="r.jsonl", options=patchcore.make_options(), fix=True).findings
+    )
+
+
 SIDECHAIN = (SAMPLES / "claude-code/sidechain.jsonl").read_bytes()
 
 

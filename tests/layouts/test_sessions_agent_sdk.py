@@ -166,7 +166,7 @@ def test_consecutive_assistant_entries_are_one_turn_whatever_their_message_ids()
     )
     report = check(data, select=["ALL"])
     assert report.findings == ()
-    assert [(r.line, r.messages) for r in report.conversations] == [(2, 2)]
+    assert [(r.line, r.message_count) for r in report.conversations] == [(2, 2)]
 
 
 def test_a_subagent_never_answers_the_main_thread() -> None:
@@ -319,8 +319,8 @@ def test_both_framings_read_the_same_conversations() -> None:
         lines = check((SAMPLES / f"claude-agent-sdk/{name}.jsonl").read_bytes())
         whole = check((SAMPLES / f"claude-agent-sdk/{name}.json").read_bytes(), "s.json")
         assert found(lines) == found(whole)
-        assert [r.messages for r in lines.conversations] == [
-            r.messages for r in whole.conversations
+        assert [r.message_count for r in lines.conversations] == [
+            r.message_count for r in whole.conversations
         ]
 
 

@@ -99,7 +99,9 @@ def test_a_session_is_read_whole_as_anthropic_turns() -> None:
     data = (SAMPLES / "claude-code/parallel-split.jsonl").read_bytes()
     report = check(data)
     assert report.layout == "claude-code-session"
-    assert [(r.line, r.dialect, r.messages) for r in report.conversations] == [(2, "anthropic", 4)]
+    assert [(r.line, r.dialect, r.message_count) for r in report.conversations] == [
+        (2, "anthropic", 4)
+    ]
     (finding,) = report.findings
     assert (finding.code, finding.call_id, finding.tool_name) == (
         "TP001",
@@ -129,7 +131,7 @@ def test_inline_sidechains_are_conversations_of_their_own() -> None:
         text_of(4, "Both checked.", "msg_Main2"),
     ]
     report = check(session(*records), select=["TP0", "TP101"])
-    assert [(r.line, r.messages) for r in report.conversations] == [(1, 4), (3, 2), (4, 1)]
+    assert [(r.line, r.message_count) for r in report.conversations] == [(1, 4), (3, 2), (4, 1)]
     assert found(report) == [("TP002", "toolu_Grep"), ("TP101", "toolu_Grep")]
     pending, orphan = report.findings
     assert (pending.line, orphan.line) == (5, 6)
@@ -142,7 +144,7 @@ def test_subagent_file_is_one_conversation_by_agent_id() -> None:
     result = cc_result(3, 91, "toolu_Ls", "README.md", source=2)
     records = [{**record, **agent} for record in (cc_user(1, 89, "ls"), call, result)]
     report = check(session(*records), select=["ALL"])
-    assert [(r.line, r.messages) for r in report.conversations] == [(1, 3)]
+    assert [(r.line, r.message_count) for r in report.conversations] == [(1, 3)]
     assert report.findings == ()
 
 
@@ -187,7 +189,7 @@ def test_streamed_calls_of_one_response_are_one_turn() -> None:
     ]
     report = check(session(*records), select=["ALL"])
     assert report.findings == ()
-    assert [r.messages for r in report.conversations] == [4]
+    assert [r.message_count for r in report.conversations] == [4]
 
 
 # -- repair ---------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ def test_a_rollout_is_read_as_its_response_items() -> None:
     data = (SAMPLES / "codex/aborted-turn.jsonl").read_bytes()
     report = patchcore.check_document(data, filename=NAME)
     assert report.layout == "codex-rollout"
-    assert [(r.line, r.dialect, r.messages) for r in report.conversations] == [
+    assert [(r.line, r.dialect, r.message_count) for r in report.conversations] == [
         (5, "openai-responses", 6)
     ]
     (finding,) = report.findings

@@ -50,7 +50,9 @@ def changed_lines(before: bytes, after: bytes) -> list[int]:
 def test_a_log_is_read_as_the_conversation_the_cli_resumes() -> None:
     report = patchcore.check_document(log(PROMPT, OPEN_TURN, DONE_TURN), filename=NAME)
     assert report.layout == "gemini-cli-log"
-    assert [(r.line, r.dialect, r.messages) for r in report.conversations] == [(2, "gemini-cli", 2)]
+    assert [(r.line, r.dialect, r.message_count) for r in report.conversations] == [
+        (2, "gemini-cli", 2)
+    ]
     assert report.findings == (), "the call's last version has its result"
 
 

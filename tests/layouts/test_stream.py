@@ -324,12 +324,12 @@ def test_cli_keeps_the_torn_lines_of_a_large_corpus(
     options = patchcore.make_options(keep_invalid_lines=True)
     expected = patchcore.fix_document(torn, filename=broken.name, options=options)
     assert expected.output is not None
-    assert [e.line for e in expected.kept] == [501, 521]
+    assert [e.line for e in expected.invalid_lines] == [501, 521]
     result = toolpatch(["fix", "--keep-invalid-lines", "--jobs", jobs, str(broken)], expect=1)
     assert broken.read_bytes() == expected.output
     repaired = broken.read_bytes().split(b"\n")
     assert repaired[500] == lines[500] and repaired[520] == lines[520]
-    column = expected.kept[0].column
+    column = expected.invalid_lines[0].column
     assert f"{broken}:501:{column}: warning: not JSON (invalid JSON" in result.stderr
     assert f"{broken}:521:1: warning: not JSON (NUL byte" in result.stderr
     assert f"Fixed {len(expected.fixed)} findings in 1 file" in result.stderr

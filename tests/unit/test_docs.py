@@ -79,3 +79,21 @@ def test_slugs_follow_github() -> None:
         == "openai-chat-incl-legacy-function_call"
     )
     assert slug("TP001 dangling-tool-call") == "tp001-dangling-tool-call"
+
+
+def test_the_dialect_interface_is_documented_as_the_code_has_it() -> None:
+    """docs/architecture.md#the-dialect-interface lists exactly `Dialect`'s data (class
+    variables) and hooks (public methods): a hook added or removed is a documented change."""
+    from patchcore.dialects.base import Dialect
+
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## The dialect interface", 1)[1].split("\n## ", 1)[0]
+    documented = {
+        name
+        for row in section.splitlines()
+        if row.startswith("| `")
+        for name in re.findall(r"`(\w+)", row.split("|")[1])
+    }
+    data = set(Dialect.__annotations__)
+    hooks = {name for name, value in vars(Dialect).items() if callable(value) and name[0] != "_"}
+    assert documented == data | hooks

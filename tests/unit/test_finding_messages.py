@@ -48,13 +48,13 @@ def test_messages_kept_where_there_are_findings(path):
     assert found.findings == plain.findings
     for kept, whole in zip(found.conversations, every.conversations, strict=True):
         if kept.findings:
-            assert (kept.values, kept.context, kept.edits) == (
-                whole.values,
+            assert (kept.messages, kept.context, kept.edits) == (
+                whole.messages,
                 whole.context,
                 whole.edits,
             )
         else:
-            assert kept.values is None
+            assert kept.messages is None
 
 
 def test_quick_lane_records_with_findings_keep_their_messages():
@@ -67,5 +67,5 @@ def test_quick_lane_records_with_findings_keep_their_messages():
     assert len(result.findings) == 3
     with_findings = [c for c in result.conversations if c.findings]
     assert len(with_findings) == 3
-    assert all(c.values is not None and len(c.values) == 2 for c in with_findings)
-    assert all(c.values is None for c in result.conversations if not c.findings)
+    assert all(c.messages is not None and len(c.messages) == 2 for c in with_findings)
+    assert all(c.messages is None for c in result.conversations if not c.findings)

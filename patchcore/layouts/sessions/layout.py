@@ -116,8 +116,8 @@ def is_live(last_entry: float | None, options: Options) -> bool:
 
 def held_while_live(analysis: Analysis) -> Analysis:
     """``analysis`` with every fixable call pending in a last turn (TP002, or TP003 there:
-    `patchcore.model.Finding.pending`) left without a fix,
-    saying why: the session is live (`STILL_RUNNING`). A finding whose fix shares an edit with
+    `patchcore.model.Finding.pending`) left without a fix, saying why (`Finding.held`, and its
+    sentence): the session is live (`STILL_RUNNING`). A finding whose fix shares an edit with
     one of theirs (one new entry answering a turn's calls) is left without it too: applying it
     would answer them all the same."""
     pending = [f for f in analysis.findings if f.pending and f.fix is not None]
@@ -127,7 +127,7 @@ def held_while_live(analysis: Analysis) -> Analysis:
         fix = finding.fix
         if fix is not None and any(id(edit) in shared for edit in fix.edits):
             message = f"{finding.message}; {STILL_RUNNING}"
-            held[id(finding)] = replace(finding, fix=None, message=message)
+            held[id(finding)] = replace(finding, fix=None, message=message, held=STILL_RUNNING)
     if not held:
         return analysis
 
