@@ -1,20 +1,19 @@
 """What a fix does to each message of a conversation, for whoever draws it (``toolpatch show``,
 the HTML report's excerpts): the edits of the findings it fixes read back onto the messages the
-engine checked (`patchcore.result.Conversation.message_changes`), so that no caller interprets
-edits itself.
+engine checked (`changes`, for `patchcore.result.Conversation.message_changes`), so that no
+caller interprets edits itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from patchcore.model import Delete, Edit, Insert, Pointer, Replace, Verbatim, distinct_edits
+from patchcore.model import Delete, Edit, Insert, Pointer, Replace, Verbatim
 
 if TYPE_CHECKING:
     from patchcore.dialects.base import ListContext
-    from patchcore.result import Conversation
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,18 +65,6 @@ class _Slot:
             tuple(self.written),
             tuple(self.removed),
         )
-
-
-def message_changes(
-    conversation: Conversation, fixed: Collection[int]
-) -> tuple[MessageChanges, ...]:
-    """`Conversation.message_changes`."""
-    if conversation.messages is None or conversation.context is None:
-        return ()
-    edits = distinct_edits(
-        e for k, planned in enumerate(conversation.edits) if k in fixed for e in planned
-    )
-    return changes(conversation.context, edits, len(conversation.messages))
 
 
 def _message_index(context: ListContext, pointer: Pointer) -> int | None:

@@ -70,9 +70,15 @@ class Conversation:
         """What the fixes of the findings ``fixed`` (their indexes in ``findings``) do at each
         message: one `MessageChanges` per message of ``messages``, and one more for the end of
         the list; none when the messages were not kept (``with_messages``)."""
-        from patchcore.message_changes import message_changes
+        if self.messages is None or self.context is None:
+            return ()
+        from patchcore.message_changes import changes
+        from patchcore.model import distinct_edits
 
-        return message_changes(self, fixed)
+        edits = distinct_edits(
+            e for k, planned in enumerate(self.edits) if k in fixed for e in planned
+        )
+        return changes(self.context, edits, len(self.messages))
 
     def view(self, index: int) -> MessageView | None:
         """The calls and results of message ``index`` as its dialect reads them, or ``None``
