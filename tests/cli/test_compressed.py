@@ -21,7 +21,7 @@ import zstandard
 
 from benchmarks.corpus import lines as corpus_lines
 from tests.conftest import SAMPLES
-from tests.helpers import run
+from tests.helpers import run, run_process
 from tests.robustness import measured
 from toolpatch.cli.compressed import BLOCK_BYTES, Compression, decompressed
 
@@ -135,7 +135,7 @@ def test_zst_without_zstandard_names_the_extra(tmp_path: Path) -> None:
         )
         assert f"{path.name}: error: " in result.stderr, result.show()
         assert "pip install 'toolpatch-cli[zstd]'" in result.stderr
-    shown = run(["show", path.name], cwd=tmp_path, command=[sys.executable, "-c", without])
+    shown = run_process(["show", path.name], cwd=tmp_path, command=[sys.executable, "-c", without])
     assert shown.code == 2
     assert "pip install 'toolpatch-cli[zstd]'" in shown.stderr, shown.show()
     assert path.read_bytes() == data

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.helpers import run
+from tests.helpers import run, run_process
 
 #: What a history may hold to break out of its place in the page.
 HOSTILE = '</script><script>alert(1);document.documentElement.dataset.pwned="script"</script>'
@@ -258,7 +258,7 @@ def test_without_the_html_extra_the_run_says_what_to_install(tmp_path: Path) -> 
         "import sys; sys.modules['jinja2'] = None; sys.argv[0] = 'toolpatch'; "
         "from toolpatch.cli.app import main; main()"
     )
-    result = run(
+    result = run_process(
         ["check", "--output-format", "html", "h.json"],
         command=[sys.executable, "-c", hide_jinja],
         cwd=tmp_path,

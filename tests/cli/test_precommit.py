@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, SAMPLES
-from tests.helpers import Result, console_script, run
+from tests.helpers import Result, console_script, run, run_process
 from tests.sample_cases import all_cases, fixed_path
 
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
@@ -57,7 +57,9 @@ def run_hook(hook: dict[str, Any], folder: Path, files: list[str]) -> Result:
     """The hook's entry and args, with the real console script, on ``files``."""
     program, *entry = shlex.split(hook["entry"])
     assert program == "toolpatch"
-    return run([*entry, *hook.get("args", []), *files], cwd=folder, command=[console_script()])
+    return run_process(
+        [*entry, *hook.get("args", []), *files], cwd=folder, command=[console_script()]
+    )
 
 
 @pytest.fixture

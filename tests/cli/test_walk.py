@@ -15,8 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_FIXED, DANGLING_JSONL, snapshot, write
-from tests.cli.test_config import pyproject, toolpatch_toml
+from tests.builders import (
+    CLEAN,
+    DANGLING,
+    DANGLING_FIXED,
+    DANGLING_JSONL,
+    pyproject,
+    snapshot,
+    toolpatch_toml,
+    write,
+)
 from tests.helpers import MODULE, Result, clean_env, run
 
 

@@ -23,7 +23,6 @@ from patchcore.pipeline import WHOLE_LIMIT, Stream
 from patchcore.raw.codec import decode
 from tests.conftest import CORPUS
 from tests.helpers import TP001_TEXT, TP002_TEXT, run
-from tests.layouts.test_sessions_samples import sdk_conversations
 from tests.provider_rules import anthropic
 from tests.sample_cases import SAMPLES, all_cases, fixed_path, json_doc
 from tests.session_logs import (
@@ -33,6 +32,7 @@ from tests.session_logs import (
     compact_jsonl,
     kept,
     sdk_assistant,
+    sdk_conversations,
     sdk_final,
     sdk_init,
     sdk_output,

@@ -23,6 +23,7 @@ import pytest
 
 from tests.provider_rules import anthropic, gemini_cli, responses
 from tests.sample_cases import SAMPLES
+from tests.session_logs import sdk_conversations
 
 #: Each folder of session samples, with the names of its repaired logs (gemini-cli/ also holds
 #: session documents, which are message lists).
@@ -66,23 +67,6 @@ def claude_threads(lines: list[Any]) -> list[list[dict[str, Any]]]:
         else:
             out.append({"role": role, "content": list(blocks)})
         last_id[side] = message.get("id") if role == "assistant" else None
-    return list(threads.values())
-
-
-def sdk_conversations(entries: list[Any]) -> list[list[dict[str, Any]]]:
-    """Each conversation's API messages: consecutive entries of one type are one message."""
-    threads: dict[object, list[dict[str, Any]]] = {}
-    for entry in entries:
-        role = entry.get("type")
-        if role not in ("user", "assistant"):
-            continue
-        out = threads.setdefault(entry.get("parent_tool_use_id"), [])
-        content = entry["message"]["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if out and out[-1]["role"] == role:
-            out[-1]["content"] += blocks
-        else:
-            out.append({"role": role, "content": list(blocks)})
     return list(threads.values())
 
 

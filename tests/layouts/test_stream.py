@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
 from patchcore.options import Options
-from patchcore.pipeline import WHOLE_LIMIT, Piece, Stream, Unchanged, run
+from patchcore.pipeline import WHOLE_LIMIT, Stream, Unchanged, run
+from tests.builders import InMemory, chunked, streamed
 from tests.conftest import SAMPLES
 from tests.helpers import run as toolpatch
 
@@ -31,54 +32,6 @@ LINE_SAMPLES = sorted(p for p in SAMPLES.rglob("*.jsonl") if ".fixed." not in p.
 
 def corpus(conversations: int, *, dialect: str = "langchain", seed: int = 7) -> bytes:
     return b"".join(corpus_lines(dialect=dialect, conversations=conversations, seed=seed))
-
-
-def chunked(data: bytes, size: int) -> Iterator[bytes]:
-    for start in range(0, len(data), size):
-        yield data[start : start + size]
-
-
-class InMemory:
-    """A `RandomAccess` input over bytes, read ``chunk`` bytes at most at a time (as a file is
-    read: fewer bytes than asked for only at its end)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.reads: list[tuple[int, int]] = []
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    def read(self, offset: int, size: int) -> bytes:
-        self.reads.append((offset, size))
-        return self.data[offset : offset + size]
-
-
-def joined(pieces: Iterator[Piece], data: bytes) -> bytes:
-    """The output the pieces stand for (`Unchanged` ranges copied from ``data``)."""
-    return b"".join(
-        data[p.offset : p.offset + p.size] if isinstance(p, Unchanged) else bytes(p) for p in pieces
-    )
-
-
-def streamed(
-    data: bytes, options: Options, *, fix: bool, chunk: int, batch: int, file: bool = False
-) -> Stream:
-    """A stream over ``data`` given as chunks of ``chunk`` bytes, or (``file``) as a
-    `RandomAccess` input, keeping every list (as a whole run does); its output is left in
-    ``stream.output``."""
-    stream = Stream(
-        InMemory(data) if file else chunked(data, chunk),
-        filename="input.jsonl",
-        options=options,
-        fix=fix,
-        whole_limit=300,
-        batch_bytes=batch,
-        every_list=True,
-    )
-    stream.output = joined(iter(stream), data)  # type: ignore[attr-defined]
-    return stream
 
 
 def located(report: patchcore.Result) -> list[tuple[Any, ...]]:
