@@ -13,10 +13,11 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import patchcore
 from patchcore.options import Options
 from patchcore.pipeline import Piece, Stream, Unchanged
 from tests.helpers import MODULE, clean_env, tp001
@@ -24,8 +25,28 @@ from tests.helpers import MODULE, clean_env, tp001
 OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
 
 
-def openai_call(call_id: str, name: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+def openai_call(
+    call_id: str | None, name: str | None = "get_weather", arguments: Any = "{}"
+) -> dict[str, Any]:
+    """One OpenAI Chat tool call entry (``name=None`` leaves the name out)."""
+    function: dict[str, Any] = {} if name is None else {"name": name}
+    function["arguments"] = arguments
+    return {"id": call_id, "type": "function", "function": function}
+
+
+def openai_assistant(*calls: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Chat assistant message making ``calls``."""
+    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
+def openai_tool(call_id: str, content: str = "ok") -> dict[str, Any]:
+    """An OpenAI Chat tool message answering ``call_id``."""
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def found(findings: Sequence[patchcore.Finding]) -> list[tuple[str, str | None]]:
+    """Each finding's rule code and call id, in order."""
+    return [(f.code, f.call_id) for f in findings]
 
 
 DANGLING_MESSAGES: list[dict[str, Any]] = [

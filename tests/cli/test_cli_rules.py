@@ -22,6 +22,9 @@ from typing import Any
 
 import pytest
 
+from tests.builders import openai_assistant as assistant
+from tests.builders import openai_call as call
+from tests.builders import openai_tool as tool
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, premature_breaks, run, text
 
@@ -44,18 +47,6 @@ FINDING_LINE = re.compile(r"^(?P<path>.+?):\d+:\d+: (?P<code>TP\d{3})(?P<mark> \
 
 # --------------------------------------------------------------------------------------------
 # histories
-
-
-def call(call_id: str | None, name: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
-
-
-def assistant(*calls: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
-
-
-def tool(call_id: str, content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
 def user(words: str) -> dict[str, Any]:

@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ import pytest
 import patchcore
 from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
+from tests.builders import found
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers import canonical
 from tests.langchain_samples import files as langchain_files
@@ -111,10 +111,6 @@ def fix_exit(case: Case, *, unsafe: bool = False) -> int:
     """``fix`` exits 1 when findings remain after it, else 0: without ``--unsafe-fixes`` the
     unsafe-fixable ones remain too; a finding the other fixes cured does not."""
     return 1 if left_after(case, unsafe=unsafe) else 0
-
-
-def found(findings: Sequence[patchcore.Finding]) -> list[tuple[str, str | None]]:
-    return [(f.code, f.call_id) for f in findings]
 
 
 def fixability(finding: patchcore.Finding) -> str:

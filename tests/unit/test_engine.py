@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import pytest
 from langchain_core.load import dumpd
@@ -31,6 +30,8 @@ from langchain_core.messages import (
 import patchcore
 from patchcore.engine.pairing import insertion_point, pair
 from patchcore.model import MessageView, Role, ToolCall, ToolResult
+from tests.builders import openai_assistant as oa_ai
+from tests.builders import openai_call as oa_call
 from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
 
 # --------------------------------------------------------------------------------------------
@@ -172,19 +173,6 @@ def test_insertion_point_is_after_the_run_of_results(
 
 # --------------------------------------------------------------------------------------------
 # Histories as dicts
-
-
-def oa_call(call_id: str | None, name: str | None = "get_weather", arguments: Any = "{}") -> dict:
-    """One OpenAI Chat tool call entry."""
-    function: dict[str, Any] = {"arguments": arguments}
-    if name is not None:
-        function["name"] = name
-    return {"id": call_id, "type": "function", "function": function}
-
-
-def oa_ai(*calls: dict) -> dict:
-    """An OpenAI Chat assistant message with tool calls."""
-    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
 
 
 def oa_tool(call_id: str, content: str = "ok") -> dict:
