@@ -6,6 +6,7 @@ at the top of ``tests/``), never from another test module.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import pty
@@ -13,7 +14,7 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -287,3 +288,23 @@ def anchors(page: Path) -> set[str]:
             counts[base] = n + 1
             found.add(base if n == 0 else f"{base}-{n}")
     return found
+
+
+def _zstd_compress(data: bytes) -> bytes:
+    import zstandard  # the zstd extra: imported by the tests that use it
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+def _zstd_decompress(data: bytes) -> bytes:
+    import zstandard
+
+    # max_output_size: a frame written by a stream does not record its content size
+    return zstandard.ZstdDecompressor().decompress(data, max_output_size=2**30)
+
+
+#: The compressions toolpatch reads and writes back: suffix -> (compress, decompress).
+COMPRESSIONS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]] = {
+    ".gz": (gzip.compress, gzip.decompress),
+    ".zst": (_zstd_compress, _zstd_decompress),
+}

@@ -23,7 +23,7 @@ from benchmarks.corpus import lines as corpus_lines
 from patchcore.errors import DecodeError, PatchcoreError, SelfCheckError, ShapeError
 from patchcore.pipeline import WHOLE_LIMIT
 from tests.conftest import ROOT
-from tests.helpers import MODULE, clean_env, run
+from tests.helpers import MODULE, clean_env, run, run_process
 from toolpatch.cli.input_errors import InputError
 from toolpatch.cli.output_sinks import WriteFailed
 from toolpatch.cli.parallel import ProcessMapper
@@ -140,7 +140,7 @@ def test_a_broken_line_deep_in_a_parallel_run_reaches_the_report(tmp_path: Path)
     with pytest.raises(ShapeError) as whole:
         patchcore.check_document(data, filename="corpus.jsonl")
     assert whole.value.line == broken + 1
-    result = run(
+    result = run_process(
         ["check", "--isolated", "--jobs", "2", "--output-format", "json", "corpus.jsonl"],
         cwd=tmp_path,
         expect=2,

@@ -13,13 +13,12 @@ import gzip
 import io
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import zstandard
 
 from benchmarks.corpus import lines as corpus_lines
+from tests.builders import COMPRESSIONS
 from tests.conftest import SAMPLES
 from tests.helpers import run, run_process
 from tests.robustness import measured
@@ -36,15 +35,6 @@ KINDS = (
     "anthropic/assistant-after-call.json",
     "openai-chat/clean.json",
 )
-
-COMPRESSIONS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]] = {
-    ".gz": (gzip.compress, gzip.decompress),
-    ".zst": (
-        lambda data: zstandard.ZstdCompressor().compress(data),
-        # max_output_size: a frame written by a stream does not record its content size
-        lambda data: zstandard.ZstdDecompressor().decompress(data, max_output_size=2**30),
-    ),
-}
 
 
 def samples_into(folder: Path, suffix: str = "") -> list[Path]:
@@ -130,7 +120,7 @@ def test_zst_without_zstandard_names_the_extra(tmp_path: Path) -> None:
     )
     for command in (["check"], ["fix"], ["fix", "-o", "out.jsonl.zst"]):
         names = [path.name] if "-o" in command else [path.name, other.name]
-        result = run(
+        result = run_process(
             [*command, *names], cwd=tmp_path, command=[sys.executable, "-c", without], expect=2
         )
         assert f"{path.name}: error: " in result.stderr, result.show()
@@ -217,9 +207,11 @@ def test_a_streamed_corpus_with_jobs_matches_the_plain_fix(tmp_path: Path, suffi
     plain.write_bytes(data)
     packed = tmp_path / f"corpus.jsonl{suffix}"
     packed.write_bytes(COMPRESSIONS[suffix][0](data))
-    run(["fix", "--jobs", "2", plain.name, "-o", f"out.jsonl{suffix}"], cwd=tmp_path, expect=0)
-    run(["fix", plain.name], cwd=tmp_path, expect=0)
-    run(["fix", "--jobs", "2", packed.name], cwd=tmp_path, expect=0)
+    run_process(
+        ["fix", "--jobs", "2", plain.name, "-o", f"out.jsonl{suffix}"], cwd=tmp_path, expect=0
+    )
+    run_process(["fix", plain.name], cwd=tmp_path, expect=0)
+    run_process(["fix", "--jobs", "2", packed.name], cwd=tmp_path, expect=0)
     assert plain.read_bytes() != data
     assert COMPRESSIONS[suffix][1](packed.read_bytes()) == plain.read_bytes()
     assert COMPRESSIONS[suffix][1]((tmp_path / f"out.jsonl{suffix}").read_bytes()) == (
@@ -256,5 +248,5 @@ def test_a_large_compressed_corpus_is_fixed_in_bounded_memory(tmp_path: Path, su
     plain = tmp_path / "large.jsonl"
     plain.write_bytes(data)
     del data
-    run(["fix", plain.name], cwd=tmp_path, expect=0)
+    run_process(["fix", plain.name], cwd=tmp_path, expect=0)
     assert COMPRESSIONS[suffix][1](large.read_bytes()) == plain.read_bytes()

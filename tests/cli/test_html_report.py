@@ -348,7 +348,7 @@ def test_a_hundred_thousand_findings_open_in_seconds(tmp_path: Path) -> None:
     line += '"content": null, "tool_calls": [' + call + "]}]}\n"
     (tmp_path / "big.jsonl").write_text("".join(line % (n, n, n % 40) for n in range(100_000)))
     page = tmp_path / "big.html"
-    result = run(
+    result = run_process(
         ["check", "--output-format", "html", "-o", str(page), "big.jsonl"],
         cwd=tmp_path,
         timeout=600,

@@ -33,7 +33,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from patchcore.langchain import PatchToolCallsMiddleware
-from tests.integrations.test_langchain_agent import RefusingChatModel
+from tests.langchain_builders import RefusingChatModel
 
 # --- test_middleware.py, TestPatchToolCallsMiddleware -------------------------------------------
 

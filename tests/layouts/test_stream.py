@@ -24,7 +24,7 @@ from patchcore.options import Options
 from patchcore.pipeline import WHOLE_LIMIT, Stream, Unchanged, run
 from tests.builders import InMemory, chunked, streamed
 from tests.conftest import SAMPLES
-from tests.helpers import run as toolpatch
+from tests.helpers import run_process as toolpatch
 
 #: Every shipped sample that is JSON Lines (conversations per line, or messages per line).
 LINE_SAMPLES = sorted(p for p in SAMPLES.rglob("*.jsonl") if ".fixed." not in p.name)

@@ -12,7 +12,7 @@ import pytest
 
 import patchcore
 from tests.conftest import SAMPLES
-from tests.helpers import run
+from tests.helpers import run, run_process
 
 CHAT = b"""[
   {"role": "user", "content": "Weather in Paris and the time?"},
@@ -240,11 +240,11 @@ def test_a_corpus_streamed_in_batches_drops_and_strips(tmp_path: Path, jobs: str
     corpus = line * 3500  # 4.7 MB: more than one 4 MiB batch of the stream
     target = tmp_path / "corpus.jsonl"
     target.write_bytes(corpus)
-    run(["fix", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
+    run_process(["fix", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
     assert target.read_bytes() != corpus
-    run(["strip", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
+    run_process(["strip", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
     assert target.read_bytes() == corpus
-    run(
+    run_process(
         ["fix", "--repair", "drop", "--unsafe-fixes", "-j", jobs, str(target)],
         cwd=tmp_path,
         expect=0,
