@@ -33,8 +33,8 @@ from pydantic import Field
 
 from patchcore.langchain import PatchToolCallsMiddleware
 
-#: deepagents' own test of its middleware (tests/unit_tests/test_middleware.py,
-#: ``test_missing_tool_call``): a call that a later message interrupted.
+#: deepagents' own test case of its middleware (docs/langchain.md#texts): a call that a later
+#: message interrupted.
 SEED: list[BaseMessage] = [
     SystemMessage(content="You are a helpful assistant.", id="1"),
     HumanMessage(content="Hello, how are you?", id="2"),

@@ -1,6 +1,6 @@
 """toolpatch's agent middleware against deepagents' on the same states (docs/langchain.md).
 
-On the histories of `tests.conformance.test_conformance_deepagents` (no reused ids, no result
+On the histories of `tests.langchain_builders.histories` (no reused ids, no result
 before its call), both middlewares return an update exactly when the other does, and where
 deepagents answers a call, toolpatch answers the same id in the same place: the same result
 block, right after the AI message or after the block's existing results. With deepagents'

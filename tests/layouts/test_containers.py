@@ -331,7 +331,8 @@ def test_api_spelled_items_are_not_read_as_js() -> None:
 
 
 def test_js_messages_with_the_sdks_own_parts_are_read() -> None:
-    """protocol.ts's messages may hold ``audio`` and ``image`` parts, which the API's do not."""
+    """The JavaScript SDK's messages may hold ``audio`` and ``image`` parts, which the API's do
+    not (docs/formats.md#openai-agents-sdk-javascript)."""
     spoken = {"role": "user", "content": [{"type": "audio", "audio": "UklGR..."}]}
     findings = patchcore.check_messages([spoken, js_call("c1"), user("Well?")])
     assert [(f.code, f.dialect) for f in findings] == [("TP001", "openai-agents-js")]

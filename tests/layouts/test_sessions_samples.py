@@ -101,8 +101,8 @@ def conversations(path: Path) -> list[tuple[str, list[Any]]]:
 
 
 def as_codex_runs_it(item: dict[str, Any]) -> dict[str, Any]:
-    """Codex answers a ``local_shell_call`` with a ``function_call_output`` (codex-rs
-    ``normalize.rs``; docs/formats.md#codex): for the Responses rules it is a function call."""
+    """Codex answers a ``local_shell_call`` with a ``function_call_output``
+    (docs/formats.md#codex): for the Responses rules it is a function call."""
     return {**item, "type": "function_call"} if item["type"] == "local_shell_call" else item
 
 
