@@ -6,6 +6,7 @@ at the top of ``tests/``), never from another test module.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import os
@@ -21,7 +22,7 @@ from typing import Any
 import patchcore
 from patchcore.options import Options
 from patchcore.pipeline import Piece, Stream, Unchanged
-from tests.helpers import MODULE, clean_env, tp001
+from tests.helpers import MODULE, TP003_TEXT, clean_env, text, tp001
 
 OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
 
@@ -308,3 +309,85 @@ COMPRESSIONS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]
     ".gz": (gzip.compress, gzip.decompress),
     ".zst": (_zstd_compress, _zstd_decompress),
 }
+
+
+CHAT = b"""[
+  {"role": "user", "content": "Weather in Paris and the time?"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+    {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
+  ]},
+  {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
+  {"role": "user", "content": "Never mind."}
+]
+"""
+
+
+#: CHAT with call_1 dropped: its entry goes with the line it sat on, call_2's result stays.
+CHAT_DROPPED = b"""[
+  {"role": "user", "content": "Weather in Paris and the time?"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
+  ]},
+  {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
+  {"role": "user", "content": "Never mind."}
+]
+"""
+
+
+DROP = patchcore.make_options(repair="drop", unsafe_fixes=True)
+
+
+def fields_of(message: dict) -> dict:
+    """The message's own fields, whatever LangChain shape it is in."""
+    if message.get("lc") == 1:
+        return message["kwargs"]
+    if set(message) == {"type", "data"}:
+        return message["data"]
+    return message
+
+
+def assert_clean_history_is_not_changed(history: list[dict[str, Any]]) -> None:
+    """``fix_messages`` changes nothing in a clean history and finds nothing."""
+    before = copy.deepcopy(history)
+    repair = patchcore.fix_messages(history)
+    assert repair.changed is False
+    assert repair.findings == ()
+    assert repair.value == before
+    assert patchcore.check_messages(history) == []
+    assert history == before
+
+
+def assert_invalid_call_is_tp003(history: list[dict[str, Any]]) -> None:
+    """The call ``c1`` (``lookup``) with malformed arguments is TP003, answered third."""
+    repair = patchcore.fix_messages(history)
+    assert [f.code for f in repair.findings] == ["TP003"]
+    assert fields_of(repair.value[2])["content"] == text(TP003_TEXT, "lookup", "c1")
+
+
+def assert_input_is_never_mutated(case: list[dict[str, Any]]) -> None:
+    """Neither checking nor fixing (with other texts, other rules) changes a copy of ``case``,
+    and the result holds its very messages, in order."""
+    history = copy.deepcopy(case)
+    before = copy.deepcopy(history)
+    ids_before = [id(m) for m in history]
+
+    patchcore.check_messages(history)
+    repair = patchcore.fix_messages(
+        history, options=patchcore.make_options(texts={"TP001": "x {id}"})
+    )
+    patchcore.fix_messages(history, options=patchcore.make_options(select=["TP002"]))
+
+    assert history == before, "the input list or a message in it changed"
+    assert [id(m) for m in history] == ids_before
+    assert repair.value is not history
+    # every original message is in the result, in order, as the same object
+    kept = [m for m in repair.value if any(m is original for original in history)]
+    assert [id(m) for m in kept] == ids_before
+
+
+def assert_fix_is_idempotent(history: list[dict[str, Any]]) -> None:
+    """A fixed history checks clean and fixes to itself."""
+    once = patchcore.fix_messages(history).value
+    assert patchcore.check_messages(once) == []
+    assert patchcore.fix_messages(once).changed is False
