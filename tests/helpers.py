@@ -1,5 +1,7 @@
-"""Helpers shared by the tests: the default synthetic texts, a subsequence splitter, and a runner
-for the real ``toolpatch`` entry point in a subprocess (check-jsonschema's ``run_line``).
+"""Helpers shared by the tests: the checkout's folders, the default synthetic texts, a
+subsequence splitter, and two runners of the real ``toolpatch`` entry point (check-jsonschema's
+``run_line``): `run`, in this process, the default, and `run_process`, in a new process, for
+what only a real process shows.
 
 Every run returns a `Result`; passing ``expect`` asserts the exit code and, when it is wrong,
 the assertion message shows the command, stdout and stderr.
