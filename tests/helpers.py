@@ -184,22 +184,27 @@ def run_process(
     command: list[str] | None = None,
     env: dict[str, str] | None = None,
     timeout: float = 60,
+    stdin: int | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> Result:
     """Run ``toolpatch ARGS`` in a new process (``python -m toolpatch`` unless ``command`` says
     otherwise): for what only a real process shows (signals, worker pools, the console
-    script, start-up, a run that could hang, a real pipe or device as a stream).
+    script, start-up, a run that could hang, a real pipe, file or device as a stream, limits
+    set in the child by ``preexec``).
 
-    ``input`` is piped to stdin; without it stdin is ``/dev/null`` (never the terminal).
+    ``input`` is piped to stdin, or ``stdin`` is the file descriptor it reads; without either
+    stdin is ``/dev/null`` (never the terminal).
     """
     argv = [*(command or MODULE), *args]
     completed = subprocess.run(
         argv,
         input=input,
-        stdin=subprocess.DEVNULL if input is None else None,
+        stdin=stdin if stdin is not None else subprocess.DEVNULL if input is None else None,
         capture_output=True,
         cwd=cwd,
         env=clean_env() if env is None else env,
         timeout=timeout,
+        preexec_fn=preexec,
         check=False,
     )
     result = Result(

@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
 from tests.builders import found
 from tests.conftest import ROOT, SAMPLES
-from tests.helpers import canonical
+from tests.helpers import canonical, run
 from tests.langchain_samples import files as langchain_files
 from tests.provider_rules import validate
 from tests.sample_cases import (
@@ -58,13 +57,10 @@ FIXABILITY = ("safe", "unsafe", "none")
 
 
 def toolpatch(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run the CLI through its real entry point."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolpatch", *args],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        check=False,
+    """Run the CLI through its real entry point (`tests.helpers.run`), from the checkout."""
+    result = run(list(args), input=stdin, cwd=ROOT)
+    return subprocess.CompletedProcess(
+        result.args, result.code, result.stdout, result.stderr.encode()
     )
 
 
