@@ -130,6 +130,7 @@ def test_the_error_a_worker_raises_keeps_its_fields() -> None:
     assert InputError.of(NAME, exc) == InputError(NAME, exc.reason, 12, 5, "/messages/3")
 
 
+@pytest.mark.slow  # a worker pool over a large corpus
 def test_a_broken_line_deep_in_a_parallel_run_reaches_the_report(tmp_path: Path) -> None:
     lines = list(corpus_lines(dialect="openai-chat", conversations=600, seed=11))
     broken = len(lines) // 2  # amid the second of about three batches: the worker's

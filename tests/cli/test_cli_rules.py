@@ -370,6 +370,7 @@ def inputs_of(folder: Path) -> list[Path]:
     )
 
 
+@pytest.mark.slow  # a diff of every strict sample's bytes: over ten seconds
 def test_fix_without_unsafe_fixes_only_inserts(tmp_path: Path) -> None:
     """``fix --select ALL`` never deletes or moves: each output is its input plus inserted
     bytes, and a file whose findings are all unsafe or unfixable is not rewritten."""

@@ -197,6 +197,7 @@ def generated(conversations: int, seed: int = 3) -> bytes:
     return b"".join(corpus_lines(dialect="openai", conversations=conversations, seed=seed))
 
 
+@pytest.mark.slow  # worker pools over a streamed corpus, each compressed
 @pytest.mark.parametrize("suffix", list(COMPRESSIONS))
 def test_a_streamed_corpus_with_jobs_matches_the_plain_fix(tmp_path: Path, suffix: str) -> None:
     """A corpus larger than what is read whole, cut into batches (decompressed here, sent to

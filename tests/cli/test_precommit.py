@@ -29,6 +29,9 @@ from tests.conftest import ROOT, SAMPLES
 from tests.helpers import Result, console_script, run, run_process
 from tests.sample_cases import all_cases, fixed_path
 
+#: Every test starts the console script as pre-commit does, once per hook and file batch.
+pytestmark = pytest.mark.slow
+
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
 #: JSON-with-comments files as their tools write them (``tsc --init`` of TypeScript 5.9, VS
 #: Code's "Configure Recommended Extensions" template).

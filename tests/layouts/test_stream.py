@@ -124,6 +124,7 @@ def test_batches_are_about_batch_bytes_from_the_first_on(file: bool) -> None:
     assert max(sizes) <= 5000 + longest
 
 
+@pytest.mark.slow  # hypothesis: every sample cut at random places
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     chunk=st.integers(min_value=1, max_value=4096),
@@ -212,6 +213,7 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 @pytest.mark.parametrize("jobs", ["1", "2", "3"])
 def test_cli_fix_of_a_large_corpus_matches_the_library(
     big_corpus: Path, tmp_path: Path, jobs: str
@@ -226,6 +228,7 @@ def test_cli_fix_of_a_large_corpus_matches_the_library(
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 @pytest.mark.parametrize("jobs", ["1", "2", "3"])
 def test_cli_check_of_a_large_corpus_reports_every_finding_in_order(
     big_corpus: Path, jobs: str
@@ -238,6 +241,7 @@ def test_cli_check_of_a_large_corpus_reports_every_finding_in_order(
     ]
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 def test_cli_filter_of_a_large_corpus_through_stdin(big_corpus: Path) -> None:
     expected = patchcore.fix_document(big_corpus.read_bytes(), filename=big_corpus.name)
     result = toolpatch(
@@ -248,6 +252,7 @@ def test_cli_filter_of_a_large_corpus_through_stdin(big_corpus: Path) -> None:
     assert result.stdout == expected.output
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 def test_cli_broken_large_corpus_is_left_untouched(big_corpus: Path, tmp_path: Path) -> None:
     lines = big_corpus.read_bytes().split(b"\n")
     lines[500] = lines[500][:-3]
@@ -261,6 +266,7 @@ def test_cli_broken_large_corpus_is_left_untouched(big_corpus: Path, tmp_path: P
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_cli_keeps_the_torn_lines_of_a_large_corpus(
     big_corpus: Path, tmp_path: Path, jobs: str
