@@ -282,6 +282,19 @@ def chromium() -> str:
     return found
 
 
+#: Chromium without a window, a sandbox (root in CI), a GPU, or any network of its own.
+HEADLESS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
 def browse(page: Path, folder: Path, *, fragment: str = "") -> tuple[str, list[str]]:
     """Open ``page`` in headless chromium: the DOM after its script ran, the console's lines
     (anything the page logs, uncaught errors and policy violations included); a screenshot is
@@ -289,14 +302,7 @@ def browse(page: Path, folder: Path, *, fragment: str = "") -> tuple[str, list[s
     browser = chromium()
     url = page.resolve().as_uri() + fragment
     flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        *HEADLESS,
         f"--user-data-dir={folder / 'profile'}",
         "--enable-logging=stderr",
         "--v=0",
@@ -377,14 +383,7 @@ class DevTools:
         self.process = subprocess.Popen(
             [
                 chromium(),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
+                *HEADLESS,
                 f"--user-data-dir={profile}",
                 "--remote-debugging-address=127.0.0.1",
                 "--remote-debugging-port=0",
