@@ -22,7 +22,7 @@ from typing import Any
 import patchcore
 from patchcore.options import Options
 from patchcore.pipeline import Piece, Stream, Unchanged
-from tests.helpers import MODULE, TP003_TEXT, clean_env, text, tp001
+from tests.helpers import CORPUS, MODULE, TP003_TEXT, clean_env, text, tp001
 
 OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
 
@@ -39,6 +39,11 @@ def openai_call(
 def openai_assistant(*calls: dict[str, Any]) -> dict[str, Any]:
     """An OpenAI Chat assistant message making ``calls``."""
     return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
+def openai_user(content: str = "hi") -> dict[str, Any]:
+    """An OpenAI Chat user message."""
+    return {"role": "user", "content": content}
 
 
 def openai_tool(call_id: str, content: str = "ok") -> dict[str, Any]:
@@ -391,3 +396,18 @@ def assert_fix_is_idempotent(history: list[dict[str, Any]]) -> None:
     once = patchcore.fix_messages(history).value
     assert patchcore.check_messages(once) == []
     assert patchcore.fix_messages(once).changed is False
+
+
+def json_value(path: Path) -> object:
+    """A file's JSON value: its JSON document, or the list of its JSON Lines' values (blank
+    lines left out: one message per line is a message list, one conversation per line a list
+    of records)."""
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(text)
+
+
+def read_corpus(relative: str) -> bytes:
+    """A file of the shared corpus (`tests.helpers.CORPUS`), by its path in it."""
+    return (CORPUS / relative).read_bytes()

@@ -25,6 +25,7 @@ import pytest
 from tests.builders import openai_assistant as assistant
 from tests.builders import openai_call as call
 from tests.builders import openai_tool as tool
+from tests.builders import openai_user as user
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, premature_breaks, run, text
 
@@ -47,10 +48,6 @@ FINDING_LINE = re.compile(r"^(?P<path>.+?):\d+:\d+: (?P<code>TP\d{3})(?P<mark> \
 
 # --------------------------------------------------------------------------------------------
 # histories
-
-
-def user(words: str) -> dict[str, Any]:
-    return {"role": "user", "content": words}
 
 
 def dump(messages: list[Any], indent: int | None = 2) -> bytes:

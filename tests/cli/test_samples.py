@@ -15,7 +15,6 @@ must pass the independent provider validator (``tests/provider_rules.py``) and b
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ import pytest
 import patchcore
 from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
-from tests.builders import found
+from tests.builders import found, json_value
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers import canonical, run
 from tests.langchain_samples import files as langchain_files
@@ -66,15 +65,6 @@ def toolpatch(*args: str, stdin: bytes | None = None) -> subprocess.CompletedPro
 
 def explain(result: subprocess.CompletedProcess[bytes]) -> str:
     return f"exit {result.returncode}\nstderr:\n{result.stderr.decode()}"
-
-
-def json_value(path: Path) -> object:
-    """A sample file's value: its JSON document, or the list of its JSON Lines' values (blank
-    lines left out)."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    return json.loads(text)
 
 
 @pytest.mark.parametrize("relative", FILES)

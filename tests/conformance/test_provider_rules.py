@@ -47,6 +47,7 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 import patchcore
 from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
+from tests.builders import json_value as parsed_records
 from tests.builders import openai_call as call
 from tests.builders import openai_tool as tool
 from tests.conftest import SAMPLES
@@ -883,16 +884,6 @@ FIXED_SAMPLES = sorted(
     and p.relative_to(SAMPLES).parts[0] not in ("strict", "cline", *SESSIONS)
     and not (p.relative_to(SAMPLES).parts[0] == "gemini-cli" and p.suffix == ".jsonl")
 )
-
-
-def parsed_records(path: Path) -> Any:
-    """A JSON document, or the values of a JSON Lines file's non-blank lines as one list (so
-    that one message per line is a message list, and one conversation per line a list of
-    records)."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    return json.loads(text)
 
 
 def test_there_are_repaired_samples_of_every_dialect() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 import patchcore
 from tests.builders import found
+from tests.builders import read_corpus as read
 from tests.conftest import CORPUS
 from tests.provider_rules import anthropic
 
@@ -45,10 +46,6 @@ CLEAN = [
 TRUNCATED = "claude-code/codemie-incremental-turn-1-truncated.jsonl"
 LATER = "claude-code/codemie-incremental-turn-2.jsonl"
 OPEN_CALL = "toolu_bdrk_01NNGBKLENmr7j3TfUKZW7rz"
-
-
-def read(relative: str) -> bytes:
-    return (CORPUS / relative).read_bytes()
 
 
 def records(data: bytes) -> list[Any]:

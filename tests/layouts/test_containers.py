@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.builders import openai_user as user
 from tests.helpers import checked_and_copies
 
 AGENT = {"name": "agent"}
@@ -126,10 +127,6 @@ def program(call_id: str) -> dict[str, Any]:
 
 def program_output(call_id: str) -> dict[str, Any]:
     return {"type": "program_output", "call_id": call_id, "result": "done", "id": f"po_{call_id}"}
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
 
 
 def test_unknown_items_do_not_hide_the_calls_beside_them() -> None:

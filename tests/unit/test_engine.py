@@ -29,6 +29,8 @@ from tests.builders import (
 )
 from tests.builders import openai_assistant as oa_ai
 from tests.builders import openai_call as oa_call
+from tests.builders import openai_tool as oa_tool
+from tests.builders import openai_user as oa_user
 from tests.helpers import TP001_TEXT, TP002_TEXT, text
 
 # --------------------------------------------------------------------------------------------
@@ -170,15 +172,6 @@ def test_insertion_point_is_after_the_run_of_results(
 
 # --------------------------------------------------------------------------------------------
 # Histories as dicts
-
-
-def oa_tool(call_id: str, content: str = "ok") -> dict:
-    """An OpenAI Chat tool result."""
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
-
-
-def oa_user(content: str = "hi") -> dict:
-    return {"role": "user", "content": content}
 
 
 SEED_TEXT = text(TP001_TEXT, "get_events_for_days", "123")
