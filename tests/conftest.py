@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import CORPUS, ROOT, SAMPLES
 from tests.object_store import s3_server  # noqa: F401 - the fixture, for every test folder
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
-#: Real transcripts from public projects (read in place, never copied into the repo).
-CORPUS = ROOT.parent / "shared" / "corpus"
+__all__ = ["CORPUS", "ROOT", "SAMPLES"]  # the folders, for the tests that import them from here
 
 
 #: How long ago the shipped samples are taken to have been written.

@@ -8,6 +8,8 @@ tell it was never printed.
 
 from __future__ import annotations
 
+import gzip
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers import SAMPLES, Result, clean_env, run_process
 
 #: The made-up secret key every run is given (never to be printed).
 SECRET = "tp-secret-2f9c4e1d7b"
@@ -111,8 +115,6 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
 
 def with_s3(server: S3Server) -> dict[str, str]:
     """The tests' clean environment plus the server's (for the command in a subprocess)."""
-    from tests.helpers import clean_env
-
     return clean_env(**server.env)
 
 
@@ -120,3 +122,49 @@ def set_s3_env(server: S3Server, monkeypatch: pytest.MonkeyPatch) -> None:
     """Point this process (and the processes it starts) at the server."""
     for key, value in server.env.items():
         monkeypatch.setenv(key, value)
+
+
+#: Sample folders of every kind of input: documents, conversation lines, message lines, agent
+#: session logs.
+FOLDERS = ("openai-chat", "langchain", "claude-code", "codex", "gemini-cli")
+
+
+def tree(root: Path) -> Path:
+    """The inputs: samples (inputs and expected outputs alike: both are histories), a gzip copy
+    of one corpus in a subfolder, hidden and ``node_modules`` folders (excluded), a text file
+    (not a history file's ending) and a JSON-with-comments file of another tool."""
+    for folder in FOLDERS:
+        shutil.copytree(SAMPLES / folder, root / folder)
+    corpus = (SAMPLES / "openai-chat" / "messages.jsonl").read_bytes()
+    (root / "deep" / "er").mkdir(parents=True)
+    (root / "deep" / "er" / "messages.jsonl.gz").write_bytes(gzip.compress(corpus, mtime=0))
+    for excluded in (".hidden", "node_modules"):
+        (root / excluded).mkdir()
+        (root / excluded / "messages.jsonl").write_bytes(corpus)
+    (root / "notes.txt").write_text("not a history\n")
+    # another tool's file with a history's ending, not JSON: passed over, not an error
+    (root / "deep" / "tsconfig.json").write_text('{\n  // strict\n  "strict": true,\n}\n')
+    return root
+
+
+def uploaded(server: S3Server, root: Path) -> str:
+    """``root`` uploaded under a new bucket's ``in/`` prefix; its URL."""
+    bucket = server.bucket()
+    fs = server.fs()
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            fs.pipe_file(f"{bucket}/in/{path.relative_to(root).as_posix()}", path.read_bytes())
+    return f"s3://{bucket}/in/"
+
+
+def toolpatch(server: S3Server, args: list[str], cwd: Path) -> Result:
+    result = run_process(args, cwd=cwd, env=with_s3(server), timeout=120)
+    assert SECRET not in result.stderr, result.show()
+    assert SECRET.encode() not in result.stdout, result.show()
+    return result
+
+
+def local_names(text: str, url: str) -> str:
+    """A report on the prefix, with each object's URL written as the local name (also as a
+    GitHub annotation's property escapes it)."""
+    return text.replace(url, "in/").replace(url.replace(":", "%3A"), "in/")

@@ -428,8 +428,8 @@ def responses(items: Messages) -> list[Violation]:
 
 # --- OpenAI Agents SDK, JavaScript (openai/openai-agents-js) ---------------------------------
 
-#: The JavaScript SDK's result types and the API's (agents-openai's openaiResponsesModel.ts
-#: turns one into the other before the request).
+#: The JavaScript SDK's result types and the API's (the SDK respells one as the other before
+#: each request: docs/formats.md#openai-agents-sdk-javascript).
 AGENTS_JS_RESULTS = {
     "function_call_result": "function_call_output",
     "computer_call_result": "computer_call_output",
@@ -438,7 +438,7 @@ AGENTS_JS_STATUSES = frozenset({"in_progress", "completed", "incomplete"})
 
 
 def _agents_js_result_shape(item: Mapping[str, Any]) -> str | None:
-    """What protocol.ts's ``FunctionCallResultItem`` refuses in ``item`` (``None``: nothing):
+    """What the SDK's function result item refuses in ``item`` (``None``: nothing):
     a string ``name`` and ``callId``, a ``status`` of its enum, and an ``output`` that is a
     string, a ``{"type": "text", "text": ...}`` part or a list of parts."""
     output = item.get("output")
@@ -453,7 +453,7 @@ def _agents_js_result_shape(item: Mapping[str, Any]) -> str | None:
 
 
 def agents_js(items: Messages) -> list[Violation]:
-    """JavaScript Agents SDK items: each result item has the shape protocol.ts validates, and
+    """JavaScript Agents SDK items: each result item has the shape the SDK validates, and
     the items, spelled as the SDK sends them to the Responses API (``callId`` → ``call_id``,
     ``function_call_result`` → ``function_call_output``), pass the Responses rules."""
     found: list[Violation] = []
@@ -588,7 +588,7 @@ def gemini(contents: Messages) -> list[Violation]:
     return found
 
 
-# --- Gemini CLI sessions (gemini-cli sessionUtils.ts, convertSessionToHistoryFormats) ---------
+# --- Gemini CLI sessions (docs/formats.md#gemini-cli) ------------------------------------------
 
 
 def _cli_text(content: Any) -> str:

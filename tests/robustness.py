@@ -25,15 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import patchcore
+from tests.helpers import MODULE, ROOT, SAMPLES, clean_env
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
-
-#: The default text of a TP001 synthetic result (written out, not imported from patchcore).
-TP001_TEXT = (
-    "Tool call {name} with id {id} was cancelled - another message came in before it could be "
-    "completed."
-)
 #: The errors fix_document may raise on bad input: each says where the input is wrong.
 LOCATED_ERRORS = (patchcore.DecodeError, patchcore.ShapeError, patchcore.NoHistoryError)
 
@@ -53,8 +46,6 @@ def measured(args: list[str], cwd: Path, *, limit_mb: int | None = None) -> dict
     """``toolpatch ARGS`` measured by `benchmarks.measure` (a small process between: a child's
     peak counts what it inherited from this large one), under an address-space limit of
     ``limit_mb``: its ``exit`` code, ``peak_kb`` and ``stderr``."""
-    from tests.helpers import MODULE, clean_env
-
     limit = [] if limit_mb is None else ["--limit-mb", str(limit_mb)]
     completed = subprocess.run(
         [sys.executable, "-m", "benchmarks.measure", *limit, *MODULE, *args],
@@ -68,12 +59,6 @@ def measured(args: list[str], cwd: Path, *, limit_mb: int | None = None) -> dict
     report: dict[str, Any] = json.loads(completed.stdout)
     assert "Traceback" not in report["stderr"], report["stderr"]
     return report
-
-
-def tp001(name: str, call_id: str) -> str:
-    """The default TP001 text for a call (one literal pass: a name holding ``{id}`` stays)."""
-    head, tail = TP001_TEXT.split("{id}")
-    return head.replace("{name}", name) + call_id + tail
 
 
 def dangling_history(call_id: str = "call_1", name: str = "get_weather") -> list[dict[str, Any]]:
@@ -281,3 +266,108 @@ def _object(line: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+#: What a reviver with ``secrets_from_env=True`` would put in place of the secret envelope.
+SENTINEL = "sk-SENTINEL-must-never-appear-0123456789"
+
+
+SECRET = {"lc": 1, "type": "secret", "id": ["OPENAI_API_KEY"]}
+
+
+NOT_IMPLEMENTED = {
+    "lc": 1,
+    "type": "not_implemented",
+    "id": ["langchain_community", "llms", "openai", "OpenAI"],
+    "repr": "OpenAI(model_name='gpt-4o', openai_api_key=SecretStr('**********'))",
+}
+
+
+CONSTRUCTOR_OF_A_MODEL = {
+    "lc": 1,
+    "type": "constructor",
+    "id": ["langchain", "chat_models", "openai", "ChatOpenAI"],
+    "kwargs": {"openai_api_key": SECRET, "model_name": "gpt-4o", "base_url": "http://evil"},
+}
+
+
+ESCAPED = {
+    "__lc_escaped__": {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain_core", "prompts", "PromptTemplate"],
+        "kwargs": {"template": "{__class__.__init__.__globals__}", "input_variables": []},
+    }
+}
+
+
+def dumpd_message(cls: str, **kwargs: Any) -> dict[str, Any]:
+    """A langchain-core ``dumpd`` envelope of a message."""
+    kind = {"HumanMessage": "human", "AIMessage": "ai", "ToolMessage": "tool"}[cls]
+    return {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", cls],
+        "kwargs": {"type": kind, **kwargs},
+    }
+
+
+def envelope_history() -> list[dict[str, Any]]:
+    """A dumpd history with a dangling call, full of envelopes in every data slot."""
+    return [
+        dumpd_message(
+            "HumanMessage",
+            content=[{"type": "text", "text": "hi"}, SECRET, ESCAPED],
+            additional_kwargs={"secret": SECRET, "llm": NOT_IMPLEMENTED, "escaped": ESCAPED},
+            id="h1",
+        ),
+        dumpd_message(
+            "AIMessage",
+            content="",
+            tool_calls=[
+                {
+                    "name": "lookup",
+                    "args": {"key": SECRET, "model": CONSTRUCTOR_OF_A_MODEL, "wrapped": ESCAPED},
+                    "id": "call_lc1",
+                    "type": "tool_call",
+                }
+            ],
+            invalid_tool_calls=[],
+            additional_kwargs={"llm": NOT_IMPLEMENTED},
+            response_metadata={"model": CONSTRUCTOR_OF_A_MODEL},
+            id="ai1",
+        ),
+        dumpd_message("HumanMessage", content="stop", additional_kwargs={"k": SECRET}, id="h2"),
+    ]
+
+
+def documents() -> dict[str, tuple[bytes, str]]:
+    """Documents full of envelopes: name -> (bytes, file name)."""
+    history = envelope_history()
+    state = {
+        "values": {"messages": history},
+        "config": {"configurable": {"api_key": SECRET, "llm": NOT_IMPLEMENTED}},
+        "metadata": {"model": CONSTRUCTOR_OF_A_MODEL, "escaped": ESCAPED},
+    }
+    per_line = b"\n".join(json.dumps(m).encode() for m in history) + b"\n"
+    records = b"\n".join(json.dumps({"messages": history, "k": SECRET}).encode() for _ in "ab")
+    return {
+        "dumpd-list-pretty": (json.dumps(history, indent=2).encode(), "h.json"),
+        "dumpd-list-compact": (json.dumps(history, separators=(",", ":")).encode(), "h.json"),
+        "thread-state": (json.dumps(state, indent=1).encode(), "state.json"),
+        "jsonl-message-per-line": (per_line, "h.jsonl"),
+        "jsonl-records": (records + b"\n", "h.jsonl"),
+        "openai-chat-with-envelopes": (
+            json.dumps(
+                [
+                    {"role": "user", "content": "hi", "meta": SECRET},
+                    *dangling_history()[1:2],
+                    {"role": "user", "content": "x", "llm": NOT_IMPLEMENTED, "e": ESCAPED},
+                ]
+            ).encode(),
+            "h.json",
+        ),
+    }
+
+
+DOCUMENTS = documents()

@@ -389,3 +389,20 @@ def running(data: bytes, *, ago: float = 0) -> tuple[bytes, float]:
     old."""
     shift = round(time.time() - ago - newest_time(data))  # whole seconds: fractions stay
     return shifted(data, shift), shift
+
+
+def sdk_conversations(entries: list[Any]) -> list[list[dict[str, Any]]]:
+    """Each conversation's API messages: consecutive entries of one type are one message."""
+    threads: dict[object, list[dict[str, Any]]] = {}
+    for entry in entries:
+        role = entry.get("type")
+        if role not in ("user", "assistant"):
+            continue
+        out = threads.setdefault(entry.get("parent_tool_use_id"), [])
+        content = entry["message"]["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if out and out[-1]["role"] == role:
+            out[-1]["content"] += blocks
+        else:
+            out.append({"role": role, "content": list(blocks)})
+    return list(threads.values())

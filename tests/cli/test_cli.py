@@ -19,7 +19,6 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from langchain_core.messages import (
@@ -32,10 +31,24 @@ from langchain_core.messages import (
 )
 
 import patchcore
+from tests.builders import (
+    CLEAN,
+    CLEAN_MESSAGES,
+    DANGLING,
+    DANGLING_CALL_LINE,
+    DANGLING_FIXED,
+    DANGLING_JSONL,
+    DANGLING_MESSAGES,
+    JSONL_LINES,
+    OLD_MTIME,
+    line_of,
+    snapshot,
+    tp001,
+    write,
+)
 from tests.conftest import ROOT
-from tests.helpers import TP001_TEXT, TP002_TEXT, clean_env, console_script, run, text
+from tests.helpers import TP002_TEXT, clean_env, console_script, run, run_process, text
 
-OLD_MTIME = 1_000_000_000  # 2001: any rewrite shows up as a new mtime
 ERROR_LINE = re.compile(r"^(?P<name>.+?):(?P<line>\d+):(?P<col>\d+): error: \S")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -43,77 +56,11 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # histories
 
 
-def tp001(name: str, call_id: str) -> str:
-    return text(TP001_TEXT, name, call_id)
-
-
-def openai_call(call_id: str, name: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
-
-
-DANGLING_MESSAGES: list[dict[str, Any]] = [
-    {"role": "system", "content": "You are helpful."},
-    {"role": "user", "content": "Weather in Paris?"},
-    {"role": "assistant", "content": None, "tool_calls": [openai_call("call_1", "get_weather")]},
-    {"role": "user", "content": "Never mind."},
-]
-CLEAN_MESSAGES: list[dict[str, Any]] = [
-    {"role": "user", "content": "Weather in Paris?"},
-    {"role": "assistant", "content": None, "tool_calls": [openai_call("call_9", "get_weather")]},
-    {"role": "tool", "tool_call_id": "call_9", "content": "sunny"},
-    {"role": "assistant", "content": "It is sunny."},
-]
-DANGLING = (json.dumps(DANGLING_MESSAGES, indent=2) + "\n").encode()
-CLEAN = (json.dumps(CLEAN_MESSAGES, indent=2) + "\n").encode()
-#: The repaired DANGLING document, as the contract says it must look.
-DANGLING_FIXED = (
-    json.dumps(
-        [
-            *DANGLING_MESSAGES[:3],
-            {"role": "tool", "tool_call_id": "call_1", "content": tp001("get_weather", "call_1")},
-            DANGLING_MESSAGES[3],
-        ],
-        indent=2,
-    )
-    + "\n"
-).encode()
-
-#: One message per line; the dangling call (c1, lookup) is on line 2.
-JSONL_LINES = [
-    b'{"role": "user", "content": "find it"}',
-    b'{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", '
-    b'"function": {"name": "lookup", "arguments": "{}"}}]}',
-    b'{"role": "user", "content": "stop"}',
-]
-DANGLING_JSONL = b"\n".join(JSONL_LINES) + b"\n"
 NO_HISTORY = b'{"name": "config", "values": [1, 2, 3]}\n'
 ONE_MESSAGE_LINE = (
     b'{"role": "assistant", "content": null, "tool_calls": [{"id": "c7", "type": "function", '
     b'"function": {"name": "pending_tool", "arguments": "{}"}}]}'
 )
-
-
-def line_of(data: bytes, needle: bytes) -> int:
-    """1-based line of the first occurrence of ``needle``."""
-    return data[: data.index(needle)].count(b"\n") + 1
-
-
-#: Line of the dangling assistant message (its opening brace) in the pretty DANGLING document.
-DANGLING_CALL_LINE = line_of(DANGLING, b'"role": "assistant"') - 1
-
-
-def write(path: Path, data: bytes, *, mtime: int | None = OLD_MTIME) -> Path:
-    """Write ``data`` to ``path`` (parents made) and give it an old mtime."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    if mtime is not None:
-        os.utime(path, (mtime, mtime))
-    return path
-
-
-def snapshot(path: Path) -> tuple[bytes, int]:
-    """What must not change when a file is left alone."""
-    return path.read_bytes(), path.stat().st_mtime_ns
 
 
 # --------------------------------------------------------------------------------------------
@@ -915,11 +862,11 @@ def test_help(args: list[str]) -> None:
 def test_console_script(tmp_path: Path) -> None:
     script = [console_script()]
     write(tmp_path / "h.json", DANGLING)
-    run(["--version"], command=script, expect=0)
-    run(["check", "h.json"], cwd=tmp_path, command=script, expect=1)
-    piped = run(["fix", "-"], input=DANGLING, command=script, expect=0)
+    run_process(["--version"], command=script, expect=0)
+    run_process(["check", "h.json"], cwd=tmp_path, command=script, expect=1)
+    piped = run_process(["fix", "-"], input=DANGLING, command=script, expect=0)
     assert piped.stdout == DANGLING_FIXED
-    run(["check", "--select", "TP9", "h.json"], cwd=tmp_path, command=script, expect=2)
+    run_process(["check", "--select", "TP9", "h.json"], cwd=tmp_path, command=script, expect=2)
 
 
 @pytest.mark.parametrize("package", ["langchain_core", "pydantic"])
@@ -935,7 +882,7 @@ def test_check_of_openai_chat_file_imports_no_heavy_packages(tmp_path: Path, pac
         "    pass\n"
         f"print(sorted(m for m in sys.modules if m.split('.')[0] == {package!r}))\n"
     )
-    result = run(["-c", code], command=[sys.executable], cwd=tmp_path)
+    result = run_process(["-c", code], command=[sys.executable], cwd=tmp_path)
     printed = result.stdout.decode().strip().splitlines()
     assert printed, result.show()
     assert printed[-1] == "[]", f"`toolpatch check` imported {package}: {printed[-1][:300]}"

@@ -23,7 +23,7 @@ from benchmarks.corpus import lines as corpus_lines
 from patchcore.errors import DecodeError, PatchcoreError, SelfCheckError, ShapeError
 from patchcore.pipeline import WHOLE_LIMIT
 from tests.conftest import ROOT
-from tests.helpers import MODULE, clean_env, run
+from tests.helpers import MODULE, clean_env, run, run_process
 from toolpatch.cli.input_errors import InputError
 from toolpatch.cli.output_sinks import WriteFailed
 from toolpatch.cli.parallel import ProcessMapper
@@ -130,6 +130,7 @@ def test_the_error_a_worker_raises_keeps_its_fields() -> None:
     assert InputError.of(NAME, exc) == InputError(NAME, exc.reason, 12, 5, "/messages/3")
 
 
+@pytest.mark.slow  # a worker pool over a large corpus
 def test_a_broken_line_deep_in_a_parallel_run_reaches_the_report(tmp_path: Path) -> None:
     lines = list(corpus_lines(dialect="openai-chat", conversations=600, seed=11))
     broken = len(lines) // 2  # amid the second of about three batches: the worker's
@@ -140,7 +141,7 @@ def test_a_broken_line_deep_in_a_parallel_run_reaches_the_report(tmp_path: Path)
     with pytest.raises(ShapeError) as whole:
         patchcore.check_document(data, filename="corpus.jsonl")
     assert whole.value.line == broken + 1
-    result = run(
+    result = run_process(
         ["check", "--isolated", "--jobs", "2", "--output-format", "json", "corpus.jsonl"],
         cwd=tmp_path,
         expect=2,

@@ -34,9 +34,9 @@ import jsonschema
 import pytest
 
 import patchcore
+from tests.builders import anchors
 from tests.conftest import ROOT
 from tests.helpers import FINDING_LINE, Result, clean_env, run
-from tests.unit.test_docs import anchors
 from toolpatch.cli.machine_reports.github import escape_data, escape_property
 from toolpatch.cli.project import DOCUMENTATION, REPOSITORY
 

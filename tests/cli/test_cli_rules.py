@@ -22,6 +22,10 @@ from typing import Any
 
 import pytest
 
+from tests.builders import openai_assistant as assistant
+from tests.builders import openai_call as call
+from tests.builders import openai_tool as tool
+from tests.builders import openai_user as user
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, premature_breaks, run, text
 
@@ -44,22 +48,6 @@ FINDING_LINE = re.compile(r"^(?P<path>.+?):\d+:\d+: (?P<code>TP\d{3})(?P<mark> \
 
 # --------------------------------------------------------------------------------------------
 # histories
-
-
-def call(call_id: str | None, name: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
-
-
-def assistant(*calls: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
-
-
-def tool(call_id: str, content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
-
-
-def user(words: str) -> dict[str, Any]:
-    return {"role": "user", "content": words}
 
 
 def dump(messages: list[Any], indent: int | None = 2) -> bytes:
@@ -379,6 +367,7 @@ def inputs_of(folder: Path) -> list[Path]:
     )
 
 
+@pytest.mark.slow  # a diff of every strict sample's bytes: over ten seconds
 def test_fix_without_unsafe_fixes_only_inserts(tmp_path: Path) -> None:
     """``fix --select ALL`` never deletes or moves: each output is its input plus inserted
     bytes, and a file whose findings are all unsafe or unfixable is not rewritten."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.test_cli import write
+from tests.builders import write
 from tests.conftest import SAMPLES
 from tests.helpers import run
 

@@ -13,15 +13,14 @@ import gzip
 import io
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import zstandard
 
 from benchmarks.corpus import lines as corpus_lines
+from tests.builders import COMPRESSIONS
 from tests.conftest import SAMPLES
-from tests.helpers import run
+from tests.helpers import run, run_process
 from tests.robustness import measured
 from toolpatch.cli.compressed import BLOCK_BYTES, Compression, decompressed
 
@@ -36,15 +35,6 @@ KINDS = (
     "anthropic/assistant-after-call.json",
     "openai-chat/clean.json",
 )
-
-COMPRESSIONS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]] = {
-    ".gz": (gzip.compress, gzip.decompress),
-    ".zst": (
-        lambda data: zstandard.ZstdCompressor().compress(data),
-        # max_output_size: a frame written by a stream does not record its content size
-        lambda data: zstandard.ZstdDecompressor().decompress(data, max_output_size=2**30),
-    ),
-}
 
 
 def samples_into(folder: Path, suffix: str = "") -> list[Path]:
@@ -130,12 +120,12 @@ def test_zst_without_zstandard_names_the_extra(tmp_path: Path) -> None:
     )
     for command in (["check"], ["fix"], ["fix", "-o", "out.jsonl.zst"]):
         names = [path.name] if "-o" in command else [path.name, other.name]
-        result = run(
+        result = run_process(
             [*command, *names], cwd=tmp_path, command=[sys.executable, "-c", without], expect=2
         )
         assert f"{path.name}: error: " in result.stderr, result.show()
         assert "pip install 'toolpatch-cli[zstd]'" in result.stderr
-    shown = run(["show", path.name], cwd=tmp_path, command=[sys.executable, "-c", without])
+    shown = run_process(["show", path.name], cwd=tmp_path, command=[sys.executable, "-c", without])
     assert shown.code == 2
     assert "pip install 'toolpatch-cli[zstd]'" in shown.stderr, shown.show()
     assert path.read_bytes() == data
@@ -207,6 +197,7 @@ def generated(conversations: int, seed: int = 3) -> bytes:
     return b"".join(corpus_lines(dialect="openai", conversations=conversations, seed=seed))
 
 
+@pytest.mark.slow  # worker pools over a streamed corpus, each compressed
 @pytest.mark.parametrize("suffix", list(COMPRESSIONS))
 def test_a_streamed_corpus_with_jobs_matches_the_plain_fix(tmp_path: Path, suffix: str) -> None:
     """A corpus larger than what is read whole, cut into batches (decompressed here, sent to
@@ -217,9 +208,11 @@ def test_a_streamed_corpus_with_jobs_matches_the_plain_fix(tmp_path: Path, suffi
     plain.write_bytes(data)
     packed = tmp_path / f"corpus.jsonl{suffix}"
     packed.write_bytes(COMPRESSIONS[suffix][0](data))
-    run(["fix", "--jobs", "2", plain.name, "-o", f"out.jsonl{suffix}"], cwd=tmp_path, expect=0)
-    run(["fix", plain.name], cwd=tmp_path, expect=0)
-    run(["fix", "--jobs", "2", packed.name], cwd=tmp_path, expect=0)
+    run_process(
+        ["fix", "--jobs", "2", plain.name, "-o", f"out.jsonl{suffix}"], cwd=tmp_path, expect=0
+    )
+    run_process(["fix", plain.name], cwd=tmp_path, expect=0)
+    run_process(["fix", "--jobs", "2", packed.name], cwd=tmp_path, expect=0)
     assert plain.read_bytes() != data
     assert COMPRESSIONS[suffix][1](packed.read_bytes()) == plain.read_bytes()
     assert COMPRESSIONS[suffix][1]((tmp_path / f"out.jsonl{suffix}").read_bytes()) == (
@@ -256,5 +249,5 @@ def test_a_large_compressed_corpus_is_fixed_in_bounded_memory(tmp_path: Path, su
     plain = tmp_path / "large.jsonl"
     plain.write_bytes(data)
     del data
-    run(["fix", plain.name], cwd=tmp_path, expect=0)
+    run_process(["fix", plain.name], cwd=tmp_path, expect=0)
     assert COMPRESSIONS[suffix][1](large.read_bytes()) == plain.read_bytes()

@@ -127,6 +127,7 @@ def test_a_whole_file_changed_meanwhile_is_not_replaced(
     assert_no_leftovers(tmp_path, [] if change is remove else ["history.jsonl"])
 
 
+@pytest.mark.slow  # a corpus past the streaming threshold, fixed twice
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_streamed_corpus_appended_to_meanwhile_is_not_replaced(
     jobs: int, tmp_path: Path, in_process: Any
@@ -153,6 +154,7 @@ def test_an_unchanged_file_is_still_fixed(
     assert_no_leftovers(tmp_path, ["history.jsonl"])
 
 
+@pytest.mark.slow  # a corpus past the streaming threshold, compressed, fixed twice
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_compressed_corpus_rewritten_meanwhile_is_not_replaced(
     jobs: int, tmp_path: Path, in_process: Any

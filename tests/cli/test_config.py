@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_FIXED, snapshot, write
+from tests.builders import (
+    CLEAN,
+    DANGLING,
+    DANGLING_FIXED,
+    pyproject,
+    snapshot,
+    toolpatch_toml,
+    write,
+)
 from tests.conftest import ROOT
 from tests.helpers import TP001_TEXT, run, text
 
@@ -31,17 +39,6 @@ ORPHAN = (
     )
     + "\n"
 ).encode()
-
-
-def pyproject(folder: Path, table: str) -> Path:
-    """A ``pyproject.toml`` with a project table and ``table`` after it."""
-    return write(
-        folder / "pyproject.toml", f'[project]\nname = "x"\n\n{table}'.encode(), mtime=None
-    )
-
-
-def toolpatch_toml(folder: Path, body: str) -> Path:
-    return write(folder / "toolpatch.toml", body.encode(), mtime=None)
 
 
 # --------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from typing import Any
 import pytest
 
 import patchcore
-from tests.helpers import MODULE, Result, clean_env, run, run_main
+from tests.helpers import MODULE, Result, clean_env, run, run_main, run_process
 from tests.robustness import Snapshot, assert_no_leftovers, dangling_history, listing, where
 
 PR_CAPBSET_DROP = 24
@@ -63,24 +63,7 @@ def repaired(data: bytes) -> bytes:
 
 def run_as(argv: list[str], cwd: Path, preexec: Callable[[], None]) -> Result:
     """Run the CLI with a ``preexec_fn`` (limits, capabilities) applied in the child."""
-    completed = subprocess.run(
-        [*MODULE, *argv],
-        cwd=cwd,
-        env=clean_env(PYTHONDONTWRITEBYTECODE="1"),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        preexec_fn=preexec,
-        timeout=60,
-        check=False,
-    )
-    result = Result(
-        [*MODULE, *argv],
-        completed.returncode,
-        completed.stdout,
-        completed.stderr.decode("utf-8", "replace"),
-    )
-    assert "Traceback" not in result.stderr, result.show()
-    return result
+    return run_process(argv, cwd=cwd, env=clean_env(PYTHONDONTWRITEBYTECODE="1"), preexec=preexec)
 
 
 def drop_dac_override() -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MODULE, run
+from tests.helpers import MODULE, run, run_process
 from tests.robustness import dangling_history
 
 HISTORY = json.dumps(dangling_history()).encode()
@@ -147,7 +147,7 @@ def test_a_fifo_met_by_a_walk_is_passed_over_and_reported(tmp_path: Path) -> Non
     """A FIFO nobody writes to would hang the run forever if opened."""
     _history(tmp_path, "a.json")
     os.mkfifo(tmp_path / "b.jsonl")
-    result = run(["check", str(tmp_path)], expect=1, timeout=30)
+    result = run_process(["check", str(tmp_path)], expect=1, timeout=30)
     assert len(result.finding_lines) == 1, result.show()
     assert f"{tmp_path / 'b.jsonl'}: skipped: a FIFO" in result.stderr, result.show()
 
@@ -205,7 +205,9 @@ def test_an_unreadable_folder_in_a_walk_is_an_error(tmp_path: Path) -> None:
     _history(secret)
     secret.chmod(0o000)
     try:
-        result = run(["check", "."], cwd=tmp_path, command=_bound_by_permissions(), expect=2)
+        result = run_process(
+            ["check", "."], cwd=tmp_path, command=_bound_by_permissions(), expect=2
+        )
     finally:
         secret.chmod(0o755)
     assert "secret: error: cannot list the folder: Permission denied" in result.stderr, (
@@ -216,7 +218,7 @@ def test_an_unreadable_folder_in_a_walk_is_an_error(tmp_path: Path) -> None:
 def test_an_unreadable_file_in_a_walk_is_an_error(tmp_path: Path) -> None:
     _history(tmp_path, "a.json")
     _history(tmp_path, "b.json").chmod(0o000)
-    result = run(["check", "."], cwd=tmp_path, command=_bound_by_permissions(), expect=2)
+    result = run_process(["check", "."], cwd=tmp_path, command=_bound_by_permissions(), expect=2)
     assert "b.json: error: Permission denied" in result.stderr, result.show()
     assert len(result.finding_lines) == 1, result.show()
 
@@ -238,7 +240,7 @@ def test_a_backtracking_pattern_does_not_hang_the_walk(tmp_path: Path, where: st
     for number in range(3):
         _history(tmp_path, "a" * 60 + f"{number}.json")
     _history(tmp_path, "a" * 12 + "b.json")  # the pattern's own match: excluded
-    result = run(["check", "."], cwd=tmp_path, expect=1, timeout=20)
+    result = run_process(["check", "."], cwd=tmp_path, expect=1, timeout=20)
     assert len(result.finding_lines) == 3, result.show()
 
 
@@ -324,7 +326,7 @@ def test_a_huge_jobs_number_is_capped_at_the_cores(tmp_path: Path) -> None:
     """``-j100000`` was killed by the OOM killer after flooding stderr; capped at the cores
     (and the batches), it is an ordinary run."""
     corpus = _three_batches(tmp_path)
-    result = run(["check", "-j100000", str(corpus)], expect=1, timeout=120)
+    result = run_process(["check", "-j100000", str(corpus)], expect=1, timeout=120)
     assert len(result.finding_lines) == 1, result.show()
     assert "Traceback" not in result.stderr and "out of range" not in result.stderr
 
@@ -366,7 +368,7 @@ def test_the_parent_watch_works_with_descriptors_above_1024(tmp_path: Path) -> N
     "command", [["check"], ["fix", "--diff"], ["check", "--output-format", "sarif"]]
 )
 def test_an_endless_device_is_refused_at_once(device: str, command: list[str]) -> None:
-    result = run([*command, device], expect=2, timeout=20)
+    result = run_process([*command, device], expect=2, timeout=20)
     assert f"{device}:1:1: error: not a message history" in result.stderr, result.show()
 
 
@@ -384,7 +386,7 @@ def test_a_named_fifo_that_never_ends_is_refused_at_its_first_byte(tmp_path: Pat
     fifo = tmp_path / "h.json"
     os.mkfifo(fifo)
     with subprocess.Popen(["sh", "-c", f"yes > '{fifo}'"], stderr=subprocess.DEVNULL) as writer:
-        result = run(["check", str(fifo)], expect=2, timeout=20)
+        result = run_process(["check", str(fifo)], expect=2, timeout=20)
         writer.wait(timeout=20)
     assert f"{fifo}:1:1: error: not a message history" in result.stderr, result.show()
     assert "0x79" in result.stderr
@@ -396,7 +398,7 @@ def test_a_named_fifo_holding_a_history_is_checked(tmp_path: Path) -> None:
     source = tmp_path / "pretty.txt"
     source.write_text(json.dumps(dangling_history(), indent=2))
     with subprocess.Popen(["sh", "-c", f"cat '{source}' > '{fifo}'"]) as writer:
-        result = run(["check", str(fifo)], expect=1, timeout=20)
+        result = run_process(["check", str(fifo)], expect=1, timeout=20)
         writer.wait(timeout=20)
     assert len(result.finding_lines) == 1, result.show()
 

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 import patchcore
-from tests.helpers import Result, run
+from tests.helpers import Result, run, run_process, tp001
 from tests.robustness import (
     LOCATED_ERRORS,
     Snapshot,
@@ -37,7 +37,6 @@ from tests.robustness import (
     listing,
     loads_any,
     single_insertion,
-    tp001,
     where,
 )
 
@@ -638,7 +637,7 @@ def test_200_mb_single_line_is_repaired(tmp_path: Path) -> None:
     path = tmp_path / "huge.json"
     path.write_bytes(data)
     started = time.monotonic()
-    result = run(["fix", "huge.json"], cwd=tmp_path, expect=0, timeout=120)
+    result = run_process(["fix", "huge.json"], cwd=tmp_path, expect=0, timeout=120)
     elapsed = time.monotonic() - started
     assert "Fixed huge.json: TP001 x1" in result.stderr, result.show()
     output = path.read_bytes()

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.helpers import run
+from tests.helpers import run, run_process
 
 #: What a history may hold to break out of its place in the page.
 HOSTILE = '</script><script>alert(1);document.documentElement.dataset.pwned="script"</script>'
@@ -258,7 +258,7 @@ def test_without_the_html_extra_the_run_says_what_to_install(tmp_path: Path) -> 
         "import sys; sys.modules['jinja2'] = None; sys.argv[0] = 'toolpatch'; "
         "from toolpatch.cli.app import main; main()"
     )
-    result = run(
+    result = run_process(
         ["check", "--output-format", "html", "h.json"],
         command=[sys.executable, "-c", hide_jinja],
         cwd=tmp_path,
@@ -282,6 +282,19 @@ def chromium() -> str:
     return found
 
 
+#: Chromium without a window, a sandbox (root in CI), a GPU, or any network of its own.
+HEADLESS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
 def browse(page: Path, folder: Path, *, fragment: str = "") -> tuple[str, list[str]]:
     """Open ``page`` in headless chromium: the DOM after its script ran, the console's lines
     (anything the page logs, uncaught errors and policy violations included); a screenshot is
@@ -289,14 +302,7 @@ def browse(page: Path, folder: Path, *, fragment: str = "") -> tuple[str, list[s
     browser = chromium()
     url = page.resolve().as_uri() + fragment
     flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        *HEADLESS,
         f"--user-data-dir={folder / 'profile'}",
         "--enable-logging=stderr",
         "--v=0",
@@ -348,7 +354,7 @@ def test_a_hundred_thousand_findings_open_in_seconds(tmp_path: Path) -> None:
     line += '"content": null, "tool_calls": [' + call + "]}]}\n"
     (tmp_path / "big.jsonl").write_text("".join(line % (n, n, n % 40) for n in range(100_000)))
     page = tmp_path / "big.html"
-    result = run(
+    result = run_process(
         ["check", "--output-format", "html", "-o", str(page), "big.jsonl"],
         cwd=tmp_path,
         timeout=600,
@@ -377,14 +383,7 @@ class DevTools:
         self.process = subprocess.Popen(
             [
                 chromium(),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
+                *HEADLESS,
                 f"--user-data-dir={profile}",
                 "--remote-debugging-address=127.0.0.1",
                 "--remote-debugging-port=0",

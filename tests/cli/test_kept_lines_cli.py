@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.builders import NULS, TORN, conversation, torn_corpus
 from tests.helpers import run
-from tests.layouts.test_kept_lines import NULS, TORN, conversation, torn_corpus
 
 KEPT = "warning: not JSON (invalid JSON"
 

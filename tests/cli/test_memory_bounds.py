@@ -133,6 +133,7 @@ def test_a_large_single_line_document_is_refused_before_it_is_read(tmp_path: Pat
         assert report["peak_kb"] < 800 * 1024, command
 
 
+@pytest.mark.slow  # a measured process under a memory limit
 def test_an_allocation_failure_is_the_inputs_error(tmp_path: Path) -> None:
     """Under a memory limit too small for a record within the record-size limit, the run says
     so and goes on with the next input. The parser once crashed the process there (orjson:

@@ -10,7 +10,6 @@ never be printed.
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 from pathlib import Path
@@ -18,56 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.helpers import Result, run
-from tests.object_store import SECRET, S3Server, set_s3_env, with_s3
+from tests.helpers import run
+from tests.object_store import S3Server, local_names, set_s3_env, toolpatch, tree, uploaded
 
 #: Every test talks to the server many times and runs the command twice: seconds each.
 pytestmark = pytest.mark.slow
-
-#: Sample folders of every kind of input: documents, conversation lines, message lines, agent
-#: session logs.
-FOLDERS = ("openai-chat", "langchain", "claude-code", "codex", "gemini-cli")
-
-
-def tree(root: Path) -> Path:
-    """The inputs: samples (inputs and expected outputs alike: both are histories), a gzip copy
-    of one corpus in a subfolder, hidden and ``node_modules`` folders (excluded), a text file
-    (not a history file's ending) and a JSON-with-comments file of another tool."""
-    for folder in FOLDERS:
-        shutil.copytree(SAMPLES / folder, root / folder)
-    corpus = (SAMPLES / "openai-chat" / "messages.jsonl").read_bytes()
-    (root / "deep" / "er").mkdir(parents=True)
-    (root / "deep" / "er" / "messages.jsonl.gz").write_bytes(gzip.compress(corpus, mtime=0))
-    for excluded in (".hidden", "node_modules"):
-        (root / excluded).mkdir()
-        (root / excluded / "messages.jsonl").write_bytes(corpus)
-    (root / "notes.txt").write_text("not a history\n")
-    # another tool's file with a history's ending, not JSON: passed over, not an error
-    (root / "deep" / "tsconfig.json").write_text('{\n  // strict\n  "strict": true,\n}\n')
-    return root
-
-
-def uploaded(server: S3Server, root: Path) -> str:
-    """``root`` uploaded under a new bucket's ``in/`` prefix; its URL."""
-    bucket = server.bucket()
-    fs = server.fs()
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            fs.pipe_file(f"{bucket}/in/{path.relative_to(root).as_posix()}", path.read_bytes())
-    return f"s3://{bucket}/in/"
-
-
-def toolpatch(server: S3Server, args: list[str], cwd: Path) -> Result:
-    result = run(args, cwd=cwd, env=with_s3(server), timeout=120)
-    assert SECRET not in result.stderr, result.show()
-    assert SECRET.encode() not in result.stdout, result.show()
-    return result
-
-
-def local_names(text: str, url: str) -> str:
-    """A report on the prefix, with each object's URL written as the local name (also as a
-    GitHub annotation's property escapes it)."""
-    return text.replace(url, "in/").replace(url.replace(":", "%3A"), "in/")
 
 
 @pytest.mark.parametrize("output_format", ["concise", "json", "github", "sarif"])

@@ -26,8 +26,11 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, SAMPLES
-from tests.helpers import Result, console_script, run
+from tests.helpers import Result, console_script, run, run_process
 from tests.sample_cases import all_cases, fixed_path
+
+#: Every test starts the console script as pre-commit does, once per hook and file batch.
+pytestmark = pytest.mark.slow
 
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
 #: JSON-with-comments files as their tools write them (``tsc --init`` of TypeScript 5.9, VS
@@ -57,7 +60,9 @@ def run_hook(hook: dict[str, Any], folder: Path, files: list[str]) -> Result:
     """The hook's entry and args, with the real console script, on ``files``."""
     program, *entry = shlex.split(hook["entry"])
     assert program == "toolpatch"
-    return run([*entry, *hook.get("args", []), *files], cwd=folder, command=[console_script()])
+    return run_process(
+        [*entry, *hook.get("args", []), *files], cwd=folder, command=[console_script()]
+    )
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import ROOT, SAMPLES
-from tests.helpers import console_script, run
+from tests.helpers import console_script, run_process
 
 SAMPLE = SAMPLES / "openai-chat" / "parallel-partial-answer.json"
 SESSION = re.compile(r"^## 30 seconds\n\n```console\n(?P<session>.*?)^```$", re.M | re.S)
@@ -45,7 +45,7 @@ def test_the_30_seconds_session_is_real(tmp_path: Path) -> None:
             continue
         program, *args = shlex.split(command)
         assert program == "toolpatch"
-        result = run(args, cwd=tmp_path, command=[console_script()])
+        result = run_process(args, cwd=tmp_path, command=[console_script()])
         shown = result.stdout.decode("utf-8") + result.stderr
         assert shown.splitlines() == printed, f"README differs from what {command!r} prints"
         code = result.code

@@ -15,12 +15,9 @@ must pass the independent provider validator (``tests/provider_rules.py``) and b
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -28,8 +25,9 @@ import pytest
 import patchcore
 from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
+from tests.builders import found, json_value
 from tests.conftest import ROOT, SAMPLES
-from tests.helpers import canonical
+from tests.helpers import canonical, run
 from tests.langchain_samples import files as langchain_files
 from tests.provider_rules import validate
 from tests.sample_cases import (
@@ -58,27 +56,15 @@ FIXABILITY = ("safe", "unsafe", "none")
 
 
 def toolpatch(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run the CLI through its real entry point."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolpatch", *args],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        check=False,
+    """Run the CLI through its real entry point (`tests.helpers.run`), from the checkout."""
+    result = run(list(args), input=stdin, cwd=ROOT)
+    return subprocess.CompletedProcess(
+        result.args, result.code, result.stdout, result.stderr.encode()
     )
 
 
 def explain(result: subprocess.CompletedProcess[bytes]) -> str:
     return f"exit {result.returncode}\nstderr:\n{result.stderr.decode()}"
-
-
-def json_value(path: Path) -> object:
-    """A sample file's value: its JSON document, or the list of its JSON Lines' values (blank
-    lines left out)."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    return json.loads(text)
 
 
 @pytest.mark.parametrize("relative", FILES)
@@ -111,10 +97,6 @@ def fix_exit(case: Case, *, unsafe: bool = False) -> int:
     """``fix`` exits 1 when findings remain after it, else 0: without ``--unsafe-fixes`` the
     unsafe-fixable ones remain too; a finding the other fixes cured does not."""
     return 1 if left_after(case, unsafe=unsafe) else 0
-
-
-def found(findings: Sequence[patchcore.Finding]) -> list[tuple[str, str | None]]:
-    return [(f.code, f.call_id) for f in findings]
 
 
 def fixability(finding: patchcore.Finding) -> str:

@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import clean_env, run
-from tests.robustness import single_insertion
-from tests.unit.test_security import DOCUMENTS, SENTINEL
+from tests.robustness import DOCUMENTS, SENTINEL, single_insertion
 
 # --------------------------------------------------------------------------------------------
 # Paths in the data are never opened

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_JSONL, snapshot, write
+from tests.builders import CLEAN, DANGLING, DANGLING_JSONL, snapshot, write
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, run, text
 from tests.session_logs import running

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run
+from tests.helpers import run_process
 
 #: Packages the run must not load at all (their first component); pathspec (and re2, its
 #: matcher) serves directory walks and --force-exclude only (cli/exclusions.py), and a named file
@@ -70,7 +70,7 @@ CLEAN_FILES = {
 
 def imported_by_check(path: Path, *options: str, expect: int = 0) -> list[str]:
     """Every module ``python -m toolpatch check [OPTIONS] PATH`` imports, in order."""
-    result = run(
+    result = run_process(
         ["-X", "importtime", "-m", "toolpatch", "check", *options, path.name],
         command=[sys.executable],
         cwd=path.parent,

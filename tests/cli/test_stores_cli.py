@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run
+from tests.helpers import run, run_process
 from toolpatch.cli.stores import is_store_url, split_paths
 
 
@@ -29,7 +29,7 @@ def test_a_store_without_its_extra_names_the_extra(
         f"import sys; sys.modules[{module!r}] = None\nfrom toolpatch.cli.app import main\nmain()\n"
     )
     for command in (["check"], ["fix"], ["fix", "--diff"]):
-        result = run(
+        result = run_process(
             [*command, url], cwd=tmp_path, command=[sys.executable, "-c", without], expect=2
         )
         shown = url.replace(":p@", ":***@")  # never the password (docs/stores.md)

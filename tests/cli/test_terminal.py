@@ -13,24 +13,16 @@ import os
 import pty
 import re
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_JSONL, write
+from tests.builders import ANSI, CLEAN, DANGLING, DANGLING_JSONL, plain, slow_run, write
 from tests.conftest import SAMPLES
 from tests.helpers import MODULE, clean_env, run
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The progress bar's counts (the summary line never says "conversation").
 BAR = re.compile(r"\d+ conversations?, \d+ findings?")
-PAUSE = 1.5
-
-
-def plain(text: str) -> str:
-    return ANSI.sub("", text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -168,52 +160,8 @@ def test_when_tables_are_shown(
 # progress bar
 
 
-def _slow_run(folder: Path, args: list[str], *, stderr_terminal: bool) -> tuple[int, str]:
-    """``toolpatch check ARGS a.json slow.jsonl`` where ``slow.jsonl`` is a named pipe filled
-    after a pause; returns the exit code and everything written to stderr."""
-    write(folder / "a.json", DANGLING)
-    slow = folder / "slow.jsonl"
-    os.mkfifo(slow)
-
-    def fill() -> None:
-        with slow.open("wb") as pipe:
-            time.sleep(PAUSE)
-            pipe.write(DANGLING_JSONL)
-
-    primary, secondary = pty.openpty() if stderr_terminal else (-1, -1)
-    process = subprocess.Popen(
-        [*MODULE, "check", *args, "a.json", "slow.jsonl"],
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=secondary if stderr_terminal else subprocess.PIPE,
-        env=clean_env(),
-    )
-    filler = threading.Thread(target=fill)
-    filler.start()
-    if stderr_terminal:
-        os.close(secondary)
-        output = b""
-        while True:
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:  # the terminal's other side closed (Linux: EIO)
-                break
-            if not chunk:
-                break
-            output += chunk
-        os.close(primary)
-    else:
-        assert process.stderr is not None
-        with process.stderr:
-            output = process.stderr.read()
-    code = process.wait(timeout=60)
-    filler.join(timeout=60)
-    return code, output.decode("utf-8", "replace")
-
-
 def test_progress_bar_on_a_terminal_while_an_input_is_slow(tmp_path: Path) -> None:
-    code, stderr = _slow_run(tmp_path, [], stderr_terminal=True)
+    code, stderr = slow_run(tmp_path, [], stderr_terminal=True)
     assert code == 1, stderr
     assert BAR.search(plain(stderr)), "the bar with its counts" + stderr
     assert "1 conversation, 1 finding" in plain(stderr), "a.json was counted before the wait"
@@ -231,7 +179,7 @@ def test_progress_bar_on_a_terminal_while_an_input_is_slow(tmp_path: Path) -> No
     ],
 )
 def test_no_progress_bar(tmp_path: Path, args: list[str], terminal: bool) -> None:
-    code, stderr = _slow_run(tmp_path, args, stderr_terminal=terminal)
+    code, stderr = slow_run(tmp_path, args, stderr_terminal=terminal)
     assert code == 1, stderr
     assert not BAR.search(plain(stderr)), stderr
     if not terminal:

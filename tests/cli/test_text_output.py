@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_CALL_LINE, DANGLING_JSONL, write
+from tests.builders import CLEAN, DANGLING, DANGLING_CALL_LINE, DANGLING_JSONL, write
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers import clean_env, run
 

@@ -15,9 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import CLEAN, DANGLING, DANGLING_FIXED, DANGLING_JSONL, snapshot, write
-from tests.cli.test_config import pyproject, toolpatch_toml
-from tests.helpers import MODULE, Result, clean_env, run
+from tests.builders import (
+    CLEAN,
+    DANGLING,
+    DANGLING_FIXED,
+    DANGLING_JSONL,
+    pyproject,
+    snapshot,
+    toolpatch_toml,
+    write,
+)
+from tests.helpers import Result, clean_env, run, run_process
 
 
 def finding_files(result: Result) -> list[str]:
@@ -28,18 +36,7 @@ def finding_files(result: Result) -> list[str]:
 
 def run_with_stdin(args: list[str], stdin: int, cwd: Path) -> Result:
     """``toolpatch ARGS`` with file descriptor ``stdin`` as its standard input."""
-    completed = subprocess.run(
-        [*MODULE, *args],
-        stdin=stdin,
-        capture_output=True,
-        cwd=cwd,
-        env=clean_env(),
-        timeout=60,
-        check=False,
-    )
-    stderr = completed.stderr.decode("utf-8", "replace")
-    assert "Traceback" not in stderr, stderr
-    return Result([*MODULE, *args], completed.returncode, completed.stdout, stderr)
+    return run_process(args, cwd=cwd, stdin=stdin)
 
 
 # --------------------------------------------------------------------------------------------

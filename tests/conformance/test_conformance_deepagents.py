@@ -22,134 +22,34 @@ outside blocks exactly.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 from langchain_core.messages import (
     AIMessage,
-    AIMessageChunk,
     BaseMessage,
     HumanMessage,
-    RemoveMessage,
-    SystemMessage,
-    ToolMessage,
     messages_from_dict,
     messages_to_dict,
 )
-from langchain_core.messages.tool import invalid_tool_call, tool_call
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 import patchcore
 from tests.helpers import canonical, split_inserted
-
-#: deepagents' text for an unanswered call (copied from the installed middleware's source).
-DEEPAGENTS_CANCELLED = (
-    "Tool call {name} with id {id} did not complete - no result was recorded. "
-    "It may have been cancelled or interrupted."
+from tests.langchain_builders import (
+    AI_TYPES,
+    CONFORMANCE,
+    DEEPAGENTS_CANCELLED,
+    DEEPAGENTS_MALFORMED,
+    TEXTS,
+    deepagents_patch,
+    histories,
+    tool_fields,
 )
-#: deepagents' text for an unanswered invalid call (copied from the installed middleware's source).
-DEEPAGENTS_MALFORMED = (
-    "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
-)
-#: toolpatch's templates set to deepagents' wording: it has one text for TP001 and TP002.
-TEXTS = {
-    "TP001": DEEPAGENTS_CANCELLED,
-    "TP002": DEEPAGENTS_CANCELLED,
-    "TP003": DEEPAGENTS_MALFORMED,
-}
-
-EXAMPLES = 400
-CONFORMANCE = settings(
-    max_examples=EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-
-ID_STYLES = ("call_{}", "toolu_01A{}", "call-{}-ü", "{}")
-TOOL_NAMES = ("get_weather", "search", "book_flight", "ツール", "")
-INVALID_NAMES = ("get_weather", "search", "", None)
-TEXT = st.text(alphabet="abc xyz éü\n{}\"'", max_size=12)
-AI_TYPES = ("ai", "AIMessageChunk")
-
 
 # --- generation -------------------------------------------------------------------------------
-
-
-@st.composite
-def histories(draw: st.DrawFn) -> list[BaseMessage]:
-    """A LangChain history inside the conformance domain (see the module docstring)."""
-    counter = itertools.count()
-
-    def fresh_id() -> str:
-        return draw(st.sampled_from(ID_STYLES)).format(next(counter))
-
-    messages: list[BaseMessage] = []
-    open_calls: list[tuple[str, str | None]] = []
-
-    def tool_result(call_id: str, name: str | None) -> ToolMessage:
-        return ToolMessage(
-            content=draw(TEXT),
-            tool_call_id=call_id,
-            name=draw(st.sampled_from([name, None])),
-            status=draw(st.sampled_from(["success", "error"])),
-        )
-
-    def ai_turn() -> None:
-        calls = [
-            tool_call(name=draw(st.sampled_from(TOOL_NAMES)), args={"q": draw(TEXT)}, id=fresh_id())
-            for _ in range(draw(st.integers(0, 3)))
-        ]
-        invalid = [
-            invalid_tool_call(
-                name=draw(st.sampled_from(INVALID_NAMES)),
-                args='{"q": "trunc',
-                id=fresh_id(),
-                error=draw(st.sampled_from([None, "JSONDecodeError"])),
-            )
-            for _ in range(draw(st.integers(0, 2)) if draw(st.integers(0, 3)) == 0 else 0)
-        ]
-        contents: list[str | list[str | dict[Any, Any]]] = [
-            "",
-            "Let me check.",
-            [{"type": "text", "text": "hm"}],
-        ]
-        content = draw(st.sampled_from(contents))
-        cls = AIMessageChunk if draw(st.integers(0, 4)) == 0 else AIMessage
-        message = cls(content=content, tool_calls=calls, invalid_tool_calls=invalid)
-        messages.append(message)
-        issued = [
-            (str(c["id"]), c["name"]) for c in (*message.tool_calls, *message.invalid_tool_calls)
-        ]
-        # Answer some of them right away, in any order (parallel calls partly answered).
-        answered_now = draw(st.lists(st.booleans(), min_size=len(issued), max_size=len(issued)))
-        now = [call for call, yes in zip(issued, answered_now, strict=True) if yes]
-        for call_id, name in draw(st.permutations(now)):
-            messages.append(tool_result(call_id, name))
-        open_calls.extend(call for call, yes in zip(issued, answered_now, strict=True) if not yes)
-
-    if draw(st.booleans()):
-        messages.append(SystemMessage(content="You are helpful."))
-    for _ in range(draw(st.integers(1, 8))):
-        action = draw(st.sampled_from(["human", "ai", "ai", "ai", "late_result", "orphan"]))
-        if action == "human":
-            messages.append(HumanMessage(content=draw(TEXT)))
-        elif action == "ai":
-            ai_turn()
-        elif action == "late_result" and open_calls:
-            call_id, name = open_calls.pop(draw(st.integers(0, len(open_calls) - 1)))
-            messages.append(tool_result(call_id, name))
-        elif action == "orphan":
-            messages.append(tool_result(fresh_id(), "search"))
-    if draw(st.booleans()) or not messages:
-        ai_turn()  # the history often ends in an AI call, answered or not
-    return messages
 
 
 # --- comparison helpers -----------------------------------------------------------------------
@@ -179,28 +79,6 @@ def layout(messages: Sequence[dict[str, Any]]) -> list[tuple[str, object]]:
                 position += 1
             out.append(("block", sorted(block)))
     return out
-
-
-def deepagents_patch(messages: list[BaseMessage]) -> list[BaseMessage] | None:
-    """Run the real middleware; ``None`` when it changes nothing, else the patched list."""
-    state: Any = {"messages": messages}
-    runtime: Any = None  # the middleware does not use it
-    update = PatchToolCallsMiddleware().before_agent(state, runtime)
-    if update is None:
-        return None
-    remove, *patched = update["messages"]
-    assert isinstance(remove, RemoveMessage), f"deepagents' update starts with {remove!r}"
-    assert remove.id == REMOVE_ALL_MESSAGES
-    assert all(isinstance(m, BaseMessage) for m in patched)
-    return list(patched)
-
-
-def tool_fields(message: BaseMessage) -> tuple[object, ...]:
-    """The fields a synthetic ToolMessage is compared on."""
-    assert isinstance(message, ToolMessage), (
-        f"inserted a {type(message).__name__}, not a ToolMessage"
-    )
-    return (message.type, message.content, message.name, message.tool_call_id, message.status)
 
 
 def inserted_by_deepagents(

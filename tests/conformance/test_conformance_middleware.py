@@ -1,6 +1,6 @@
 """toolpatch's agent middleware against deepagents' on the same states (docs/langchain.md).
 
-On the histories of `tests.conformance.test_conformance_deepagents` (no reused ids, no result
+On the histories of `tests.langchain_builders.histories` (no reused ids, no result
 before its call), both middlewares return an update exactly when the other does, and where
 deepagents answers a call, toolpatch answers the same id in the same place: the same result
 block, right after the AI message or after the block's existing results. With deepagents'
@@ -18,19 +18,21 @@ from hypothesis import given
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
 
 from patchcore.langchain import PatchToolCallsMiddleware
-from tests.conformance.test_conformance_deepagents import (
+from tests.langchain_builders import (
     CONFORMANCE,
+    SEED,
     TEXTS,
+    before_agent,
     deepagents_patch,
     histories,
+    patched,
     tool_fields,
 )
-from tests.integrations.test_langchain_middleware import SEED, patched, run
 
 
 def ours(messages: list[BaseMessage], **settings: Any) -> list[BaseMessage] | None:
     """toolpatch's middleware on a state; ``None`` when it returns no update."""
-    update = run(PatchToolCallsMiddleware(**settings), messages)
+    update = before_agent(PatchToolCallsMiddleware(**settings), messages)
     return None if update is None else patched(update)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
-from tests.cli.test_compressed import COMPRESSIONS
+from tests.builders import COMPRESSIONS
 from tests.conftest import CORPUS, SAMPLES
 from tests.helpers import run as toolpatch
 from toolpatch.integrations.dask import FileRepair, fix_files

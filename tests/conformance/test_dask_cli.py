@@ -19,11 +19,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.corpus import lines as corpus_lines
-from tests.cli.test_object_stores import local_names, toolpatch, tree, uploaded
-from tests.cli.test_terminal import _slow_run, plain
+from tests.builders import plain, slow_run
 from tests.conftest import SAMPLES
 from tests.helpers import MODULE, run
-from tests.object_store import S3Server, set_s3_env, with_s3
+from tests.object_store import S3Server, local_names, set_s3_env, toolpatch, tree, uploaded, with_s3
 
 
 def test_a_local_cluster_gives_the_findings_and_bytes_of_a_local_run(
@@ -134,7 +133,7 @@ def test_a_killed_worker_is_replaced_and_its_input_repaired(
 def test_the_progress_bar_follows_the_tasks_of_the_cluster(tmp_path: Path) -> None:
     """Local files given by relative names, on two workers: while one task waits for its
     input (a named pipe filled after a pause), the bar counts the other, already done."""
-    code, stderr = _slow_run(tmp_path, ["--dask", "local:2"], stderr_terminal=True)
+    code, stderr = slow_run(tmp_path, ["--dask", "local:2"], stderr_terminal=True)
     assert code == 1, stderr
     assert "1 conversation, 1 finding" in plain(stderr), "a.json counted before the wait"
     assert "slow.jsonl:2:" in plain(stderr)

@@ -1,22 +1,10 @@
 """deepagents' own tests of its ``PatchToolCallsMiddleware``, run against toolpatch's.
 
 docs/langchain.md promises a drop-in: the same hook, the same kind of update, ``None`` where
-deepagents returns ``None``. These tests are deepagents' own, read from the langchain-ai/deepagents
-repository and ported as they are; the only change is the middleware class, which is toolpatch's
-(`patchcore.langchain.PatchToolCallsMiddleware`):
-
-* ``libs/deepagents/tests/unit_tests/test_middleware.py``, class ``TestPatchToolCallsMiddleware``
-  (its main branch at the 0.7.8 release tree, 2026-08-21);
-* ``libs/deepagents/tests/unit_tests/middleware/test_patch_tool_calls.py``, class
-  ``TestPatchToolCallsMiddlewareNoPatchingNeeded`` (commit 1f9a7446c of the branch
-  ``cb/improve-dangling-toolcall-fix``; that file's other class reads the ``Overwrite`` update of
-  older deepagents releases, which neither deepagents 0.7.x nor toolpatch returns, so it is left
-  out);
-* ``libs/deepagents/tests/unit_tests/test_end_to_end.py``,
-  ``test_invalid_tool_call_patched_on_next_turn``: ``create_deep_agent`` is given toolpatch's
-  middleware (``middleware=[...]``, which replaces its own of that name), and the fake chat model
-  that records its calls is `tests.integrations.test_langchain_agent.RefusingChatModel`, since
-  deepagents' test model is not in its wheel.
+deepagents returns ``None``. These tests are deepagents' own, ported as they are
+(docs/langchain.md#deepagents-own-tests says which); the only change is the middleware class,
+which is toolpatch's (`patchcore.langchain.PatchToolCallsMiddleware`), and, in the end-to-end
+test, the fake chat model that records its calls: `tests.langchain_builders.RefusingChatModel`.
 """
 
 from __future__ import annotations
@@ -33,9 +21,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from patchcore.langchain import PatchToolCallsMiddleware
-from tests.integrations.test_langchain_agent import RefusingChatModel
+from tests.langchain_builders import RefusingChatModel
 
-# --- test_middleware.py, TestPatchToolCallsMiddleware -------------------------------------------
+# --- TestPatchToolCallsMiddleware -------------------------------------------------------------
 
 
 class TestPatchToolCallsMiddleware:
@@ -159,7 +147,7 @@ class TestPatchToolCallsMiddleware:
         assert patched_messages[7].content == "What is the weather in Tokyo?"
 
 
-# --- middleware/test_patch_tool_calls.py, TestPatchToolCallsMiddlewareNoPatchingNeeded ---------
+# --- TestPatchToolCallsMiddlewareNoPatchingNeeded ---------------------------------------------
 
 
 class TestPatchToolCallsMiddlewareNoPatchingNeeded:
@@ -242,7 +230,7 @@ class TestPatchToolCallsMiddlewareNoPatchingNeeded:
         assert result is None
 
 
-# --- test_end_to_end.py, test_invalid_tool_call_patched_on_next_turn ---------------------------
+# --- test_invalid_tool_call_patched_on_next_turn ----------------------------------------------
 
 
 def test_invalid_tool_call_patched_on_next_turn() -> None:

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
 
-from tests.helpers import TP001_TEXT, run, text
+from tests.helpers import TP001_TEXT, run, run_process, text
 from tests.stores import (
     Saver,
     agent,
@@ -180,7 +180,7 @@ def test_the_cli_reports_a_thread_that_moved(store: tuple[str, Saver], tmp_path:
         "main()\n"
     )
     root = Path(__file__).resolve().parents[2]
-    result = run(
+    result = run_process(
         ["fix", url],
         cwd=tmp_path,
         command=[sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r})\n" + script],

@@ -47,6 +47,9 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 import patchcore
 from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
+from tests.builders import json_value as parsed_records
+from tests.builders import openai_call as call
+from tests.builders import openai_tool as tool
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, canonical, split_inserted
 from tests.provider_rules import VALIDATORS, Violation, load_langchain, validate
@@ -63,15 +66,6 @@ def rules(violations: list[Violation]) -> list[tuple[str, int]]:
 
 def show(violations: list[Violation]) -> str:
     return "\n".join(str(v) for v in violations) or "(none)"
-
-
-def call(call_id: str, name: str = "get_weather") -> dict[str, Any]:
-    """An OpenAI Chat tool call."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
-
-
-def tool(call_id: str, content: str = "ok") -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
 USER = {"role": "user", "content": "Weather and time in Paris?"}
@@ -890,16 +884,6 @@ FIXED_SAMPLES = sorted(
     and p.relative_to(SAMPLES).parts[0] not in ("strict", "cline", *SESSIONS)
     and not (p.relative_to(SAMPLES).parts[0] == "gemini-cli" and p.suffix == ".jsonl")
 )
-
-
-def parsed_records(path: Path) -> Any:
-    """A JSON document, or the values of a JSON Lines file's non-blank lines as one list (so
-    that one message per line is a message list, and one conversation per line a list of
-    records)."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    return json.loads(text)
 
 
 def test_there_are_repaired_samples_of_every_dialect() -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import patchcore
+from tests.builders import read_corpus as read
 from tests.conftest import CORPUS, ROOT
 from tests.helpers import checked_and_copies
 
@@ -77,10 +78,6 @@ TRAINING = {
 }
 
 pytestmark = pytest.mark.usefixtures("corpus")
-
-
-def read(relative: str) -> bytes:
-    return (CORPUS / relative).read_bytes()
 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(CORPUS)))

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.builders import found
+from tests.builders import read_corpus as read
 from tests.conftest import CORPUS
 from tests.provider_rules import anthropic
 
@@ -44,14 +46,6 @@ CLEAN = [
 TRUNCATED = "claude-code/codemie-incremental-turn-1-truncated.jsonl"
 LATER = "claude-code/codemie-incremental-turn-2.jsonl"
 OPEN_CALL = "toolu_bdrk_01NNGBKLENmr7j3TfUKZW7rz"
-
-
-def read(relative: str) -> bytes:
-    return (CORPUS / relative).read_bytes()
-
-
-def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
-    return [(f.code, f.call_id) for f in report.findings]
 
 
 def records(data: bytes) -> list[Any]:
@@ -85,7 +79,7 @@ def test_clean_sessions_report_nothing(relative: str) -> None:
 
 def test_the_capture_taken_while_a_tool_ran_reports_its_one_open_call() -> None:
     report = patchcore.check_document(read(TRUNCATED), filename=TRUNCATED)
-    assert found(report) == [("TP002", OPEN_CALL)]
+    assert found(report.findings) == [("TP002", OPEN_CALL)]
     assert report.findings[0].line == 25
 
 
@@ -157,7 +151,7 @@ def test_edge_cases_file_behaves_as_sources_describes() -> None:
     relative = "claude-code/claude-code-log-edge-cases.jsonl"
     data = read(relative)
     report = patchcore.fix_document(data, filename=relative)
-    assert found(report) == [("TP001", "tool_edge_002"), ("TP002", "toolu_todowrite_002")]
+    assert found(report.findings) == [("TP001", "tool_edge_002"), ("TP002", "toolu_todowrite_002")]
     warnings = {r.line: r.note for r in report.conversations if r.warning}
     assert sorted(warnings) == [10, 11, 13, 14, 15, 16, 18]
     assert "no 'content'" in (warnings[10] or "")
@@ -175,7 +169,7 @@ def test_spawn_and_wait_calls_closed_only_by_events_are_open() -> None:
     an output."""
     relative = "codex/codemie-turn-spawn-skill-dangling.jsonl"
     report = patchcore.fix_document(read(relative), filename=relative)
-    assert found(report) == [("TP002", "call_spawn1"), ("TP002", "call_wait1")]
+    assert found(report.findings) == [("TP002", "call_spawn1"), ("TP002", "call_wait1")]
     assert report.output is not None
     added = [line for line in records(report.output) if line not in records(read(relative))]
     assert [(a["payload"]["call_id"], a["timestamp"]) for a in added] == [

@@ -8,77 +8,21 @@ middleware, and goes on with it. Every test here builds and runs graphs: ``slow`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, HumanMessage, ToolCall
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import Field
 
 from patchcore.langchain import PatchToolCallsMiddleware
 from tests.helpers import TP001_TEXT, text
+from tests.langchain_builders import RefusingChatModel, UnansweredToolUse
 
 pytestmark = pytest.mark.slow
-
-
-class UnansweredToolUse(ValueError):
-    """What the fake provider raises for a history with an unanswered call."""
-
-
-def refuse_unanswered(messages: Sequence[BaseMessage]) -> None:
-    """Anthropic's rule: the results of an assistant turn's calls come right after it.
-
-    Raises:
-        UnansweredToolUse: In Anthropic's words, naming the message and the ids.
-    """
-    for index, message in enumerate(messages):
-        if not isinstance(message, AIMessage) or not message.tool_calls:
-            continue
-        answered = set()
-        for after in messages[index + 1 :]:
-            if not isinstance(after, ToolMessage):
-                break
-            answered.add(after.tool_call_id)
-        missing = [c["id"] for c in message.tool_calls if c["id"] not in answered]
-        if missing:
-            msg = (
-                f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
-                f"immediately after: {', '.join(map(str, missing))}. Each `tool_use` block must "
-                "have a corresponding `tool_result` block in the next message."
-            )
-            raise UnansweredToolUse(msg)
-
-
-class RefusingChatModel(BaseChatModel):
-    """Answers with ``replies`` in turn, after refusing histories a provider would refuse."""
-
-    replies: list[AIMessage]
-    seen: list[list[BaseMessage]] = Field(default_factory=list)
-
-    @property
-    def _llm_type(self) -> str:
-        return "refusing-fake"
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> RefusingChatModel:  # type: ignore[override]
-        return self
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        refuse_unanswered(messages)
-        reply = self.replies[len(self.seen)]
-        self.seen.append(list(messages))
-        return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
 class ToolCrashed(RuntimeError):

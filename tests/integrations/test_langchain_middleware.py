@@ -15,33 +15,16 @@ from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
-    RemoveMessage,
-    SystemMessage,
     ToolCall,
     ToolMessage,
 )
 from langchain_core.messages.tool import invalid_tool_call
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 import patchcore
 from patchcore.extras import MissingExtra
 from patchcore.langchain import PatchToolCallsMiddleware
 from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, langchain_result_id, text
-
-#: deepagents' own test of its middleware (tests/unit_tests/test_middleware.py,
-#: ``test_missing_tool_call``): a call that a later message interrupted.
-SEED: list[BaseMessage] = [
-    SystemMessage(content="You are a helpful assistant.", id="1"),
-    HumanMessage(content="Hello, how are you?", id="2"),
-    AIMessage(
-        content="I'm doing well, thank you!",
-        tool_calls=[
-            ToolCall(id="123", name="get_events_for_days", args={"date_str": "2025-01-01"})
-        ],
-        id="3",
-    ),
-    HumanMessage(content="What is the weather in Tokyo?", id="4"),
-]
+from tests.langchain_builders import SEED, before_agent, patched
 
 #: The sentence deepagents' test case inserts (its middleware's text when the test was written).
 SEED_TEXT = (
@@ -57,21 +40,6 @@ def ai(*calls: tuple[str, str], content: str = "") -> AIMessage:
     )
 
 
-def run(middleware: PatchToolCallsMiddleware, messages: Sequence[BaseMessage]) -> Any:
-    """``before_agent`` on a state holding ``messages`` (the runtime is not read)."""
-    state: Any = {"messages": list(messages)}
-    return middleware.before_agent(state, None)  # type: ignore[arg-type]
-
-
-def patched(update: Any) -> list[BaseMessage]:
-    """The message list an update replaces the state's with: it must clear the list first."""
-    assert update is not None, "the middleware left the history as it is"
-    remove, *messages = update["messages"]
-    assert isinstance(remove, RemoveMessage), f"the update starts with {remove!r}"
-    assert remove.id == REMOVE_ALL_MESSAGES
-    return messages
-
-
 def inserted(messages: Sequence[BaseMessage], original: Sequence[BaseMessage]) -> list[int]:
     """The positions of the messages that are not original objects."""
     known = {id(m) for m in original}
@@ -80,7 +48,7 @@ def inserted(messages: Sequence[BaseMessage], original: Sequence[BaseMessage]) -
 
 def test_deepagents_seed_case() -> None:
     before = [m.model_copy() for m in SEED]
-    messages = patched(run(PatchToolCallsMiddleware(), SEED))
+    messages = patched(before_agent(PatchToolCallsMiddleware(), SEED))
     assert [m.type for m in messages] == ["system", "human", "ai", "tool", "human"]
     assert [messages[i] for i in (0, 1, 2, 4)] == SEED  # the original objects, untouched
     assert all(messages[i] is SEED[j] for i, j in ((0, 0), (1, 1), (2, 2), (4, 3)))
@@ -96,29 +64,29 @@ def test_the_drop_repair_is_an_option_too() -> None:
     """``repair="drop"`` (docs/pairing.md#repair-policies) removes the unanswered call instead:
     a message left with nothing goes, one with text keeps it without the call. Dropping is an
     unsafe fix: without ``unsafe_fixes`` nothing is applied, and there is no update."""
-    assert run(PatchToolCallsMiddleware(repair="drop"), SEED) is None
+    assert before_agent(PatchToolCallsMiddleware(repair="drop"), SEED) is None
     dropping = PatchToolCallsMiddleware(repair="drop", unsafe_fixes=True)
-    kept = patched(run(dropping, SEED))
+    kept = patched(before_agent(dropping, SEED))
     assert [m.type for m in kept] == ["system", "human", "ai", "human"]
     assert isinstance(kept[2], AIMessage)
     assert (kept[2].content, kept[2].tool_calls) == ("I'm doing well, thank you!", [])
     assert SEED[2].tool_calls  # a copy was changed, not the state's object
     silent = [*SEED[:2], ai(("123", "get_events_for_days")), SEED[3]]
-    assert [m.type for m in patched(run(dropping, silent))] == ["system", "human", "human"]
+    assert [m.type for m in patched(before_agent(dropping, silent))] == ["system", "human", "human"]
 
 
 def test_a_clean_history_returns_no_update() -> None:
     middleware = PatchToolCallsMiddleware()
-    assert run(middleware, []) is None
-    assert run(middleware, SEED[:2]) is None
+    assert before_agent(middleware, []) is None
+    assert before_agent(middleware, SEED[:2]) is None
     answered = [*SEED[:3], ToolMessage("No events.", tool_call_id="123"), SEED[3]]
-    assert run(middleware, answered) is None
+    assert before_agent(middleware, answered) is None
 
 
 def test_every_unanswered_call_of_deepagents_second_case() -> None:
     """deepagents' ``test_two_missing_tool_calls``: two interrupted calls, two results."""
     history = [*SEED, ai(("456", "get_events_for_days")), HumanMessage("And in Paris?")]
-    messages = patched(run(PatchToolCallsMiddleware(), history))
+    messages = patched(before_agent(PatchToolCallsMiddleware(), history))
     assert inserted(messages, history) == [3, 6]
     assert [messages[i].tool_call_id for i in (3, 6)] == ["123", "456"]  # type: ignore[attr-defined]
 
@@ -134,7 +102,7 @@ def test_a_reused_ids_second_unanswered_call_is_answered() -> None:
         ai(("call_1", "get_events_for_days")),  # some providers restart their ids per turn
         HumanMessage("Never mind."),
     ]
-    messages = patched(run(PatchToolCallsMiddleware(), history))
+    messages = patched(before_agent(PatchToolCallsMiddleware(), history))
     assert inserted(messages, history) == [5]
     assert messages[5].content == text(TP001_TEXT, "get_events_for_days", "call_1")
     assert messages[6] is history[5]
@@ -153,7 +121,7 @@ def test_pending_and_invalid_calls_have_their_own_texts() -> None:
             ],
         ),
     ]
-    messages = patched(run(PatchToolCallsMiddleware(), history))
+    messages = patched(before_agent(PatchToolCallsMiddleware(), history))
     assert [m.type for m in messages] == ["human", "ai", "tool", "tool"]
     assert [(m.tool_call_id, m.content, m.status) for m in messages[2:]] == [  # type: ignore[attr-defined]
         ("c1", text(TP002_TEXT, "get_events_for_days", "c1"), "error"),
@@ -163,13 +131,13 @@ def test_pending_and_invalid_calls_have_their_own_texts() -> None:
 
 def test_configured_texts() -> None:
     middleware = PatchToolCallsMiddleware(texts={"TP001": "{name} ({id}) was interrupted."})
-    messages = patched(run(middleware, SEED))
+    messages = patched(before_agent(middleware, SEED))
     assert messages[3].content == "get_events_for_days (123) was interrupted."
 
 
 def test_an_options_object() -> None:
     options = patchcore.make_options(texts={"TP001": "Stopped: {id}."})
-    messages = patched(run(PatchToolCallsMiddleware(options=options), SEED))
+    messages = patched(before_agent(PatchToolCallsMiddleware(options=options), SEED))
     assert messages[3].content == "Stopped: 123."
 
 
@@ -181,15 +149,17 @@ def test_strict_rules_are_options() -> None:
         ToolMessage("stale", tool_call_id="gone"),
         AIMessage("Hello!"),
     ]
-    assert run(PatchToolCallsMiddleware(), history) is None
-    assert run(PatchToolCallsMiddleware(select=["ALL"]), history) is None  # reported, unsafe
+    assert before_agent(PatchToolCallsMiddleware(), history) is None
+    assert (
+        before_agent(PatchToolCallsMiddleware(select=["ALL"]), history) is None
+    )  # reported, unsafe
     strict = PatchToolCallsMiddleware(select=["ALL"], unsafe_fixes=True)
-    messages = patched(run(strict, history))
+    messages = patched(before_agent(strict, history))
     assert messages == [history[0], history[2]]
 
 
 def test_ignored_rules_are_left_alone() -> None:
-    assert run(PatchToolCallsMiddleware(ignore=["TP001"]), SEED) is None
+    assert before_agent(PatchToolCallsMiddleware(ignore=["TP001"]), SEED) is None
 
 
 def test_options_come_one_way() -> None:
@@ -218,7 +188,7 @@ def test_async_hook_returns_the_same_update() -> None:
     middleware = PatchToolCallsMiddleware()
     state: Any = {"messages": list(SEED)}
     update = asyncio.run(middleware.abefore_agent(state, None))  # type: ignore[arg-type]
-    assert patched(update) == patched(run(middleware, SEED))
+    assert patched(update) == patched(before_agent(middleware, SEED))
 
 
 def test_the_same_node_as_deepagents_middleware() -> None:
@@ -251,7 +221,7 @@ def test_an_older_langchain_without_trace_policies(monkeypatch: pytest.MonkeyPat
     monkeypatch.delitem(sys.modules, "patchcore.langchain")
     older = importlib.import_module("patchcore.langchain")
     assert older.PatchToolCallsMiddleware.trace_policy is None
-    assert patched(run(older.PatchToolCallsMiddleware(), SEED))[3].content == SEED_TEXT
+    assert patched(before_agent(older.PatchToolCallsMiddleware(), SEED))[3].content == SEED_TEXT
 
 
 def test_a_state_without_messages_returns_no_update() -> None:
@@ -287,7 +257,7 @@ def test_a_repair_callback_builds_each_result() -> None:
         ),
     ]
     middleware = PatchToolCallsMiddleware(repair_callback=answered_by)
-    messages = patched(run(middleware, history))
+    messages = patched(before_agent(middleware, history))
     assert inserted(messages, history) == [3, 6, 7]
     assert [m.content for m in messages[3:4] + messages[6:]] == [
         "tool_call get_events_for_days {'date_str': '2025-01-01'}: no result recorded",
@@ -302,7 +272,7 @@ def test_a_repair_callback_builds_each_result() -> None:
     options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
     strict = PatchToolCallsMiddleware(options=options, repair_callback=answered_by)
     orphan = ToolMessage("stale", tool_call_id="gone")
-    assert patched(run(strict, [orphan, *SEED]))[3].content == messages[3].content
+    assert patched(before_agent(strict, [orphan, *SEED]))[3].content == messages[3].content
 
 
 def test_a_repair_callback_must_answer_the_call_it_is_given() -> None:
@@ -315,7 +285,7 @@ def test_a_repair_callback_must_answer_the_call_it_is_given() -> None:
     for callback, got in ((wrong_id, "ToolMessage for id 'other'"), (no_message, "dict")):
         middleware = PatchToolCallsMiddleware(repair_callback=callback)
         with pytest.raises(TypeError, match=f"a ToolMessage for id '123', not {got}"):
-            run(middleware, SEED)
+            before_agent(middleware, SEED)
 
 
 def test_keep_state_repairs_only_what_the_model_is_sent() -> None:
@@ -324,7 +294,7 @@ def test_keep_state_repairs_only_what_the_model_is_sent() -> None:
     from langchain.agents.middleware import ModelRequest, ModelResponse
 
     middleware = PatchToolCallsMiddleware(keep_state=True, repair_callback=answered_by)
-    assert run(middleware, SEED) is None
+    assert before_agent(middleware, SEED) is None
     sent: list[list[BaseMessage]] = []
 
     def handler(request: ModelRequest) -> ModelResponse:
@@ -351,7 +321,7 @@ def test_two_runs_write_the_same_ids() -> None:
     """The synthetic ToolMessage's id is derived from its AI message's and its call's
     (docs/formats.md#langchain), where LangGraph would give an id-less message a random one:
     repairing the same state twice gives the same messages, ids included."""
-    first, second = (patched(run(PatchToolCallsMiddleware(), SEED)) for _ in range(2))
+    first, second = (patched(before_agent(PatchToolCallsMiddleware(), SEED)) for _ in range(2))
     assert first[3].id is not None
     assert [m.id for m in first] == [m.id for m in second]
     assert first[3].id == langchain_result_id("3", "123")

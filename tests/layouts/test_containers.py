@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.builders import openai_user as user
 from tests.helpers import checked_and_copies
 
 AGENT = {"name": "agent"}
@@ -126,10 +127,6 @@ def program(call_id: str) -> dict[str, Any]:
 
 def program_output(call_id: str) -> dict[str, Any]:
     return {"type": "program_output", "call_id": call_id, "result": "done", "id": f"po_{call_id}"}
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
 
 
 def test_unknown_items_do_not_hide_the_calls_beside_them() -> None:
@@ -331,7 +328,8 @@ def test_api_spelled_items_are_not_read_as_js() -> None:
 
 
 def test_js_messages_with_the_sdks_own_parts_are_read() -> None:
-    """protocol.ts's messages may hold ``audio`` and ``image`` parts, which the API's do not."""
+    """The JavaScript SDK's messages may hold ``audio`` and ``image`` parts, which the API's do
+    not (docs/formats.md#openai-agents-sdk-javascript)."""
     spoken = {"role": "user", "content": [{"type": "audio", "audio": "UklGR..."}]}
     findings = patchcore.check_messages([spoken, js_call("c1"), user("Well?")])
     assert [(f.code, f.dialect) for f in findings] == [("TP001", "openai-agents-js")]

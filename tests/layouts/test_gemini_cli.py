@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.builders import found
 from tests.helpers import TP001_TEXT, TP002_TEXT, text
 from tests.provider_rules import gemini_cli
 from tests.sample_cases import SAMPLES
@@ -27,10 +28,6 @@ def read(*messages: dict[str, Any]) -> bytes:
 def open_call(status: str = "executing", **fields: Any) -> dict[str, Any]:
     call = gcli_call("read_file", CALL_ID, {"file_path": "src/worker/config.ts"}, status)
     return {**call, **fields}
-
-
-def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
-    return [(f.code, f.call_id) for f in report.findings]
 
 
 def fixed_entry(data: bytes, message: int = 1, call: int = 0) -> dict[str, Any]:
@@ -117,7 +114,7 @@ def test_a_completed_call_without_result_is_reported_not_answered() -> None:
 def test_a_result_answers_as_the_cli_sends_it(result: Any, answered: bool) -> None:
     data = read(PROMPT, gcli_turn(134, "", [open_call("success", result=result)]))
     report = patchcore.check_document(data, filename=NAME)
-    assert found(report) == ([] if answered else [("TP002", CALL_ID)])
+    assert found(report.findings) == ([] if answered else [("TP002", CALL_ID)])
 
 
 @pytest.mark.parametrize(
@@ -133,7 +130,7 @@ def test_a_result_answers_as_the_cli_sends_it(result: Any, answered: bool) -> No
 )
 def test_what_the_model_never_sees_leaves_the_call_pending(after: dict[str, Any]) -> None:
     data = read(PROMPT, gcli_turn(134, "", [open_call()]), after)
-    assert found(patchcore.check_document(data, filename=NAME)) == [("TP002", CALL_ID)]
+    assert found(patchcore.check_document(data, filename=NAME).findings) == [("TP002", CALL_ID)]
 
 
 @pytest.mark.parametrize(
@@ -146,7 +143,7 @@ def test_what_the_model_never_sees_leaves_the_call_pending(after: dict[str, Any]
 )
 def test_a_message_the_model_sees_makes_the_call_dangling(after: dict[str, Any]) -> None:
     data = read(PROMPT, gcli_turn(134, "", [open_call()]), after)
-    assert found(patchcore.check_document(data, filename=NAME)) == [("TP001", CALL_ID)]
+    assert found(patchcore.check_document(data, filename=NAME).findings) == [("TP001", CALL_ID)]
 
 
 def test_results_pair_with_their_own_entry_even_with_one_id() -> None:

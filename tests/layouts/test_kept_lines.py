@@ -5,46 +5,13 @@ batches. Without the option such a corpus fails as a whole, as it always did."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import patchcore
 from patchcore import Stream
 from patchcore.pipeline import run
+from tests.builders import NULS, TORN, conversation, streamed, torn_corpus
 from tests.conftest import SAMPLES
-from tests.layouts.test_stream import streamed
-
-
-def conversation(number: int, *, answered: bool = False) -> bytes:
-    """An OpenAI Chat conversation line whose call the history moved past (TP001)."""
-    messages: list[dict[str, object]] = [
-        {"role": "user", "content": f"question {number}"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": f"call_{number}",
-                    "type": "function",
-                    "function": {"name": "lookup", "arguments": "{}"},
-                }
-            ],
-        },
-    ]
-    if answered:
-        messages.append({"role": "tool", "tool_call_id": f"call_{number}", "content": "ok"})
-    messages.append({"role": "user", "content": "go on"})
-    return json.dumps({"messages": messages}).encode()
-
-
-TORN = conversation(2)[:41]  # cut inside a string, as a crash while writing leaves it
-NULS = b"\x00" * 12 + conversation(4)[:9]
-
-
-def torn_corpus() -> bytes:
-    return b"\n".join([conversation(1), TORN, conversation(3), NULS, conversation(5), b""])
-
 
 KEEP = patchcore.make_options(keep_invalid_lines=True)
 

@@ -40,6 +40,7 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import tool_call
 
 import patchcore
+from tests.builders import DROP
 from tests.helpers import langchain_result_id
 
 #: The default texts, as docs/pairing.md#synthetic-results words them.
@@ -503,3 +504,39 @@ def test_dropping_one_raw_call_keeps_the_other() -> None:
     assert [f.call_id for f in repair.fixed] == ["raw_null"]
     assert repair.value[1].additional_kwargs == {"tool_calls": RAW_NOT_TEXT[1:], "refusal": None}
     assert history[1].additional_kwargs["tool_calls"] == RAW_NOT_TEXT  # a copy was changed
+
+
+def test_fix_base_messages_drops_calls_from_langchain_objects() -> None:
+    """The LangChain objects lose the call wherever langchain-core or a provider would read it:
+    ``tool_calls`` and the raw calls of ``additional_kwargs``; a message left empty goes."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    raw = [
+        {"id": i, "type": "function", "function": {"name": n, "arguments": "{}"}}
+        for i, n in (("c1", "get_weather"), ("c2", "get_time"))
+    ]
+    history = [
+        HumanMessage("Weather and time?"),
+        AIMessage(
+            "Looking.",
+            tool_calls=[
+                {"name": "get_weather", "args": {}, "id": "c1"},
+                {"name": "get_time", "args": {}, "id": "c2"},
+            ],
+            additional_kwargs={"tool_calls": raw},
+        ),
+        ToolMessage("18C", tool_call_id="c1"),
+        AIMessage("", tool_calls=[{"name": "book", "args": {}, "id": "c3"}]),
+        HumanMessage("Never mind."),
+    ]
+    repair = patchcore.fix_base_messages(history, options=DROP)
+    assert [f.call_id for f in repair.fixed] == ["c2", "c3"]
+    value = repair.value
+    assert len(value) == 4, "the AI message of c3 alone goes"
+    kept = value[1]
+    assert isinstance(kept, AIMessage)
+    assert [c["id"] for c in kept.tool_calls] == ["c1"]
+    assert [c["id"] for c in kept.additional_kwargs["tool_calls"]] == ["c1"]
+    assert kept.content == "Looking."
+    assert len(history[1].tool_calls) == 2, "the input objects are not changed"
+    assert not patchcore.check_base_messages(value)

@@ -21,9 +21,9 @@ from patchcore.layouts import layout_of
 from patchcore.layouts.base import Layout
 from patchcore.pipeline import WHOLE_LIMIT, Stream
 from patchcore.raw.codec import decode
+from tests.builders import found
 from tests.conftest import CORPUS
 from tests.helpers import TP001_TEXT, TP002_TEXT, run
-from tests.layouts.test_sessions_samples import sdk_conversations
 from tests.provider_rules import anthropic
 from tests.sample_cases import SAMPLES, all_cases, fixed_path, json_doc
 from tests.session_logs import (
@@ -33,6 +33,7 @@ from tests.session_logs import (
     compact_jsonl,
     kept,
     sdk_assistant,
+    sdk_conversations,
     sdk_final,
     sdk_init,
     sdk_output,
@@ -65,10 +66,6 @@ def fix(data: bytes, name: str = "stream.jsonl", **options: Any) -> patchcore.Re
 def array_layout(first: dict[str, Any]) -> Layout:
     """The layout of a JSON array whose first element is ``first``."""
     return layout_of(decode(json.dumps([first]).encode()), patchcore.make_options())
-
-
-def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
-    return [(f.code, f.call_id) for f in report.findings]
 
 
 def entries_of(data: bytes, name: str) -> list[Any]:
@@ -182,7 +179,7 @@ def test_a_subagent_never_answers_the_main_thread() -> None:
         sdk_final(6, "success", 1),
     )
     report = check(data, select=["ALL"])
-    assert sorted(found(report)) == [("TP002", task), ("TP101", task)]
+    assert sorted(found(report.findings)) == [("TP002", task), ("TP101", task)]
     assert [r.line for r in report.conversations] == [2, 3], "two conversations"
     repaired = fix(data)
     assert repaired.output is not None
@@ -211,7 +208,7 @@ def test_events_are_kept_and_odd_entries_warned_about() -> None:
         (28, "/3", "an event of unknown type 'x-telemetry'; kept as it is"),
         (32, "/4", "a user entry whose 'message' is a string; kept as it is"),
     ]
-    assert found(report) == [("TP001", "toolu_A")]
+    assert found(report.findings) == [("TP001", "toolu_A")]
     assert report.output is not None
     assert json.loads(report.output)[2:] == entries[1:]
 
@@ -318,7 +315,7 @@ def test_both_framings_read_the_same_conversations() -> None:
     for name in ("main-thread", "subagent", "parallel-interrupted"):
         lines = check((SAMPLES / f"claude-agent-sdk/{name}.jsonl").read_bytes())
         whole = check((SAMPLES / f"claude-agent-sdk/{name}.json").read_bytes(), "s.json")
-        assert found(lines) == found(whole)
+        assert found(lines.findings) == found(whole.findings)
         assert [r.message_count for r in lines.conversations] == [
             r.message_count for r in whole.conversations
         ]
@@ -350,7 +347,7 @@ def test_a_stream_over_the_streaming_threshold_is_read_whole() -> None:
     output = b"".join(streamed)
     assert not streamed.streamed
     assert streamed.result.layout == FRAMING
-    assert found(streamed.result) == [("TP001", "toolu_Open")]
+    assert found(streamed.result.findings) == [("TP001", "toolu_Open")]
     assert output.startswith(stream(*head[:2], new_main_entry("toolu_Open"), head[2]))
     assert output == fix(data, "big.jsonl").output
 

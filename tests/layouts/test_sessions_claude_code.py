@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.builders import found
 from tests.helpers import TP001_TEXT, TP002_TEXT, text
 from tests.provider_rules import anthropic
 from tests.sample_cases import SAMPLES
@@ -45,10 +46,6 @@ def check(data: bytes, **options: Any) -> patchcore.Result:
 
 def fix(data: bytes, **options: Any) -> patchcore.Result:
     return patchcore.fix_document(data, filename=NAME, options=patchcore.make_options(**options))
-
-
-def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
-    return [(f.code, f.call_id) for f in report.findings]
 
 
 def lines(data: bytes) -> list[bytes]:
@@ -132,7 +129,7 @@ def test_inline_sidechains_are_conversations_of_their_own() -> None:
     ]
     report = check(session(*records), select=["TP0", "TP101"])
     assert [(r.line, r.message_count) for r in report.conversations] == [(1, 4), (3, 2), (4, 1)]
-    assert found(report) == [("TP002", "toolu_Grep"), ("TP101", "toolu_Grep")]
+    assert found(report.findings) == [("TP002", "toolu_Grep"), ("TP101", "toolu_Grep")]
     pending, orphan = report.findings
     assert (pending.line, orphan.line) == (5, 6)
 
@@ -172,7 +169,7 @@ def test_messages_inside_progress_lines_are_never_paired() -> None:
         *progress,
         cc_user(5, 3, "Stop."),
     ]
-    assert found(check(session(*records), select=["ALL"])) == [("TP001", "toolu_Main")]
+    assert found(check(session(*records), select=["ALL"]).findings) == [("TP001", "toolu_Main")]
 
 
 def test_streamed_calls_of_one_response_are_one_turn() -> None:
@@ -216,7 +213,7 @@ def test_new_lines_follow_the_response_and_take_over_its_children() -> None:
     records = interrupted()
     data = session(*records)
     report = fix(data)
-    assert found(report) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
+    assert found(report.findings) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
     assert report.output is not None
     before, after = lines(data), lines(report.output)
     assert len(after) == len(before) + 2
@@ -348,7 +345,7 @@ def test_the_last_line_of_the_file_gets_the_results_after_it() -> None:
     ]
     data = compact_jsonl(records).rstrip(b"\n").replace(b"\n", b"\r\n")
     report = fix(data)
-    assert found(report) == [("TP002", "toolu_Find")]
+    assert found(report.findings) == [("TP002", "toolu_Find")]
     assert report.output is not None
     first, second, new = report.output.split(b"\r\n")
     assert data == first + b"\r\n" + second
@@ -399,7 +396,7 @@ def test_lines_that_are_not_events_are_kept_and_reported() -> None:
             "kept as it is",
         ),
     ]
-    assert found(report) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
+    assert found(report.findings) == [("TP001", "toolu_Oslo"), ("TP001", "toolu_Brgn")]
     assert report.output is not None
     assert lines(report.output)[3:10] == lines(data)[3:10], "kept byte for byte"
 
@@ -453,12 +450,12 @@ def test_strict_rules_report_on_the_main_thread_without_a_fix(
     records.append(text_of(len(records) + 1, "Done.", "msg_Done"))
     data = session(*records)
     report = check(data, select=["ALL"])
-    assert found(report) == expected
+    assert found(report.findings) == expected
     assert all(f.fix is None for f in report.findings)
     assert check(data).findings == (), "opt-in rules"
     unsafe = fix(data, select=["ALL"], unsafe_fixes=True)
     assert unsafe.output is None
-    assert found(unsafe) == expected
+    assert found(unsafe.findings) == expected
 
 
 def test_orphan_result_is_located_at_its_block() -> None:

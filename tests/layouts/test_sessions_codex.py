@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import patchcore
+from tests.builders import found
 from tests.helpers import TP001_TEXT, text
 from tests.sample_cases import SAMPLES
 from tests.session_logs import (
@@ -26,10 +27,6 @@ META = rollout(0, "session_meta", {"id": "019e1695", "cwd": "/home/ana/shop"})
 
 def rollout_of(*records: Any) -> bytes:
     return compact_jsonl([META, *records])
-
-
-def found(report: patchcore.Result) -> list[tuple[str, str | None]]:
-    return [(f.code, f.call_id) for f in report.findings]
 
 
 def output(call_id: str, words: str, kind: str = "function_call_output") -> dict[str, Any]:
@@ -59,7 +56,7 @@ def test_an_end_event_does_not_answer_a_call() -> None:
         *codex_user(4, "Thanks."),
     ]
     report = patchcore.fix_document(rollout_of(*records), filename=NAME)
-    assert found(report) == [("TP001", "call_St")]
+    assert found(report.findings) == [("TP001", "call_St")]
     assert report.output is not None
     new = json.loads(report.output.split(b"\n")[4])
     assert new == {
@@ -112,7 +109,7 @@ def test_orphan_output_lines_go_only_with_unsafe_fixes() -> None:
     report = patchcore.fix_document(
         data, filename=NAME, options=patchcore.make_options(select=["ALL"])
     )
-    assert found(report) == [("TP101", "call_Old")]
+    assert found(report.findings) == [("TP101", "call_Old")]
     assert report.output is None
     assert [f.fix.applicability.value for f in report.findings if f.fix] == ["unsafe"]
     unsafe = patchcore.fix_document(
@@ -143,7 +140,7 @@ def test_unreadable_lines_are_kept_and_reported() -> None:
             "kept as it is",
         ),
     ]
-    assert found(report) == [("TP002", "call_Ls")]
+    assert found(report.findings) == [("TP002", "call_Ls")]
     assert report.output is not None
     assert report.output.split(b"\n")[:7] == data.split(b"\n")[:7]
 
@@ -162,7 +159,7 @@ def test_a_rollout_is_recognised_past_a_torn_first_line() -> None:
     )
     report = patchcore.check_document(data, filename=NAME)
     assert report.layout == "codex-rollout"
-    assert found(report) == [("TP002", "call_Ls")]
+    assert found(report.findings) == [("TP002", "call_Ls")]
 
 
 def test_the_line_that_makes_a_file_a_rollout_is_never_dropped() -> None:
@@ -177,7 +174,7 @@ def test_the_line_that_makes_a_file_a_rollout_is_never_dropped() -> None:
     report = patchcore.fix_document(
         data, filename=NAME, options=patchcore.make_options(select=["ALL"], unsafe_fixes=True)
     )
-    assert found(report) == [("TP101", "call_Cut"), ("TP101", "call_Old")]
+    assert found(report.findings) == [("TP101", "call_Cut"), ("TP101", "call_Old")]
     assert [f.fix is not None for f in report.findings] == [False, True]
     assert report.output == b"\n".join([*data.split(b"\n")[:3], b""])
 
@@ -208,7 +205,7 @@ def test_a_client_tool_search_is_answered_as_codex_answers_it() -> None:
         *codex_user(3, "Never mind."),
     ]
     report = patchcore.fix_document(rollout_of(*records), filename=NAME)
-    assert found(report) == [("TP001", "ts_1")]
+    assert found(report.findings) == [("TP001", "ts_1")]
     assert report.output is not None
     assert json.loads(report.output.split(b"\n")[4])["payload"] == MISSING_SEARCH
     assert patchcore.fix_document(report.output, filename=NAME).output is None

@@ -33,7 +33,7 @@ OPEN_TURN = gcli_turn(134, "", [call()])
 DONE_TURN = gcli_turn(134, "", [call("success", result=ANSWER)])
 
 
-def found(report: patchcore.Result) -> list[tuple[str, str | None, int | None]]:
+def found_at_lines(report: patchcore.Result) -> list[tuple[str, str | None, int | None]]:
     return [(f.code, f.call_id, f.line) for f in report.findings]
 
 
@@ -59,7 +59,7 @@ def test_a_log_is_read_as_the_conversation_the_cli_resumes() -> None:
 def test_the_last_version_of_a_message_is_repaired_in_its_line() -> None:
     data = log(PROMPT, gcli_message(134, "gemini", "Let me look."), OPEN_TURN, LATER)
     report = patchcore.fix_document(data, filename=NAME)
-    assert found(report) == [("TP001", CALL_ID, 4)]
+    assert found_at_lines(report) == [("TP001", CALL_ID, 4)]
     assert report.output is not None
     assert changed_lines(data, report.output) == [4]
     entry = json.loads(report.output.split(b"\n")[3])["toolCalls"][0]
@@ -73,7 +73,7 @@ def test_a_message_keeps_the_place_of_its_first_line() -> None:
     open call is dangling, not pending."""
     first = gcli_message(134, "gemini", "Let me look.")
     report = patchcore.check_document(log(PROMPT, first, LATER, OPEN_TURN), filename=NAME)
-    assert found(report) == [("TP001", CALL_ID, 5)]
+    assert found_at_lines(report) == [("TP001", CALL_ID, 5)]
 
 
 @pytest.mark.parametrize(
@@ -89,13 +89,13 @@ def test_a_rewind_drops_a_message_and_every_later_one(
     rewind: str, left: list[tuple[str, str, int]]
 ) -> None:
     data = log(PROMPT, OPEN_TURN, LATER, {"$rewindTo": rewind})
-    assert found(patchcore.check_document(data, filename=NAME)) == left
+    assert found_at_lines(patchcore.check_document(data, filename=NAME)) == left
 
 
 def test_messages_set_in_the_metadata_replace_the_message_lines() -> None:
     data = log(PROMPT, DONE_TURN, {"$set": {"messages": [PROMPT, OPEN_TURN, LATER]}}, LATER)
     report = patchcore.fix_document(data, filename=NAME)
-    assert found(report) == [("TP001", CALL_ID, 4)]
+    assert found_at_lines(report) == [("TP001", CALL_ID, 4)]
     assert report.output is not None
     assert changed_lines(data, report.output) == [4]
     listed = json.loads(report.output.split(b"\n")[3])["$set"]["messages"]
@@ -106,13 +106,13 @@ def test_messages_set_in_the_metadata_replace_the_message_lines() -> None:
 
 def test_an_empty_messages_set_gives_the_message_lines_back() -> None:
     data = log({"$set": {"messages": [PROMPT]}}, PROMPT, OPEN_TURN, {"$set": {"messages": []}})
-    assert found(patchcore.check_document(data, filename=NAME)) == [("TP002", CALL_ID, 4)]
+    assert found_at_lines(patchcore.check_document(data, filename=NAME)) == [("TP002", CALL_ID, 4)]
 
 
 def test_a_torn_last_line_and_unknown_records_are_kept_and_reported() -> None:
     data = log(PROMPT, OPEN_TURN, {"$unknown": 1}) + b'{"id":"g9","type":"gem'
     report = patchcore.fix_document(data, filename=NAME)
-    assert found(report) == [("TP002", CALL_ID, 3)]
+    assert found_at_lines(report) == [("TP002", CALL_ID, 3)]
     warnings = [(r.line, r.note) for r in report.conversations if r.warning]
     assert [line for line, _ in warnings] == [4, 5]
     assert report.output is not None
@@ -132,4 +132,4 @@ def test_session_documents_one_a_line_are_not_a_log() -> None:
     session = {**GEMINI_CLI_SESSION, "messages": [PROMPT, OPEN_TURN]}
     report = patchcore.check_document(compact_jsonl([session, session]), filename="all.jsonl")
     assert report.layout == "jsonl"
-    assert found(report) == [("TP002", CALL_ID, 1), ("TP002", CALL_ID, 2)]
+    assert found_at_lines(report) == [("TP002", CALL_ID, 1), ("TP002", CALL_ID, 2)]

@@ -23,6 +23,7 @@ import pytest
 
 from tests.provider_rules import anthropic, gemini_cli, responses
 from tests.sample_cases import SAMPLES
+from tests.session_logs import sdk_conversations
 
 #: Each folder of session samples, with the names of its repaired logs (gemini-cli/ also holds
 #: session documents, which are message lists).
@@ -69,23 +70,6 @@ def claude_threads(lines: list[Any]) -> list[list[dict[str, Any]]]:
     return list(threads.values())
 
 
-def sdk_conversations(entries: list[Any]) -> list[list[dict[str, Any]]]:
-    """Each conversation's API messages: consecutive entries of one type are one message."""
-    threads: dict[object, list[dict[str, Any]]] = {}
-    for entry in entries:
-        role = entry.get("type")
-        if role not in ("user", "assistant"):
-            continue
-        out = threads.setdefault(entry.get("parent_tool_use_id"), [])
-        content = entry["message"]["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if out and out[-1]["role"] == role:
-            out[-1]["content"] += blocks
-        else:
-            out.append({"role": role, "content": list(blocks)})
-    return list(threads.values())
-
-
 def gemini_cli_messages(lines: list[Any]) -> list[Any]:
     """The messages Gemini CLI reads back from its session log."""
     latest: dict[str, Any] = {}
@@ -117,8 +101,8 @@ def conversations(path: Path) -> list[tuple[str, list[Any]]]:
 
 
 def as_codex_runs_it(item: dict[str, Any]) -> dict[str, Any]:
-    """Codex answers a ``local_shell_call`` with a ``function_call_output`` (codex-rs
-    ``normalize.rs``; docs/formats.md#codex): for the Responses rules it is a function call."""
+    """Codex answers a ``local_shell_call`` with a ``function_call_output``
+    (docs/formats.md#codex): for the Responses rules it is a function call."""
     return {**item, "type": "function_call"} if item["type"] == "local_shell_call" else item
 
 

@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 import patchcore
 from benchmarks.corpus import lines as corpus_lines
 from patchcore.options import Options
-from patchcore.pipeline import WHOLE_LIMIT, Piece, Stream, Unchanged, run
+from patchcore.pipeline import WHOLE_LIMIT, Stream, Unchanged, run
+from tests.builders import InMemory, chunked, streamed
 from tests.conftest import SAMPLES
-from tests.helpers import run as toolpatch
+from tests.helpers import run_process as toolpatch
 
 #: Every shipped sample that is JSON Lines (conversations per line, or messages per line).
 LINE_SAMPLES = sorted(p for p in SAMPLES.rglob("*.jsonl") if ".fixed." not in p.name)
@@ -31,54 +32,6 @@ LINE_SAMPLES = sorted(p for p in SAMPLES.rglob("*.jsonl") if ".fixed." not in p.
 
 def corpus(conversations: int, *, dialect: str = "langchain", seed: int = 7) -> bytes:
     return b"".join(corpus_lines(dialect=dialect, conversations=conversations, seed=seed))
-
-
-def chunked(data: bytes, size: int) -> Iterator[bytes]:
-    for start in range(0, len(data), size):
-        yield data[start : start + size]
-
-
-class InMemory:
-    """A `RandomAccess` input over bytes, read ``chunk`` bytes at most at a time (as a file is
-    read: fewer bytes than asked for only at its end)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.reads: list[tuple[int, int]] = []
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    def read(self, offset: int, size: int) -> bytes:
-        self.reads.append((offset, size))
-        return self.data[offset : offset + size]
-
-
-def joined(pieces: Iterator[Piece], data: bytes) -> bytes:
-    """The output the pieces stand for (`Unchanged` ranges copied from ``data``)."""
-    return b"".join(
-        data[p.offset : p.offset + p.size] if isinstance(p, Unchanged) else bytes(p) for p in pieces
-    )
-
-
-def streamed(
-    data: bytes, options: Options, *, fix: bool, chunk: int, batch: int, file: bool = False
-) -> Stream:
-    """A stream over ``data`` given as chunks of ``chunk`` bytes, or (``file``) as a
-    `RandomAccess` input, keeping every list (as a whole run does); its output is left in
-    ``stream.output``."""
-    stream = Stream(
-        InMemory(data) if file else chunked(data, chunk),
-        filename="input.jsonl",
-        options=options,
-        fix=fix,
-        whole_limit=300,
-        batch_bytes=batch,
-        every_list=True,
-    )
-    stream.output = joined(iter(stream), data)  # type: ignore[attr-defined]
-    return stream
 
 
 def located(report: patchcore.Result) -> list[tuple[Any, ...]]:
@@ -171,6 +124,7 @@ def test_batches_are_about_batch_bytes_from_the_first_on(file: bool) -> None:
     assert max(sizes) <= 5000 + longest
 
 
+@pytest.mark.slow  # hypothesis: every sample cut at random places
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     chunk=st.integers(min_value=1, max_value=4096),
@@ -259,6 +213,7 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 @pytest.mark.parametrize("jobs", ["1", "2", "3"])
 def test_cli_fix_of_a_large_corpus_matches_the_library(
     big_corpus: Path, tmp_path: Path, jobs: str
@@ -273,6 +228,7 @@ def test_cli_fix_of_a_large_corpus_matches_the_library(
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 @pytest.mark.parametrize("jobs", ["1", "2", "3"])
 def test_cli_check_of_a_large_corpus_reports_every_finding_in_order(
     big_corpus: Path, jobs: str
@@ -285,6 +241,7 @@ def test_cli_check_of_a_large_corpus_reports_every_finding_in_order(
     ]
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 def test_cli_filter_of_a_large_corpus_through_stdin(big_corpus: Path) -> None:
     expected = patchcore.fix_document(big_corpus.read_bytes(), filename=big_corpus.name)
     result = toolpatch(
@@ -295,6 +252,7 @@ def test_cli_filter_of_a_large_corpus_through_stdin(big_corpus: Path) -> None:
     assert result.stdout == expected.output
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 def test_cli_broken_large_corpus_is_left_untouched(big_corpus: Path, tmp_path: Path) -> None:
     lines = big_corpus.read_bytes().split(b"\n")
     lines[500] = lines[500][:-3]
@@ -308,6 +266,7 @@ def test_cli_broken_large_corpus_is_left_untouched(big_corpus: Path, tmp_path: P
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+@pytest.mark.slow  # a process (and worker pool) per run over a corpus past the streaming threshold
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_cli_keeps_the_torn_lines_of_a_large_corpus(
     big_corpus: Path, tmp_path: Path, jobs: str

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.builders import anchors, slug
 from tests.conftest import ROOT
 from toolpatch.cli.rules_markdown import REGENERATE, rules_markdown
 
@@ -16,30 +17,6 @@ CITATION = re.compile(r"docs/([a-z0-9_-]+\.md)(?:#([A-Za-z0-9_-]+))?")
 #: A link from one page to another: ``](pairing.md#keyless-calls)``, ``](#tp001-...)``.
 LINK = re.compile(r"\]\(([a-z0-9_-]+\.md)?(?:#([A-Za-z0-9_-]+))?\)")
 SCANNED = ("*.py", "*.md", "*.toml", "*.yaml")
-
-
-def slug(heading: str) -> str:
-    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
-
-
-def anchors(page: Path) -> set[str]:
-    """Every heading anchor of a page (a repeated heading gets ``-1``, ``-2``, ... as on
-    GitHub); fenced code is skipped."""
-    found: set[str] = set()
-    counts: dict[str, int] = {}
-    fenced = False
-    for line in page.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-        match = None if fenced else re.match(r"#{1,6} (.+)", line)
-        if match:
-            base = slug(match.group(1))
-            n = counts.get(base, 0)
-            counts[base] = n + 1
-            found.add(base if n == 0 else f"{base}-{n}")
-    return found
 
 
 def scanned_files() -> list[Path]:

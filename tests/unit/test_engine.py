@@ -6,32 +6,32 @@ synthetic texts and their placement (after the call's existing results, in call 
 selection, literal template substitution, and that no function mutates its input.
 
 `patchcore.engine.pairing.pair` is tested over hand-built `MessageView`s; `patchcore.fix_messages` /
-`patchcore.check_messages` over OpenAI Chat dicts and the LangChain shapes langchain-core writes.
+`patchcore.check_messages` over OpenAI Chat dicts; the same over the LangChain shapes
+langchain-core writes are in ``tests/layouts/test_langchain_engine.py`` (they need the extra).
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import pytest
-from langchain_core.load import dumpd
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-    messages_from_dict,
-    messages_to_dict,
-)
 
 import patchcore
 from patchcore.engine.pairing import insertion_point, pair
 from patchcore.model import MessageView, Role, ToolCall, ToolResult
-from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, text
+from tests.builders import (
+    assert_clean_history_is_not_changed,
+    assert_fix_is_idempotent,
+    assert_input_is_never_mutated,
+    assert_invalid_call_is_tp003,
+)
+from tests.builders import openai_assistant as oa_ai
+from tests.builders import openai_call as oa_call
+from tests.builders import openai_tool as oa_tool
+from tests.builders import openai_user as oa_user
+from tests.helpers import TP001_TEXT, TP002_TEXT, text
 
 # --------------------------------------------------------------------------------------------
 # pair() over MessageViews
@@ -174,123 +174,7 @@ def test_insertion_point_is_after_the_run_of_results(
 # Histories as dicts
 
 
-def oa_call(call_id: str | None, name: str | None = "get_weather", arguments: Any = "{}") -> dict:
-    """One OpenAI Chat tool call entry."""
-    function: dict[str, Any] = {"arguments": arguments}
-    if name is not None:
-        function["name"] = name
-    return {"id": call_id, "type": "function", "function": function}
-
-
-def oa_ai(*calls: dict) -> dict:
-    """An OpenAI Chat assistant message with tool calls."""
-    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
-
-
-def oa_tool(call_id: str, content: str = "ok") -> dict:
-    """An OpenAI Chat tool result."""
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
-
-
-def oa_user(content: str = "hi") -> dict:
-    return {"role": "user", "content": content}
-
-
-SEED_BASE_MESSAGES: list[BaseMessage] = [
-    SystemMessage(content="You are a helpful assistant."),
-    HumanMessage(content="What are my events for the next three days?"),
-    AIMessage(
-        content="",
-        tool_calls=[
-            {
-                "id": "123",
-                "name": "get_events_for_days",
-                "args": {"date_str": "2024-01-01"},
-            }
-        ],
-    ),
-    HumanMessage(content="Never mind, what is the weather?"),
-]
-
 SEED_TEXT = text(TP001_TEXT, "get_events_for_days", "123")
-
-
-def _messages_to_dict(messages: list[BaseMessage]) -> list[dict]:
-    return messages_to_dict(messages)
-
-
-def _model_dump(messages: list[BaseMessage]) -> list[dict]:
-    return [m.model_dump() for m in messages]
-
-
-def _dumpd(messages: list[BaseMessage]) -> list[dict]:
-    return [dumpd(m) for m in messages]
-
-
-def _fields(message: dict) -> dict:
-    """The message's own fields, whatever LangChain shape it is in."""
-    if message.get("lc") == 1:
-        return message["kwargs"]
-    if set(message) == {"type", "data"}:
-        return message["data"]
-    return message
-
-
-LANGCHAIN_SHAPES: dict[str, Callable[[list[BaseMessage]], list[dict]]] = {
-    "messages_to_dict": _messages_to_dict,
-    "model_dump": _model_dump,
-    "dumpd": _dumpd,
-}
-
-
-@pytest.mark.parametrize("shape", list(LANGCHAIN_SHAPES))
-def test_seed_langchain(shape: str) -> None:
-    history = LANGCHAIN_SHAPES[shape](SEED_BASE_MESSAGES)
-    before = copy.deepcopy(history)
-
-    repair = patchcore.fix_messages(history)
-
-    assert history == before, "fix_messages mutated its input"
-    assert repair.changed is True
-    assert len(repair.value) == 5
-    assert [f.code for f in repair.findings] == ["TP001"]
-    inserted = _fields(repair.value[3])
-    assert inserted["type"] == "tool"
-    assert inserted["tool_call_id"] == "123"
-    assert inserted["name"] == "get_events_for_days"
-    assert inserted["content"] == SEED_TEXT
-    assert inserted["status"] == "error"
-    # untouched messages are the very same objects / values
-    assert repair.value[:3] == history[:3]
-    assert repair.value[4] == history[3]
-
-
-def test_seed_messages_to_dict_round_trips_through_langchain() -> None:
-    repair = patchcore.fix_messages(messages_to_dict(SEED_BASE_MESSAGES))
-    loaded = messages_from_dict(repair.value)
-    assert isinstance(loaded[3], ToolMessage)
-    assert loaded[3].tool_call_id == "123"
-    assert loaded[3].name == "get_events_for_days"
-    assert loaded[3].content == SEED_TEXT
-    assert loaded[3].status == "error"
-    assert loaded[4] == SEED_BASE_MESSAGES[3]
-
-
-def test_seed_base_messages() -> None:
-    messages = list(SEED_BASE_MESSAGES)
-    repair = patchcore.fix_base_messages(messages)
-    assert messages == SEED_BASE_MESSAGES
-    assert len(repair.value) == 5
-    tool = repair.value[3]
-    assert isinstance(tool, ToolMessage)
-    assert (tool.tool_call_id, tool.name, tool.content) == ("123", "get_events_for_days", SEED_TEXT)
-
-
-@pytest.mark.parametrize("function", ["fix_base_messages", "check_base_messages"])
-def test_base_messages_refuse_plain_dicts(function: str) -> None:
-    history = [HumanMessage("hi"), {"role": "user", "content": "hello"}]
-    with pytest.raises(TypeError, match=rf"{function} expects .*BaseMessage.*item 1 is a dict"):
-        getattr(patchcore, function)(history)
 
 
 def test_seed_openai_chat() -> None:
@@ -327,28 +211,10 @@ def test_two_dangling_calls_in_two_turns_give_two_inserts() -> None:
     [
         pytest.param([oa_user(), oa_ai(oa_call("a")), oa_tool("a"), oa_user()], id="answered"),
         pytest.param([oa_user(), {"role": "assistant", "content": "hello"}], id="tool-free"),
-        pytest.param(
-            _messages_to_dict([HumanMessage("hi"), AIMessage("hello")]), id="lc-tool-free"
-        ),
-        pytest.param(
-            _model_dump(
-                [
-                    AIMessage("", tool_calls=[{"id": "x", "name": "t", "args": {}}]),
-                    ToolMessage("ok", tool_call_id="x"),
-                ]
-            ),
-            id="lc-answered",
-        ),
     ],
 )
 def test_clean_history_is_not_changed(history: list[dict]) -> None:
-    before = copy.deepcopy(history)
-    repair = patchcore.fix_messages(history)
-    assert repair.changed is False
-    assert repair.findings == ()
-    assert repair.value == before
-    assert patchcore.check_messages(history) == []
-    assert history == before
+    assert_clean_history_is_not_changed(history)
 
 
 def test_empty_list() -> None:
@@ -367,15 +233,6 @@ def test_history_ending_in_an_ai_call_is_tp002() -> None:
     }
 
 
-def test_langchain_history_ending_in_an_ai_call_is_tp002() -> None:
-    history = _messages_to_dict(
-        [HumanMessage("hi"), AIMessage("", tool_calls=[{"id": "c1", "name": "f", "args": {}}])]
-    )
-    repair = patchcore.fix_messages(history)
-    assert [f.code for f in repair.findings] == ["TP002"]
-    assert _fields(repair.value[2])["content"] == text(TP002_TEXT, "f", "c1")
-
-
 @pytest.mark.parametrize(
     "history",
     [
@@ -385,27 +242,10 @@ def test_langchain_history_ending_in_an_ai_call_is_tp002() -> None:
         pytest.param(
             [oa_user(), oa_ai(oa_call("c1", "lookup", '{"q": "tru'))], id="openai-last-turn"
         ),
-        pytest.param(
-            _messages_to_dict(
-                [
-                    HumanMessage("hi"),
-                    AIMessage(
-                        "",
-                        invalid_tool_calls=[
-                            {"id": "c1", "name": "lookup", "args": '{"q": ', "error": "bad"}
-                        ],
-                    ),
-                    HumanMessage("?"),
-                ]
-            ),
-            id="langchain-invalid_tool_calls",
-        ),
     ],
 )
 def test_invalid_call_is_tp003(history: list[dict]) -> None:
-    repair = patchcore.fix_messages(history)
-    assert [f.code for f in repair.findings] == ["TP003"]
-    assert _fields(repair.value[2])["content"] == text(TP003_TEXT, "lookup", "c1")
+    assert_invalid_call_is_tp003(history)
 
 
 def test_missing_name_reads_unknown() -> None:
@@ -600,38 +440,14 @@ MUTATION_CASES: dict[str, list[dict]] = {
     "mixed": MIXED,
     "parallel": [oa_user(), oa_ai(oa_call("a"), oa_call("b")), oa_tool("a"), oa_user()],
     "reused": [oa_user(), oa_ai(oa_call("c")), oa_tool("c"), oa_ai(oa_call("c")), oa_user()],
-    "lc-dict": _messages_to_dict(SEED_BASE_MESSAGES),
-    "lc-model_dump": _model_dump(SEED_BASE_MESSAGES),
-    "lc-dumpd": _dumpd(SEED_BASE_MESSAGES),
     "clean": [oa_user(), oa_ai(oa_call("a")), oa_tool("a")],
 }
 
 
 @pytest.mark.parametrize("name", list(MUTATION_CASES))
-def test_input_is_never_mutated(name: str) -> None:
-    history = copy.deepcopy(MUTATION_CASES[name])
-    before = copy.deepcopy(history)
-    ids_before = [id(m) for m in history]
-
-    patchcore.check_messages(history)
-    repair = patchcore.fix_messages(
-        history, options=patchcore.make_options(texts={"TP001": "x {id}"})
-    )
-    patchcore.fix_messages(history, options=patchcore.make_options(select=["TP002"]))
-
-    assert history == before, "the input list or a message in it changed"
-    assert [id(m) for m in history] == ids_before
-    assert repair.value is not history
-    # every original message is in the result, in order, as the same object
-    kept = [m for m in repair.value if any(m is original for original in history)]
-    assert [id(m) for m in kept] == ids_before
-
-
-def test_fix_is_idempotent_and_check_after_fix_is_clean() -> None:
-    for history in MUTATION_CASES.values():
-        once = patchcore.fix_messages(history).value
-        assert patchcore.check_messages(once) == []
-        assert patchcore.fix_messages(once).changed is False
+def test_input_is_never_mutated_and_fix_is_idempotent(name: str) -> None:
+    assert_input_is_never_mutated(MUTATION_CASES[name])
+    assert_fix_is_idempotent(MUTATION_CASES[name])
 
 
 def test_anthropic_empty_string_turn_takes_only_the_results() -> None:

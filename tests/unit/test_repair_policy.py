@@ -6,37 +6,12 @@ key of the configuration."""
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
 import pytest
 
 import patchcore
+from tests.builders import CHAT, CHAT_DROPPED, DROP
 from tests.conftest import SAMPLES
-from tests.helpers import run
-
-CHAT = b"""[
-  {"role": "user", "content": "Weather in Paris and the time?"},
-  {"role": "assistant", "content": null, "tool_calls": [
-    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
-    {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
-  ]},
-  {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
-  {"role": "user", "content": "Never mind."}
-]
-"""
-
-#: CHAT with call_1 dropped: its entry goes with the line it sat on, call_2's result stays.
-CHAT_DROPPED = b"""[
-  {"role": "user", "content": "Weather in Paris and the time?"},
-  {"role": "assistant", "content": null, "tool_calls": [
-    {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
-  ]},
-  {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
-  {"role": "user", "content": "Never mind."}
-]
-"""
-
-DROP = patchcore.make_options(repair="drop", unsafe_fixes=True)
 
 
 def test_make_options_takes_the_policy_by_name_keyword_only() -> None:
@@ -108,49 +83,6 @@ def test_an_agent_session_log_is_never_dropped_from() -> None:
         assert "would rewrite what the agent did" in finding.message
 
 
-def test_cli_flag_and_configuration(tmp_path: Path) -> None:
-    target = tmp_path / "h.json"
-    target.write_bytes(CHAT)
-    run(
-        ["fix", "--repair", "drop", str(target)], cwd=tmp_path, expect=1
-    )  # an unsafe fix: not applied
-    assert target.read_bytes() == CHAT
-    run(["fix", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=0)
-    assert target.read_bytes() == CHAT_DROPPED
-    target.write_bytes(CHAT)
-    (tmp_path / "toolpatch.toml").write_text('repair = "drop"\nunsafe-fixes = true\n')
-    run(["fix", str(target)], cwd=tmp_path, expect=0)
-    assert target.read_bytes() == CHAT_DROPPED
-    target.write_bytes(CHAT)
-    run(["fix", "--repair", "answer", str(target)], cwd=tmp_path, expect=0)
-    assert b"was cancelled" in target.read_bytes()
-    bad = run(["check", "--repair", "remove", str(target)], cwd=tmp_path, expect=2)
-    assert "'remove' is not a repair policy" in bad.stderr
-    (tmp_path / "toolpatch.toml").write_text('repair = "remove"\n')
-    bad = run(["check", str(target)], cwd=tmp_path, expect=2)
-    assert "repair: 'remove' is not a repair policy" in bad.stderr
-
-
-def test_fix_diff_and_show_present_the_drop_as_the_other_unsafe_fixes(tmp_path: Path) -> None:
-    target = tmp_path / "h.json"
-    target.write_bytes(CHAT)
-    diff = run(
-        ["fix", "--diff", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=1
-    )
-    removed = [
-        line
-        for line in diff.stdout.decode().splitlines()
-        if line.startswith("-") and "call_1" in line
-    ]
-    assert removed, diff.show()
-    assert not [line for line in diff.stdout.decode().splitlines() if line.startswith("+ ")]
-    assert target.read_bytes() == CHAT, "--diff writes nothing"
-    check = run(["check", "--repair", "drop", str(target)], cwd=tmp_path, expect=1)
-    assert "TP001 [~]" in check.stderr
-    shown = run(["show", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=0)
-    assert "dropped by fix" in shown.stdout.decode()
-
-
 BEDROCK_BETWEEN_USERS = b"""[
   {"role": "user", "content": [{"text": "Weather?"}]},
   {"role": "assistant", "content": [
@@ -193,64 +125,6 @@ def test_reasoning_left_alone_goes_with_the_call() -> None:
 ]
 """
     )
-
-
-def test_fix_base_messages_drops_calls_from_langchain_objects() -> None:
-    """The LangChain objects lose the call wherever langchain-core or a provider would read it:
-    ``tool_calls`` and the raw calls of ``additional_kwargs``; a message left empty goes."""
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-
-    raw = [
-        {"id": i, "type": "function", "function": {"name": n, "arguments": "{}"}}
-        for i, n in (("c1", "get_weather"), ("c2", "get_time"))
-    ]
-    history = [
-        HumanMessage("Weather and time?"),
-        AIMessage(
-            "Looking.",
-            tool_calls=[
-                {"name": "get_weather", "args": {}, "id": "c1"},
-                {"name": "get_time", "args": {}, "id": "c2"},
-            ],
-            additional_kwargs={"tool_calls": raw},
-        ),
-        ToolMessage("18C", tool_call_id="c1"),
-        AIMessage("", tool_calls=[{"name": "book", "args": {}, "id": "c3"}]),
-        HumanMessage("Never mind."),
-    ]
-    repair = patchcore.fix_base_messages(history, options=DROP)
-    assert [f.call_id for f in repair.fixed] == ["c2", "c3"]
-    value = repair.value
-    assert len(value) == 4, "the AI message of c3 alone goes"
-    kept = value[1]
-    assert isinstance(kept, AIMessage)
-    assert [c["id"] for c in kept.tool_calls] == ["c1"]
-    assert [c["id"] for c in kept.additional_kwargs["tool_calls"]] == ["c1"]
-    assert kept.content == "Looking."
-    assert len(history[1].tool_calls) == 2, "the input objects are not changed"
-    assert not patchcore.check_base_messages(value)
-
-
-@pytest.mark.slow  # two 4.7 MB corpora through three runs each
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_corpus_streamed_in_batches_drops_and_strips(tmp_path: Path, jobs: str) -> None:
-    """A conversation-per-line corpus is cut into batches (and worker processes, -j 2): the
-    drop repair and strip give what they give on the whole file."""
-    line = (SAMPLES / "openai-chat" / "finetune.jsonl").read_bytes()
-    corpus = line * 3500  # 4.7 MB: more than one 4 MiB batch of the stream
-    target = tmp_path / "corpus.jsonl"
-    target.write_bytes(corpus)
-    run(["fix", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
-    assert target.read_bytes() != corpus
-    run(["strip", "-q", "-j", jobs, str(target)], cwd=tmp_path, expect=0)
-    assert target.read_bytes() == corpus
-    run(
-        ["fix", "--repair", "drop", "--unsafe-fixes", "-j", jobs, str(target)],
-        cwd=tmp_path,
-        expect=0,
-    )
-    whole = patchcore.fix_document(corpus, filename="corpus.jsonl", options=DROP).output
-    assert target.read_bytes() == whole
 
 
 def test_a_drop_that_would_leave_no_history_is_refused() -> None:

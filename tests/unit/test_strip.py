@@ -5,13 +5,11 @@ format's error flag, and removed; nothing else is (docs/cli.md#strip)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 import patchcore
 from tests.conftest import SAMPLES
-from tests.helpers import run
 
 ANTHROPIC = b"""[
   {"role": "user", "content": "Weather?"},
@@ -97,15 +95,3 @@ def test_a_live_session_log_is_stripped_too() -> None:
     stripped = patchcore.strip_document(fixed, filename="s.jsonl", options=options)
     assert stripped.output == original
     assert all(f.fix is not None for f in stripped.findings)
-
-
-def test_strip_right_after_fix_gives_back_a_session_log(tmp_path: Path) -> None:
-    """Through the command line, as a user runs it: ``fix --force`` on a log just copied (so
-    written to moments ago), then ``strip`` at once."""
-    original = (SAMPLES / "claude-code" / "sidechain.jsonl").read_bytes()
-    log = tmp_path / "session.jsonl"
-    log.write_bytes(original)
-    run(["fix", "--force", log.name], cwd=tmp_path, expect=0)
-    assert log.read_bytes() != original
-    done = run(["strip", log.name], cwd=tmp_path, expect=0)
-    assert log.read_bytes() == original, done.show()

@@ -34,33 +34,22 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 import patchcore
 import patchcore.base_messages
-from tests.robustness import ROOT, dangling_history, single_insertion, tp001
+from tests.helpers import tp001
+from tests.robustness import (
+    CONSTRUCTOR_OF_A_MODEL,
+    DOCUMENTS,
+    ESCAPED,
+    NOT_IMPLEMENTED,
+    ROOT,
+    SECRET,
+    SENTINEL,
+    dangling_history,
+    envelope_history,
+    single_insertion,
+)
 
 #: The module ``langchain_core.load.load`` (the package attribute of that name is the function).
 lc_load_module = sys.modules["langchain_core.load.load"]
-#: What a reviver with ``secrets_from_env=True`` would put in place of the secret envelope.
-SENTINEL = "sk-SENTINEL-must-never-appear-0123456789"
-SECRET = {"lc": 1, "type": "secret", "id": ["OPENAI_API_KEY"]}
-NOT_IMPLEMENTED = {
-    "lc": 1,
-    "type": "not_implemented",
-    "id": ["langchain_community", "llms", "openai", "OpenAI"],
-    "repr": "OpenAI(model_name='gpt-4o', openai_api_key=SecretStr('**********'))",
-}
-CONSTRUCTOR_OF_A_MODEL = {
-    "lc": 1,
-    "type": "constructor",
-    "id": ["langchain", "chat_models", "openai", "ChatOpenAI"],
-    "kwargs": {"openai_api_key": SECRET, "model_name": "gpt-4o", "base_url": "http://evil"},
-}
-ESCAPED = {
-    "__lc_escaped__": {
-        "lc": 1,
-        "type": "constructor",
-        "id": ["langchain_core", "prompts", "PromptTemplate"],
-        "kwargs": {"template": "{__class__.__init__.__globals__}", "input_variables": []},
-    }
-}
 
 
 class Forbidden(BaseException):
@@ -116,78 +105,6 @@ def booby_traps() -> Iterator[list[str]]:
             yield called
         except Forbidden as error:
             raise AssertionError(f"toolpatch called {error}") from None
-
-
-def dumpd_message(cls: str, **kwargs: Any) -> dict[str, Any]:
-    """A langchain-core ``dumpd`` envelope of a message."""
-    kind = {"HumanMessage": "human", "AIMessage": "ai", "ToolMessage": "tool"}[cls]
-    return {
-        "lc": 1,
-        "type": "constructor",
-        "id": ["langchain", "schema", "messages", cls],
-        "kwargs": {"type": kind, **kwargs},
-    }
-
-
-def envelope_history() -> list[dict[str, Any]]:
-    """A dumpd history with a dangling call, full of envelopes in every data slot."""
-    return [
-        dumpd_message(
-            "HumanMessage",
-            content=[{"type": "text", "text": "hi"}, SECRET, ESCAPED],
-            additional_kwargs={"secret": SECRET, "llm": NOT_IMPLEMENTED, "escaped": ESCAPED},
-            id="h1",
-        ),
-        dumpd_message(
-            "AIMessage",
-            content="",
-            tool_calls=[
-                {
-                    "name": "lookup",
-                    "args": {"key": SECRET, "model": CONSTRUCTOR_OF_A_MODEL, "wrapped": ESCAPED},
-                    "id": "call_lc1",
-                    "type": "tool_call",
-                }
-            ],
-            invalid_tool_calls=[],
-            additional_kwargs={"llm": NOT_IMPLEMENTED},
-            response_metadata={"model": CONSTRUCTOR_OF_A_MODEL},
-            id="ai1",
-        ),
-        dumpd_message("HumanMessage", content="stop", additional_kwargs={"k": SECRET}, id="h2"),
-    ]
-
-
-def documents() -> dict[str, tuple[bytes, str]]:
-    """Documents full of envelopes: name -> (bytes, file name)."""
-    history = envelope_history()
-    state = {
-        "values": {"messages": history},
-        "config": {"configurable": {"api_key": SECRET, "llm": NOT_IMPLEMENTED}},
-        "metadata": {"model": CONSTRUCTOR_OF_A_MODEL, "escaped": ESCAPED},
-    }
-    per_line = b"\n".join(json.dumps(m).encode() for m in history) + b"\n"
-    records = b"\n".join(json.dumps({"messages": history, "k": SECRET}).encode() for _ in "ab")
-    return {
-        "dumpd-list-pretty": (json.dumps(history, indent=2).encode(), "h.json"),
-        "dumpd-list-compact": (json.dumps(history, separators=(",", ":")).encode(), "h.json"),
-        "thread-state": (json.dumps(state, indent=1).encode(), "state.json"),
-        "jsonl-message-per-line": (per_line, "h.jsonl"),
-        "jsonl-records": (records + b"\n", "h.jsonl"),
-        "openai-chat-with-envelopes": (
-            json.dumps(
-                [
-                    {"role": "user", "content": "hi", "meta": SECRET},
-                    *dangling_history()[1:2],
-                    {"role": "user", "content": "x", "llm": NOT_IMPLEMENTED, "e": ESCAPED},
-                ]
-            ).encode(),
-            "h.json",
-        ),
-    }
-
-
-DOCUMENTS = documents()
 
 
 @pytest.mark.parametrize("name", DOCUMENTS)
