@@ -532,7 +532,7 @@ def test_a_large_output_is_written_out_as_it_is_made(
     last part only; the output is the same, and the fsync still comes before the rename."""
     import toolpatch.cli.atomic_write
     from toolpatch.cli.inputs import FileInput
-    from toolpatch.cli.output_sinks import Replace
+    from toolpatch.cli.output_sinks import ReplacedFile
 
     steps: list[str] = []
     start_writeback = toolpatch.cli.atomic_write._start_writeback
@@ -554,7 +554,7 @@ def test_a_large_output_is_written_out_as_it_is_made(
     target = tmp_path / "out.jsonl"
     fd = os.open(source, os.O_RDONLY)
     try:
-        with Replace(target, always=True) as sink:
+        with ReplacedFile(target, always=True) as sink:
             sink.write(b"x" * 1_500_000)
             sink.copy(FileInput(fd), 0, 3_072_000)
             sink.write(b"y" * 100)
