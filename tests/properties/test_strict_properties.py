@@ -216,7 +216,9 @@ def valid_turns(draw: st.DrawFn, variant: Variant, serials: Iterator[int]) -> li
             used += [c.id for c in calls if c.id and c.id not in used]
         elif number < rounds - 1 or draw(st.booleans()):
             turns.append(User((Text(draw(TEXT)),)))
-    if draw(st.booleans()):
+    # a closing reply follows a user turn only: two assistant turns in a row are a history
+    # Bedrock refuses whatever toolpatch does (its roles alternate), not one of its defects
+    if isinstance(turns[-1], User) and draw(st.booleans()):
         turns.append(Assistant(draw(TEXT)))
     return turns
 
