@@ -52,7 +52,9 @@ main()
 
 @pytest.fixture(scope="module")
 def corpus() -> bytes:
-    data = b"".join(corpus_lines(dialect="openai-chat", conversations=2000, seed=5))
+    # long enough that a signal sent once its repair is being written arrives before the end,
+    # now that the repair is written out as it is made (a third of this finished first once)
+    data = b"".join(corpus_lines(dialect="openai-chat", conversations=6000, seed=5))
     assert len(data) > 4 * WHOLE_LIMIT, "streamed, in several batches"
     return data
 
