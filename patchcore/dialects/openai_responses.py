@@ -421,8 +421,8 @@ _SPLITS = "it separates reasoning item"
 
 
 _SHELL_OUTPUT = "a shell_call" + _COMMAND_OUTPUT
-#: The JavaScript Agents SDK's call items (its protocol.ts), their results, and why no truthful
-#: result exists (``None``: one does).
+#: The JavaScript Agents SDK's call items (docs/formats.md#openai-agents-sdk-javascript), their
+#: results, and why no truthful result exists (``None``: one does).
 JS_CALLS: Mapping[str, tuple[str, str | None]] = {
     "function_call": ("function_call_result", None),
     "apply_patch_call": ("apply_patch_call_output", None),
@@ -438,7 +438,7 @@ _JS_ONLY = frozenset({"function_call_result", "computer_call_result", "hosted_to
 
 
 class OpenAIAgentsJS(OpenAIResponses):
-    """The JavaScript Agents SDK's items (openai/openai-agents-js ``protocol.ts``): the
+    """The JavaScript Agents SDK's items (docs/formats.md#openai-agents-sdk-javascript): the
     Responses items in camelCase, answered by ``function_call_result``.
 
     Its messages and reasoning items are the Responses API's own, so they are no marker of this
@@ -463,7 +463,7 @@ class OpenAIAgentsJS(OpenAIResponses):
     server_calls = frozenset({"hosted_tool_call", "tool_search_call"})
     key = "callId"
     output_suffixes = ("_output", "_result")
-    #: protocol.ts's UserContent and AssistantContent parts.
+    #: Its user and assistant content parts (docs/formats.md#openai-agents-sdk-javascript).
     part_types = PART_TYPES | {"audio", "image"}
     spelling_of = "openai-responses"
 
