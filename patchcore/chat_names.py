@@ -1,8 +1,9 @@
-"""OpenAI Chat's names: the roles of its messages, and the content-part types of other dialects
-that its lists never hold.
+"""OpenAI Chat's names (the roles of its messages, and the content-part types of other dialects
+that its lists never hold), and how every dialect reads a discriminator (`tag`).
 
-Shared by the OpenAI Chat adapter and the quick proof (`patchcore.engine.quick`), and kept
-apart from both so that the quick proof of a clean file does not import the dialect adapters.
+Shared by the dialect adapters, the quick proof (`patchcore.engine.quick`) and the session
+signs (`patchcore.layouts.session_signs`), and kept apart from the adapters so that the quick
+proof of a clean file, and deciding that an input is no session log, do not import them.
 """
 
 from __future__ import annotations
@@ -20,3 +21,13 @@ FOREIGN_PARTS = frozenset(
         "custom_tool_call_output",
     }
 )
+
+
+def tag(value: object, key: str) -> str | None:
+    """A discriminator field (``role``, ``type``, ``kind``) if ``value`` is an object holding a
+    string there, else ``None``: a list or object in its place matches no known tag instead of
+    failing the set lookup that follows."""
+    if not isinstance(value, dict):
+        return None
+    found = value.get(key)
+    return found if isinstance(found, str) else None

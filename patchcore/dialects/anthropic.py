@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from patchcore.chat_names import tag
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
     BlockDialect,
@@ -25,7 +26,6 @@ from patchcore.dialects.base import (
     idless_result,
     optional_name,
     server_call,
-    tag,
 )
 from patchcore.engine.defects import Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult

@@ -759,13 +759,3 @@ def entry(value: object, pointer: Pointer) -> Mapping[str, Any]:
 def optional_name(value: object) -> str | None:
     """A tool name if it is a non-empty string, else ``None`` (reported as ``unknown``)."""
     return value if isinstance(value, str) and value else None
-
-
-def tag(value: object, key: str) -> str | None:
-    """A discriminator field (``role``, ``type``, ``kind``) if ``value`` is an object holding a
-    string there, else ``None``: a list or object in its place matches no known tag instead of
-    failing the set lookup that follows."""
-    if not isinstance(value, dict):
-        return None
-    found = value.get(key)
-    return found if isinstance(found, str) else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from patchcore.chat_names import tag
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
     BlockDialect,
@@ -20,7 +21,6 @@ from patchcore.dialects.base import (
     entry,
     idless_result,
     optional_name,
-    tag,
 )
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from patchcore.chat_names import tag
 from patchcore.dialects.base import (
     NO_MESSAGE,
     BlockDialect,
@@ -27,7 +28,6 @@ from patchcore.dialects.base import (
     call_id,
     entry,
     optional_name,
-    tag,
 )
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from patchcore.chat_names import tag
 from patchcore.dialects.base import (
     SESSION_LOG,
     Dialect,
@@ -61,7 +62,6 @@ from patchcore.dialects.base import (
     entry,
     list_field,
     optional_name,
-    tag,
 )
 from patchcore.dialects.gemini import Gemini
 from patchcore.engine.defects import ANSWERED, Defect

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from patchcore.chat_names import FOREIGN_PARTS, ROLES
+from patchcore.chat_names import FOREIGN_PARTS, ROLES, tag
 from patchcore.dialects.base import (
     ListContext,
     Recognition,
@@ -35,7 +35,6 @@ from patchcore.dialects.base import (
     idless_result,
     list_field,
     optional_name,
-    tag,
     unless_emptied,
 )
 from patchcore.engine.defects import Defect

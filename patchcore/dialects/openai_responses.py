@@ -35,6 +35,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
+from patchcore.chat_names import tag
 from patchcore.dialects.base import (
     ListContext,
     ListNote,
@@ -43,7 +44,6 @@ from patchcore.dialects.base import (
     call_id,
     idless_result,
     optional_name,
-    tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.engine.defects import Defect

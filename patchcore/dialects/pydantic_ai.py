@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from patchcore.chat_names import tag
 from patchcore.dialects.anthropic import server_tool_error
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
@@ -39,7 +40,6 @@ from patchcore.dialects.base import (
     idless_result,
     optional_name,
     server_call,
-    tag,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
 from patchcore.engine.defects import Defect

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from patchcore.errors import DecodeError, InvalidLineError
 from patchcore.layouts.base import Head, Layout
 from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
+from patchcore.layouts.session_signs import may_be_session
 from patchcore.raw.codec import UTF8_BOM, Decoded, Framing, decode_batch, parse, torn_record
 
 if TYPE_CHECKING:
@@ -50,8 +51,9 @@ def _decided(head: Head, options: Options) -> Layout:
 
 def _candidates(head: Head) -> Iterator[Layout]:
     """The layouts, in the order they are asked. The session and message-per-line layouts are
-    loaded only for an input that may be one: a JSON document that is no array never is."""
-    if head.first_entry is not None:
+    loaded only for an input that may be one (`patchcore.layouts.session_signs`): they import
+    the engine, which a clean file's quick proof does without."""
+    if may_be_session(head.first_entry):
         from patchcore.layouts.sessions import SESSION_LAYOUTS
 
         yield from SESSION_LAYOUTS

@@ -34,32 +34,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from patchcore.dialects.base import tag
+from patchcore.layouts.session_signs import AGENT_SDK_EVENT_TYPES, agent_sdk_entry
 from patchcore.layouts.sessions.entries import Entry
-from patchcore.layouts.sessions.turns import MESSAGE_TYPES, AnthropicSession, Turn, TurnRepair
+from patchcore.layouts.sessions.turns import AnthropicSession, Turn, TurnRepair
 from patchcore.model import Edit, Insert
 from patchcore.options import Options
 
-#: The other entries the SDK emits (``SDKMessage``) and its stream-json control protocol.
-EVENT_TYPES = frozenset(
-    {
-        "system",
-        "result",
-        "stream_event",
-        "tool_progress",
-        "tool_use_summary",
-        "auth_status",
-        "rate_limit_event",
-        "keep_alive",
-        "control_request",
-        "control_response",
-        "control_cancel_request",
-    }
-)
-#: Keys only the SDK's entries carry: one of them (with a known type) makes a file its stream.
-MARKERS = frozenset({"parent_tool_use_id", "session_id"})
-#: Keys of Claude Code's session lines: an entry with one of them is Claude Code's.
-CLAUDE_CODE_KEYS = frozenset({"sessionId", "parentUuid"})
 #: The keys a new entry may have (those the call's entry has, in its order).
 ENTRY_KEYS = frozenset({"type", "message", "parent_tool_use_id", "session_id", "uuid"})
 
@@ -81,19 +61,11 @@ class AgentSdk(AnthropicSession):
     )
     name = "claude-agent-sdk-stream"
     arrays = True
-    events = EVENT_TYPES
+    events = AGENT_SDK_EVENT_TYPES
     runs = True
 
     def recognises_entry(self, value: dict[str, Any]) -> bool:
-        kind = tag(value, "type")
-        if kind not in MESSAGE_TYPES | EVENT_TYPES or MARKERS.isdisjoint(value):
-            return False
-        if not CLAUDE_CODE_KEYS.isdisjoint(value):
-            return False
-        message = value.get("message")
-        return kind in EVENT_TYPES or (
-            isinstance(message, dict) and message.get("role", kind) == kind
-        )
+        return agent_sdk_entry(value)
 
     def conversations(self, entries: Sequence[Entry]) -> Callable[[dict[str, Any]], object]:
         return _conversation

@@ -38,18 +38,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from patchcore.dialects.base import tag
+from patchcore.chat_names import tag
+from patchcore.layouts.session_signs import (
+    CLAUDE_CODE_EVENT_TYPES,
+    claude_code_entry,
+)
 from patchcore.layouts.sessions.entries import Entry
-from patchcore.layouts.sessions.turns import MESSAGE_TYPES, AnthropicSession, Turn, TurnRepair
+from patchcore.layouts.sessions.turns import AnthropicSession, Turn, TurnRepair
 from patchcore.model import Edit, Insert, Replace
 from patchcore.options import Options
 
-#: Event lines Claude Code writes besides messages.
-EVENT_TYPES = frozenset(
-    {"summary", "system", "progress", "file-history-snapshot", "queue-operation", "custom-title"}
-)
-#: Keys only Claude Code lines carry: one of them (with a known type) makes a file a session.
-MARKERS = frozenset({"sessionId", "uuid", "parentUuid", "leafUuid", "messageId"})
 #: Keys a new line copies from the assistant line before it, in Claude Code's own order.
 SESSION_KEYS = (
     "isSidechain",
@@ -122,12 +120,11 @@ class ClaudeCode(AnthropicSession):
         "`<session>/subagents/agent-*.jsonl`"
     )
     name = "claude-code-session"
-    events = EVENT_TYPES
+    events = CLAUDE_CODE_EVENT_TYPES
     runs = False
 
     def recognises_entry(self, value: dict[str, Any]) -> bool:
-        kind = tag(value, "type")
-        return kind in MESSAGE_TYPES | EVENT_TYPES and not MARKERS.isdisjoint(value)
+        return claude_code_entry(value)
 
     def conversations(self, entries: Sequence[Entry]) -> Callable[[dict[str, Any]], object]:
         return _Roots(entries).thread_of

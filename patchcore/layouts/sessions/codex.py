@@ -21,18 +21,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from patchcore.dialects.base import SESSION_LOG, ListContext, tag
+from patchcore.chat_names import tag
+from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
+from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation, fix_edits
 
-LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 SHELL_CALL = "local_shell_call"
 
 
@@ -70,7 +71,7 @@ class Codex(SessionLayout):
     dialect = CODEX_ITEMS
 
     def recognises_entry(self, value: dict[str, Any]) -> bool:
-        return tag(value, "type") in LINE_TYPES
+        return codex_entry(value)
 
     def analyse_entries(
         self, lines: Sequence[Entry], options: Options, *, fixing: bool
@@ -87,7 +88,7 @@ class Codex(SessionLayout):
             elif kind == "response_item":
                 payload = json_kind(line.value.get("payload"))
                 notes.append(unread(line, f"a response_item whose payload is {payload}"))
-            elif kind not in LINE_TYPES:
+            elif kind not in CODEX_LINE_TYPES:
                 what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
                 notes.append(unread(line, what))
         payloads = [line.value["payload"] for line in items]

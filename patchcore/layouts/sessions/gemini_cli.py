@@ -33,6 +33,7 @@ from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
+from patchcore.layouts.session_signs import gemini_cli_metadata
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import Delete, Edit, Finding, Fix, Pointer, Replace, format_pointer
@@ -42,15 +43,6 @@ from patchcore.result import Conversation, fix_edits
 GEMINI_CLI = GeminiCli()
 #: Where a message of the conversation is: the line, and the pointer inside it.
 Place = tuple[Entry, Pointer]
-
-
-def _is_metadata(value: dict[str, Any]) -> bool:
-    """The metadata line's keys (a whole session document has ``messages`` besides)."""
-    return (
-        isinstance(value.get("sessionId"), str)
-        and isinstance(value.get("projectHash"), str)
-        and "messages" not in value
-    )
 
 
 def _conversation(lines: Sequence[Entry], notes: list[Conversation]) -> list[Place]:
@@ -74,7 +66,7 @@ def _conversation(lines: Sequence[Entry], notes: list[Conversation]) -> list[Pla
             if "messages" in value["$set"]:
                 messages = value["$set"]["messages"]
                 listed = line if isinstance(messages, list) and messages else None
-        elif not _is_metadata(value):
+        elif not gemini_cli_metadata(value):
             notes.append(unread(line, "a record of no kind Gemini CLI writes"))
     if listed is not None:
         count = len(listed.value["$set"]["messages"])
@@ -112,7 +104,7 @@ class GeminiCliLog(SessionLayout):
     dialect = GEMINI_CLI
 
     def recognises_entry(self, value: dict[str, Any]) -> bool:
-        return _is_metadata(value)
+        return gemini_cli_metadata(value)
 
     def entry_times(self, value: dict[str, Any]) -> Iterable[object]:
         """A message's ``timestamp`` is when it was made (a message appended again keeps it);

@@ -30,12 +30,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from patchcore.chat_names import tag
 from patchcore.dialects.anthropic import Anthropic
-from patchcore.dialects.base import SESSION_LOG, ListContext, tag
+from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.engine.check import STRIP_DESCRIPTION, check_list
 from patchcore.engine.defects import ANSWERED
 from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
+from patchcore.layouts.session_signs import MESSAGE_TYPES
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import NAMESPACE, Delete, Edit, Finding, Fix, Insert, Pointer, ToolCall
@@ -44,7 +46,6 @@ from patchcore.result import Conversation
 from patchcore.rules import RULES, Applicability, render_text
 
 ANTHROPIC = Anthropic()
-MESSAGE_TYPES = frozenset({"user", "assistant"})
 
 
 @dataclass(frozen=True, slots=True)

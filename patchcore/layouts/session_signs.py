@@ -1,0 +1,104 @@
+"""What tells an agent session log by its first entry (`patchcore.layouts.base.Head.first_entry`):
+the entry types and the marker keys each session layout writes.
+
+Kept apart from the layouts (`patchcore.layouts.sessions`), which import the engine and every
+dialect adapter: `patchcore.layouts.layout_of` asks `may_be_session` before it loads them, so
+that an input which is no session log (a JSON document, a corpus of conversation lines) is
+decided without importing any of it. That is most of a small clean file's start-up
+(docs/benchmarks.md, start-up). Each layout's ``recognises_entry`` is its function here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from patchcore.chat_names import tag
+
+#: The entry types of the Anthropic session logs that hold a message.
+MESSAGE_TYPES = frozenset({"user", "assistant"})
+
+#: Event lines Claude Code writes besides messages.
+CLAUDE_CODE_EVENT_TYPES = frozenset(
+    {"summary", "system", "progress", "file-history-snapshot", "queue-operation", "custom-title"}
+)
+#: Keys only Claude Code lines carry: one of them (with a known type) makes a file a session.
+CLAUDE_CODE_MARKERS = frozenset({"sessionId", "uuid", "parentUuid", "leafUuid", "messageId"})
+
+#: The other entries the Claude Agent SDK emits (``SDKMessage``) and its stream-json control
+#: protocol.
+AGENT_SDK_EVENT_TYPES = frozenset(
+    {
+        "system",
+        "result",
+        "stream_event",
+        "tool_progress",
+        "tool_use_summary",
+        "auth_status",
+        "rate_limit_event",
+        "keep_alive",
+        "control_request",
+        "control_response",
+        "control_cancel_request",
+    }
+)
+#: Keys only the SDK's entries carry: one of them (with a known type) makes a file its stream.
+AGENT_SDK_MARKERS = frozenset({"parent_tool_use_id", "session_id"})
+#: Keys of Claude Code's session lines: an entry with one of them is Claude Code's.
+_CLAUDE_CODE_KEYS = frozenset({"sessionId", "parentUuid"})
+
+#: The line types of a Codex rollout.
+CODEX_LINE_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+
+
+def claude_code_entry(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a Claude Code session line."""
+    kind = tag(value, "type")
+    return kind in MESSAGE_TYPES | CLAUDE_CODE_EVENT_TYPES and not CLAUDE_CODE_MARKERS.isdisjoint(
+        value
+    )
+
+
+def agent_sdk_entry(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is an entry of a Claude Agent SDK message stream."""
+    kind = tag(value, "type")
+    if kind not in MESSAGE_TYPES | AGENT_SDK_EVENT_TYPES or AGENT_SDK_MARKERS.isdisjoint(value):
+        return False
+    if not _CLAUDE_CODE_KEYS.isdisjoint(value):
+        return False
+    message = value.get("message")
+    return kind in AGENT_SDK_EVENT_TYPES or (
+        isinstance(message, dict) and message.get("role", kind) == kind
+    )
+
+
+def codex_entry(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a line of a Codex rollout."""
+    return tag(value, "type") in CODEX_LINE_TYPES
+
+
+def gemini_cli_metadata(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a Gemini CLI session log's metadata line (a whole session
+    document has ``messages`` besides)."""
+    return (
+        isinstance(value.get("sessionId"), str)
+        and isinstance(value.get("projectHash"), str)
+        and "messages" not in value
+    )
+
+
+#: Every layout's sign, whatever the order the layouts are asked in.
+_SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
+    claude_code_entry,
+    agent_sdk_entry,
+    codex_entry,
+    gemini_cli_metadata,
+)
+
+
+def may_be_session(value: object) -> bool:
+    """Whether a first entry is one of some session layout (which the layout then decides,
+    with the input's framing and ``--dialect``)."""
+    return isinstance(value, dict) and any(sign(value) for sign in _SIGNS)
