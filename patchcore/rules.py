@@ -5,7 +5,8 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from patchcore.errors import UnknownRuleError, did_you_mean
 
@@ -34,10 +35,11 @@ class RepairPolicy(enum.Enum):
     agent session log, where it would rewrite what the agent did."""
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """One rule, and its documentation: ``toolpatch rule CODE`` and docs/rules.md print these
-    texts in ruff's layout (``cli/rule_docs.py``).
+    texts in ruff's layout (``cli/rule_docs.py``). A msgspec Struct: every command imports the
+    rules, and a Struct is made at import many times faster than a dataclass
+    (docs/benchmarks.md, where start-up goes).
 
     Attributes:
         code: Stable code, e.g. ``"TP001"``.
@@ -491,9 +493,9 @@ def _expand(selectors: Iterable[str], *, option: str) -> set[str]:
     return codes
 
 
-@dataclass(frozen=True, slots=True)
-class RuleSelection:
-    """The set of rule codes in force, built from ruff-style ``select`` / ``ignore`` prefixes."""
+class RuleSelection(msgspec.Struct, frozen=True):
+    """The set of rule codes in force, built from ruff-style ``select`` / ``ignore`` prefixes
+    (a msgspec Struct, as `Rule`)."""
 
     codes: frozenset[str]
 

@@ -20,7 +20,6 @@ issue the open calls. Only the TP0xx rules can be read this way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar, Union
 
 import msgspec
@@ -260,9 +259,9 @@ _STRING = msgspec.json.Decoder(str)
 M = TypeVar("M", bound=_Message)
 
 
-@dataclass(frozen=True, slots=True)
-class Lane:
-    """What the lane learned of a record that holds one conversation it reads.
+class Lane(msgspec.Struct, frozen=True):
+    """What the lane learned of a record that holds one conversation it reads (a msgspec
+    Struct, as the lane's messages: made at import and per record faster than a dataclass).
 
     Attributes:
         pointer: Where the list is in the record (``()`` when the record is the list).
@@ -413,8 +412,7 @@ def clean(raw: bytes) -> bool:
     return lane is not None and lane.clean
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape(Generic[M]):
+class _Shape(msgspec.Struct, Generic[M], frozen=True):
     """One shape the lane reads: how its records and lists decode, and how its list is read."""
 
     record: msgspec.json.Decoder[Any]
