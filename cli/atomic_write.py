@@ -9,8 +9,9 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 #: Whether to try a temporary file without a name first (`AtomicFile`); tests turn it off to
 #: exercise the named fallback that other systems and file systems get.
@@ -24,8 +25,7 @@ def write_atomically(path: Path, data: bytes) -> None:
         handle.commit()
 
 
-@dataclass(frozen=True, slots=True)
-class FileIdentity:
+class FileIdentity(msgspec.Struct, frozen=True):
     """What tells that a file is still the one that was read: where it lives (device and inode),
     its size and its modification time. Editors compare the same before they save."""
 

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
+from msgspec import structs
 
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
@@ -60,8 +62,7 @@ def process_input(
     return pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
+class Task(msgspec.Struct, frozen=True):
     """One input to run on the cluster: the source (named as the report shows it), its
     options, where ``fix`` writes it (``None``: in place), and its size for the progress bar."""
 
@@ -76,7 +77,7 @@ def _as_a_worker_finds_it(source: Source) -> Source:
     process's); its name, what the reports show, stays."""
     if source.path is None or source.path.is_absolute():
         return source
-    return replace(source, path=Path(os.path.abspath(source.path)))
+    return structs.replace(source, path=Path(os.path.abspath(source.path)))
 
 
 def cluster_outcomes(

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import typer
+from msgspec import structs
 
 import patchcore
 from patchcore import MissingExtra
@@ -29,7 +30,7 @@ from .console import NORMAL, SILENT, Printer, is_terminal, stderr_printer, wants
 from .exit_codes import ExitCode
 from .input_errors import InputError
 from .input_run import Mode, Outcome
-from .inputs import Source, WalkSettings, resolve
+from .inputs import DEFAULT_WALK, Source, WalkSettings, resolve
 from .object_inputs import ObjectSource, object_sources, split_urls
 from .options import OutputFormat
 from .output_sinks import ReportFile
@@ -63,8 +64,8 @@ def input_sources(
     walk: WalkSettings | None = None,
 ) -> list[Source]:
     """The inputs; with ``skip``, named files without a history are skipped, not errors."""
-    sources = resolve(paths or [], stdin_filename=stdin_filename, walk=walk or WalkSettings())
-    return [replace(source, explicit=False) for source in sources] if skip else sources
+    sources = resolve(paths or [], stdin_filename=stdin_filename, walk=walk or DEFAULT_WALK)
+    return [structs.replace(source, explicit=False) for source in sources] if skip else sources
 
 
 def _size(source: Source) -> int | None:
@@ -188,7 +189,7 @@ def _inputs(settings: Settings) -> tuple[list[Source], list[str], Path | None]:
         msg = "a PREFIX for URL inputs: name every input by its URL (file:// for local files)"
         raise typer.BadParameter(msg, param_hint="--output")
     for source in object_sources(urls, walk=settings.walk, output_prefix=prefix):
-        sources.append(replace(source, explicit=False) if skip else source)
+        sources.append(structs.replace(source, explicit=False) if skip else source)
     if settings.dask is not None and any(source.is_stdin for source in sources):
         msg = "runs files and URLs on the cluster, not standard input"
         raise typer.BadParameter(msg, param_hint="--dask")

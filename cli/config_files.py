@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec import structs
 
 import patchcore
 
@@ -40,8 +42,7 @@ class ConfigError(Exception):
     """A configuration file or override that cannot be used (the message names file and key)."""
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     """The settings a configuration gives; ``None`` where it says nothing.
 
     Attributes:
@@ -69,8 +70,8 @@ class Config:
     path: Path | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
-    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    texts: Mapping[str, str] = field(default_factory=dict)
+    per_file_ignores: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    texts: Mapping[str, str] = msgspec.field(default_factory=dict)
     dialect: str | None = None
     unsafe_fixes: bool | None = None
     repair: str | None = None
@@ -239,7 +240,7 @@ def _apply(config: Config, table: Mapping[str, Any]) -> Config:
             raise ConfigError(msg)
         name, check = _KEYS[key]
         changes[name] = check(key, value)
-    return replace(config, **changes)
+    return structs.replace(config, **changes)
 
 
 def _parse_toml(text: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ error: it is most likely a torn history, and must not pass unseen.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec import structs
 
 from patchcore import MissingExtra, shows_history
 
@@ -35,4 +35,4 @@ def pass_over_foreign(outcome: Outcome) -> Outcome:
         return outcome
     located = outcome.error.located()
     why = f"not JSON or JSON Lines ({located}), and no sign of a message history in it"
-    return replace(outcome, error=None, skipped=why)
+    return structs.replace(outcome, error=None, skipped=why)

@@ -7,7 +7,7 @@ an error of the system (reading the input, writing its repair) has none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from patchcore import InvalidLineError, PatchcoreError, located_text
 
@@ -18,8 +18,7 @@ TORN_LINE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class InputError:
+class InputError(msgspec.Struct, frozen=True):
     """An input that could not be evaluated (or written), located as far as known.
 
     Attributes:

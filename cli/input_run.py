@@ -6,9 +6,11 @@ import enum
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 import patchcore
 from patchcore import MissingExtra, Stream, Unchanged
@@ -43,8 +45,7 @@ class Mode(enum.Enum):
         return self is not Mode.CHECK
 
 
-@dataclass
-class Outcome:
+class Outcome(msgspec.Struct):
     """What happened to one input.
 
     Attributes:
@@ -58,12 +59,12 @@ class Outcome:
     result: Result | None = None
     error: InputError | None = None
     skipped: str | None = None
-    diff: str | None = field(default=None, repr=False)
+    diff: str | None = None
     """The unified diff, for ``fix --diff`` when the input would change."""
-    data: bytes | None = field(default=None, repr=False)
+    data: bytes | None = None
     """The input's bytes, kept for a report that needs them (``keep_bytes``) until it has
     taken the outcome."""
-    plan: FixPlan | None = field(default=None, repr=False)
+    plan: FixPlan | None = None
     """With ``keep_bytes``, what ``fix`` would write, patch by patch (`patchcore.plan_fixes`),
     when it would change anything."""
     unplanned: str | None = None

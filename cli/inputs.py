@@ -8,10 +8,11 @@ import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 import patchcore
 
@@ -33,8 +34,7 @@ HISTORY_SUFFIXES = tuple(
 DEFAULT_EXCLUDE = (".*", "node_modules", "__pycache__", "venv", "site-packages")
 
 
-@dataclass(frozen=True, slots=True)
-class WalkSettings:
+class WalkSettings(msgspec.Struct, frozen=True):
     """What a run passes over (docs/cli.md#inputs; `cli.exclusions` does the matching).
 
     Attributes:
@@ -59,8 +59,11 @@ class WalkSettings:
         return Exclusions(self.exclude, root=root, respect_gitignore=self.respect_gitignore)
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+#: The walk of a run whose configuration says nothing.
+DEFAULT_WALK = WalkSettings()
+
+
+class Source(msgspec.Struct, frozen=True):
     """One input.
 
     Attributes:
@@ -340,7 +343,7 @@ def given_paths(paths: Sequence[str]) -> list[str]:
 
 
 def resolve(
-    paths: Sequence[str], *, stdin_filename: str | None, walk: WalkSettings = WalkSettings()
+    paths: Sequence[str], *, stdin_filename: str | None, walk: WalkSettings = DEFAULT_WALK
 ) -> list[Source]:
     """Turn command-line paths into sources, in order, each file once however it is named.
 

@@ -25,9 +25,10 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
+
+from msgspec import structs
 
 from patchcore import MissingExtra
 
@@ -81,8 +82,7 @@ def is_local(fs: Any) -> bool:
     return "file" in protocol or "local" in protocol
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectSource(Source):
+class ObjectSource(Source, frozen=True):
     """One object of a store, named by its URL (``name``; ``path`` is ``None``).
 
     Attributes:
@@ -299,7 +299,7 @@ def _local(
         absolute = os.path.abspath(source.path)
         name = "file://" + absolute
         if output_prefix is None:
-            yield replace(source, name=name)
+            yield structs.replace(source, name=name)
             continue
         relative = os.path.relpath(absolute, path) if os.path.isdir(path) else source.path.name
         yield ObjectSource(

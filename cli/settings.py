@@ -24,11 +24,12 @@ import os
 import stat
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import typer
 
 import patchcore
@@ -74,8 +75,7 @@ class Command(enum.Enum):
     SHOW = "show"
 
 
-@dataclass
-class RuleSettings:
+class RuleSettings(msgspec.Struct):
     """What to check and fix, before per-file ignores; makes each file's `Options`."""
 
     select: Sequence[str] | None
@@ -88,9 +88,7 @@ class RuleSettings:
     keep_invalid_lines: bool = False
     repair: str = "answer"
     max_record_mib: int | None = None
-    _made: dict[tuple[tuple[str, ...], str | None], Options] = field(
-        default_factory=dict, repr=False
-    )
+    _made: dict[tuple[tuple[str, ...], str | None], Options] = msgspec.field(default_factory=dict)
 
     @classmethod
     def merge(cls, config: Config, given: Mapping[str, Any]) -> RuleSettings:
@@ -157,8 +155,7 @@ class RuleSettings:
         return self._made[extra, dialect]
 
 
-@dataclass
-class Settings:
+class Settings(msgspec.Struct):
     """Everything a run needs to know, checked (`Settings.of` builds it).
 
     Attributes:

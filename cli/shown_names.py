@@ -11,7 +11,8 @@ name inputs so; the machine reports keep the names as given.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+
+from msgspec import structs
 
 from .input_run import Outcome
 from .inputs import Source
@@ -38,7 +39,7 @@ def shown_name(name: str) -> str:
 def shown_source(source: Source) -> Source:
     """``source`` named as people are shown it (`shown_name`)."""
     name = shown_name(source.name)
-    return source if name == source.name else replace(source, name=name)
+    return source if name == source.name else structs.replace(source, name=name)
 
 
 def renamed(outcome: Outcome, name: str) -> Outcome:
@@ -49,5 +50,5 @@ def renamed(outcome: Outcome, name: str) -> Outcome:
         return outcome
     error = outcome.error
     if error is not None and error.file == old:
-        error = replace(error, file=name)
-    return replace(outcome, source=replace(outcome.source, name=name), error=error)
+        error = structs.replace(error, file=name)
+    return structs.replace(outcome, source=structs.replace(outcome.source, name=name), error=error)

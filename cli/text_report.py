@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
+
+import msgspec
 
 from .console import NORMAL, SILENT, Pieces, Printer
 from .exit_codes import ExitCode
@@ -97,8 +98,7 @@ FIXING = Wording("Fixed", "Would fix", "finding", "Nothing to fix")
 STRIPPING = Wording("Stripped", "Would strip", "synthetic result", "Nothing to strip")
 
 
-@dataclass
-class Summary:
+class Summary(msgspec.Struct):
     """Counts over a run, its closing line and its exit code (black's ``Report``)."""
 
     mode: Mode

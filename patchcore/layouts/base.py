@@ -14,8 +14,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
+
+import msgspec
 
 from patchcore.errors import DecodeError, SelfCheckError
 from patchcore.raw.codec import Decoded, Framing, first_element
@@ -131,8 +132,7 @@ class Layout(ABC):
         """
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(msgspec.Struct, frozen=True):
     """What reading and checking a whole input found.
 
     Attributes:

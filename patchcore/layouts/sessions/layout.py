@@ -35,6 +35,8 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from msgspec import structs
+
 from patchcore.errors import json_kind
 from patchcore.layouts.base import Analysis, Head, WholeLayout
 from patchcore.layouts.sessions.entries import Entry, read_entries, write_entries
@@ -201,7 +203,7 @@ class SessionLayout(WholeLayout):
         analysis = self.analyse_entries(entries, options, fixing=fixing)
         if live and not options.strip:
             analysis = held_while_live(analysis)
-        return replace(analysis, live=live, last_entry=last_entry)
+        return structs.replace(analysis, live=live, last_entry=last_entry)
 
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         return write_entries(decoded, edits)
