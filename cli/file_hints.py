@@ -8,7 +8,6 @@ Shared by the text report and the machine reports, so that both say the same in 
 
 from __future__ import annotations
 
-import json
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -42,6 +41,8 @@ def training_hint(result: Result, name: str) -> str | None:
     ending, checked = ending_on_calls(result)
     if checked < TRAINING_MIN_CONVERSATIONS or ending <= checked * TRAINING_SHARE:
         return None
+    import json  # here: most runs give no hint
+
     entry = json.dumps(PurePath(name).name, ensure_ascii=False) + ' = ["TP002"]'
     return (
         f"{ending} of {checked} conversations end on a tool call of their own last turn "

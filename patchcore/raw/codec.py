@@ -13,14 +13,15 @@ reads only what msgspec nests too deep for (it nests as deep as Python's recursi
 from __future__ import annotations
 
 import enum
-import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import orjson
 
 from patchcore.errors import DecodeError
 from patchcore.raw.positions import line_and_column, skip_whitespace
+
+if TYPE_CHECKING:
+    import json
 
 UTF8_BOM = b"\xef\xbb\xbf"
 #: Byte-order marks of the encodings JSON text may not use (RFC 8259 §8.1), longest first:
@@ -114,6 +115,8 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
     except msgspec.DecodeError:  # a ValidationError (1e400) is one too
         pass
     except RecursionError:  # msgspec nests as deep as Python's recursion limit; orjson 1024
+        import orjson  # only here: a clean file's check never needs it
+
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -124,6 +127,8 @@ def parse(raw: bytes, *, first_line: int = 1) -> Any:
         line, column = line_and_column(raw, exc.start)
         msg = f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})"
         raise DecodeError(msg, line=line + first_line - 1, column=column) from None
+    import json  # only for what msgspec refuses (and orjson needs it too)
+
     try:
         return json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
@@ -366,13 +371,12 @@ def first_element(raw: bytes) -> object:
     """The first element of a JSON document that is an array (``None`` when it does not parse
     alone), parsed without parsing the rest: whether the document is an agent session is told
     by that element, and most arrays are no session (they are parsed later, as a whole)."""
+    import json  # here, not at start: a file that is one JSON object never needs it
+
     text = raw.decode("utf-8", errors="replace")
     # Whitespace, "[" and whitespace: ASCII, so a byte offset is a character offset there.
     start = skip_whitespace(raw, skip_whitespace(raw, 0) + 1)
     try:
-        return _FIRST_VALUE.raw_decode(text, start)[0]
+        return json.JSONDecoder().raw_decode(text, start)[0]
     except (ValueError, RecursionError):  # not JSON there (JSONDecodeError is a ValueError)
         return None
-
-
-_FIRST_VALUE = json.JSONDecoder()
