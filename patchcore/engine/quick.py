@@ -392,9 +392,10 @@ def _answered(message: _ChatTool) -> Sequence[str] | None:
         return None
 
 
-def read(raw: bytes) -> Lane | None:
-    """Read a record in the lane, or return ``None`` (don't know: take the full path)."""
-    if not raw.isascii():
+def read(raw: bytes, *, ascii_only: bool | None = None) -> Lane | None:
+    """Read a record in the lane, or return ``None`` (don't know: take the full path).
+    ``ascii_only``: ``raw.isascii()``, where the caller has it already."""
+    if not (raw.isascii() if ascii_only is None else ascii_only):
         try:  # msgspec does not check the UTF-8 of what it skips; the full path refuses it
             raw.decode("utf-8")
         except UnicodeDecodeError:

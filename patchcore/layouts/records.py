@@ -207,7 +207,9 @@ def process_record(
         DecodeError, ShapeError, SelfCheckError: As `Layout.process`.
     """
     line = record.line if jsonl else None
-    lane = read_quickly(record.raw) if options.quick else None
+    # Both the lane and the splice ask whether the record is ASCII: asked once for both.
+    ascii_only = record.raw.isascii()
+    lane = read_quickly(record.raw, ascii_only=ascii_only) if options.quick else None
     if lane is not None and lane.clean:
         listed = Conversation(lane.where, line, lane.dialect, lane.messages, None)
         return Result(layout, (listed,), ())
@@ -227,7 +229,9 @@ def process_record(
     from patchcore.layouts.base import unique_edits
     from patchcore.raw.splice import apply_patches, splice_patches
 
-    patches = tuple(splice_patches(record.raw, unique_edits(to_fix), spans=spans))
+    patches = tuple(
+        splice_patches(record.raw, unique_edits(to_fix), spans=spans, ensure_ascii=ascii_only)
+    )
     after = _self_check(apply_patches(record.raw, patches), record, options)
     remaining = still_there(findings, to_fix, after)
     return Result(layout, conversations, findings, to_fix, remaining, patches)

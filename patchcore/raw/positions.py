@@ -41,13 +41,14 @@ class Locator:
         """1-based line and column (in characters) of ``offset``."""
         if offset < self._offset:
             self._offset, self._line, self._column = 0, 1, 1
-        piece = self._buf[self._offset : offset]
-        breaks = piece.count(b"\n")
+        # Counted in place (no copy of the stretch), and only the last line's part is decoded.
+        start = self._offset
+        breaks = self._buf.count(b"\n", start, offset)
         if breaks:
             self._line += breaks
             self._column = 1
-            piece = piece[piece.rfind(b"\n") + 1 :]
-        self._column += len(piece.decode("utf-8", errors="replace"))
+            start = self._buf.rfind(b"\n", start, offset) + 1
+        self._column += len(str(memoryview(self._buf)[start:offset], "utf-8", "replace"))
         self._offset = offset
         return self._line, self._column
 
