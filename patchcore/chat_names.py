@@ -9,6 +9,10 @@ proof of a clean file, and deciding that an input is no session log, do not impo
 from __future__ import annotations
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+#: Keys one of which every dialect's message has (``role``, ``type``, Gemini's and pydantic-ai's
+#: ``parts`` and ``kind``, a serialized LangChain object's ``lc``, a stored response's
+#: ``output``): a record with none of them is no message, but may hold a history.
+MESSAGE_KEYS = frozenset({"role", "type", "parts", "kind", "lc", "output"})
 #: Content block types that carry another dialect's tool calls or results.
 FOREIGN_PARTS = frozenset(
     {

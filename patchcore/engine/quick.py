@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Generic, TypeVar, Union
 
 import msgspec
 
-from patchcore.chat_names import FOREIGN_PARTS
+from patchcore.chat_names import FOREIGN_PARTS, MESSAGE_KEYS
 from patchcore.engine.walk import Call, Result, Role, open_keys
 
 #: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
@@ -42,8 +42,6 @@ _MESSAGE_KEYS = (
     b'"payload"',
     b'"call_id"',
 )
-#: Keys that make a record itself a message (a stored response), not a holder of a history.
-_MESSAGE_RECORD_KEYS = frozenset({"role", "type", "parts", "kind", "lc", "output"})
 #: Content-block types that carry calls or results (LangChain reads calls from them; OpenAI
 #: Chat turns away a list holding them).
 _CALL_BLOCKS = frozenset(
@@ -473,7 +471,7 @@ def _read_members(raw: bytes) -> Lane | None:
     found = members.get("messages")
     if (
         found is None
-        or not _MESSAGE_RECORD_KEYS.isdisjoint(members)
+        or not MESSAGE_KEYS.isdisjoint(members)
         or any(_could_hold_messages(v) for k, v in members.items() if k != "messages")
     ):
         return None

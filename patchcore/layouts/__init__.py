@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from patchcore.chat_names import MESSAGE_KEYS
 from patchcore.errors import DecodeError, InvalidLineError
 from patchcore.layouts.base import Head, Layout
 from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
@@ -57,12 +58,18 @@ def _candidates(head: Head) -> Iterator[Layout]:
         from patchcore.layouts.sessions import SESSION_LAYOUTS
 
         yield from SESSION_LAYOUTS
-    if head.framing is Framing.JSONL:
+    if head.framing is Framing.JSONL and _may_be_message(head.first_record):
         from patchcore.layouts.message_lines import MESSAGE_LINES
 
         yield MESSAGE_LINES
     yield CONVERSATION_LINES
     yield JSON_DOCUMENT
+
+
+def _may_be_message(value: object) -> bool:
+    """Whether a first line may be a message (which the message-per-line layout then decides,
+    with every dialect): a JSON object with a key every message has one of."""
+    return isinstance(value, dict) and not MESSAGE_KEYS.isdisjoint(value)
 
 
 def layout_of_head(head: bytes | bytearray, *, options: Options) -> Layout | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,6 +66,11 @@ CLEAN_FILES = {
     # What the benchmark's start-up case checks (benchmarks.run.SMALL_CLEAN).
     "one line": b'{"messages": [{"role": "user", "content": "hi"}]}\n',
     "pretty-printed, with an answered call": json.dumps(ANSWERED_CALL, indent=2).encode(),
+    # A bare list's first element is asked whether it starts an agent session log: its signs
+    # are told without loading the session layouts (docs/benchmarks.md#start-up).
+    "a bare OpenAI Chat list": json.dumps(ANSWERED_CALL["messages"]).encode(),
+    "a bare LangChain list, typed": b'[{"type": "human", "data": {"content": "hi"}}]',
+    "conversation lines": b'{"messages": [{"role": "user", "content": "hi"}]}\n' * 3,
 }
 
 
@@ -108,3 +114,56 @@ def test_only_the_html_report_loads_jinja(tmp_path: Path, output_format: str) ->
     assert not loaded, f"`toolpatch check --output-format {output_format}` imported {loaded}"
     html = imported_by_check(path, "--output-format", "html", expect=1)
     assert any(m.split(".")[0] == "jinja2" for m in html)
+
+
+#: A run through the console entry point (`toolpatch.cli.app.console`), with what is set up
+#: before it (``SETUP``), as ``python -c`` runs it.
+CONSOLE = "import sys\n{setup}\nfrom toolpatch.cli.app import console\nsys.argv[1:] = {args!r}\nconsole()\n"
+
+
+def _console(tmp_path: Path, args: list[str], setup: str = "") -> subprocess.CompletedProcess[str]:
+    script = CONSOLE.format(setup=setup, args=args)
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+
+
+def test_the_console_ends_without_teardown_and_loses_no_output(tmp_path: Path) -> None:
+    """Ended at once (no exit handler, no other thread), the process still writes all of a
+    report far larger than a pipe's buffer, and keeps the exit code."""
+    path = tmp_path / "history.json"
+    calls = [{"role": "assistant", "content": None, "tool_calls": [_call(n)]} for n in range(2000)]
+    path.write_text(json.dumps([{"role": "user", "content": "go"}, *calls]))
+    done = _console(tmp_path, ["check", "--output-format", "json", path.name])
+    assert done.returncode == 1, done.stderr
+    assert len(done.stdout) > 2**20
+    assert len(json.loads(done.stdout)) == 2000
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "import atexit; atexit.register(lambda: print('exit handler ran'))",
+        "import threading, time\n"
+        "threading.Thread(target=lambda: (time.sleep(0.5), print('exit handler ran'))).start()",
+    ],
+    ids=["an exit handler", "another thread"],
+)
+def test_the_console_exits_the_normal_way_when_something_is_left_to_do(
+    tmp_path: Path, setup: str
+) -> None:
+    """A coverage tool's exit handler, a worker pool's, a thread still at work: the process
+    exits the normal way, which waits for them."""
+    path = tmp_path / "history.json"
+    path.write_bytes(CLEAN_FILES["one line"])
+    done = _console(tmp_path, ["check", path.name], setup)
+    assert done.returncode == 0, done.stderr
+    assert "exit handler ran" in done.stdout
+
+
+def _call(number: int) -> dict[str, object]:
+    return {
+        "id": f"call_{number}",
+        "type": "function",
+        "function": {"name": "f", "arguments": "{}"},
+    }
