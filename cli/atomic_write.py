@@ -18,13 +18,6 @@ import msgspec
 ANONYMOUS_FILES = sys.platform == "linux" and os.path.isdir("/proc/self/fd")
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace the contents of ``path`` with ``data``, all or nothing (see `AtomicFile`)."""
-    with AtomicFile(path) as handle:
-        handle.write(data)
-        handle.commit()
-
-
 class FileIdentity(msgspec.Struct, frozen=True):
     """What tells that a file is still the one that was read: where it lives (device and inode),
     its size and its modification time. Editors compare the same before they save."""
@@ -61,23 +54,31 @@ class FileChanged(Exception):
 class AtomicFile:
     """New contents for ``path``, written piece by piece and put in place all at once.
 
-    The bytes go to a temporary file in the target's own directory (so the final rename stays
-    on one file system): where the system allows it (Linux ``O_TMPFILE``) a file without a
-    name, which nothing can leave behind (a process killed with ``kill -9`` included) until
-    `commit` names it, else a named ``.NAME.*.tmp`` file. `commit` flushes and fsyncs it, gives
-    it the original file's permission bits and replaces the target in one ``os.replace`` (a new
-    file gets the umask's usual mode). A symlink is followed: its target is rewritten and the
-    link stays a link. Leaving the ``with`` block without `commit` (an error, an interrupt, or
-    nothing to change) removes the temporary file and leaves the original as it was. A file
-    whose permission bits allow no one to write it is refused up front.
+    The bytes go to a temporary file in the target's own directory (so the final rename stays on
+    one file system): where the system allows it (Linux ``O_TMPFILE``) a file without a name,
+    which nothing can leave behind (a process killed with ``kill -9`` included) until `commit`
+    names it, else a named ``.NAME.*.tmp`` file. `commit` flushes it (and, ``durable``, waits
+    until it is on disk: ``fsync``), gives it the original file's permission bits and replaces
+    the target in one ``os.replace`` (a new file gets the umask's usual mode). A symlink is
+    followed: its target is rewritten and the link stays a link. Leaving the ``with`` block
+    without `commit` (an error, an interrupt, or nothing to change) removes the temporary file
+    and leaves the original as it was. A file whose permission bits allow no one to write it is
+    refused up front.
+
+    ``durable``: the new contents replace the only copy of what the file held (a fix in place),
+    so they are on disk before the rename, and the folder's new entry after it: a crash or a
+    power cut leaves the old contents or the new ones, never an empty file. An output that can
+    be made again from its input (``fix -o FILE``) is not waited for, as the shell's ``>`` is
+    not: a crash can leave it empty, its input as it was (docs/cli.md#writing).
 
     Given ``expected``, the identity of the file as it was read, `commit` first makes sure the
     target still has it (`FileChanged` if not: another process wrote to it, replaced or removed
     it meanwhile).
     """
 
-    def __init__(self, path: Path, *, expected: FileIdentity | None = None) -> None:
+    def __init__(self, path: Path, *, durable: bool, expected: FileIdentity | None = None) -> None:
         self._target = Path(os.path.realpath(path))
+        self._durable = durable
         self._expected = expected
         try:
             status: os.stat_result | None = self._target.stat()
@@ -188,18 +189,20 @@ class AtomicFile:
         return copied
 
     def _appended(self, size: int) -> None:
-        """Every `WRITEBACK_BYTES` appended, have the kernel start writing the file out (it
-        does so while the rest is made), so that `commit`'s fsync waits for the last part only.
-        Left to itself the kernel writes a new file out some 30 s later, so the fsync of a
-        large repair would wait for all of it, serially: for a 160 MB corpus with few lines to
-        fix, that wait took a quarter of the whole run (docs/benchmarks.md)."""
+        """Every `WRITEBACK_BYTES` appended to a durable file, have the kernel start writing it
+        out (it does so while the rest is made), so that `commit`'s fsync waits for the last
+        part only. Left to itself the kernel writes a new file out some 30 s later, so the
+        fsync of a large repair would wait for all of it, serially: for a 160 MB corpus with
+        few lines to fix, that wait took a quarter of the whole run (docs/benchmarks.md)."""
+        if not self._durable:
+            return
         self._unsent += size
         if self._unsent >= WRITEBACK_BYTES:
             self._unsent = 0
             _start_writeback(self._handle.fileno())
 
     def commit(self) -> None:
-        """Make the new contents the file's, durably.
+        """Make the new contents the file's (durably, if the file is `durable`).
 
         Raises:
             FileChanged: The target is no longer the file that was read (nothing is written).
@@ -207,7 +210,8 @@ class AtomicFile:
         """
         self._handle.flush()
         fd = self._handle.fileno()
-        os.fsync(fd)
+        if self._durable:
+            os.fsync(fd)
         self._keep_owner(fd)
         if os.chmod in os.supports_fd:  # after the owner: a chown clears set-id bits
             os.chmod(fd, self._mode)
@@ -222,7 +226,8 @@ class AtomicFile:
             raise _in_folder(exc, self._target.parent) from None
         self._committed = True
         self._handle.close()
-        _fsync_directory(self._target.parent)
+        if self._durable:
+            _fsync_directory(self._target.parent)
 
     def _keep_owner(self, fd: int) -> None:
         """Give the new file the original's owner and group, as far as this process may: root

@@ -315,7 +315,7 @@ def _sink(
     if output is not None:
         if is_stream(output):  # a device, a FIFO, /dev/stdout: written to, never replaced
             return StreamOutput(output, compression=Compression.of(output.name))
-        return ReplacedFile(output, always=True, compression=Compression.of(output.name))
+        return ReplacedFile(output, in_place=False, compression=Compression.of(output.name))
     if source.path is None:  # an object of a store (`cli.object_inputs`)
         from .object_inputs import object_sink
 
@@ -324,7 +324,7 @@ def _sink(
     status = read.status if isinstance(read, (FileInput, Decompressed)) else None
     expected = FileIdentity.of(status) if status is not None else None
     return ReplacedFile(
-        source.path, always=False, expected=expected, compression=source.compression
+        source.path, in_place=True, expected=expected, compression=source.compression
     )
 
 

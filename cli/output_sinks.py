@@ -167,9 +167,11 @@ def is_stream(path: Path) -> bool:
 
 
 class ReplacedFile(Sink):
-    """A file (the input itself, or ``-o FILE``), replaced atomically at the end: always for an
-    output file, only when something changed for the input (an unchanged file is never
-    rewritten, so its mtime stays).
+    """A file (the input itself, ``in_place``, or ``-o FILE``), replaced atomically at the end:
+    always for an output file, only when something changed for the input (an unchanged file is
+    never rewritten, so its mtime stays). Only the input itself is replaced durably
+    (`AtomicFile`): it is the one copy of what it held, where an output can be made again from
+    its input.
 
     ``expected``: the identity of the input as it was read, for the input itself. If the file
     no longer has it at the end (another process appended to it, rewrote, replaced or removed
@@ -182,12 +184,12 @@ class ReplacedFile(Sink):
         self,
         path: Path,
         *,
-        always: bool,
+        in_place: bool,
         expected: FileIdentity | None = None,
         compression: Compression | None = None,
     ) -> None:
         self._path = path
-        self._always = always
+        self._in_place = in_place
         self._expected = expected
         self._file: AtomicFile | None = None
         self._failure: OSError | None = None
@@ -220,11 +222,11 @@ class ReplacedFile(Sink):
 
     def _target(self) -> AtomicFile:
         if self._file is None:
-            self._file = AtomicFile(self._path, expected=self._expected)
+            self._file = AtomicFile(self._path, durable=self._in_place, expected=self._expected)
         return self._file
 
     def finish(self, *, changed: bool, emit: Callable[[bytes], None]) -> None:
-        if not (changed or self._always):
+        if not changed and self._in_place:
             return
         try:
             if self._compressor is not None and self._failure is None:

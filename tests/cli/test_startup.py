@@ -118,7 +118,10 @@ def test_only_the_html_report_loads_jinja(tmp_path: Path, output_format: str) ->
 
 #: A run through the console entry point (`toolpatch.cli.app.console`), with what is set up
 #: before it (``SETUP``), as ``python -c`` runs it.
-CONSOLE = "import sys\n{setup}\nfrom toolpatch.cli.app import console\nsys.argv[1:] = {args!r}\nconsole()\n"
+CONSOLE = (
+    "import sys\n{setup}\nfrom toolpatch.cli.app import console\n"
+    "sys.argv[1:] = {args!r}\nconsole()\n"
+)
 
 
 def _console(tmp_path: Path, args: list[str], setup: str = "") -> subprocess.CompletedProcess[str]:
