@@ -231,7 +231,11 @@ def connect(address: str) -> Any:
             # on this machine only, on free ports (a fixed port may be taken: a warning)
             host="127.0.0.1",
             dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,  # a restarted worker is retried, not reported
+            # What the workers log is not the run's report: a task's error reaches the command
+            # through its future, a restarted worker's task is retried, and a worker whose
+            # heartbeat meets the scheduler already closing (as the cluster closes at the end of
+            # every run) logs an error with a traceback that means nothing for the run.
+            silence_logs=logging.CRITICAL,
             set_as_default=False,
         )
     try:
