@@ -4,10 +4,12 @@
 # start, and as objects they cost it nothing, where as strings it evaluates each one (~6 ms).
 
 import atexit
+import copy
 import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
 from types import FrameType
 from typing import Annotated, Any, NoReturn
 
@@ -94,7 +96,9 @@ def _main(
     """Find and repair dangling tool calls in serialized LLM chat histories."""
 
 
-@app.command(cls=HelpCommand, short_help="Report findings; write nothing.", epilog=EXIT_CODES_HELP)
+@app.command(
+    "check", cls=HelpCommand, short_help="Report findings; write nothing.", epilog=EXIT_CODES_HELP
+)
 @takes(
     PATHS,
     SELECT,
@@ -119,6 +123,7 @@ def check(**given: Any) -> int:
 
 
 @app.command(
+    "fix",
     cls=HelpCommand,
     short_help="Insert synthetic results, in the file's own format.",
     epilog=EXIT_CODES_HELP,
@@ -152,6 +157,7 @@ def fix(**given: Any) -> int:
 
 
 @app.command(
+    "strip",
     cls=HelpCommand,
     short_help="Remove the synthetic results toolpatch wrote.",
     epilog=EXIT_CODES_HELP,
@@ -167,7 +173,9 @@ def strip(**given: Any) -> int:
     return _run("strip", given)
 
 
-@app.command(cls=HelpCommand, short_help="Show a history as panels, defects and fixes marked.")
+@app.command(
+    "show", cls=HelpCommand, short_help="Show a history as panels, defects and fixes marked."
+)
 @takes(
     HISTORY,
     SELECT,
@@ -205,7 +213,7 @@ def _run(command: str, given: dict[str, Any]) -> int:
 _FIX_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix (--unsafe-fixes)", None: "no fix"}
 
 
-@app.command(cls=HelpCommand, short_help="List every rule.")
+@app.command("rules", cls=HelpCommand, short_help="List every rule.")
 @takes(COLOR, RULES_FORMAT)
 def rules(**given: Any) -> int:
     """List every rule: code, name, whether it is on by default, its fix, what it checks."""
@@ -244,7 +252,7 @@ def rules(**given: Any) -> int:
     return int(ExitCode.OK)
 
 
-@app.command(cls=HelpCommand, short_help="Explain a rule.")
+@app.command("rule", cls=HelpCommand, short_help="Explain a rule.")
 @takes(RULE, COLOR)
 def rule(**given: Any) -> int:
     """Explain a rule as ruff does: what it checks, why providers reject it (each dialect's
@@ -269,7 +277,7 @@ def rule(**given: Any) -> int:
     return int(ExitCode.OK)
 
 
-@app.command(cls=HelpCommand, short_help="List the formats toolpatch reads.")
+@app.command("formats", cls=HelpCommand, short_help="List the formats toolpatch reads.")
 @takes(COLOR)
 def formats(**given: Any) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
@@ -328,6 +336,20 @@ class Interrupted(SystemExit):
     unwound, every input left as it was."""
 
 
+def _app_for(arguments: Sequence[str]) -> typer.Typer:
+    """The command line that parses ``arguments``: when they start with a command's name, `app`
+    with that command alone. Typer builds every command it holds, each option with it, at every
+    start, though one runs: the seven took 4.2 ms of a 100 ms check, one takes 1.3
+    (docs/benchmarks.md#start-up). Anything else (``--help``, ``--version``, a mistyped command,
+    which is answered with the names of all) is parsed by all of them."""
+    chosen = [c for c in app.registered_commands if arguments and c.name == arguments[0]]
+    if not chosen:
+        return app
+    alone = copy.copy(app)
+    alone.registered_commands = chosen
+    return alone
+
+
 def main() -> NoReturn:
     """Console entry point: runs the app and maps every outcome to its exit code (0, 1 or 2;
     130 after Ctrl-C, 143 after SIGTERM, as shells report a process those signals end).
@@ -339,7 +361,7 @@ def main() -> NoReturn:
     _terminated = False
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        code = app(prog_name="toolpatch", standalone_mode=False)
+        code = _app_for(sys.argv[1:])(prog_name="toolpatch", standalone_mode=False)
         if code == _TYPER_INTERRUPTED:  # Typer turns Ctrl-C (and our SIGTERM) into this code
             raise KeyboardInterrupt
     except typer.TyperException as exc:  # Typer's usage errors (Click's, vendored)

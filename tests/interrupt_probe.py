@@ -15,5 +15,6 @@ def interrupted_in_exec(*args: Any, **kwargs: Any) -> int:
 
 
 if __name__ == "__main__":
-    toolpatch.cli.app.app = interrupted_in_exec  # type: ignore[assignment]
+    # The command line `main` parses with is the probe: an interrupt comes out of its exec.
+    toolpatch.cli.app._app_for = lambda arguments: interrupted_in_exec  # type: ignore[assignment,return-value]
     runpy.run_module("toolpatch", run_name="__main__", alter_sys=True)

@@ -123,3 +123,28 @@ def test_the_listings_fit_the_terminal(args: list[str], columns: int) -> None:
     assert not re.search(r"\w-$", shown, re.MULTILINE), shown
     wide = help_text([*args, "--color", "never"], 400)
     assert shown.split() == wide.split()  # the same words, in the same order
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("args", [["--help"], ["--no-such-option"]], ids=["help", "usage error"])
+def test_a_command_parsed_alone_reads_as_among_all(command: str, args: list[str]) -> None:
+    """`toolpatch.cli.app._app_for` builds only the command that runs (docs/benchmarks.md#start-up):
+    its help and its usage errors read as the whole command line's do."""
+    from typer.testing import CliRunner
+
+    from toolpatch.cli.app import _app_for
+
+    alone = _app_for([command, *args])
+    assert [c.name for c in alone.registered_commands] == [command]
+    runner = CliRunner()
+    whole = runner.invoke(app, [command, *args], prog_name="toolpatch", env=clean_env())
+    narrowed = runner.invoke(alone, [command, *args], prog_name="toolpatch", env=clean_env())
+    assert f"Usage: toolpatch {command}" in whole.output
+    assert (narrowed.exit_code, narrowed.output) == (whole.exit_code, whole.output)
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["chek"], ["-V", "check"]])
+def test_anything_but_a_command_s_name_first_is_parsed_by_all_commands(args: list[str]) -> None:
+    from toolpatch.cli.app import _app_for
+
+    assert _app_for(args) is app
