@@ -410,14 +410,14 @@ def console() -> NoReturn:
     try:
         main()
     except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 0 if done.code is None else 1
-        if isinstance(done, Interrupted) or _nothing_to_clean_up():
+        # `main` exits with a number; anything else is left to the interpreter to say.
+        if isinstance(done.code, int) and (isinstance(done, Interrupted) or _nothing_to_clean_up()):
             try:
                 sys.stdout.flush()
                 sys.stderr.flush()
             except OSError:  # a closed pipe: the interpreter reports it, as it always has
                 raise done from None
-            os._exit(code)
+            os._exit(done.code)
         raise
 
 

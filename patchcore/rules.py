@@ -39,7 +39,7 @@ class Rule(msgspec.Struct, frozen=True):
     """One rule, and its documentation: ``toolpatch rule CODE`` and docs/rules.md print these
     texts in ruff's layout (``cli/rule_docs.py``). A msgspec Struct: every command imports the
     rules, and a Struct is made at import many times faster than a dataclass
-    (docs/benchmarks.md, where start-up goes).
+    (docs/benchmarks.md#start-up).
 
     Attributes:
         code: Stable code, e.g. ``"TP001"``.

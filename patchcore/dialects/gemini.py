@@ -155,8 +155,8 @@ class Gemini(BlockDialect):
 
     def takes_results(self, message: Any) -> bool:
         """The next turn takes the responses when it is a user (or legacy function) turn: the
-        responses go first, before its text. A separate response turn followed by the user's
-        own turn has been rejected (google/adk-python PR #6914)."""
+        responses go first, before its text: a separate response turn followed by the user's
+        own turn has been rejected (docs/pairing.md#placement)."""
         return message.get("role") in ("user", "function") and isinstance(
             message.get("parts"), list
         )

@@ -5,7 +5,7 @@ Kept apart from the layouts (`patchcore.layouts.sessions`), which import the eng
 dialect adapter: `patchcore.layouts.layout_of` asks `may_be_session` before it loads them, so
 that an input which is no session log (a JSON document, a corpus of conversation lines) is
 decided without importing any of it. That is most of a small clean file's start-up
-(docs/benchmarks.md, start-up). Each layout's ``recognises_entry`` is its function here.
+(docs/benchmarks.md#start-up). Each layout's ``recognises_entry`` is its function here.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ CLAUDE_CODE_EVENT_TYPES = frozenset(
 )
 #: Keys only Claude Code lines carry: one of them (with a known type) makes a file a session.
 CLAUDE_CODE_MARKERS = frozenset({"sessionId", "uuid", "parentUuid", "leafUuid", "messageId"})
+_CLAUDE_CODE_TYPES = MESSAGE_TYPES | CLAUDE_CODE_EVENT_TYPES
 
 #: The other entries the Claude Agent SDK emits (``SDKMessage``) and its stream-json control
 #: protocol.
@@ -46,6 +47,7 @@ AGENT_SDK_EVENT_TYPES = frozenset(
 AGENT_SDK_MARKERS = frozenset({"parent_tool_use_id", "session_id"})
 #: Keys of Claude Code's session lines: an entry with one of them is Claude Code's.
 _CLAUDE_CODE_KEYS = frozenset({"sessionId", "parentUuid"})
+_AGENT_SDK_TYPES = MESSAGE_TYPES | AGENT_SDK_EVENT_TYPES
 
 #: The line types of a Codex rollout.
 CODEX_LINE_TYPES = frozenset(
@@ -55,16 +57,13 @@ CODEX_LINE_TYPES = frozenset(
 
 def claude_code_entry(value: dict[str, Any]) -> bool:
     """Whether a JSON object is a Claude Code session line."""
-    kind = tag(value, "type")
-    return kind in MESSAGE_TYPES | CLAUDE_CODE_EVENT_TYPES and not CLAUDE_CODE_MARKERS.isdisjoint(
-        value
-    )
+    return tag(value, "type") in _CLAUDE_CODE_TYPES and not CLAUDE_CODE_MARKERS.isdisjoint(value)
 
 
 def agent_sdk_entry(value: dict[str, Any]) -> bool:
     """Whether a JSON object is an entry of a Claude Agent SDK message stream."""
     kind = tag(value, "type")
-    if kind not in MESSAGE_TYPES | AGENT_SDK_EVENT_TYPES or AGENT_SDK_MARKERS.isdisjoint(value):
+    if kind not in _AGENT_SDK_TYPES or AGENT_SDK_MARKERS.isdisjoint(value):
         return False
     if not _CLAUDE_CODE_KEYS.isdisjoint(value):
         return False

@@ -53,7 +53,7 @@ class Record(msgspec.Struct, frozen=True, gc=False):
     """The bytes of one JSON value, parsed on demand (most records of a corpus never need it).
 
     A msgspec Struct, not a dataclass, as the other records of the start path: the class is
-    made many times faster at import (docs/benchmarks.md, where start-up goes) and each record
+    made many times faster at import (docs/benchmarks.md#start-up) and each record
     faster; it holds bytes and numbers only, so the collector need not track it.
 
     Attributes:
