@@ -10,11 +10,13 @@ the original bytes.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from patchcore.engine.walk import Role as Role  # with the engine's view of a message
+from patchcore.sent_as_fields import sent_as_fields
 
 if TYPE_CHECKING:
     from patchcore.rules import Applicability
@@ -118,6 +120,7 @@ class MessageView:
     joins_previous: bool = False
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Verbatim:
     """Stands, inside a new value, for the original value at ``pointer``, written as it was.
@@ -129,6 +132,7 @@ class Verbatim:
     pointer: Pointer
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Insert:
     """Insert ``values`` into the array at ``array`` so that the first lands at ``index``.
@@ -142,6 +146,7 @@ class Insert:
     values: tuple[Any, ...]
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Delete:
     """Remove the array element or object member at ``pointer`` (with its separator)."""
@@ -149,6 +154,7 @@ class Delete:
     pointer: Pointer
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Replace:
     """Replace the value at ``pointer`` with ``value`` (which may hold `Verbatim` parts).
@@ -177,6 +183,7 @@ def distinct_edits(edits: Iterable[Edit]) -> list[Edit]:
     return once
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Fix:
     """What applying a finding's fix does."""
@@ -186,6 +193,7 @@ class Fix:
     edits: tuple[Edit, ...]
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One defect, located in its record.
@@ -235,6 +243,30 @@ class Finding:
     def pointer(self) -> Pointer:
         """JSON pointer of the call inside the record."""
         return (*self.message_path, *self.call_path)
+
+    def placed(self, line: int | None, column: int | None) -> Finding:
+        """The same finding at ``line`` and ``column``: `dataclasses.replace`, at twice its
+        speed (a corpus's findings are each located in their record, then moved by the line
+        their batch starts at)."""
+        return _make(*_BEFORE_PLACE(self), line, column, *_AFTER_PLACE(self))
+
+
+def _getter(names: Sequence[str]) -> Callable[[Finding], tuple[Any, ...]]:
+    """A function that reads ``names`` of a finding as a tuple, in C (`operator.attrgetter`)."""
+    if not names:
+        return lambda _: ()
+    read = attrgetter(*names)
+    return read if len(names) > 1 else lambda finding: (read(finding),)
+
+
+# A finding's fields before and after its place (its line, then its column), read from the
+# class itself: `Finding.placed` passes on every other field as it is.
+_NAMES = [field.name for field in fields(Finding)]
+_LINE = _NAMES.index("line")
+assert _NAMES[_LINE + 1] == "column", "a place is a line, then a column"
+_BEFORE_PLACE = _getter(_NAMES[:_LINE])
+_make: Callable[..., Finding] = Finding
+_AFTER_PLACE = _getter(_NAMES[_LINE + 2 :])
 
 
 #: Namespace of the UUIDv5 ids toolpatch gives what it writes (fixed: a repair is reproducible).

@@ -16,6 +16,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from patchcore.sent_as_fields import sent_as_fields
+
 if TYPE_CHECKING:
     from patchcore.dialects.base import ListContext
     from patchcore.errors import DecodeError
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from patchcore.raw.splice import Patch
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Conversation:
     """One message list of the input, as the engine checked it.
@@ -110,6 +113,7 @@ class Conversation:
         )
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class LineCount:
     """How the lines of a corpus of conversation lines went: how many hold a message list, how
@@ -136,6 +140,7 @@ class LineCount:
         return replace(self, first_unread=None if first is None else first + lines)
 
 
+@sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Result:
     """The outcome for one input, or one piece of it.
@@ -215,4 +220,8 @@ def fix_edits(findings: Sequence[Finding]) -> tuple[tuple[Edit, ...], ...]:
 
 def moved(finding: Finding, lines: int) -> Finding:
     """``finding`` ``lines`` lines further down."""
-    return replace(finding, line=finding.line + lines) if finding.line is not None else finding
+    return (
+        finding.placed(finding.line + lines, finding.column)
+        if finding.line is not None
+        else finding
+    )

@@ -219,9 +219,11 @@ def process_record(
     # A record with open calls whose messages are wanted: the lane reads no message whole.
     conversations = None
     if lane is not None and not options.finding_messages:
-        conversations = _quick(lane, spans, record, options, line)
+        conversations = _quick(lane, spans, record, options, line, ascii_only=ascii_only)
     if conversations is None:
-        conversations = _checked(record, spans, options=options, fixing=fix, line=line)
+        conversations = _checked(
+            record, spans, options=options, fixing=fix, line=line, ascii_only=ascii_only
+        )
     findings = tuple(f for c in conversations for f in c.findings)
     to_fix = tuple(applied(findings, options)) if fix else ()
     if not to_fix:
@@ -238,7 +240,13 @@ def process_record(
 
 
 def _checked(
-    record: Record, spans: Spans, *, options: Options, fixing: bool, line: int | None
+    record: Record,
+    spans: Spans,
+    *,
+    options: Options,
+    fixing: bool,
+    line: int | None,
+    ascii_only: bool,
 ) -> tuple[Conversation, ...]:
     """Every message list of the record, checked, its findings located in the file."""
     from patchcore.engine.locate import find_message_lists
@@ -246,7 +254,12 @@ def _checked(
     try:
         found = find_message_lists(record.parse(), dialects=dialects_for(options))
         return tuple(
-            conversation(listed, _locate(findings, spans, record.line), options=options, line=line)
+            conversation(
+                listed,
+                _locate(findings, spans, record.line, ascii_only=ascii_only),
+                options=options,
+                line=line,
+            )
             for listed, findings in check_lists(found, options, fixing=fixing)
         )
     except ShapeError as error:
@@ -300,7 +313,13 @@ def conversation(
 
 
 def _quick(
-    lane: Lane, spans: Spans, record: Record, options: Options, line: int | None
+    lane: Lane,
+    spans: Spans,
+    record: Record,
+    options: Options,
+    line: int | None,
+    *,
+    ascii_only: bool,
 ) -> tuple[Conversation, ...] | None:
     """The conversation of a record whose lane has open calls, made without parsing it whole
     (`patchcore.engine.quickfix`); ``None`` if the full path must decide."""
@@ -309,17 +328,21 @@ def _quick(
     findings = quickfix.findings(lane, spans, options=options)
     if findings is None:
         return None
-    found = tuple(_locate(findings, spans, record.line))
+    found = tuple(_locate(findings, spans, record.line, ascii_only=ascii_only))
     return (Conversation(lane.where, line, lane.dialect, lane.messages, None, False, found),)
 
 
-def _locate(findings: Sequence[Finding], spans: Spans, first_line: int) -> list[Finding]:
+def _locate(
+    findings: Sequence[Finding], spans: Spans, first_line: int, *, ascii_only: bool = False
+) -> list[Finding]:
     """Give each finding the line and column of its calling message in ``spans.buf`` (all in one
-    pass over it: a list of thousands of unanswered calls stays linear)."""
+    pass over it: a list of thousands of unanswered calls stays linear). ``ascii_only``: the
+    buffer is ASCII, where the caller knows it."""
     offsets = [spans.span(finding.message_path)[0] for finding in findings]
+    places = locate_all(spans.buf, offsets, ascii_only=ascii_only)
     return [
-        replace(finding, line=line + first_line - 1, column=column)
-        for finding, (line, column) in zip(findings, locate_all(spans.buf, offsets), strict=True)
+        finding.placed(line + first_line - 1, column)
+        for finding, (line, column) in zip(findings, places, strict=True)
     ]
 
 

@@ -18,8 +18,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 from operator import add
+from typing import Any
 
 import msgspec
 
@@ -31,6 +33,8 @@ _STRUCTURAL = re.compile(rb'["\[\]{}]')
 _SCALAR = re.compile(rb'[^\s\[\]{},:"]+')
 _RAW_MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
+_WHITESPACE_BYTES = b" \t\r\n"
+_OPEN_BRACKET = ord("[")
 
 #: A ``(start, end)`` byte span.
 Span = tuple[int, int]
@@ -159,6 +163,12 @@ def _split_elements(buf: bytes, start: int, end: int) -> list[Span] | None:
         decoded = _RAW_ELEMENTS.decode(memoryview(buf)[start:end])
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # the scanner decides (it does not recurse)
+    return _placed_elements(buf, start, decoded)
+
+
+def _placed_elements(buf: bytes, start: int, decoded: list[msgspec.Raw]) -> list[Span] | None:
+    """The spans of the raw elements ``decoded`` of the array whose ``[`` is at ``start``,
+    each placed and checked; ``None`` if they are not its elements."""
     uniform = _uniform_elements(buf, start, decoded)
     if uniform is not None:
         return uniform
@@ -189,13 +199,57 @@ def _uniform_elements(buf: bytes, start: int, decoded: list[msgspec.Raw]) -> lis
     if buf[comma : comma + 1] != b",":
         return None
     separator = buf[after_first : skip_whitespace(buf, comma + 1)]
-    joined = separator.join(decoded)
-    if buf[first : first + len(joined)] != joined:
+    if not buf.startswith(separator.join(decoded), first):
         return None
-    lengths = [len(raw) for raw in decoded]
+    # Element k starts after the k elements before it and k separators: summed in C.
+    lengths = list(map(len, decoded))
     step = len(separator)
-    starts = list(accumulate((length + step for length in lengths[:-1]), initial=first))
+    starts = list(map(add, accumulate(lengths, initial=first), range(0, len(lengths) * step, step)))
     return list(zip(starts, map(add, starts, lengths), strict=True))
+
+
+@lru_cache(maxsize=16)
+def _member_list(key: str) -> msgspec.json.Decoder[Any]:
+    """Decodes an object's member ``key`` as a list of raw elements, skipping its other
+    members (a few keys, such as ``messages``, are asked of every record of a corpus)."""
+    listed = msgspec.defstruct("Listed", [("elements", list[msgspec.Raw], msgspec.field(name=key))])
+    return msgspec.json.Decoder(listed)
+
+
+def _member_elements(buf: bytes, key: str) -> tuple[Span, list[Span]] | None:
+    """The span of the array at member ``key`` of the object that ``buf`` is, and its
+    elements' spans, from one msgspec pass over ``buf`` (where splitting the object into its
+    members and then the array into its elements would take two, and a walk over the members).
+
+    The elements come out raw, and a raw value is the very bytes of its input: the first
+    element's bytes occur in ``buf`` at its place, so where they occur only once, that is its
+    place, and it places the others (`_placed_elements` proves them). A duplicated key is read
+    as the parsers read it (the last one); if its array starts like an earlier one, the first
+    element's bytes occur twice. ``None``: not so (no such array of two elements or more,
+    bytes that occur twice, anything msgspec does not read): the members are split instead.
+    """
+    try:
+        raws: list[msgspec.Raw] = _member_list(key).decode(buf).elements
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    if len(raws) < 2:
+        return None
+    first = raws[0]
+    position = buf.find(first)
+    if position < 0 or buf.find(first, position + 1) >= 0:
+        return None
+    opener = position - 1
+    while opener >= 0 and buf[opener] in _WHITESPACE_BYTES:
+        opener -= 1
+    if opener < 0 or buf[opener] != _OPEN_BRACKET:
+        return None
+    elements = _placed_elements(buf, opener, raws)
+    if elements is None:
+        return None
+    close = skip_whitespace(buf, elements[-1][1])
+    if buf[close : close + 1] != b"]":
+        return None
+    return (opener, close + 1), elements
 
 
 class Spans:
@@ -266,9 +320,26 @@ class Spans:
     def elements(self, pointer: Pointer) -> list[Span]:
         """The element spans of the array at ``pointer``."""
         if pointer not in self._elements:
-            start, end = self.span(pointer)
-            found = _split_elements(self.buf, start, end)
-            self._elements[pointer] = (
-                found if found is not None else _scan_elements(self.buf, start)
-            )
+            found = self._member_elements(pointer)
+            if found is None:
+                start, end = self.span(pointer)
+                found = _split_elements(self.buf, start, end)
+                if found is None:
+                    found = _scan_elements(self.buf, start)
+            self._elements[pointer] = found
         return self._elements[pointer]
+
+    def _member_elements(self, pointer: Pointer) -> list[Span] | None:
+        """The elements of an array that is a member of the root object (a corpus record's
+        ``messages``), found in one pass (`_member_elements`), its own span remembered too;
+        ``None`` for any other array, or where that does not find them."""
+        if len(pointer) != 1 or pointer in self._spans or not isinstance(pointer[0], str):
+            return None
+        start, _ = self._spans[()]
+        if self.buf[start : start + 1] != b"{":
+            return None
+        found = _member_elements(self.buf, pointer[0])
+        if found is None:
+            return None
+        self._spans[pointer], elements = found
+        return elements

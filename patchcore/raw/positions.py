@@ -31,8 +31,10 @@ class Locator:
     thousands of unanswered calls; a long single-line document). An offset before the last
     one asked is counted from the start again: sort the offsets first (`locate_all`)."""
 
-    def __init__(self, buf: bytes) -> None:
+    def __init__(self, buf: bytes, *, ascii_only: bool = False) -> None:
         self._buf = buf
+        self._ascii_only = ascii_only
+        """The buffer is ASCII: a column is a count of bytes."""
         self._offset = 0
         self._line = 1
         self._column = 1
@@ -48,14 +50,20 @@ class Locator:
             self._line += breaks
             self._column = 1
             start = self._buf.rfind(b"\n", start, offset) + 1
-        self._column += len(str(memoryview(self._buf)[start:offset], "utf-8", "replace"))
+        if self._ascii_only:
+            self._column += offset - start
+        else:
+            self._column += len(str(memoryview(self._buf)[start:offset], "utf-8", "replace"))
         self._offset = offset
         return self._line, self._column
 
 
-def locate_all(buf: bytes, offsets: Sequence[int]) -> list[tuple[int, int]]:
-    """The line and column of each of ``offsets`` (in any order), in one pass over ``buf``."""
-    locator = Locator(buf)
+def locate_all(
+    buf: bytes, offsets: Sequence[int], *, ascii_only: bool = False
+) -> list[tuple[int, int]]:
+    """The line and column of each of ``offsets`` (in any order), in one pass over ``buf``
+    (``ascii_only``: ``buf`` is ASCII, which the caller knows already)."""
+    locator = Locator(buf, ascii_only=ascii_only)
     places: list[tuple[int, int]] = [(0, 0)] * len(offsets)
     for index in sorted(range(len(offsets)), key=offsets.__getitem__):
         places[index] = locator.at(offsets[index])

@@ -30,7 +30,7 @@ from patchcore.errors import DecodeError
 from patchcore.model import Insert, Pointer, Replace
 from patchcore.raw.codec import UTF8_BOM, Framing, decode
 from patchcore.raw.jsonspan import Spans, _scan_elements, _scan_members
-from patchcore.raw.positions import line_and_column
+from patchcore.raw.positions import line_and_column, locate_all
 from patchcore.raw.splice import splice
 
 # --------------------------------------------------------------------------------------------
@@ -159,6 +159,46 @@ def test_duplicate_keys_follow_the_last_one() -> None:
     assert text_at(buf, ("n", "m")) == b"[9]"
 
 
+def _scanned(buf: bytes, key: str) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """The span of member ``key`` of the object ``buf`` (its last occurrence) and its elements'
+    spans, as the pure Python scanner finds them."""
+    member = [m for m in _scan_members(buf, buf.index(b"{")) if m.key == key][-1]
+    return (member.value_start, member.end), _scan_elements(buf, member.value_start)
+
+
+@pytest.mark.parametrize(
+    "buf",
+    [
+        # a record's list, found in one pass: its first element's bytes are placed where they
+        # occur once
+        b'{"id": 1, "messages": [{"role": "user"}, {"role": "assistant"}], "x": 2}',
+        b'{"messages" :\n  [\n    {"a": 1},\n    {"b": 2}\n  ]\n}',
+        b'{"messages": [ {"a": 1} ,{"b": 2},   {"c": 3} ]}',  # irregular: walked
+        # the first element's bytes also occur elsewhere: the members are split instead
+        b'{"x": {"a": 1}, "messages": [{"a": 1}, 2]}',
+        b'{"messages": [{"a": 1}, {"a": 1}, 3]}',
+        b'{"messages": [1, 2, 11]}',
+        # a duplicated key is the last one, also where the two lists start alike or are equal
+        b'{"messages": [{"a": 1}, 2], "messages": [{"a": 1}, 3]}',
+        b'{"messages": [{"a": 1}, 2], "messages": [{"a": 1}, 2]}',
+        b'{"messages": [{"z": 0}, 2], "y": 0, "messages": [{"a": 1}, 3]}',
+        # one element, no element, not a list
+        b'{"messages": [{"a": 1}]}',
+        b'{"messages": []}',
+        b'{"messages": {"a": [1, 2]}, "b": [1, 2]}',
+    ],
+)
+def test_a_members_list_found_in_one_pass_is_where_the_scanner_finds_it(buf: bytes) -> None:
+    expected_span, expected_elements = _scanned(buf, "messages")
+    if buf[expected_span[0] : expected_span[0] + 1] != b"[":
+        with pytest.raises(KeyError):
+            Spans(buf).elements(("messages", 0))
+        return
+    spans = Spans(buf)
+    assert spans.elements(("messages",)) == expected_elements
+    assert spans.span(("messages",)) == expected_span
+
+
 @pytest.mark.parametrize(
     ("buf", "key"),
     [
@@ -217,6 +257,19 @@ def test_line_and_column_are_one_based_characters(
     buf: bytes, offset: int, expected: tuple[int, int]
 ) -> None:
     assert line_and_column(buf, offset) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60),
+    offsets=st.lists(st.integers(min_value=0, max_value=60), max_size=5),
+)
+def test_ascii_places_are_counted_as_decoded_ones(text: str, offsets: list[int]) -> None:
+    """Where the caller knows a buffer is ASCII, a column is a count of bytes: the same places
+    as decoding the line finds, in any order of offsets."""
+    buf = text.encode("ascii")
+    offsets = [min(offset, len(buf)) for offset in offsets]
+    assert locate_all(buf, offsets, ascii_only=True) == locate_all(buf, offsets)
 
 
 # --------------------------------------------------------------------------------------------
@@ -615,6 +668,31 @@ def test_splice_property(
 
     assert json.loads(out) == inserted(doc, pointer, index, new)
     inserted_bytes(buf, out)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    before=st.dictionaries(st.text(max_size=3), json_values, max_size=3),
+    listed=st.lists(json_values, max_size=5),
+    after=st.dictionaries(st.text(max_size=3), json_values, max_size=3),
+    style=st.sampled_from(list(STYLES)),
+    ensure_ascii=st.booleans(),
+)
+def test_a_members_list_is_found_where_the_scanner_finds_it_property(
+    before: dict[str, Any],
+    listed: list[Any],
+    after: dict[str, Any],
+    style: str,
+    ensure_ascii: bool,
+) -> None:
+    """Any other members, before and after, with any values (the list's own among them, or
+    its first element): the one-pass split places the list where the scanner does."""
+    doc = {**before, "k": listed, **after}
+    buf = dumps(doc, ensure_ascii=ensure_ascii, **STYLES[style])
+    expected_span, expected_elements = _scanned(buf, "k")
+    spans = Spans(buf)
+    assert spans.elements(("k",)) == expected_elements
+    assert spans.span(("k",)) == expected_span
 
 
 # --------------------------------------------------------------------------------------------
