@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from typing import TYPE_CHECKING
 
 from .console import Printer
@@ -34,13 +35,9 @@ def generic_error(finding: Finding) -> str | None:
     error = finding.provider_error
     if error is None:
         return None
-    from patchcore import (
-        NAMED,  # loaded with the findings: clean runs skip it
-        fill,
-    )
+    from patchcore import fill  # loaded with the findings: clean runs skip it
 
-    templates = next((d.provider_errors for d in NAMED if d.name == finding.dialect), {})
-    template = templates.get(finding.code)
+    template = _template(finding.dialect, finding.code)
     if template is not None:
         own = {
             "id": finding.call_id or "",
@@ -49,12 +46,30 @@ def generic_error(finding: Finding) -> str | None:
             "next": str(finding.message_index + 1),
         }
         if fill(template, own) == error:
-            return fill(template, GENERIC)
+            return _generic(template)
     if finding.call_id:
         # Only the id as a whole word: a short id (``x``) must not eat into the error's words.
         own_id = re.compile(rf"(?<![\w-]){re.escape(finding.call_id)}(?![\w-])")
         return own_id.sub(GENERIC["id"], error)
     return error
+
+
+@cache
+def _template(dialect: str, code: str) -> str | None:
+    """The error template of ``dialect`` for the rule ``code``, if it has one (looked up once
+    for all the findings of a report)."""
+    from patchcore import NAMED
+
+    templates = next((d.provider_errors for d in NAMED if d.name == dialect), {})
+    return templates.get(code)
+
+
+@cache
+def _generic(template: str) -> str:
+    """``template`` with placeholders for a finding's own values."""
+    from patchcore import fill
+
+    return fill(template, GENERIC)
 
 
 def by_rule(findings: Iterable[Finding]) -> dict[tuple[str, str], dict[str, list[str]]]:

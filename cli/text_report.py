@@ -9,7 +9,7 @@ finding. How much is said follows the verbosity (`cli.console.SILENT` ... `VERBO
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
@@ -56,8 +56,9 @@ def finding_pieces(
     line = "" if finding.line is None else f"{finding.line}:{finding.column or 1}:"
     location = f"{name}:{line}"
     pieces: list[tuple[str, str]] = [(location, "bold"), (" ", ""), (finding.code, "bold red")]
-    if mark_fixable and MARKS[fixability(finding)]:
-        pieces.append((MARKS[fixability(finding)], "cyan"))
+    mark = MARKS[fixability(finding)] if mark_fixable else ""
+    if mark:
+        pieces.append((mark, "cyan"))
     where = format_pointer(finding.pointer) or "/"
     if full:
         where = f"{finding.dialect} {where}"
@@ -65,11 +66,17 @@ def finding_pieces(
     return pieces
 
 
-def print_finding(printer: Printer, name: str, finding: Finding, *, full: bool) -> None:
-    """The finding's line; ``full``: then the provider error it would cause, quoted."""
-    printer.line(finding_pieces(name, finding, mark_fixable=True, full=full))
-    if full and finding.provider_error:
-        printer.line((("    provider error: ", "dim"), (finding.provider_error, "dim")))
+def print_findings(printer: Printer, name: str, findings: Iterable[Finding], *, full: bool) -> None:
+    """Each finding's line; ``full``: each followed by the provider error it would cause,
+    quoted."""
+    printer.lines(_finding_lines(name, findings, full=full))
+
+
+def _finding_lines(name: str, findings: Iterable[Finding], *, full: bool) -> Iterator[Pieces]:
+    for finding in findings:
+        yield finding_pieces(name, finding, mark_fixable=True, full=full)
+        if full and finding.provider_error:
+            yield (("    provider error: ", "dim"), (finding.provider_error, "dim"))
 
 
 def error_pieces(error: InputError) -> Pieces:
@@ -326,8 +333,7 @@ def _render_findings(
     if not show_findings:
         return
     if mode is Mode.CHECK:
-        for finding in report.findings:
-            print_finding(report_to or printer, name, finding, full=full)
+        print_findings(report_to or printer, name, report.findings, full=full)
         return
     if report.fixed and (verbosity >= NORMAL or mode is Mode.FIX_CHECK):
         counts = f": {_by_code(report.fixed)}"
@@ -335,8 +341,7 @@ def _render_findings(
         if verbosity > NORMAL:
             for finding in report.fixed:
                 printer.line(finding_pieces(name, finding, mark_fixable=False, full=full))
-    for finding in report.remaining:
-        print_finding(printer, name, finding, full=full)
+    print_findings(printer, name, report.remaining, full=full)
 
 
 def render_live_hint(

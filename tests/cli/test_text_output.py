@@ -10,12 +10,20 @@ errors, no provider errors, hints or summary; ``-s``: nothing, the exit code sti
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
-from tests.builders import CLEAN, DANGLING, DANGLING_CALL_LINE, DANGLING_JSONL, write
+from tests.builders import (
+    CLEAN,
+    DANGLING,
+    DANGLING_CALL_LINE,
+    DANGLING_JSONL,
+    JSONL_LINES,
+    write,
+)
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers import clean_env, run
 
@@ -332,3 +340,38 @@ def test_stdin_filename_is_shown_relative(folder: Path) -> None:
     result = run(["check", "--stdin-filename", name, "-"], input=DANGLING, cwd=folder, expect=1)
     (finding,) = result.finding_lines
     assert finding.startswith(f"piped.json:{DANGLING_CALL_LINE}:3: "), result.show()
+
+
+class _CountedWrites(io.StringIO):
+    """A stream that counts the writes it gets."""
+
+    writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_reports_findings_are_one_write_with_the_lines_of_one_each(full: bool) -> None:
+    """Thousands of findings are one write to the stream (a write and a flush each cost more
+    than the line), and the lines are those written one by one, escapes included."""
+    from patchcore import check_document
+    from toolpatch.cli.console import Printer
+    from toolpatch.cli.text_report import finding_pieces, print_findings
+
+    line = b'{"messages": [' + b", ".join(JSONL_LINES) + b"]}\n"
+    corpus = line.replace(b'"c1"', b'"c\\u001b[2J1"') * 500
+    findings = check_document(corpus, filename="a.jsonl").findings
+    assert len(findings) == 500
+    stream = _CountedWrites()
+    print_findings(Printer(stream, styled=False), "a\x1bb.jsonl", findings, full=full)
+    assert stream.writes == 1
+    one_by_one = io.StringIO()
+    printer = Printer(one_by_one, styled=False)
+    for finding in findings:
+        printer.line(finding_pieces("a\x1bb.jsonl", finding, mark_fixable=True, full=full))
+        if full:
+            printer.line((("    provider error: ", ""), (finding.provider_error or "", "")))
+    assert stream.getvalue() == one_by_one.getvalue()
+    assert "\x1b" not in stream.getvalue() and "\\x1b[2J" in stream.getvalue()
