@@ -10,13 +10,12 @@ the original bytes.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
-from operator import attrgetter
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from patchcore.engine.walk import Role as Role  # with the engine's view of a message
-from patchcore.sent_as_fields import sent_as_fields
+from patchcore.fast_fields import replacer, sent_as_fields
 
 if TYPE_CHECKING:
     from patchcore.rules import Applicability
@@ -245,28 +244,13 @@ class Finding:
         return (*self.message_path, *self.call_path)
 
     def placed(self, line: int | None, column: int | None) -> Finding:
-        """The same finding at ``line`` and ``column``: `dataclasses.replace`, at twice its
-        speed (a corpus's findings are each located in their record, then moved by the line
-        their batch starts at)."""
-        return _make(*_BEFORE_PLACE(self), line, column, *_AFTER_PLACE(self))
+        """The same finding at ``line`` and ``column``: `dataclasses.replace` of them, at three
+        times its speed (a corpus's findings are each located in their record, then moved by
+        the line their batch starts at)."""
+        return _placed(self, line, column)
 
 
-def _getter(names: Sequence[str]) -> Callable[[Finding], tuple[Any, ...]]:
-    """A function that reads ``names`` of a finding as a tuple, in C (`operator.attrgetter`)."""
-    if not names:
-        return lambda _: ()
-    read = attrgetter(*names)
-    return read if len(names) > 1 else lambda finding: (read(finding),)
-
-
-# A finding's fields before and after its place (its line, then its column), read from the
-# class itself: `Finding.placed` passes on every other field as it is.
-_NAMES = [field.name for field in fields(Finding)]
-_LINE = _NAMES.index("line")
-assert _NAMES[_LINE + 1] == "column", "a place is a line, then a column"
-_BEFORE_PLACE = _getter(_NAMES[:_LINE])
-_make: Callable[..., Finding] = Finding
-_AFTER_PLACE = _getter(_NAMES[_LINE + 2 :])
+_placed = replacer(Finding, "line", "column")
 
 
 #: Namespace of the UUIDv5 ids toolpatch gives what it writes (fixed: a repair is reproducible).

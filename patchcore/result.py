@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from patchcore.sent_as_fields import sent_as_fields
+from patchcore.fast_fields import replacer, sent_as_fields
 
 if TYPE_CHECKING:
     from patchcore.dialects.base import ListContext
@@ -106,11 +106,11 @@ class Conversation:
         ``id`` of each unmoved one: the piece's result holds the same findings, and moving
         them once for both keeps the conversations' findings the result's, as in the first
         piece."""
-        return replace(
-            self,
-            line=None if self.line is None else self.line + lines,
-            findings=tuple(findings[id(f)] for f in self.findings),
-        )
+        line = None if self.line is None else self.line + lines
+        return _moved(self, line, tuple(findings[id(f)] for f in self.findings))
+
+
+_moved = replacer(Conversation, "line", "findings")
 
 
 @sent_as_fields

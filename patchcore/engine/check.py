@@ -6,6 +6,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from msgspec import structs
+
 from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.engine.apply import apply_edits, value_at
@@ -351,10 +353,12 @@ def _shadowed(pairing: Pairing, views: Sequence[MessageView]) -> Pairing:
     }
     if not shadowed:
         return pairing
-    return replace(
+    return structs.replace(
         pairing,
         dangling=tuple(
-            replace(d, call=replace(d.call, unanswerable=SHADOWED)) if id(d) in shadowed else d
+            structs.replace(d, call=replace(d.call, unanswerable=SHADOWED))
+            if id(d) in shadowed
+            else d
             for d in pairing.dangling
         ),
     )

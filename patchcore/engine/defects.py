@@ -7,7 +7,7 @@ analysis turns each into a finding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from patchcore.model import Pointer, ToolCall, ToolResult
 
@@ -17,8 +17,7 @@ ANSWERED = frozenset({"TP001", "TP002", "TP003"})
 DROPPED = frozenset({"TP101", "TP103"})
 
 
-@dataclass(frozen=True, slots=True)
-class Defect:
+class Defect(msgspec.Struct, frozen=True):
     """One defect.
 
     Attributes:

@@ -16,14 +16,14 @@ and where its result goes are decided here, by the same code.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from patchcore.engine.walk import open_keys
 from patchcore.model import MessageView, Role, ToolCall, ToolResult
 
 
-@dataclass(frozen=True, slots=True)
-class Dangling:
+class Dangling(msgspec.Struct, frozen=True):
     """A call that no result answers, with the rule code it falls under; ``pending``: it is in
     the last turn (nothing but results follows it), where a running agent may still answer it
     (every TP002, and a TP003 there)."""
@@ -35,8 +35,7 @@ class Dangling:
     pending: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class CallRef:
+class CallRef(msgspec.Struct, frozen=True):
     """A call, by position."""
 
     message_index: int
@@ -44,8 +43,7 @@ class CallRef:
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class ResultRef:
+class ResultRef(msgspec.Struct, frozen=True):
     """A result, by position."""
 
     message_index: int
@@ -53,16 +51,14 @@ class ResultRef:
     inner: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
     """A call and the result that answers it."""
 
     call: CallRef
     result: ResultRef
 
 
-@dataclass(frozen=True, slots=True)
-class Pairing:
+class Pairing(msgspec.Struct, frozen=True):
     """Everything one walk over a message list learns.
 
     Attributes:

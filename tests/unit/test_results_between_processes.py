@@ -1,10 +1,11 @@
 """A parallel run's results cross from the worker processes to the main one whole.
 
-`patchcore.sent_as_fields` sends the result types as their constructors and fields (faster than
+`patchcore.fast_fields` sends the result types as their constructors and fields (faster than
 a slotted dataclass's default); what arrives must be what was sent, every field of it, and the
 findings a result shares with its conversations must still be shared: the main process maps
 one to the other by identity when it moves a batch's findings to the input's own lines
-(`patchcore.pipeline`). `Finding.placed` is `dataclasses.replace` of the place, faster.
+(`patchcore.pipeline`). `Finding.placed` and `Conversation.moved` are `dataclasses.replace` of
+the fields they change, faster.
 """
 
 from __future__ import annotations
@@ -99,3 +100,10 @@ def test_a_real_batch_result_arrives_equal() -> None:
 def test_placed_is_replace_of_the_place() -> None:
     assert FINDING.placed(1, 2) == dataclasses.replace(FINDING, line=1, column=2)
     assert FINDING.placed(None, None) == dataclasses.replace(FINDING, line=None, column=None)
+
+
+def test_moved_is_replace_of_the_line_and_the_findings() -> None:
+    listed = Conversation("/messages", 4, "openai-chat", 9, "n", True, (FINDING,))
+    moved = FINDING.placed(17, 9)
+    expected = dataclasses.replace(listed, line=14, findings=(moved,))
+    assert listed.moved(10, {id(FINDING): moved}) == expected
