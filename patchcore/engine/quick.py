@@ -20,6 +20,7 @@ issue the open calls. Only the TP0xx rules can be read this way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any, ClassVar, Generic, TypeVar, Union
 
 import msgspec
@@ -246,7 +247,7 @@ class _ChatRecord(_Extras, kw_only=True):
     messages: list[_ChatMessages]
 
 
-_EXTRAS = _Extras.__struct_fields__
+_EXTRA_VALUES = attrgetter(*_Extras.__struct_fields__)
 _LANGCHAIN_RECORD = msgspec.json.Decoder(_LangChainRecord)
 _CHAT_RECORD = msgspec.json.Decoder(_ChatRecord)
 _ANY_RECORD = msgspec.json.Decoder(Union[dict[str, msgspec.Raw], list[msgspec.Raw]])  # noqa: UP007
@@ -361,18 +362,19 @@ def _langchain(messages: list[_LangChainMessages], pointer: tuple[str, ...]) -> 
 def _chat(messages: list[_ChatMessages], pointer: tuple[str, ...]) -> Lane | None:
     """The lane of an OpenAI Chat list, or ``None`` (unsure)."""
     paired: list[_Message] = []
+    pair = paired.append
     for message in messages:
-        if type(message.content) is list and _unsure_parts(message.content):
-            return None
-        if type(message) is _ChatTool:
-            if _answered(message) is None:
-                return None
-            paired.append(message)
-        elif type(message) is _ChatAssistant:
+        if type(message) is _ChatAssistant:
             if message.function_call is not _ABSENT and _first(message.function_call) != b"n":
                 return None  # a legacy call (present, not null): the full path pairs it
             if message.calls:
-                paired.append(message)
+                pair(message)
+        elif type(message) is _ChatTool:
+            if message.key is None and _answered(message) is None:  # a key is always read
+                return None
+            pair(message)
+        if type(message.content) is list and _unsure_parts(message.content):
+            return None
     return _lane(messages, paired, pointer, "openai-chat")
 
 
@@ -444,9 +446,9 @@ def _read(raw: bytes) -> Lane | None:
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
         _tried_first(shape)
-        extras = (getattr(record, name) for name in _EXTRAS)
-        if any(_could_hold_messages(value) for value in extras if value is not _ABSENT):
-            return None
+        for value in _EXTRA_VALUES(record):  # read in C: most are absent
+            if value is not _ABSENT and _could_hold_messages(value):
+                return None
         return shape.read(record.messages, ("messages",))
     return None if bare else _read_members(raw)
 
