@@ -96,16 +96,18 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
     return layout_of(decoded, options).process(decoded, options=options, fix=fix)
 
 
-def process_batch(batch: Batch, *, options: Options, fix: bool) -> Result:
+def process_batch(batch: Batch, *, options: Options, fix: bool, every_list: bool = True) -> Result:
     """Check (and with ``fix``, repair) every line of one batch of conversation lines (its data
-    read), numbered from ``first_line``; the result's patches are of the batch's data.
+    read), numbered from ``first_line``; the result's patches are of the batch's data. Without
+    ``every_list``, a list the quick lane proves clean is counted (``clean_lists``), not kept:
+    a worker process then sends back only the lists with something to say.
 
     Raises:
         DecodeError, ShapeError, SelfCheckError: As `run`.
     """
     assert batch.data is not None, "a batch is processed once it is read"
     return CONVERSATION_LINES.process_batch(
-        batch.data, first_line=batch.first_line, options=options, fix=fix
+        batch.data, first_line=batch.first_line, options=options, fix=fix, every_list=every_list
     )
 
 
@@ -275,7 +277,9 @@ class Stream:
                 in_flight.append(batch)
                 yield batch
 
-        work = partial(process_batch, options=self._options, fix=self._fix)
+        work = partial(
+            process_batch, options=self._options, fix=self._fix, every_list=self._every_list
+        )
         mapper = self._mapper if self._mapper is not None else partial(_read_and_map, self._file)
         totals = _Totals(every_list=self._every_list)
         written = 0  # how much of a file input the output has covered
@@ -479,6 +483,7 @@ class _Totals:
         lines = self.lines
         self.lines += result.lines
         kept = result.conversations
+        self.clean_lists += result.clean_lists  # counted where the batch was processed
         if not self.every_list:
             kept = tuple(c for c in kept if not _clean(c))
             self.clean_lists += len(result.conversations) - len(kept)

@@ -65,9 +65,13 @@ class ConversationLines(Layout):
     def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
         return _whole(self.name, decoded, options=options, fix=fix)
 
-    def process_batch(self, data: bytes, *, first_line: int, options: Options, fix: bool) -> Result:
+    def process_batch(
+        self, data: bytes, *, first_line: int, options: Options, fix: bool, every_list: bool = True
+    ) -> Result:
         """Check (and with ``fix``, repair) a run of whole lines cut from a larger input at a
-        line break, numbered from ``first_line``; its patches are of ``data``.
+        line break, numbered from ``first_line``; its patches are of ``data``. Without
+        ``every_list``, the lists the quick lane proves clean are counted, not kept
+        (`process_records`).
 
         Raises:
             DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first line
@@ -79,7 +83,7 @@ class ConversationLines(Layout):
             lenient=options.keep_invalid_lines,
             max_record=options.max_record_bytes,
         )
-        return process_records(self.name, decoded, options=options, fix=fix)
+        return process_records(self.name, decoded, options=options, fix=fix, every_list=every_list)
 
 
 def _whole(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Result:
@@ -142,12 +146,19 @@ def no_history(document: Record | None, *, kept: Sequence[DecodeError] = ()) -> 
     return NoHistoryError(msg, line=1, column=1)
 
 
-def process_records(layout: str, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+def process_records(
+    layout: str, decoded: Decoded, *, options: Options, fix: bool, every_list: bool = True
+) -> Result:
     """`process_record` over every record of ``decoded``, joined into one result whose patches
     are of ``decoded.body``.
 
     With ``keep_invalid_lines``, a line of JSON Lines that is not JSON is kept as it is (no
-    patch touches it) and its error is in the result's ``invalid_lines``.
+    patch touches it) and its error is in the result's ``invalid_lines``. Without
+    ``every_list``, a list the quick lane proves clean is counted (``clean_lists``), not kept
+    (a streamed corpus keeps only its lists with something to say: `patchcore.Stream`).
+
+    A record the lane proves clean, most of a corpus, costs no result of its own: it is the
+    list's count or its conversation here, and the lines' counts are summed as numbers.
 
     Raises:
         DecodeError, ShapeError, SelfCheckError: As `Layout.process`, for the first record
@@ -161,10 +172,11 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
     kept: list[DecodeError] = []
     jsonl = decoded.framing is Framing.JSONL
     keeping = jsonl and options.keep_invalid_lines
-    count = LineCount()
+    read = unread = clean = 0
+    first_unread: int | None = None
     for record in decoded.records:
         try:
-            result = process_record(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
+            outcome = _processed(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
         except DecodeError as error:
             if jsonl and not keeping:
                 raise InvalidLineError(
@@ -174,9 +186,19 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
                 raise
             kept.append(nul_error(record.raw, first_line=record.line) or error)
             continue
-        if jsonl:
-            held = bool(result.conversations)
-            count += LineCount(int(held), int(not held), None if held else record.line)
+        if not isinstance(outcome, Result):  # a clean list, read by the lane
+            read += 1
+            if every_list:
+                conversations.append(_listed(outcome, record, jsonl=jsonl))
+            else:
+                clean += 1
+            continue
+        result = outcome
+        if result.conversations:
+            read += 1
+        else:
+            unread += 1
+            first_unread = record.line if first_unread is None else first_unread
         conversations += result.conversations
         findings += result.findings
         remaining += result.remaining
@@ -193,7 +215,8 @@ def process_records(layout: str, decoded: Decoded, *, options: Options, fix: boo
         tuple(patches),
         lines=len(decoded.lines),
         invalid_lines=tuple(kept),
-        line_count=count if jsonl else None,
+        line_count=LineCount(read, unread, first_unread) if jsonl else None,
+        clean_lists=clean,
     )
 
 
@@ -206,13 +229,28 @@ def process_record(
     Raises:
         DecodeError, ShapeError, SelfCheckError: As `Layout.process`.
     """
+    outcome = _processed(record, layout=layout, options=options, fix=fix, jsonl=jsonl)
+    if isinstance(outcome, Result):
+        return outcome
+    return Result(layout, (_listed(outcome, record, jsonl=jsonl),), ())
+
+
+def _listed(lane: Lane, record: Record, *, jsonl: bool) -> Conversation:
+    """The conversation of a list the lane proves clean."""
+    line = record.line if jsonl else None
+    return Conversation(lane.where, line, lane.dialect, lane.messages, None)
+
+
+def _processed(
+    record: Record, *, layout: str, options: Options, fix: bool, jsonl: bool
+) -> Result | Lane:
+    """`process_record`'s result, or the record's `Lane` where the lane proves it clean."""
     line = record.line if jsonl else None
     # Both the lane and the splice ask whether the record is ASCII: asked once for both.
     ascii_only = record.raw.isascii()
     lane = read_quickly(record.raw, ascii_only=ascii_only) if options.quick else None
     if lane is not None and lane.clean:
-        listed = Conversation(lane.where, line, lane.dialect, lane.messages, None)
-        return Result(layout, (listed,), ())
+        return lane
     from patchcore.raw.jsonspan import Spans
 
     spans = Spans(record.raw)

@@ -63,6 +63,38 @@ def test_a_streamed_corpus_equals_the_whole_run(dialect: str, fix: bool) -> None
     assert_same(data, patchcore.make_options(), fix=fix, chunk=977, batch=5000)
 
 
+@pytest.mark.parametrize("file", [False, True], ids=["chunks", "file"])
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
+def test_a_stream_without_every_list_counts_the_clean_lists_and_keeps_the_rest(
+    fix: bool, file: bool
+) -> None:
+    """By default a stream keeps the lists with something to say and counts the others, the
+    lane's clean lists counted where their batch is processed (a worker sends back no list it
+    proved clean): the same lists, findings and output as a whole run."""
+    data = corpus(40, dialect="openai-chat") + b'{"no": "history"}\n'
+    whole = run(data, filename="input.jsonl", options=patchcore.make_options(), fix=fix)
+    stream = Stream(
+        InMemory(data) if file else chunked(data, 977),
+        filename="input.jsonl",
+        options=patchcore.make_options(),
+        fix=fix,
+        whole_limit=300,
+        batch_bytes=5000,
+    )
+    output = b"".join(
+        data[p.offset : p.offset + p.size] if isinstance(p, Unchanged) else bytes(p)
+        for p in stream
+    )
+    report = stream.result
+    said = [c for c in whole.conversations if c.findings or c.note or c.warning]
+    assert report.conversations == tuple(said)
+    assert report.clean_lists == len(whole.conversations) - len(said) > 0
+    assert located(report) == located(whole)
+    assert report.line_count == whole.line_count
+    if fix:
+        assert output == (data if whole.output is None else whole.output)
+
+
 def test_a_streamed_result_holds_each_finding_once() -> None:
     """The findings of a batch's conversations are moved to their lines once, with the
     result's: a conversation holds the very findings the result lists, as in a whole run."""
