@@ -82,8 +82,7 @@ def test_a_stream_without_every_list_counts_the_clean_lists_and_keeps_the_rest(
         batch_bytes=5000,
     )
     output = b"".join(
-        data[p.offset : p.offset + p.size] if isinstance(p, Unchanged) else bytes(p)
-        for p in stream
+        data[p.offset : p.offset + p.size] if isinstance(p, Unchanged) else bytes(p) for p in stream
     )
     report = stream.result
     said = [c for c in whole.conversations if c.findings or c.note or c.warning]
