@@ -28,6 +28,7 @@ from patchcore.errors import PatchcoreError
 from patchcore.layouts import layout_of, layout_of_head
 from patchcore.layouts.records import CONVERSATION_LINES, no_history, weighed
 from patchcore.raw.codec import UTF8_BOM, decode, too_large
+from patchcore.raw.held_lines import HeldLines
 from patchcore.result import Conversation, LineCount, Result, moved
 
 if TYPE_CHECKING:
@@ -313,33 +314,31 @@ class Stream:
             raise no_history(None, kept=totals.invalid_lines)
         self._result = result
 
-    def _chunk_batches(self, buffer: bytearray) -> Iterator[Batch]:
-        """Cut the chunked input (``buffer``: what has been read so far, its byte-order mark
-        included) into batches of whole lines."""
-        bom = len(UTF8_BOM) if buffer.startswith(UTF8_BOM) else 0
-        del buffer[:bom]
+    def _chunk_batches(self, head: bytearray) -> Iterator[Batch]:
+        """Cut the chunked input (``head``: what has been read so far, its byte-order mark
+        included) into batches of whole lines, each joined once from the chunks it spans
+        (`patchcore.raw.held_lines`)."""
+        bom = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
+        held = HeldLines()
+        held.add(memoryview(head)[bom:])
+        del head[:]
         offset = bom
         chunks = itertools.chain((b"",), self._chunks)  # the head may hold batches already
         for chunk in chunks:
-            buffer += chunk
+            held.add(chunk)
             # A batch ends at the last line break within `batch_bytes` (at the first one after,
             # for a line longer than a batch): the head, read whole, is cut like the rest.
-            while len(buffer) >= self._batch_bytes:
-                cut = buffer.rfind(b"\n", 0, self._batch_bytes)
-                if cut < 0:
-                    cut = buffer.find(b"\n", self._batch_bytes)
-                if cut < 0:  # one line longer than a batch: it grows until the line ends
-                    if len(buffer) > self._options.max_record_bytes:
+            while held.size >= self._batch_bytes:
+                cut = held.line_end(self._batch_bytes)
+                if cut is None:  # one line longer than a batch: it grows until the line ends
+                    if held.size > self._options.max_record_bytes:
                         limit = self._options.max_record_bytes
-                        yield self._too_long(bytes(buffer[: limit + 1]), offset)
+                        yield self._too_long(held.first(limit + 1), offset)
                         return
                     break
-                with memoryview(buffer) as view:
-                    data = bytes(view[:cut])
-                del buffer[: cut + 1]
-                yield Batch.of(data, offset=offset)
+                yield Batch.of(held.take(cut), offset=offset)
                 offset += cut + 1
-        yield Batch.of(bytes(buffer), offset=offset)
+        yield Batch.of(held.take_all(), offset=offset)
 
     def _too_long(self, data: bytes, offset: int) -> Batch:
         """The batch that ends in a line longer than the record-size limit, that line cut just
