@@ -16,7 +16,7 @@ both JSON layouts (compact and spaced).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 from unittest import mock
 
 import orjson
@@ -24,6 +24,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from patchcore.chat_names import FOREIGN_PARTS
+from patchcore.engine import quick
 from patchcore.engine.quick import clean, read
 from patchcore.engine.walk import Role
 from patchcore.layouts.records import process_record
@@ -253,7 +255,29 @@ def test_the_lane_repairs_what_it_reads() -> None:
         b'{"messages": [{"role": "tool", "tool_call_id": 7, "content": "x"}]}',
         # a list of no messages
         b'{"messages": []}',
+        # content blocks that carry calls or results, or that the lane does not know
+        b'{"messages": [{"role": "user", "content": [{"type": "tool_result", "x": 1}]}]}',
+        b'{"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "c"}]}]}',
+        b'{"messages": [{"role": "user", "content": [{"type": "web_search_tool_result"}]}]}',
+        b'{"messages": [{"role": "user", "content": [{"type": "non_standard", "value": {}}]}]}',
+        b'{"messages": [{"type": "ai", "data": {"content": [{"type": "tool_use", "id": "c"}]}}]}',
     ],
 )
 def test_the_lane_says_dont_know_rather_than_guess(raw: bytes) -> None:
     assert read(raw) is None
+
+
+def test_the_lane_reads_content_lists_of_plain_blocks() -> None:
+    """Text, media and reasoning blocks carry no call and no result: the lane reads them."""
+    parts = b'[{"type": "text", "text": "a"}, {"type": "thinking"}, {"type": "image_url"}]'
+    lane = read(b'{"messages": [{"role": "user", "content": ' + parts + b"}]}")
+    assert lane is not None and lane.clean
+    lane = read(b'{"messages": [{"type": "ai", "data": {"content": ' + parts + b"}}]}")
+    assert lane is not None and lane.clean
+
+
+def test_no_plain_block_carries_a_call_or_a_result() -> None:
+    """The blocks the lane reads are none of those the adapters read calls or results from."""
+    plain = set(get_args(quick._PlainPart))
+    assert plain.isdisjoint(FOREIGN_PARTS)
+    assert not any("tool" in kind or kind.startswith("function") for kind in plain)
