@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 import msgspec
 
@@ -475,8 +476,26 @@ def fill(template: str, values: Mapping[str, str]) -> str:
 
     >>> fill("{name} answered {id}", {"name": "{id}", "id": "call_1"})
     '{id} answered call_1'
+    >>> fill("{nme} {id}", {"id": "c"})
+    '{nme} c'
     """
-    return _PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group(0)), template)
+    first, rest = _cut(template)
+    filled = [first]
+    append = filled.append
+    for key, written, text in rest:
+        append(values.get(key, written))
+        append(text)
+    return "".join(filled)
+
+
+@lru_cache(maxsize=256)
+def _cut(template: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+    """``template`` cut at its placeholders, once for all the findings that fill it: the text
+    before the first, then each one's key, how it is written and the text after it (a regular
+    expression's callback per placeholder took half as long again)."""
+    parts = _PLACEHOLDER.split(template)
+    keys = parts[1::2]
+    return parts[0], tuple(zip(keys, [f"{{{k}}}" for k in keys], parts[2::2], strict=True))
 
 
 def _expand(selectors: Iterable[str], *, option: str) -> set[str]:

@@ -286,12 +286,15 @@ class Lane(msgspec.Struct, frozen=True):
         views: The list's messages, each the engine's view of it (`patchcore.engine.walk.View`).
         open_keys: The keys some call is left open for, as the engine's pairing counts them
             (`patchcore.engine.walk.open_keys`; none: the record is clean).
+        paired: The messages among ``views`` that issue calls or hold results, in order (what
+            the count went over).
     """
 
     pointer: tuple[str, ...]
     dialect: str
     views: Sequence[_Message]
     open_keys: frozenset[str] = frozenset()
+    paired: Sequence[_Message] = ()
 
     @property
     def messages(self) -> int:
@@ -314,7 +317,7 @@ class Lane(msgspec.Struct, frozen=True):
         has a ``name`` (one pass over the result messages)."""
         keys = set()
         named = False
-        for message in self.views:
+        for message in self.paired:
             if type(message) is _ChatTool:
                 if message.key is not None:
                     keys.add("tool_call_id")
@@ -345,7 +348,7 @@ def _lane(
     """The lane of a list read without doubt: the engine counts its open calls over ``paired``,
     the messages that issue calls or hold results (about half of them: the others would change
     no count, and skipping them saves three attribute lookups each)."""
-    return Lane(pointer, dialect, messages, frozenset(open_keys(paired)))
+    return Lane(pointer, dialect, messages, frozenset(open_keys(paired)), paired)
 
 
 # The readers only decide whether a list reads as the full path would read it; what its calls
