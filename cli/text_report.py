@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
+import patchcore
+
 from .console import NORMAL, SILENT, Pieces, Printer
 from .exit_codes import ExitCode
 from .file_hints import kept_message, training_hint
@@ -50,8 +52,6 @@ def finding_pieces(
     The line and column are the calling message's (an editor jumps there); the pointer is the
     call's own place inside it, what finds it in a long one-line record and what ``jq`` takes.
     """
-    from patchcore import format_pointer  # loaded with the finding: clean runs skip it
-
     # a store's thread has no lines: its findings are located by their pointer alone
     line = "" if finding.line is None else f"{finding.line}:{finding.column or 1}:"
     location = f"{name}:{line}"
@@ -59,7 +59,7 @@ def finding_pieces(
     mark = MARKS[fixability(finding)] if mark_fixable else ""
     if mark:
         pieces.append((mark, "cyan"))
-    where = format_pointer(finding.pointer) or "/"
+    where = patchcore.format_pointer(finding.pointer) or "/"  # loaded with the findings
     if full:
         where = f"{finding.dialect} {where}"
     pieces += [(" ", ""), (finding.message, ""), (f" [{where}]", "dim")]

@@ -26,7 +26,10 @@ Pointer = tuple[str | int, ...]
 
 def format_pointer(pointer: Pointer) -> str:
     """Render a pointer as an RFC 6901 JSON pointer string (``""`` for the record itself)."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in pointer)
+    joined = "/".join(map(str, pointer))
+    if "~" in joined or joined.count("/") >= len(pointer):  # a part to escape, or none at all
+        return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in pointer)
+    return "/" + joined  # nothing to escape: every finding a report shows, nearly
 
 
 @dataclass(frozen=True, slots=True)
