@@ -100,7 +100,7 @@ class Printer:
             for pieces in lines:
                 self.line(pieces)
             return
-        self.raw("".join(visible("".join(text for text, _ in p)) + "\n" for p in lines))
+        self.raw("".join([visible("".join([text for text, _ in p])) + "\n" for p in lines]))
 
     def text(self, text: str) -> None:
         """Write a plain line."""

@@ -35,8 +35,10 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def visible(text: str) -> str:
-    """``text`` as one line, every control character written as an escape."""
-    return _CONTROLS.sub(_escape, text)
+    """``text`` as one line, every control character written as an escape. Printable text (no
+    control, surrogate, format or line-separator character: what `str.isprintable` says, in C)
+    has nothing to escape, and is most of a report."""
+    return text if text.isprintable() else _CONTROLS.sub(_escape, text)
 
 
 def needs_quoting(text: str) -> bool:

@@ -177,3 +177,12 @@ def test_configuration_errors_show_the_path_escaped(tmp_path: Path) -> None:
     result = run(["check", "h.json"], cwd=folder, expect=2)
     assert not RAW.findall(result.stderr), result.show()
     assert "repo\\x1b[2J/toolpatch.toml: unknown key 'colour'" in result.stderr, result.show()
+
+
+def test_printable_text_has_nothing_to_escape() -> None:
+    """`visible` returns printable text as it is, unread: no printable character, over all of
+    Unicode, is one it would escape."""
+    from toolpatch.cli.visible import _CONTROLS
+
+    printable = "".join(c for c in map(chr, range(0x110000)) if c.isprintable())
+    assert _CONTROLS.search(printable) is None
