@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +23,16 @@ from patchcore.engine.pairing import (
     insertion_point,
     pair,
 )
-from patchcore.model import Delete, Edit, Finding, Fix, Insert, MessageView, distinct_edits
+from patchcore.model import (
+    Delete,
+    Edit,
+    Finding,
+    Fix,
+    Insert,
+    MessageView,
+    Pointer,
+    distinct_edits,
+)
 from patchcore.options import Options
 from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, render_text
 
@@ -435,6 +444,7 @@ def check_list(
     style: Mapping[str, Any] | None = None,
     left_open: Collection[str] | None = None,
     first_caller: int = 0,
+    place: Callable[[Pointer], tuple[int, int]] | None = None,
 ) -> list[Finding]:
     """Find the selected defects of one message list, each with a fix where one is honest.
 
@@ -446,6 +456,8 @@ def check_list(
     is left open for, `patchcore.engine.walk.open_keys`) and ``first_caller`` (the first
     message that issues such a call) are for a caller that has read them already (the quick
     lane, `patchcore.engine.quickfix`): by default they are learned from ``messages``.
+    ``place``: the line and column in the file of a message, by its pointer in the record, for
+    a caller that reads a file (each finding is made at its calling message's place).
 
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
@@ -494,7 +506,7 @@ def check_list(
     for defect in planned:
         if defect.reason is KEEPS_BOTH:
             edits[id(defect)] = ()
-    return findings_of(defects, edits, dialect=dialect, context=context)
+    return findings_of(defects, edits, dialect=dialect, context=context, place=place)
 
 
 def findings_of(
@@ -503,10 +515,12 @@ def findings_of(
     *,
     dialect: Dialect,
     context: ListContext,
+    place: Callable[[Pointer], tuple[int, int]] | None = None,
 ) -> list[Finding]:
     """The findings of a list's selected ``defects``; ``edits``: the planned fix of each defect,
     by its ``id()``. A fixable defect that was not planned gets a fix without edits (what it
-    would do is not worked out); one planned without edits cannot be fixed here: no fix."""
+    would do is not worked out); one planned without edits cannot be fixed here: no fix.
+    ``place``: as `check_list`'s."""
     findings = []
     for defect in defects:
         rule = RULES[defect.code]
@@ -525,6 +539,8 @@ def findings_of(
                 message += f"; {DROP_REFUSED if context.closed_reason is None else DROP_CLOSED}"
             elif _answerable(defect) and context.closed_reason is not None:
                 message += f"; {context.closed_reason}"  # its result was refused by the list itself
+        path = context.message_pointer(defect.message_index)
+        line, column = place(path) if place is not None else (None, None)
         findings.append(
             Finding(
                 code=defect.code,
@@ -533,12 +549,14 @@ def findings_of(
                 dialect=dialect.name,
                 list_pointer=context.pointer,
                 message_index=defect.message_index,
-                message_path=context.message_pointer(defect.message_index),
+                message_path=path,
                 call_path=defect.path,
                 call_id=defect.ident,
                 tool_name=defect.call.name if defect.call is not None else None,
                 fix=fix,
                 provider_error=None if defect.strip else dialect.provider_error(defect),
+                line=line,
+                column=column,
                 pending=defect.pending,
             )
         )

@@ -11,7 +11,7 @@ messages are written) the lane has read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
@@ -23,7 +23,7 @@ from patchcore.engine.check import check_list
 from patchcore.engine.defects import ANSWERED
 from patchcore.engine.quick import Lane
 from patchcore.engine.walk import View
-from patchcore.model import Finding, MessageView
+from patchcore.model import Finding, MessageView, Pointer
 from patchcore.options import Options
 
 if TYPE_CHECKING:
@@ -65,11 +65,18 @@ def _callers(lane: Lane) -> list[int]:
     return callers
 
 
-def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | None:
+def findings(
+    lane: Lane,
+    spans: Spans,
+    *,
+    options: Options,
+    place: Callable[[Pointer], tuple[int, int]] | None = None,
+) -> list[Finding] | None:
     """The selected findings of the record ``spans.buf``, whose lane is ``lane`` (with open
-    calls), each with its fix; ``None`` if a calling message does not read as the lane read it
-    (the full path decides). ``options`` select the TP0xx rules only (`Options.quick`): the
-    lane's views tell pairing the keys, not what the other rules read."""
+    calls), each with its fix (and with ``place``, at its place: as `check_list`'s); ``None``
+    if a calling message does not read as the lane read it (the full path decides).
+    ``options`` select the TP0xx rules only (`Options.quick`): the lane's views tell pairing
+    the keys, not what the other rules read."""
     assert options.selection.codes <= ANSWERED
     dialect, style = _adapter(lane)
     context = ListContext(lane.pointer)
@@ -97,4 +104,5 @@ def findings(lane: Lane, spans: Spans, *, options: Options) -> list[Finding] | N
         style=style,
         left_open=lane.open_keys,
         first_caller=callers[0],
+        place=place,
     )

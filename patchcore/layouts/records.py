@@ -9,7 +9,7 @@ never parsed whole, and one with open calls is planned from its calling messages
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,7 @@ from patchcore.errors import (
 )
 from patchcore.layouts.base import Head, Layout, applied, dialects_for, self_checked, still_there
 from patchcore.raw.codec import Decoded, Framing, Record, decode_batch, nul_error, parse
-from patchcore.raw.positions import line_and_column, locate_all
+from patchcore.raw.positions import Locator, line_and_column
 from patchcore.result import Conversation, LineCount, Result, fix_edits
 
 # The engine (locating lists, the adapters, pairing, splicing) is imported where it is used: a
@@ -291,23 +291,24 @@ def _checked(
 
     try:
         found = find_message_lists(record.parse(), dialects=dialects_for(options))
+        place = _places(spans, record.line, ascii_only=ascii_only)
         return tuple(
-            conversation(
-                listed,
-                _locate(findings, spans, record.line, ascii_only=ascii_only),
-                options=options,
-                line=line,
-            )
-            for listed, findings in check_lists(found, options, fixing=fixing)
+            conversation(listed, findings, options=options, line=line)
+            for listed, findings in check_lists(found, options, fixing=fixing, place=place)
         )
     except ShapeError as error:
         raise located(error, record, error.path) from None
 
 
 def check_lists(
-    found: Sequence[MessageList], options: Options, *, fixing: bool
+    found: Sequence[MessageList],
+    options: Options,
+    *,
+    fixing: bool,
+    place: Callable[[Pointer], tuple[int, int]] | None = None,
 ) -> list[tuple[MessageList, list[Finding]]]:
-    """Each list with its findings (a list with a note is reported, not checked).
+    """Each list with its findings (a list with a note is reported, not checked), each at its
+    ``place`` where given (`patchcore.engine.check.check_list`).
 
     A check plans every fix (to report what it would do); a fix plans the unsafe ones only
     when they are allowed, so that the safe ones are planned on their own.
@@ -324,6 +325,7 @@ def check_lists(
                 context=listed.context,
                 options=options,
                 plan_unsafe=options.unsafe_fixes or not fixing,
+                place=place,
             )
         checked.append((listed, findings))
     return checked
@@ -363,25 +365,28 @@ def _quick(
     (`patchcore.engine.quickfix`); ``None`` if the full path must decide."""
     from patchcore.engine import quickfix
 
-    findings = quickfix.findings(lane, spans, options=options)
+    place = _places(spans, record.line, ascii_only=ascii_only)
+    findings = quickfix.findings(lane, spans, options=options, place=place)
     if findings is None:
         return None
-    found = tuple(_locate(findings, spans, record.line, ascii_only=ascii_only))
+    found = tuple(findings)
     return (Conversation(lane.where, line, lane.dialect, lane.messages, None, False, found),)
 
 
-def _locate(
-    findings: Sequence[Finding], spans: Spans, first_line: int, *, ascii_only: bool = False
-) -> list[Finding]:
-    """Give each finding the line and column of its calling message in ``spans.buf`` (all in one
-    pass over it: a list of thousands of unanswered calls stays linear). ``ascii_only``: the
-    buffer is ASCII, where the caller knows it."""
-    offsets = [spans.span(finding.message_path)[0] for finding in findings]
-    places = locate_all(spans.buf, offsets, ascii_only=ascii_only)
-    return [
-        finding.placed(line + first_line - 1, column)
-        for finding, (line, column) in zip(findings, places, strict=True)
-    ]
+def _places(
+    spans: Spans, first_line: int, *, ascii_only: bool
+) -> Callable[[Pointer], tuple[int, int]]:
+    """The line and column in the file of a value of the record ``spans.buf`` (which starts at
+    line ``first_line``), by its pointer: counted on from the last one asked, so that a list's
+    findings, made in order, are located in one pass over the record (a list of thousands of
+    unanswered calls stays linear). ``ascii_only``: the record is ASCII."""
+    locator = Locator(spans.buf, ascii_only=ascii_only)
+
+    def place(pointer: Pointer) -> tuple[int, int]:
+        line, column = locator.at(spans.span(pointer)[0])
+        return line + first_line - 1, column
+
+    return place
 
 
 def located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:

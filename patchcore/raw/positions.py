@@ -7,7 +7,6 @@ document from an array, to locate a decoding error), spans only a record checked
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
 
@@ -29,7 +28,7 @@ class Locator:
     the offsets of a record's findings, asked in increasing order, cost one pass over the
     buffer together, where counting from the start for each would be quadratic (a list of
     thousands of unanswered calls; a long single-line document). An offset before the last
-    one asked is counted from the start again: sort the offsets first (`locate_all`)."""
+    one asked is counted from the start again (correct, only slower)."""
 
     def __init__(self, buf: bytes, *, ascii_only: bool = False) -> None:
         self._buf = buf
@@ -56,15 +55,3 @@ class Locator:
             self._column += len(str(memoryview(self._buf)[start:offset], "utf-8", "replace"))
         self._offset = offset
         return self._line, self._column
-
-
-def locate_all(
-    buf: bytes, offsets: Sequence[int], *, ascii_only: bool = False
-) -> list[tuple[int, int]]:
-    """The line and column of each of ``offsets`` (in any order), in one pass over ``buf``
-    (``ascii_only``: ``buf`` is ASCII, which the caller knows already)."""
-    locator = Locator(buf, ascii_only=ascii_only)
-    places: list[tuple[int, int]] = [(0, 0)] * len(offsets)
-    for index in sorted(range(len(offsets)), key=offsets.__getitem__):
-        places[index] = locator.at(offsets[index])
-    return places

@@ -30,7 +30,7 @@ from patchcore.errors import DecodeError
 from patchcore.model import Insert, Pointer, Replace
 from patchcore.raw.codec import UTF8_BOM, Framing, decode
 from patchcore.raw.jsonspan import Spans, _scan_elements, _scan_members
-from patchcore.raw.positions import line_and_column, locate_all
+from patchcore.raw.positions import Locator, line_and_column
 from patchcore.raw.splice import splice
 
 # --------------------------------------------------------------------------------------------
@@ -269,7 +269,8 @@ def test_ascii_places_are_counted_as_decoded_ones(text: str, offsets: list[int])
     as decoding the line finds, in any order of offsets."""
     buf = text.encode("ascii")
     offsets = [min(offset, len(buf)) for offset in offsets]
-    assert locate_all(buf, offsets, ascii_only=True) == locate_all(buf, offsets)
+    ascii_only, decoded = Locator(buf, ascii_only=True), Locator(buf)
+    assert [ascii_only.at(o) for o in offsets] == [decoded.at(o) for o in offsets]
 
 
 # --------------------------------------------------------------------------------------------
