@@ -42,12 +42,12 @@ def _adapter(lane: Lane) -> tuple[ResultMessageDialect, Mapping[str, Any]]:
     return _CHAT, OpenAIChat.style(answer_keys=answer_keys, named=named)
 
 
-def _keys(view: View) -> tuple[tuple[str | None, ...], ...]:
+def _keys(view: View) -> tuple[list[str | None], list[str], list[str]]:
     """What pairing reads of a view."""
     return (
-        tuple(call.pairing_key for call in view.calls),
-        tuple(result.key for result in view.results),
-        tuple(result.key for result in view.inner_results),
+        [call.pairing_key for call in view.calls],
+        [result.key for result in view.results],
+        [result.key for result in view.inner_results],
     )
 
 
