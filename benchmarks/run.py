@@ -7,8 +7,9 @@ that slows down mid-run slows every case alike), each case a process of its own:
 ``toolpatch fix`` of the file (every core, as a user runs it) and with ``--jobs 1``, plain
 ``fix -`` as a filter (``< corpus > out``), plain ``check``, the bare orjson pass, the same pass
 on the corpus's two halves at once (the machine's two-process capacity), and deepagents'
-middleware when it is installed; over the realistic corpus, plain ``fix`` and ``check``. It
-prints medians, ratios against the bare pass, and each case's peak RSS (its largest process),
+middleware when it is installed; over the realistic corpus, plain ``fix`` and ``check``; then,
+with ``distributed`` installed, ``fix --dask`` on clusters of one and two workers, round-robin
+too, the clusters up only while their own cases run. It prints medians, ratios against the bare pass, and each case's peak RSS (its largest process),
 then the targets with their verdicts. Start-up (``toolpatch check`` of a small clean file
 against ``python -c "import typer"``) and, with ``--memory-gb``, the peak RSS of a corpus of
 that size piped through ``fix -`` and of a clean corpus of that size in short lines checked
@@ -29,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,11 +97,8 @@ def halves(corpus: Path) -> tuple[Path, Path]:
     return first, second
 
 
-def corpus_cases(
-    corpus: Path, dialect: str, *, deepagents: bool, dask: dict[int, str] | None = None
-) -> list[Case]:
-    """The cases over one corpus (deepagents reads LangChain only); with ``dask`` (scheduler
-    addresses by number of workers), ``fix --dask`` of the corpus cut into parts on each."""
+def corpus_cases(corpus: Path, dialect: str, *, deepagents: bool) -> list[Case]:
+    """The cases over one corpus (deepagents reads LangChain only)."""
 
     def toolpatch(*args: str) -> Callable[[Path], list[str]]:
         return lambda scratch: [*TOOLPATCH, *args]
@@ -121,15 +118,6 @@ def corpus_cases(
         Case(f"{dialect}: fix - (a pipe)", toolpatch("fix", "-"), stdin=corpus),
         Case(f"{dialect}: check", toolpatch("check", str(corpus)), ok=(0, 1)),
     ]
-    folder = parts(corpus) if dask else None
-    for workers, address in (dask or {}).items():
-        fix_on = [*TOOLPATCH, "fix", "--dask", address, f"file://{folder}/", "-o"]
-        cases.append(
-            Case(
-                f"{dialect}: fix --dask, {workers} worker{'s' if workers > 1 else ''}",
-                lambda s, fix_on=fix_on, w=workers: [*fix_on, f"{s}/dask{w}/"],
-            )
-        )
     if deepagents and dialect == "langchain":
         cases.append(
             Case(
@@ -150,6 +138,22 @@ def realistic_cases(corpus: Path) -> list[Case]:
         ),
         Case(f"{REALISTIC}: check", lambda s: [*TOOLPATCH, "check", str(corpus)], ok=(0, 1)),
     ]
+
+
+def dask_cases(corpus: Path, dialect: str, addresses: dict[int, str]) -> list[Case]:
+    """``fix --dask`` of the corpus cut into parts, on each cluster of ``addresses`` (scheduler
+    addresses by number of workers)."""
+    folder = parts(corpus)
+    cases = []
+    for workers, address in addresses.items():
+        fix_on = [*TOOLPATCH, "fix", "--dask", address, f"file://{folder}/", "-o"]
+        cases.append(
+            Case(
+                f"{dialect}: fix --dask, {workers} worker{'s' if workers > 1 else ''}",
+                lambda s, fix_on=fix_on, w=workers: [*fix_on, f"{s}/dask{w}/"],
+            )
+        )
+    return cases
 
 
 def startup_cases(small: Path) -> list[Case]:
@@ -315,15 +319,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         folder = args.keep or scratch
         folder.mkdir(parents=True, exist_ok=True)
         cases: list[Case] = []
-        # --dask (on one corpus): clusters of 1 and 2 workers, up while the corpus cases run
-        clusters = ExitStack()
-        addresses = clusters.enter_context(local_clusters(1, 2)) if has_distributed() else {}
+        corpora = []
         for dialect in dialects:
             corpus = folder / f"{dialect}-{args.conversations}.jsonl"
             if not corpus.exists():
                 write(corpus, dialect=dialect, conversations=args.conversations)
-            dask = addresses if dialect == dialects[0] else None
-            cases += corpus_cases(corpus, dialect, deepagents=has_deepagents(), dask=dask)
+            corpora.append(corpus)
+            cases += corpus_cases(corpus, dialect, deepagents=has_deepagents())
         realistic = folder / f"realistic-{args.conversations}.jsonl"
         if not realistic.exists():
             write(
@@ -336,8 +338,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         small = scratch / "small.json"
         small.write_bytes(SMALL_CLEAN)
         startup = startup_cases(small)
-        with clusters:
-            interleave(cases, args.repeat, scratch)
+        interleave(cases, args.repeat, scratch)
+        if has_distributed():
+            # --dask (on the first corpus): clusters of 1 and 2 workers, up only while their
+            # own cases run (idle, they took 3-5 % from the cases that use both cores)
+            with local_clusters(1, 2) as addresses:
+                dask = dask_cases(corpora[0], dialects[0], addresses)
+                interleave(dask, args.repeat, scratch)
+            after = max(k for k, c in enumerate(cases) if c.name.startswith(f"{dialects[0]}:"))
+            cases[after + 1 : after + 1] = dask  # shown with the first corpus's cases
         interleave(startup, max(args.repeat, 5) * 2, scratch)
         cases += startup
         if args.memory_gb:
