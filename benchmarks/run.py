@@ -9,8 +9,9 @@ that slows down mid-run slows every case alike), each case a process of its own:
 on the corpus's two halves at once (the machine's two-process capacity), and deepagents'
 middleware when it is installed; over the realistic corpus, plain ``fix`` and ``check``; then,
 with ``distributed`` installed, ``fix --dask`` on clusters of one and two workers, round-robin
-too, the clusters up only while their own cases run. It prints medians, ratios against the bare pass, and each case's peak RSS (its largest process),
-then the targets with their verdicts. Start-up (``toolpatch check`` of a small clean file
+too, the clusters up only while their own cases run. It prints medians, ratios against the
+bare pass, and each case's peak RSS (its largest process), then the targets with their
+verdicts. Start-up (``toolpatch check`` of a small clean file
 against ``python -c "import typer"``) and, with ``--memory-gb``, the peak RSS of a corpus of
 that size piped through ``fix -`` and of a clean corpus of that size in short lines checked
 with ``--jobs 1`` are measured the same way.
