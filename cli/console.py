@@ -77,30 +77,27 @@ class Printer:
         return self._stream if self._stream is not None else sys.stderr
 
     def line(self, pieces: Pieces) -> None:
-        """Write one line made of styled pieces.
+        """Write one line made of styled pieces (`lines`)."""
+        self.lines((pieces,))
+
+    def lines(self, lines: Iterable[Pieces]) -> None:
+        """Write lines made of styled pieces; unstyled, in one write (a report of thousands of
+        findings is not thousands of writes to the stream).
 
         The pieces carry names, ids and messages from the data: their control characters are
         written as escapes (`cli.visible`), so a line stays one line and never drives the
         terminal.
         """
         if not self.styled:
-            self.raw(visible("".join(text for text, _ in pieces)) + "\n")
+            self.raw("".join([visible("".join([text for text, _ in p])) + "\n" for p in lines]))
             return
         from rich.text import Text
 
-        text = Text()
-        for piece, style in pieces:
-            text.append(visible(piece), style=style or None)
-        self.console().print(text, soft_wrap=True)
-
-    def lines(self, lines: Iterable[Pieces]) -> None:
-        """Write lines made of styled pieces, as `line` does; unstyled, in one write (a report
-        of thousands of findings is not thousands of writes to the stream)."""
-        if self.styled:
-            for pieces in lines:
-                self.line(pieces)
-            return
-        self.raw("".join([visible("".join([text for text, _ in p])) + "\n" for p in lines]))
+        for pieces in lines:
+            text = Text()
+            for piece, style in pieces:
+                text.append(visible(piece), style=style or None)
+            self.console().print(text, soft_wrap=True)
 
     def text(self, text: str) -> None:
         """Write a plain line."""

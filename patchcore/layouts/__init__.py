@@ -17,6 +17,7 @@ from patchcore.layouts.base import Head, Layout
 from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
 from patchcore.layouts.session_signs import may_be_session
 from patchcore.raw.codec import UTF8_BOM, Decoded, Framing, decode_batch, parse, torn_record
+from patchcore.raw.positions import skip_whitespace
 
 if TYPE_CHECKING:
     from patchcore.options import Options
@@ -83,8 +84,7 @@ def layout_of_head(head: bytes | bytearray, *, options: Options) -> Layout | Non
     start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
     lenient = options.keep_invalid_lines
     for attempt in range(2 if lenient else 1):
-        while start < len(head) and head[start] in b" \t\r\n":
-            start += 1
+        start = skip_whitespace(head, start)
         end = head.find(b"\n", start)
         line = bytes(head[start : end if end >= 0 else len(head)])
         try:

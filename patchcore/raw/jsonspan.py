@@ -26,14 +26,13 @@ from typing import Any
 import msgspec
 
 from patchcore.model import Pointer
-from patchcore.raw.positions import skip_whitespace
+from patchcore.raw.positions import skip_whitespace, skip_whitespace_back
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _STRUCTURAL = re.compile(rb'["\[\]{}]')
 _SCALAR = re.compile(rb'[^\s\[\]{},:"]+')
 _RAW_MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
-_WHITESPACE_BYTES = b" \t\r\n"
 _OPEN_BRACKET = ord("[")
 
 #: A ``(start, end)`` byte span.
@@ -238,9 +237,7 @@ def _member_elements(buf: bytes, key: str) -> tuple[Span, list[Span]] | None:
     position = buf.find(first)
     if position < 0 or buf.find(first, position + 1) >= 0:
         return None
-    opener = position - 1
-    while opener >= 0 and buf[opener] in _WHITESPACE_BYTES:
-        opener -= 1
+    opener = skip_whitespace_back(buf, position) - 1
     if opener < 0 or buf[opener] != _OPEN_BRACKET:
         return None
     elements = _placed_elements(buf, opener, raws)
@@ -258,9 +255,7 @@ class Spans:
     def __init__(self, buf: bytes) -> None:
         self.buf = buf
         start = skip_whitespace(buf, 0)
-        end = len(buf)
-        while end > start and buf[end - 1] in b" \t\r\n":
-            end -= 1
+        end = skip_whitespace_back(buf, len(buf), start)
         self._spans: dict[Pointer, Span] = {(): (start, end)}
         self._members: dict[Pointer, list[Member]] = {}
         self._elements: dict[Pointer, list[Span]] = {}

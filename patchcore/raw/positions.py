@@ -9,13 +9,22 @@ from __future__ import annotations
 import re
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
+_WHITESPACE_BYTES = b" \t\r\n"
 
 
-def skip_whitespace(buf: bytes, pos: int) -> int:
+def skip_whitespace(buf: bytes | bytearray, pos: int) -> int:
     """Position of the first non-whitespace byte at or after ``pos``."""
     match = _WHITESPACE.match(buf, pos)
     assert match is not None  # the pattern matches the empty string
     return match.end()
+
+
+def skip_whitespace_back(buf: bytes, end: int, floor: int = 0) -> int:
+    """Position just past the last non-whitespace byte before ``end`` (``floor`` at the
+    lowest): where the run of whitespace that ends at ``end`` starts."""
+    while end > floor and buf[end - 1] in _WHITESPACE_BYTES:
+        end -= 1
+    return end
 
 
 def line_and_column(buf: bytes, offset: int) -> tuple[int, int]:
