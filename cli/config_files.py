@@ -50,7 +50,8 @@ class Config(msgspec.Struct, frozen=True):
         select: Rule selectors to apply.
         ignore: Rule selectors to leave out.
         per_file_ignores: Glob pattern → rule selectors left out for matching files.
-        texts: Rule code → template of its synthetic result.
+        texts: Rule code → template of its synthetic result, or a preset's name
+            (``texts = "deepagents"``).
         dialect: Dialect forced on every list.
         unsafe_fixes: Whether ``fix`` applies unsafe fixes.
         repair: What the fix of an unanswered call does (``answer`` or ``drop``).
@@ -71,7 +72,7 @@ class Config(msgspec.Struct, frozen=True):
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     per_file_ignores: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
-    texts: Mapping[str, str] = msgspec.field(default_factory=dict)
+    texts: Mapping[str, str] | str = msgspec.field(default_factory=dict)
     dialect: str | None = None
     unsafe_fixes: bool | None = None
     repair: str | None = None
@@ -145,10 +146,13 @@ def _per_file_ignores(key: str, value: Any) -> dict[str, tuple[str, ...]]:
     }
 
 
-def _texts(key: str, value: Any) -> dict[str, str]:
+def _texts(key: str, value: Any) -> dict[str, str] | str:
+    if isinstance(value, str):  # a preset's name
+        _checked(key, texts=value)
+        return value
     texts = _table(key, value)
     if not all(isinstance(v, str) for v in texts.values()):
-        msg = f"{key}: expected a string template per rule code"
+        msg = f'{key}: expected a string template per rule code, or a preset (texts = "deepagents")'
         raise ConfigError(msg)
     _checked(key, texts=texts)
     return texts

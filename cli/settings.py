@@ -80,7 +80,7 @@ class RuleSettings(msgspec.Struct):
 
     select: Sequence[str] | None
     ignore: Sequence[str]
-    texts: Mapping[str, str]
+    texts: Mapping[str, str] | str
     dialect: str | None
     unsafe_fixes: bool
     per_file_ignores: Mapping[str, tuple[str, ...]]

@@ -147,7 +147,7 @@ class ConversationView:
         from rich.panel import Panel
         from rich.text import Text
 
-        body = Text(self._detail(value), style="green")
+        body = Text(detail(value, self.text_limit), style="green")  # a message: a message's limit
         if isinstance(value, Verbatim):
             title = "+ moved here by fix"
         else:

@@ -315,7 +315,7 @@ def fix_messages(
         ... ]
         >>> repair = fix_messages(history)
         >>> repair.value[2]["tool_call_id"], repair.value[2]["content"][:40]
-        ('call_1', 'Tool call get_weather with id call_1 was')
+        ('call_1', 'Tool call get_weather with id call_1 has')
 
     Raises:
         NoHistoryError: The list is not made of messages of one dialect.

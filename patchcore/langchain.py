@@ -78,7 +78,8 @@ class PatchToolCallsMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     The options are given one of two ways, never both: the keywords of
     `patchcore.make_options` (``select``, ``ignore``, ``texts``, ``unsafe_fixes``, ... and
     whatever it takes next), forwarded to it as they are; or ``options=``, one already built.
-    With neither, the defaults: the TP0xx rules, toolpatch's texts, safe fixes only.
+    With neither, the defaults: the TP0xx rules, toolpatch's texts, safe fixes only;
+    ``texts="deepagents"`` writes deepagents' own wording instead (docs/langchain.md#texts).
 
     Two keywords are the middleware's own, and go with either way:
 
@@ -99,7 +100,10 @@ class PatchToolCallsMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         >>> update = PatchToolCallsMiddleware().before_agent(state, None)
         >>> [m.type for m in update["messages"]]
         ['remove', 'human', 'ai', 'tool']
-        >>> update["messages"][-1].content
+        >>> update["messages"][-1].content[:72]
+        'Tool call get_weather with id call_1 has no recorded result: the run sto'
+        >>> deepagents = PatchToolCallsMiddleware(texts="deepagents").before_agent(state, None)
+        >>> deepagents["messages"][-1].content
         'Tool call get_weather with id call_1 did not complete - no result was recorded.'
     """
 

@@ -15,6 +15,7 @@ from patchcore.errors import UnknownRepairError, UnknownRuleError
 from patchcore.raw.codec import MAX_RECORD_BYTES
 from patchcore.rules import (
     DEFAULT_TEXTS,
+    TEXT_PRESETS,
     Applicability,
     RepairPolicy,
     RuleSelection,
@@ -116,7 +117,7 @@ def make_options(
     *,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
-    texts: Mapping[str, str] | None = None,
+    texts: Mapping[str, str] | str | None = None,
     dialect: str | None = None,
     unsafe_fixes: bool = False,
     with_messages: bool = False,
@@ -129,7 +130,10 @@ def make_options(
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
-    ``repair``: ``"answer"`` (the default) or ``"drop"`` (`RepairPolicy`), what the fix of an
+    ``texts``: templates of the synthetic results by rule code (the others keep the defaults),
+    or the name of a preset (`patchcore.rules.TEXT_PRESETS`: ``"deepagents"``, the wording of
+    deepagents' middleware). ``repair``: ``"answer"`` (the default) or ``"drop"``
+    (`RepairPolicy`), what the fix of an
     unanswered call does. ``finding_messages``: keep the messages of the conversations with
     findings only. ``max_record_bytes``: the record-size limit (`Options.max_record_bytes`), at
     least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
@@ -146,7 +150,7 @@ def make_options(
         msg = f"max_record_bytes: {max_record_bytes} is not a size (at least one byte)"
         raise ValueError(msg)
     merged = dict(DEFAULT_TEXTS)
-    for code, template in (texts or {}).items():
+    for code, template in _texts_given(texts).items():
         if code not in DEFAULT_TEXTS:
             known = ", ".join(DEFAULT_TEXTS)
             msg = f"texts: {code!r} is not a rule with a synthetic text (known: {known})"
@@ -177,6 +181,22 @@ def make_options(
         finding_messages=finding_messages,
         max_record_bytes=max_record_bytes,
     )
+
+
+def _texts_given(texts: Mapping[str, str] | str | None) -> Mapping[str, str]:
+    """The templates ``texts`` names: a preset's, by its name, or the mapping as given.
+
+    Raises:
+        UnknownRuleError: ``texts`` names no preset.
+    """
+    if not isinstance(texts, str):
+        return texts or {}
+    preset = TEXT_PRESETS.get(texts)
+    if preset is None:
+        known = ", ".join(repr(name) for name in TEXT_PRESETS)
+        msg = f"texts: {texts!r} is not a preset of texts (known: {known})"
+        raise UnknownRuleError(msg)
+    return preset
 
 
 def repair_policy(value: object) -> RepairPolicy:

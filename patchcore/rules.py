@@ -142,8 +142,9 @@ RULES: dict[str, Rule] = {
             fix_description="insert a synthetic error result",
             fix_notes=(
                 "It inserts a synthetic error result for the call right after the call's "
-                "existing results, in the list's own format, telling the model that the call "
-                "did not complete. " + _UNANSWERABLE
+                "existing results, in the list's own format, telling the model that no result "
+                "was recorded and that whether the tool ran is unknown, so that it checks before "
+                "repeating a side effect. " + _UNANSWERABLE
             ),
             example=_asked(
                 """\
@@ -151,8 +152,9 @@ RULES: dict[str, Rule] = {
 """
             ),
             text=(
-                "Tool call {name} with id {id} was cancelled - another message came in before it "
-                "could be completed."
+                "Tool call {name} with id {id} has no recorded result: the conversation went on "
+                "before one was saved. Whether the tool ran, and what it did, is unknown; check "
+                "its effects before calling it again."
             ),
         ),
         Rule(
@@ -177,7 +179,11 @@ RULES: dict[str, Rule] = {
                 "still be running it, unless --force is given. " + _UNANSWERABLE
             ),
             example=_asked(""),
-            text="Tool call {name} with id {id} did not complete - no result was recorded.",
+            text=(
+                "Tool call {name} with id {id} has no recorded result: the run stopped before one "
+                "was saved. Whether the tool ran, and what it did, is unknown; check its effects "
+                "before calling it again."
+            ),
         ),
         Rule(
             code="TP003",
@@ -196,18 +202,19 @@ RULES: dict[str, Rule] = {
             fix=Applicability.SAFE,
             fix_description="insert a synthetic error result",
             fix_notes=(
-                "It inserts a synthetic error result saying the arguments were malformed, right "
-                "after the call's existing results. Like TP002's, it is not offered for such a "
-                "call pending in the last turn of a live agent session log, unless --force is "
-                "given. " + _UNANSWERABLE
+                "It inserts a synthetic error result saying the arguments were malformed and "
+                "that whether the tool ran is unknown, right after the call's existing results. "
+                "Like TP002's, it is not offered for such a call pending in the last turn of a "
+                "live agent session log, unless --force is given. " + _UNANSWERABLE
             ),
             example=_asked(
                 '  {"role": "user", "content": "Hello?"}\n',
                 arguments='"{\\"city\\": \\"Pa"',  # cut short: not JSON
             ),
             text=(
-                "Tool call {name} with id {id} could not be executed - arguments were malformed "
-                "or truncated."
+                "Tool call {name} with id {id} has malformed or truncated arguments and no "
+                "recorded result. Whether it ran is unknown; check its effects before calling it "
+                "again."
             ),
         ),
         Rule(
@@ -418,10 +425,36 @@ def rule_named(spelling: str) -> Rule:
 #: Rules that run when the caller selects nothing.
 DEFAULT_SELECT: tuple[str, ...] = ("TP0",)
 
-#: Default synthetic texts by rule code.
+#: Default synthetic texts by rule code. They claim no outcome: a result that was never
+#: recorded may belong to a tool that ran (docs/pairing.md#synthetic-results).
 DEFAULT_TEXTS: Mapping[str, str] = {
     code: rule.text for code, rule in RULES.items() if rule.text is not None
 }
+
+#: Named sets of texts a caller may choose instead of the defaults (``texts = "deepagents"``).
+#: ``deepagents`` is the wording of deepagents' ``PatchToolCallsMiddleware`` that toolpatch's
+#: first releases wrote by default and deepagents' own tests expect: drop-in parity, at the price
+#: of telling the model an outcome ("was cancelled") that nobody knows.
+TEXT_PRESETS: Mapping[str, Mapping[str, str]] = {
+    "deepagents": {
+        "TP001": (
+            "Tool call {name} with id {id} was cancelled - another message came in before it "
+            "could be completed."
+        ),
+        "TP002": "Tool call {name} with id {id} did not complete - no result was recorded.",
+        "TP003": (
+            "Tool call {name} with id {id} could not be executed - arguments were malformed "
+            "or truncated."
+        ),
+    },
+}
+
+
+def known_texts(code: str) -> tuple[str, ...]:
+    """Every template toolpatch has shipped for ``code``: the default, then each preset's (the
+    results an earlier release or a preset wrote are still toolpatch's, for ``strip``)."""
+    return tuple(dict.fromkeys((DEFAULT_TEXTS[code], *(p[code] for p in TEXT_PRESETS.values()))))
+
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

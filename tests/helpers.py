@@ -36,11 +36,26 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 # The synthetic texts docs/pairing.md#synthetic-results fixes, written out here on purpose (not
 # imported from patchcore).
 TP001_TEXT = (
+    "Tool call {name} with id {id} has no recorded result: the conversation went on before one "
+    "was saved. Whether the tool ran, and what it did, is unknown; check its effects before "
+    "calling it again."
+)
+TP002_TEXT = (
+    "Tool call {name} with id {id} has no recorded result: the run stopped before one was saved. "
+    "Whether the tool ran, and what it did, is unknown; check its effects before calling it again."
+)
+TP003_TEXT = (
+    "Tool call {name} with id {id} has malformed or truncated arguments and no recorded result. "
+    "Whether it ran is unknown; check its effects before calling it again."
+)
+# The texts of the "deepagents" preset (docs/pairing.md#synthetic-results): the wording of
+# deepagents' middleware, which toolpatch's first releases wrote by default.
+DEEPAGENTS_TP001_TEXT = (
     "Tool call {name} with id {id} was cancelled - another message came in before it could be "
     "completed."
 )
-TP002_TEXT = "Tool call {name} with id {id} did not complete - no result was recorded."
-TP003_TEXT = (
+DEEPAGENTS_TP002_TEXT = "Tool call {name} with id {id} did not complete - no result was recorded."
+DEEPAGENTS_TP003_TEXT = (
     "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
 )
 

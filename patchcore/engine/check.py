@@ -34,7 +34,7 @@ from patchcore.model import (
     distinct_edits,
 )
 from patchcore.options import Options
-from patchcore.rules import DEFAULT_TEXTS, RULES, Applicability, RepairPolicy, render_text
+from patchcore.rules import RULES, Applicability, RepairPolicy, known_texts, render_text
 
 #: What the fix of an unanswered call does under the ``drop`` repair policy.
 DROP_DESCRIPTION = "drop the unanswered call"
@@ -139,7 +139,7 @@ def written_code(
     value = value_at(messages[where.message_index], where.result.path)
     caller = messages[call.message_index]
     for code in sorted(ANSWERED):
-        templates = dict.fromkeys((options.text(code), DEFAULT_TEXTS[code]))
+        templates = dict.fromkeys((options.text(code), *known_texts(code)))
         if any(
             dialect.written_result(messages, caller, call.call, text, style) == value
             for text in (

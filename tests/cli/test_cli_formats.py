@@ -36,7 +36,7 @@ import pytest
 import patchcore
 from tests.builders import anchors
 from tests.conftest import ROOT
-from tests.helpers import FINDING_LINE, Result, clean_env, run
+from tests.helpers import FINDING_LINE, TP003_TEXT, Result, clean_env, run, text
 from toolpatch.cli.machine_reports.github import escape_data, escape_property
 from toolpatch.cli.project import DOCUMENTATION, REPOSITORY
 
@@ -180,8 +180,7 @@ def test_json_findings_have_every_field(inputs: Path) -> None:
             {
                 "role": "tool",
                 "tool_call_id": "call_q",
-                "content": "Tool call quote_100% with id call_q could not be executed - "
-                "arguments were malformed or truncated.",
+                "content": text(TP003_TEXT, "quote_100%", "call_q"),
             }
         ],
     }
@@ -540,7 +539,7 @@ def test_exit_zero_wins_over_exit_non_zero_on_fix(inputs: Path) -> None:
 def test_exit_non_zero_on_fix_applies_to_stdin() -> None:
     data = (INPUTS / "chat.json").read_bytes()
     result = run(["fix", "--exit-non-zero-on-fix", "-"], input=data, expect=1)
-    assert b"could not be executed" in result.stdout
+    assert b"has malformed or truncated arguments" in result.stdout
 
 
 def _records(result: Result) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from tests.builders import (
     write,
 )
 from tests.conftest import ROOT
-from tests.helpers import TP001_TEXT, run, text
+from tests.helpers import DEEPAGENTS_TP001_TEXT, TP001_TEXT, run, text
 
 #: An OpenAI Chat history whose only defect is an orphan tool result (TP101, unsafe fix).
 ORPHAN = (
@@ -161,6 +161,19 @@ def test_texts_change_the_synthetic_result(tmp_path: Path) -> None:
     assert fixed[3]["content"] == "Tool get_weather (call_1) was interrupted."
     default = run(["fix", "--isolated", "-"], input=DANGLING, cwd=tmp_path, expect=0)
     assert json.loads(default.stdout)[3]["content"] == text(TP001_TEXT, "get_weather", "call_1")
+
+
+def test_texts_name_a_preset(tmp_path: Path) -> None:
+    """``texts = "deepagents"`` writes deepagents' wording (docs/pairing.md#synthetic-results);
+    a name that is no preset is a configuration error that lists the presets."""
+    toolpatch_toml(tmp_path, 'texts = "deepagents"\n')
+    path = write(tmp_path / "h.json", DANGLING)
+    run(["fix", "h.json"], cwd=tmp_path, expect=0)
+    content = json.loads(path.read_bytes())[3]["content"]
+    assert content == text(DEEPAGENTS_TP001_TEXT, "get_weather", "call_1")
+    toolpatch_toml(tmp_path, 'texts = "langchain"\n')
+    bad = run(["check", "h.json"], cwd=tmp_path, expect=2)
+    assert "'langchain' is not a preset of texts (known: 'deepagents')" in bad.stderr
 
 
 def test_dialect_is_forced(tmp_path: Path) -> None:

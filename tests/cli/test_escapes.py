@@ -116,7 +116,7 @@ def test_show_panels_show_controls_as_escapes(tmp_path: Path, color: str) -> Non
     text = shown(result)
     assert_escaped(text)
     assert "line one\\x1b[2J" in text and "line two\\x7f" in text, "the message's text"
-    assert "\\x1b]0;pwned\\x07 was cancelled" in text, "the synthetic result"
+    assert "\\x1b]0;pwned\\x07 has no recorded result" in text, "the synthetic result"
 
 
 def test_a_diff_on_a_terminal_shows_escapes_and_a_piped_one_is_exact(tmp_path: Path) -> None:

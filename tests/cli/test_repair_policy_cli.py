@@ -29,7 +29,7 @@ def test_cli_flag_and_configuration(tmp_path: Path) -> None:
     assert target.read_bytes() == CHAT_DROPPED
     target.write_bytes(CHAT)
     run(["fix", "--repair", "answer", str(target)], cwd=tmp_path, expect=0)
-    assert b"was cancelled" in target.read_bytes()
+    assert b"has no recorded result" in target.read_bytes()
     bad = run(["check", "--repair", "remove", str(target)], cwd=tmp_path, expect=2)
     assert "'remove' is not a repair policy" in bad.stderr
     (tmp_path / "toolpatch.toml").write_text('repair = "remove"\n')

@@ -3,7 +3,8 @@
 docs/langchain.md promises a drop-in: the same hook, the same kind of update, ``None`` where
 deepagents returns ``None``. These tests are deepagents' own, ported as they are
 (docs/langchain.md#deepagents-own-tests says which); the only change is the middleware class,
-which is toolpatch's (`patchcore.langchain.PatchToolCallsMiddleware`), and, in the end-to-end
+which is toolpatch's (`patchcore.langchain.PatchToolCallsMiddleware`) with deepagents' wording
+(the ``deepagents`` preset of texts, docs/pairing.md#synthetic-results), and, in the end-to-end
 test, the fake chat model that records its calls: `tests.langchain_builders.RefusingChatModel`.
 """
 
@@ -20,8 +21,14 @@ from langchain_core.messages import (
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from patchcore.langchain import PatchToolCallsMiddleware
+from patchcore.langchain import PatchToolCallsMiddleware as ToolpatchMiddleware
 from tests.langchain_builders import RefusingChatModel
+
+
+def PatchToolCallsMiddleware() -> ToolpatchMiddleware:
+    """toolpatch's middleware as a drop-in for deepagents': its preset of deepagents' texts."""
+    return ToolpatchMiddleware(texts="deepagents")
+
 
 # --- TestPatchToolCallsMiddleware -------------------------------------------------------------
 

@@ -20,8 +20,10 @@ import pytest
 import patchcore
 from tests.builders import read_corpus as read
 from tests.conftest import CORPUS, ROOT
-from tests.helpers import checked_and_copies
+from tests.helpers import TP002_TEXT, checked_and_copies, text
 
+#: The TP002 text for a call without an id (the words " with id {id}" are left out).
+NO_ID_TP002 = TP002_TEXT.replace(" with id {id}", "")
 ALL_FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".json", ".jsonl"))
 
 #: Files of the formats this release reads, with their verdict (docs/corpus.md): expected findings.
@@ -227,8 +229,9 @@ def test_toolbench_prefixes_end_on_their_legacy_function_call() -> None:
             {
                 "role": "function",
                 "name": finding.tool_name,
-                "content": f"Tool call {finding.tool_name} did not complete - no result was "
-                "recorded.",
+                "content": text(
+                    TP002_TEXT.replace(" with id {id}", ""), finding.tool_name or "", ""
+                ),
             },
         ]
     assert patchcore.check_document(report.output, filename=TOOLBENCH).findings == ()

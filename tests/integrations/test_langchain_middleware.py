@@ -23,7 +23,14 @@ from langchain_core.messages.tool import invalid_tool_call
 import patchcore
 from patchcore.extras import MissingExtra
 from patchcore.langchain import PatchToolCallsMiddleware
-from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, langchain_result_id, text
+from tests.helpers import (
+    DEEPAGENTS_TP001_TEXT,
+    TP001_TEXT,
+    TP002_TEXT,
+    TP003_TEXT,
+    langchain_result_id,
+    text,
+)
 from tests.langchain_builders import SEED, before_agent, patched
 
 #: The sentence deepagents' test case inserts (its middleware's text when the test was written).
@@ -46,9 +53,15 @@ def inserted(messages: Sequence[BaseMessage], original: Sequence[BaseMessage]) -
     return [i for i, m in enumerate(messages) if id(m) not in known]
 
 
-def test_deepagents_seed_case() -> None:
+@pytest.mark.parametrize("texts", [None, "deepagents"])
+def test_deepagents_seed_case(texts: str | None) -> None:
+    """deepagents' seed case: the default text claims no outcome; the ``deepagents`` preset
+    writes the very sentence deepagents' test expects (docs/pairing.md#synthetic-results)."""
     before = [m.model_copy() for m in SEED]
-    messages = patched(before_agent(PatchToolCallsMiddleware(), SEED))
+    middleware = (
+        PatchToolCallsMiddleware() if texts is None else PatchToolCallsMiddleware(texts=texts)
+    )
+    messages = patched(before_agent(middleware, SEED))
     assert [m.type for m in messages] == ["system", "human", "ai", "tool", "human"]
     assert [messages[i] for i in (0, 1, 2, 4)] == SEED  # the original objects, untouched
     assert all(messages[i] is SEED[j] for i, j in ((0, 0), (1, 1), (2, 2), (4, 3)))
@@ -56,8 +69,10 @@ def test_deepagents_seed_case() -> None:
     tool = messages[3]
     assert isinstance(tool, ToolMessage)
     assert (tool.tool_call_id, tool.name, tool.status) == ("123", "get_events_for_days", "error")
-    assert tool.content == SEED_TEXT
-    assert text(TP001_TEXT, "get_events_for_days", "123") == SEED_TEXT
+    template = TP001_TEXT if texts is None else DEEPAGENTS_TP001_TEXT
+    assert tool.content == text(template, "get_events_for_days", "123")
+    assert text(DEEPAGENTS_TP001_TEXT, "get_events_for_days", "123") == SEED_TEXT
+    assert "cancelled" not in text(TP001_TEXT, "get_events_for_days", "123")
 
 
 def test_the_drop_repair_is_an_option_too() -> None:
@@ -221,7 +236,8 @@ def test_an_older_langchain_without_trace_policies(monkeypatch: pytest.MonkeyPat
     monkeypatch.delitem(sys.modules, "patchcore.langchain")
     older = importlib.import_module("patchcore.langchain")
     assert older.PatchToolCallsMiddleware.trace_policy is None
-    assert patched(before_agent(older.PatchToolCallsMiddleware(), SEED))[3].content == SEED_TEXT
+    seed = patched(before_agent(older.PatchToolCallsMiddleware(texts="deepagents"), SEED))
+    assert seed[3].content == SEED_TEXT
 
 
 def test_a_state_without_messages_returns_no_update() -> None:

@@ -164,7 +164,7 @@ def test_a_call_without_id_gets_a_response_without_one() -> None:
     response = entry["result"][0]["functionResponse"]
     assert response == {
         "name": "read_file",
-        "response": {"error": "Tool call read_file did not complete - no result was recorded."},
+        "response": {"error": text(TP002_TEXT.replace(" with id {id}", ""), "read_file", "")},
     }
 
 

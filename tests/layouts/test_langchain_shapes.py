@@ -41,17 +41,10 @@ from langchain_core.messages.tool import tool_call
 
 import patchcore
 from tests.builders import DROP
+from tests.helpers import TP001_TEXT as CANCELLED
+from tests.helpers import TP002_TEXT as PENDING
+from tests.helpers import TP003_TEXT as MALFORMED
 from tests.helpers import langchain_result_id
-
-#: The default texts, as docs/pairing.md#synthetic-results words them.
-CANCELLED = (
-    "Tool call {name} with id {id} was cancelled - another message came in before it could be "
-    "completed."
-)
-PENDING = "Tool call {name} with id {id} did not complete - no result was recorded."
-MALFORMED = (
-    "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
-)
 
 JS_NAMESPACE = ["langchain_core", "messages"]
 

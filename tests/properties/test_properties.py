@@ -44,20 +44,10 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import invalid_tool_call, tool_call
 
 import patchcore
-from tests.helpers import canonical, split_inserted
+from tests.helpers import TP001_TEXT, TP002_TEXT, TP003_TEXT, canonical, split_inserted
 
 #: Default synthetic texts by rule code, as docs/pairing.md#synthetic-results words them.
-TEXTS = {
-    "TP001": (
-        "Tool call {name} with id {id} was cancelled - another message came in before it could "
-        "be completed."
-    ),
-    "TP002": "Tool call {name} with id {id} did not complete - no result was recorded.",
-    "TP003": (
-        "Tool call {name} with id {id} could not be executed - arguments were malformed or "
-        "truncated."
-    ),
-}
+TEXTS = {"TP001": TP001_TEXT, "TP002": TP002_TEXT, "TP003": TP003_TEXT}
 
 PROPERTY = settings(
     max_examples=500,

@@ -44,12 +44,22 @@ def test_the_configured_template_is_matched_as_it_renders() -> None:
     assert patchcore.strip_document(fixed, filename="h.json").output is None
 
 
+def test_results_an_earlier_release_or_a_preset_wrote_are_stripped() -> None:
+    """A result written with the ``deepagents`` preset's text, which toolpatch's first releases
+    wrote by default, is toolpatch's whatever the texts in force now
+    (docs/pairing.md#synthetic-results)."""
+    preset = patchcore.make_options(texts="deepagents")
+    fixed = patchcore.fix_document(ANTHROPIC, filename="h.json", options=preset).output
+    assert fixed is not None and b"was cancelled - another message" in fixed
+    assert patchcore.strip_document(fixed, filename="h.json").output == ANTHROPIC
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [
         (b'"is_error": true', b'"is_error": false'),  # no error flag: a real result
         (b"get_weather with id toolu_1", b"get_time with id toolu_1"),  # another call's text
-        (b"was cancelled", b"was canceled"),  # not the template's words
+        (b"has no recorded result", b"has no recorded reslt"),  # not the template's words
         (b'"is_error": true', b'"is_error": true, "cache_control": {"type": "ephemeral"}'),
     ],
 )
