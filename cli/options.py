@@ -287,8 +287,8 @@ FIX_TRAINING_TARGETS = _switch(
     "fix_training_targets",
     "fix-training-targets",
     "In fine-tuning data (one example per line), also answer the call an example ends on, its "
-    "training target, which is otherwise reported and left as it is (docs/cli.md#fine-tuning-"
-    "data).",
+    "training target, which is otherwise reported and left as it is "
+    "(docs/cli.md#fine-tuning-data).",
 )
 MAX_RECORD_MIB = Param(
     "max_record_mib",

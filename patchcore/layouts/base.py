@@ -283,8 +283,9 @@ def held_back(
     chosen: Iterable[Finding],
     why: str,
 ) -> tuple[tuple[Conversation, ...], tuple[Finding, ...]]:
-    """``conversations`` and ``findings`` with the fix of each finding ``chosen`` held back,
-    saying ``why`` (`patchcore.model.Finding.held`, which its sentence ends with too). A finding
+    """``conversations`` and ``findings`` with the fix of each finding ``chosen`` held back
+    (planned or not: a fix the options leave unplanned is held all the same), saying ``why``
+    (`patchcore.model.Finding.held`, which its sentence ends with too). A finding
     whose fix shares an edit with one of theirs (one new entry answering a turn's calls) is held
     too: applying it would apply theirs all the same.
 
@@ -293,11 +294,13 @@ def held_back(
     (`patchcore.layouts.training`)."""
     from dataclasses import replace
 
+    chosen = list(chosen)
     shared = {id(edit) for f in chosen if f.fix is not None for edit in f.fix.edits}
+    ids = {id(f) for f in chosen}
     held: dict[int, Finding] = {}
     for finding in findings:
         fix = finding.fix
-        if fix is not None and any(id(edit) in shared for edit in fix.edits):
+        if id(finding) in ids or (fix is not None and any(id(e) in shared for e in fix.edits)):
             message = f"{finding.message}; {why}"
             held[id(finding)] = replace(finding, fix=None, message=message, held=why)
     if not held:

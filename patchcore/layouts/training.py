@@ -86,9 +86,7 @@ def held_targets(
     ``value``, asked only where a finding could be one) is a fine-tuning example
     (`is_training_example`). Both the check of a line and the self-check of its repair judge
     it so: the targets a repair leaves are not left to fix."""
-    ending = [
-        f for f in findings if f.pending and f.fix is not None and f.list_pointer == _MESSAGES
-    ]
+    ending = [f for f in findings if f.pending and f.list_pointer == _MESSAGES]
     if not ending:
         return tuple(conversations), tuple(findings)
     parsed = value()

@@ -119,7 +119,7 @@ def held_while_live(analysis: Analysis) -> Analysis:
     """``analysis`` with every fixable call pending in a last turn (TP002, or TP003 there:
     `patchcore.model.Finding.pending`) left without a fix, saying why (`held_back`): the
     session is live (`STILL_RUNNING`)."""
-    pending = [f for f in analysis.findings if f.pending]
+    pending = [f for f in analysis.findings if f.pending and f.fix is not None]
     conversations, findings = held_back(
         analysis.conversations, analysis.findings, pending, STILL_RUNNING
     )
