@@ -274,6 +274,21 @@ def test_fixing_training_files_leaves_their_targets(relative: str, count: int) -
     assert judged.conversations == len(read(relative).splitlines())
 
 
+def test_only_the_fine_tuning_sets_are_judged_training_data() -> None:
+    """Of every readable file of the corpus (sessions captured mid-call, stored responses, a
+    paused run, ToolBench's training prefixes in a JSON document), only the two fine-tuning
+    sets have training targets (docs/cli.md#fine-tuning-data)."""
+    judged = set()
+    for path in ALL_FILES:
+        try:
+            report = patchcore.fix_document(path.read_bytes(), filename=path.name)
+        except patchcore.PatchcoreError:
+            continue  # the formats this release does not read
+        if patchcore.training_data(report) is not None:
+            judged.add(str(path.relative_to(CORPUS)))
+    assert judged == set(TRAINING)
+
+
 @pytest.mark.parametrize("relative", sorted(TRAINING))
 def test_answering_training_targets_keeps_every_other_line(relative: str) -> None:
     data = read(relative)
