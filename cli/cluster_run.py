@@ -27,7 +27,7 @@ from msgspec import structs
 
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
-from .input_run import Mode, Outcome, emit_stdout, process
+from .input_run import Mode, Outcome, emit_stdout, process, unsaid
 
 if TYPE_CHECKING:
     from patchcore import Options, Result, StreamProgress
@@ -46,7 +46,7 @@ def process_input(
     every_list: bool = False,
     pool: ProcessMapper | None = None,
     progress: StreamProgress | None = None,
-    judged: Callable[[Result], None] = lambda result: None,
+    judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
     """One input's outcome, as a run reports it: here, or in a task on a cluster's worker
     (where nobody hears ``judged``: `cli.command_run` says the judgement once the outcome is

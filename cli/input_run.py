@@ -75,6 +75,11 @@ class Outcome(msgspec.Struct):
     ``result`` then reports every finding as left, with the fix ``--force`` would apply."""
 
 
+def unsaid(result: Result) -> None:
+    """The ``judged`` of a run where nobody hears the judgement before the write (a cluster's
+    worker: the runner says it once the outcome is back)."""
+
+
 def process(
     source: Source,
     *,
@@ -86,7 +91,7 @@ def process(
     progress: StreamProgress | None = None,
     keep_bytes: bool = False,
     every_list: bool = False,
-    judged: Callable[[Result], None] = lambda result: None,
+    judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
     """Evaluate one input and carry out ``mode``.
 

@@ -90,6 +90,21 @@ def test_parallel_calls_an_example_ends_on_are_all_its_target() -> None:
     assert patchcore.training_data(result) == TrainingData(examples=1, targets=2, conversations=2)
 
 
+def test_a_legacy_function_call_example_is_judged_too() -> None:
+    """The shape of Microsoft's fine-tuning guide for the legacy API: ``functions`` and an
+    assistant ``function_call`` (no id) the example ends on."""
+    line = {
+        "messages": [
+            {"role": "user", "content": "What is the weather in San Francisco?"},
+            {"role": "assistant", "function_call": {"name": "get_weather", "arguments": "{}"}},
+        ],
+        "functions": [{"name": "get_weather", "parameters": {}}],
+    }
+    result = patchcore.fix_document(json.dumps(line).encode() + b"\n", filename="t.jsonl")
+    assert result.output is None
+    assert patchcore.training_data(result) == TrainingData(examples=1, targets=1, conversations=1)
+
+
 def test_a_call_a_tool_message_follows_is_no_target() -> None:
     """A parallel turn answered in part ends the example on a tool message: the missing answer
     is refused at training time, so it is answered."""
