@@ -29,6 +29,7 @@ from .options import (
     EXIT_NON_ZERO_ON_FIX,
     EXIT_ZERO,
     FINDING,
+    FIX_TRAINING_TARGETS,
     FORCE,
     FULL,
     HISTORY,
@@ -188,6 +189,7 @@ def strip(**given: Any) -> int:
     ISOLATED,
     STDIN_FILENAME,
     FORCE,
+    FIX_TRAINING_TARGETS,
     COLOR,
 )
 def show(**given: Any) -> int:

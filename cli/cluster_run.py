@@ -27,10 +27,10 @@ from msgspec import structs
 
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
-from .input_run import Mode, Outcome, emit_stdout, process
+from .input_run import Mode, Outcome, emit_stdout, process, unsaid
 
 if TYPE_CHECKING:
-    from patchcore import Options, StreamProgress
+    from patchcore import Options, Result, StreamProgress
 
     from .inputs import Source
     from .parallel import ProcessMapper
@@ -46,8 +46,11 @@ def process_input(
     every_list: bool = False,
     pool: ProcessMapper | None = None,
     progress: StreamProgress | None = None,
+    judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
-    """One input's outcome, as a run reports it: here, or in a task on a cluster's worker."""
+    """One input's outcome, as a run reports it: here, or in a task on a cluster's worker
+    (where nobody hears ``judged``: `cli.command_run` says the judgement once the outcome is
+    back, after the worker wrote)."""
     outcome = process(
         source,
         options=options,
@@ -58,6 +61,7 @@ def process_input(
         progress=progress,
         keep_bytes=keep_bytes,
         every_list=every_list,
+        judged=judged,
     )
     return pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
 

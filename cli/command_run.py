@@ -13,9 +13,10 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -49,10 +50,13 @@ from .text_report import (
     render_live_hint,
     render_outcome,
     render_summary,
+    render_training_note,
 )
 from .visible import visible
 
 if TYPE_CHECKING:
+    from patchcore import Result
+
     from .machine_reports import Reporter
 
 
@@ -305,6 +309,12 @@ def _run_inputs(settings: Settings) -> int:
                     outcome.result = outcome.result.without_messages()
             outcomes.append(outcome)
 
+        def judged(source: Source) -> Callable[[Result], None]:
+            """What says the judgement of fine-tuning data in ``source``, before it is
+            written (docs/cli.md#fine-tuning-data)."""
+            name = shown_source(source).name
+            return partial(render_training_note, printer, name, verbosity=verbosity)
+
         chosen = [settings.options_for(source, now=started) for source in sources]
         if messages:  # the html report draws the messages around each finding
             chosen = [replace(options, finding_messages=True) for options in chosen]
@@ -341,10 +351,13 @@ def _run_inputs(settings: Settings) -> int:
                     ),
                     keep_bytes=keep_bytes,
                     every_list=every_list,
+                    judged=judged(source),
                 )
                 for source, options in zip(sources, chosen, strict=True)
             )
         for source, outcome in zip(sources, done, strict=True):
+            if settings.dask is not None and outcome.result is not None:
+                judged(source)(outcome.result)  # its worker has written: said as it comes back
             reported(database_hint(outcome), source.name)  # threads.sqlite: a store as a file
         for url in stores:
             options = settings.rules.options_for(url)
@@ -364,7 +377,9 @@ def _run_inputs(settings: Settings) -> int:
         elif settings.statistics:
             render_tables(summary, report_to or printer, verbosity=verbosity)
         elif verbosity >= NORMAL and output_format is not OutputFormat.FULL:
-            render_provider_errors(summary.listed(), report_to or printer)
+            # a training target is sent to a fine-tuning job, not to a provider's chat API
+            defects = [f for f in summary.listed() if not patchcore.is_training_target(f)]
+            render_provider_errors(defects, report_to or printer)
     if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
         render_summary(summary, printer, verbosity=verbosity)
     if report_file is not None and report_file.failure is not None:  # a full disk: said once

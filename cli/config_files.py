@@ -60,6 +60,8 @@ class Config(msgspec.Struct, frozen=True):
             taken for a running agent's (`LIVE_SESSION_MINUTES` when not set; 0: never).
         keep_invalid_lines: Whether a line of a corpus that is not JSON is kept as it is
             (reported) instead of failing the file.
+        fix_training_targets: Whether the call a fine-tuning example ends on is answered too
+            (docs/cli.md#fine-tuning-data).
         max_record_mib: The record-size limit in MiB (docs/cli.md#limits), when set.
         exclude: Gitignore patterns a walk passes over, instead of the default list.
         extend_exclude: Gitignore patterns a walk passes over, besides ``exclude``.
@@ -79,6 +81,7 @@ class Config(msgspec.Struct, frozen=True):
     output_format: str | None = None
     live_session_minutes: float | None = None
     keep_invalid_lines: bool | None = None
+    fix_training_targets: bool | None = None
     max_record_mib: int | None = None
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
@@ -227,6 +230,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "output-format": ("output_format", _output_format),
     "live-session-minutes": ("live_session_minutes", _minutes),
     "keep-invalid-lines": ("keep_invalid_lines", _flag),
+    "fix-training-targets": ("fix_training_targets", _flag),
     "max-record-mib": ("max_record_mib", _mebibytes),
     "exclude": ("exclude", _patterns),
     "extend-exclude": ("extend_exclude", _patterns),

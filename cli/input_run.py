@@ -75,6 +75,11 @@ class Outcome(msgspec.Struct):
     ``result`` then reports every finding as left, with the fix ``--force`` would apply."""
 
 
+def unsaid(result: Result) -> None:
+    """The ``judged`` of a run where nobody hears the judgement before the write (a cluster's
+    worker: the runner says it once the outcome is back)."""
+
+
 def process(
     source: Source,
     *,
@@ -86,6 +91,7 @@ def process(
     progress: StreamProgress | None = None,
     keep_bytes: bool = False,
     every_list: bool = False,
+    judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
     """Evaluate one input and carry out ``mode``.
 
@@ -103,6 +109,10 @@ def process(
 
     ``every_list``: a streamed input's result keeps every message list, clean ones included
     (`patchcore.Stream`), for a report that lists them all.
+
+    ``judged`` is told the input's result once it is known and before anything is written
+    (the repaired file put in place, the repair sent to stdout): what is said of fine-tuning
+    data is said first (docs/cli.md#fine-tuning-data).
     """
     outcome = Outcome(source)
     if source.unreadable is not None:  # a folder a walk could not list
@@ -113,14 +123,14 @@ def process(
         return outcome
     if source.is_stdin and mode is Mode.FIX and (output is None or str(output) == "-"):
         if source.excluded or not source.explicit:
-            return _filter(outcome, options, emit, progress)
+            return _filter(outcome, options, emit, progress, judged)
     elif source.excluded:
         outcome.skipped = EXCLUDED
         return outcome
     if mode is Mode.FIX_DIFF:
-        return _diff(outcome, options, progress)
+        return _diff(outcome, options, progress, judged)
     if keep_bytes and mode is Mode.CHECK:
-        return _kept(outcome, options, pool, progress)
+        return _kept(outcome, options, pool, progress, judged)
     with (
         _recorded_failure(outcome),
         source.opened() as read,
@@ -142,6 +152,7 @@ def process(
             else:
                 sink.write(piece)
         outcome.result = stream.result
+        judged(stream.result)
         if (
             mode is Mode.FIX
             and stream.result.changed
@@ -227,6 +238,7 @@ def _filter(
     options: Options,
     emit: Callable[[bytes], None],
     progress: StreamProgress | None,
+    judged: Callable[[Result], None],
 ) -> Outcome:
     """``fix`` of standard input to standard output that may be passed over (its
     ``--stdin-filename`` excluded, or no history with ``--skip-no-history``): a filter passes
@@ -248,11 +260,17 @@ def _filter(
         outcome.result = result
         if progress is not None:
             progress(len(data), len(result.conversations), len(result.findings))
+        judged(result)
         emit(data if result.output is None else result.output)
     return outcome
 
 
-def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -> Outcome:
+def _diff(
+    outcome: Outcome,
+    options: Options,
+    progress: StreamProgress | None,
+    judged: Callable[[Result], None],
+) -> Outcome:
     """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
     from .diff_view import unified_diff
 
@@ -263,6 +281,7 @@ def _diff(outcome: Outcome, options: Options, progress: StreamProgress | None) -
         outcome.result = result
         if progress is not None:
             progress(len(data), len(result.conversations), len(result.findings))
+        judged(result)
         if result.output is not None:
             patches = patchcore.repair_patches(data, result)
             outcome.diff = unified_diff(data, result.output, name=source.name, patches=patches)
@@ -274,6 +293,7 @@ def _kept(
     options: Options,
     pool: ProcessMapper | None,
     progress: StreamProgress | None,
+    judged: Callable[[Result], None],
 ) -> Outcome:
     """A check of the input read whole, its bytes kept and, if ``fix`` would change them,
     its fixes planned on those same bytes."""
@@ -292,6 +312,7 @@ def _kept(
         for _ in stream:
             pass
         outcome.result = stream.result
+        judged(stream.result)
         if any(options.applies(f.fix) for f in stream.result.findings):
             try:
                 outcome.plan = patchcore.plan_fixes(

@@ -283,6 +283,13 @@ KEEP_INVALID_LINES = _switch(
     "In a corpus of one conversation per line, keep a line that is not JSON as it is and "
     "report it, instead of failing the file.",
 )
+FIX_TRAINING_TARGETS = _switch(
+    "fix_training_targets",
+    "fix-training-targets",
+    "In fine-tuning data (one example per line), also answer the call an example ends on, its "
+    "training target, which is otherwise reported and left as it is "
+    "(docs/cli.md#fine-tuning-data).",
+)
 MAX_RECORD_MIB = Param(
     "max_record_mib",
     Annotated[
@@ -438,8 +445,9 @@ RULE = Param(
 #: Options several commands take together, in their ``--help`` order.
 #: How ``fix`` and ``strip`` write: in place, or say, or diff, or to ``-o``.
 WRITING = (DIFF, CHECK, OUTPUT)
-#: How ``check`` and ``fix`` read an input: live sessions, torn lines, the record limit.
-READING = (FORCE, KEEP_INVALID_LINES, MAX_RECORD_MIB)
+#: How ``check`` and ``fix`` read an input: live sessions, torn lines, training targets, the
+#: record limit.
+READING = (FORCE, KEEP_INVALID_LINES, FIX_TRAINING_TARGETS, MAX_RECORD_MIB)
 #: Which configuration applies, and which inputs a run takes and how many workers it starts.
 FINDING = (CONFIG, ISOLATED, SKIP_NO_HISTORY, RESPECT_GITIGNORE, FORCE_EXCLUDE, JOBS)
 #: How much the report says, and what it calls standard input.

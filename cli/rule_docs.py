@@ -44,7 +44,8 @@ _POLICIES = (
     "wrote, so it is unsafe (`--unsafe-fixes`), and it is never applied to an agent session "
     "log, where it would rewrite what the agent did. Choose `answer` for a history that will "
     "be resumed or sent again, and `drop` for training data, where a made-up result would be "
-    "learned; to make nothing up at all, only `check`."
+    "learned (the call a fine-tuning example ends on, its target, stays either way); to make "
+    "nothing up at all, only `check`."
 )
 
 

@@ -9,9 +9,10 @@ the settings and returns the exit code.
 
 Rule precedence follows ruff: a ``--select`` on the command line replaces the configured
 ``select`` (and drops the configured ``ignore`` with it); a ``--ignore`` adds to the configured
-one; ``--dialect``, ``--[no-]unsafe-fixes``, ``--repair`` and ``--[no-]keep-invalid-lines``
-replace theirs. A file whose name says which agent wrote it, and whose content cannot say it, is
-read in that agent's dialect unless a dialect is given (`DIALECT_BY_FILE_NAME`).
+one; ``--dialect``, ``--[no-]unsafe-fixes``, ``--repair``, ``--[no-]keep-invalid-lines`` and
+``--[no-]fix-training-targets`` replace theirs. A file whose name says which agent wrote it,
+and whose content cannot say it, is read in that agent's dialect unless a dialect is given
+(`DIALECT_BY_FILE_NAME`).
 ``per-file-ignores`` then leave more rules out for the files whose path (relative to the
 configuration's folder) or file name matches a pattern (``fnmatch`` globs: ``*`` also crosses
 ``/``).
@@ -86,6 +87,7 @@ class RuleSettings(msgspec.Struct):
     per_file_ignores: Mapping[str, tuple[str, ...]]
     root: Path
     keep_invalid_lines: bool = False
+    fix_training_targets: bool = False
     repair: str = "answer"
     max_record_mib: int | None = None
     _made: dict[tuple[tuple[str, ...], str | None], Options] = msgspec.field(default_factory=dict)
@@ -106,6 +108,9 @@ class RuleSettings(msgspec.Struct):
             root=config.root,
             keep_invalid_lines=bool(
                 _given_or(given.get("keep_invalid_lines"), config.keep_invalid_lines)
+            ),
+            fix_training_targets=bool(
+                _given_or(given.get("fix_training_targets"), config.fix_training_targets)
             ),
             repair=_given_or(given.get("repair"), config.repair) or "answer",
             max_record_mib=_given_or(given.get("max_record_mib"), config.max_record_mib),
@@ -147,6 +152,7 @@ class RuleSettings(msgspec.Struct):
                 dialect=dialect,
                 unsafe_fixes=self.unsafe_fixes,
                 keep_invalid_lines=self.keep_invalid_lines,
+                fix_training_targets=self.fix_training_targets,
                 repair=self.repair,
                 max_record_bytes=(
                     self.max_record_mib * 2**20 if self.max_record_mib is not None else None

@@ -18,12 +18,12 @@ import patchcore
 
 from .console import NORMAL, SILENT, Pieces, Printer
 from .exit_codes import ExitCode
-from .file_hints import kept_message, training_hint
+from .file_hints import kept_message, training_note
 from .input_errors import InputError
 from .input_run import EXCLUDED, Mode, Outcome
 
 if TYPE_CHECKING:
-    from patchcore import Finding
+    from patchcore import Finding, Result
 
 
 def plural(count: int, noun: str) -> str:
@@ -126,7 +126,32 @@ class Summary(msgspec.Struct):
         return [o for o in self.evaluated if o.result is not None and o.result.fixed]
 
     def _remaining(self) -> list[Finding]:
-        return [f for o in self.evaluated if o.result is not None for f in o.result.remaining]
+        """What a fix leaves to fix: its findings left, but for the training targets."""
+        return [
+            f
+            for o in self.evaluated
+            if o.result is not None
+            for f in o.result.remaining
+            if not patchcore.is_training_target(f)
+        ]
+
+    def _defects(self) -> list[Outcome]:
+        """The inputs a check finds something to fix in (a training target is none)."""
+        return [
+            o
+            for o in self.evaluated
+            if o.result and any(not patchcore.is_training_target(f) for f in o.result.findings)
+        ]
+
+    def _targets(self) -> int:
+        """How many calls fine-tuning examples end on were left as they are."""
+        return sum(
+            1
+            for o in self.evaluated
+            if o.result is not None
+            for f in o.result.findings
+            if patchcore.is_training_target(f)
+        )
 
     def listed(self) -> list[Finding]:
         """The findings the report lists: all of a check's, what a fix leaves."""
@@ -153,8 +178,7 @@ class Summary(msgspec.Struct):
         if exit_non_zero_on_fix and self.mode is Mode.FIX and self._changed():
             return ExitCode.FINDINGS
         if self.mode is Mode.CHECK:
-            findings = any(o.result and o.result.findings for o in self.evaluated)
-            return ExitCode.FINDINGS if findings else ExitCode.OK
+            return ExitCode.FINDINGS if self._defects() else ExitCode.OK
         if self.mode in (Mode.FIX_CHECK, Mode.FIX_DIFF) and self._changed():
             return ExitCode.FINDINGS
         return ExitCode.FINDINGS if self._remaining() else ExitCode.OK
@@ -172,8 +196,14 @@ class Summary(msgspec.Struct):
         parts: list[str] = []
         evaluated = self.evaluated
         if self.mode is Mode.CHECK:
-            with_findings = [o for o in evaluated if o.result and o.result.findings]
-            findings = [f for o in with_findings if o.result for f in o.result.findings]
+            with_findings = self._defects()
+            findings = [
+                f
+                for o in with_findings
+                if o.result
+                for f in o.result.findings
+                if not patchcore.is_training_target(f)
+            ]
             if findings:
                 kinds = Counter(fixability(f) for f in findings)
                 how = f"{kinds['safe']} fixable with `toolpatch fix`"
@@ -215,6 +245,12 @@ class Summary(msgspec.Struct):
                 parts.append(f"{plural(unsafe, 'finding')} fixable with `--unsafe-fixes`")
             if len(remaining) > unsafe:
                 parts.append(f"{plural(len(remaining) - unsafe, 'finding')} not fixable")
+        targets = self._targets()
+        if targets:
+            parts.append(
+                f"{plural(targets, 'training target')} left as "
+                f"{'it is' if targets == 1 else 'they are'} (`--fix-training-targets`)"
+            )
         kept = self._kept()
         if kept:
             parts.append(
@@ -306,9 +342,6 @@ def render_outcome(
         full=full,
         words=words,
     )
-    hint = training_hint(report, name) if verbosity >= NORMAL else None
-    if hint is not None:
-        printer.line(((f"{name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
 
 
 def _render_findings(
@@ -383,6 +416,15 @@ def render_live_hint(
         )
     hint += " (live-session-minutes = 0 turns this off)"
     printer.line(((f"{outcome.source.name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
+
+
+def render_training_note(printer: Printer, name: str, result: Result, *, verbosity: int) -> None:
+    """Say what was judged of an input with fine-tuning examples that end on their call
+    (`patchcore.training_data`): called once its result is known, before anything is written
+    (docs/cli.md#fine-tuning-data). Nothing for an input with no such example, or when quiet."""
+    judged = patchcore.training_data(result)
+    if judged is not None and verbosity >= NORMAL:
+        printer.line(((f"{name}: ", "bold"), ("note: ", "cyan"), (training_note(judged), "")))
 
 
 def render_summary(summary: Summary, printer: Printer, *, verbosity: int) -> None:

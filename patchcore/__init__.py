@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.layouts.base import Layout
     from patchcore.layouts.sessions import SESSION_LAYOUTS
+    from patchcore.layouts.training import TrainingData, is_training_target, training_data
     from patchcore.message_changes import MessageChanges
     from patchcore.model import Finding, Fix, Insert, Pointer, Verbatim, format_pointer
     from patchcore.options import Options, make_options
@@ -111,6 +112,10 @@ _MODULES = {
     "SESSION_LAYOUTS": "patchcore.layouts.sessions",
     **dict.fromkeys(["MissingExtra", "extra_module"], "patchcore.extras"),
     "Layout": "patchcore.layouts.base",
+    # the judgement of fine-tuning data, said before anything is written
+    **dict.fromkeys(
+        ["TrainingData", "is_training_target", "training_data"], "patchcore.layouts.training"
+    ),
     **dict.fromkeys(
         [
             "Batch",
@@ -214,6 +219,7 @@ __all__ = [
     "ShapeError",
     "Stream",
     "StreamProgress",
+    "TrainingData",
     "Unchanged",
     "UnknownDialectError",
     "UnknownRepairError",
@@ -238,6 +244,7 @@ __all__ = [
     "fix_messages",
     "fix_record",
     "format_pointer",
+    "is_training_target",
     "layout_of_head",
     "load_engine",
     "located_text",
@@ -248,4 +255,5 @@ __all__ = [
     "rule_named",
     "shows_history",
     "strip_document",
+    "training_data",
 ]

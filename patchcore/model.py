@@ -220,8 +220,11 @@ class Finding:
             (`patchcore.layouts.sessions.layout.held_while_live`).
         held: Why the fix planned for it was held back, or ``None`` when it was not: in an
             agent session that may still be running, a pending call's fix is not applied
-            (``STILL_RUNNING``, which ``message`` ends with too); a caller says so from this,
-            never from a finding without a fix.
+            (``STILL_RUNNING``); the call a fine-tuning example ends on, its training target,
+            is left as it is (``TRAINING_TARGET``, `patchcore.layouts.training`;
+            `patchcore.is_training_target`). ``message`` ends with it too; a caller says so
+            from this, never from a finding without a fix
+            (`patchcore.layouts.base.held_back`).
     """
 
     code: str

@@ -67,6 +67,11 @@ class Options:
         strip: Instead of checking the rules, find the results toolpatch wrote: each is a
             finding whose fix removes it. A mode, not an option a caller chooses:
             `patchcore.strip_document` (and ``toolpatch strip``, `cli.settings`) runs it.
+        fix_training_targets: Fix the calls a fine-tuning example ends on, its training target
+            (`patchcore.layouts.training`), as any other: by default a conversation line judged
+            a fine-tuning example keeps the call it ends on as it is (reported, its fix held
+            back), since a made-up result after it, or its removal, would change what the
+            model is taught.
         max_record_bytes: The largest record (a JSON document, or a line of JSON Lines) read;
             a larger one is the input's error, refused before anything parses it
             (`patchcore.raw.codec.too_large`), and a stream stops reading at it.
@@ -83,6 +88,7 @@ class Options:
     repair: RepairPolicy = RepairPolicy.ANSWER
     strip: bool = False
     finding_messages: bool = False
+    fix_training_targets: bool = False
     max_record_bytes: int = MAX_RECORD_BYTES
 
     def text(self, code: str) -> str:
@@ -126,6 +132,7 @@ def make_options(
     keep_invalid_lines: bool = False,
     repair: str | RepairPolicy = RepairPolicy.ANSWER,
     finding_messages: bool = False,
+    fix_training_targets: bool = False,
     max_record_bytes: int | None = None,
 ) -> Options:
     """Validate and bundle the options shared by every function.
@@ -135,8 +142,9 @@ def make_options(
     deepagents' middleware). ``repair``: ``"answer"`` (the default) or ``"drop"``
     (`RepairPolicy`), what the fix of an
     unanswered call does. ``finding_messages``: keep the messages of the conversations with
-    findings only. ``max_record_bytes``: the record-size limit (`Options.max_record_bytes`), at
-    least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
+    findings only. ``fix_training_targets``: fix the calls fine-tuning examples end on too
+    (`Options.fix_training_targets`). ``max_record_bytes``: the record-size limit
+    (`Options.max_record_bytes`), at least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
@@ -179,6 +187,7 @@ def make_options(
         live_since=live_since,
         keep_invalid_lines=keep_invalid_lines,
         finding_messages=finding_messages,
+        fix_training_targets=fix_training_targets,
         max_record_bytes=max_record_bytes,
     )
 

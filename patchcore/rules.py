@@ -167,8 +167,9 @@ RULES: dict[str, Rule] = {
             ),
             why=(
                 "Resuming the conversation sends the call to the provider unanswered, and the "
-                "request is rejected. A training example whose target is the call ends so on "
-                "purpose: ignore this rule for such data (with --ignore or per-file-ignores)."
+                "request is rejected. A fine-tuning example whose target is the call ends so "
+                "on purpose: such a call is reported without a fix and left as it is "
+                "(--fix-training-targets answers it, --ignore TP002 leaves it unreported)."
             ),
             fix=Applicability.SAFE,
             fix_description="insert a synthetic error result",

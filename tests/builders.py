@@ -411,3 +411,43 @@ def json_value(path: Path) -> object:
 def read_corpus(relative: str) -> bytes:
     """A file of the shared corpus (`tests.helpers.CORPUS`), by its path in it."""
     return (CORPUS / relative).read_bytes()
+
+
+#: The tools of the fine-tuning examples below.
+WEATHER_TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+
+
+def fine_tuning_example(
+    number: int, *, ends_on_call: bool, parallel: int = 1, unanswered_inside: bool = False
+) -> dict[str, Any]:
+    """One line of an OpenAI chat fine-tuning file (docs/cli.md#fine-tuning-data): a question
+    and the assistant's ``parallel`` calls, the target, where it ``ends_on_call``; else their
+    answers and the final text. ``unanswered_inside``: an earlier call, before it, that the
+    example goes on past without an answer (a provider refuses it: fixed as usual)."""
+    calls = [openai_call(f"call_{number}_{k}") for k in range(parallel)]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": f"weather in Oslo, {number}?"}]
+    if unanswered_inside:
+        messages += [
+            openai_assistant(openai_call(f"lost_{number}")),
+            {"role": "user", "content": "never mind that one; try again"},
+        ]
+    messages.append(openai_assistant(*calls))
+    if not ends_on_call:
+        messages += [
+            {"role": "tool", "tool_call_id": c["id"], "content": "4 degrees"} for c in calls
+        ]
+        messages.append({"role": "assistant", "content": "4 degrees in Oslo."})
+    return {"messages": messages, "tools": WEATHER_TOOLS}
+
+
+def fine_tuning_file(endings: Sequence[bool], **shape: Any) -> bytes:
+    """A fine-tuning file of ``len(endings)`` examples, the ones marked ending on their call
+    (`fine_tuning_example`, with ``shape``)."""
+    return b"".join(
+        json.dumps(fine_tuning_example(n, ends_on_call=e, **shape)).encode() + b"\n"
+        for n, e in enumerate(endings)
+    )
+
+
+#: Twenty examples, seven of them (every third) ending on their call.
+SEVEN_OF_TWENTY = [n % 3 == 0 for n in range(20)]

@@ -22,6 +22,10 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
 ``unfixed``
     The findings that have no fix (no truthful result exists, e.g. an Anthropic server tool or
     an OpenAI ``computer_call``): ``fix`` leaves them and exits 1.
+``targets``
+    The findings that are a call a fine-tuning example ends on, its training target
+    (docs/cli.md#fine-tuning-data): reported without a fix and left by ``fix``, which exits 0
+    when nothing else is left.
 ``warning``
     Text that ``check`` must print as a ``warning:`` on stderr (a list that mixes dialects is
     reported, not repaired); absent: no warning at all.
@@ -32,7 +36,8 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
 ``fixability``
     For each finding, in order, what ``check`` says ``fix`` can do about it: ``"safe"``,
     ``"unsafe"`` (only ``fix --unsafe-fixes``: it deletes or moves content) or ``"none"``.
-    Absent: ``"none"`` for the ``unfixed`` findings, ``"safe"`` for the others.
+    Absent: ``"none"`` for the ``unfixed`` findings and the ``targets``, ``"safe"`` for the
+    others.
 ``dialect``
     The dialect the CLI reads the file in although content would say another, because of the
     file's name (``api_conversation_history.json``: ``cline``, `cli.settings`): the CLI
@@ -75,7 +80,7 @@ class Case:
     Attributes:
         path: Path under ``samples/``.
         about: One line for samples/README.md.
-        findings, unfixed, warning, select, fixability, cured, dialect: As the module
+        findings, unfixed, targets, warning, select, fixability, cured, dialect: As the module
             docstring says.
     """
 
@@ -83,6 +88,7 @@ class Case:
     about: str
     findings: Sequence[Finding] = ()
     unfixed: Sequence[Finding] = ()
+    targets: Sequence[Finding] = ()
     warning: str | None = None
     select: Sequence[str] = ()
     fixability: Sequence[str] = ()
@@ -114,7 +120,8 @@ class Case:
         """``safe`` / ``unsafe`` / ``none`` for each finding, in order."""
         if self.fixability:
             return list(self.fixability)
-        return ["none" if f in self.unfixed else "safe" for f in self.findings]
+        left = {*self.unfixed, *self.targets}
+        return ["none" if f in left else "safe" for f in self.findings]
 
     @property
     def selectors(self) -> list[str]:
@@ -124,7 +131,17 @@ class Case:
 
 #: The keys a table of a data file may hold.
 KEYS = frozenset(
-    {"about", "findings", "unfixed", "warning", "select", "fixability", "cured", "dialect"}
+    {
+        "about",
+        "findings",
+        "unfixed",
+        "targets",
+        "warning",
+        "select",
+        "fixability",
+        "cured",
+        "dialect",
+    }
 )
 
 
@@ -155,6 +172,7 @@ def read_cases(data_file: Path) -> list[Case]:
                 about=table["about"],
                 findings=[parse_finding(f) for f in table.get("findings", [])],
                 unfixed=[parse_finding(f) for f in table.get("unfixed", [])],
+                targets=[parse_finding(f) for f in table.get("targets", [])],
                 warning=table.get("warning"),
                 select=tuple(table.get("select", ())),
                 fixability=tuple(table.get("fixability", ())),
@@ -269,6 +287,8 @@ def reported_finding(case: Case, finding: Finding, fix: str | None = None) -> st
         shown = code
     if fix is not None:
         return shown + FIX_MARKS[fix]
+    if finding in case.targets:
+        return f"{shown} (training target)"
     return f"{shown} (not fixable)" if finding in case.unfixed else shown
 
 

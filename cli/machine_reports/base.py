@@ -5,8 +5,8 @@ notification, made from the outcome's `cli.input_errors.InputError` field by fie
 consumer of the report alone sees that the run failed, not just exit code 2.
 So is a part of an input that was not checked (a warning: a list mixing dialects, a session
 entry kept unread, a line that is not JSON kept as it is), so that a report without findings
-does not claim more than was checked; and the hint about a file that looks like fine-tuning
-data (`cli.file_hints`), as a warning of the whole file.
+does not claim more than was checked; and the judgement of fine-tuning data whose examples end
+on their call (`cli.file_hints.training_note`), as a warning of the whole file.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import IO, ClassVar
 
-from ..file_hints import kept_message, training_hint
+import patchcore
+
+from ..file_hints import kept_message, training_note
 from ..input_run import Outcome
 
 
@@ -49,9 +51,9 @@ class InputWarning:
         ]
         warnings += [cls(name, e.line, kept_message(e), "", e.column) for e in result.invalid_lines]
         warnings.sort(key=lambda w: w.line or 0)
-        hint = training_hint(result, name)
-        if hint is not None:
-            warnings.append(cls(name, None, hint, ""))
+        judged = patchcore.training_data(result)
+        if judged is not None:
+            warnings.append(cls(name, None, training_note(judged), ""))
         return warnings
 
 

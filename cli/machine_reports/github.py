@@ -2,7 +2,8 @@
 
 ``::error title=toolpatch (TP001),file=F,line=L,col=C::F:L:C: TP001 [*] message`` (ruff's
 layout, with the text report's fix mark: ``[*]`` ``toolpatch fix`` repairs it, ``[~]`` only with
-``--unsafe-fixes``); the provider error follows on a second line of the annotation. Columns
+``--unsafe-fixes``; a fine-tuning example's training target, left as it is, is a ``::notice``);
+the provider error follows on a second line of the annotation. Columns
 count characters, as the text report's do. The annotations are the whole report: no summary
 line follows them on stderr (ruff prints none either). A part of an input that was not
 checked is a ``::warning`` in the words of the text report (``F:L: /pointer: warning: why``);
@@ -16,7 +17,7 @@ own lines.
 
 from __future__ import annotations
 
-from patchcore import Finding
+from patchcore import Finding, is_training_target
 
 from ..input_errors import InputError
 from ..input_run import Outcome
@@ -59,14 +60,16 @@ def annotation(
 
 
 def finding_annotation(file: str, finding: Finding) -> str:
-    """The annotation of one finding, in the words of the text report's finding line."""
+    """The annotation of one finding, in the words of the text report's finding line (a
+    training target, left as it is, is a ``notice``)."""
     line, column = finding.line, finding.column or 1
     mark = MARKS[fixability(finding)]
     where = file if line is None else f"{file}:{line}:{column}"  # a store's thread: no lines
     message = visible(f"{where}: {finding.code}{mark} {finding.message}")
     if finding.provider_error:
         message += f"\nprovider error: {visible(finding.provider_error)}"
-    return annotation("error", f"toolpatch ({finding.code})", file, line, column, message)
+    command = "notice" if is_training_target(finding) else "error"
+    return annotation(command, f"toolpatch ({finding.code})", file, line, column, message)
 
 
 def error_annotation(error: InputError) -> str:

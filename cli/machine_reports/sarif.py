@@ -174,7 +174,7 @@ def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
 
 def result(place: Place, finding: Finding, patches: tuple[Patch, ...] = ()) -> dict[str, Any]:
     """One finding as a SARIF ``result``, with its fix as ``patches`` of the file if ``fix``
-    applies one."""
+    applies one; a training target, left as it is, is a ``note``."""
     pointer = format_pointer(finding.pointer)
     location = place.pointed(finding.line or 1, finding.column or 1, pointer)
     text = finding.message
@@ -183,7 +183,7 @@ def result(place: Place, finding: Finding, patches: tuple[Patch, ...] = ()) -> d
     sarif_result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": _RULE_INDEX[finding.code],
-        "level": "error",
+        "level": "note" if patchcore.is_training_target(finding) else "error",
         "message": {"text": text},
         "locations": [location],
     }

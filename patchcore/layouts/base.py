@@ -275,3 +275,45 @@ def still_there(
             left[key] -= 1
             kept.append(finding)
     return tuple(kept)
+
+
+def held_back(
+    conversations: Sequence[Conversation],
+    findings: Sequence[Finding],
+    chosen: Iterable[Finding],
+    why: str,
+) -> tuple[tuple[Conversation, ...], tuple[Finding, ...]]:
+    """``conversations`` and ``findings`` with the fix of each finding ``chosen`` held back
+    (planned or not: a fix the options leave unplanned is held all the same), saying ``why``
+    (`patchcore.model.Finding.held`, which its sentence ends with too). A finding
+    whose fix shares an edit with one of theirs (one new entry answering a turn's calls) is held
+    too: applying it would apply theirs all the same.
+
+    The one way a planned fix is held back: an agent session that may still be running
+    (`patchcore.layouts.sessions.layout.held_while_live`), a training example's target
+    (`patchcore.layouts.training`)."""
+    from dataclasses import replace
+
+    chosen = list(chosen)
+    shared = {id(edit) for f in chosen if f.fix is not None for edit in f.fix.edits}
+    ids = {id(f) for f in chosen}
+    held: dict[int, Finding] = {}
+    for finding in findings:
+        fix = finding.fix
+        if id(finding) in ids or (fix is not None and any(id(e) in shared for e in fix.edits)):
+            message = f"{finding.message}; {why}"
+            held[id(finding)] = replace(finding, fix=None, message=message, held=why)
+    if not held:
+        return tuple(conversations), tuple(findings)
+
+    def kept(listed: Conversation) -> Conversation:
+        if not any(id(f) in held for f in listed.findings):
+            return listed
+        edits = listed.edits and tuple(
+            () if id(f) in held else e for f, e in zip(listed.findings, listed.edits, strict=True)
+        )
+        return replace(
+            listed, findings=tuple(held.get(id(f), f) for f in listed.findings), edits=edits
+        )
+
+    return tuple(kept(c) for c in conversations), tuple(held.get(id(f), f) for f in findings)

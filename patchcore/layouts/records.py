@@ -262,6 +262,11 @@ def _processed(
         conversations = _checked(
             record, spans, options=options, fixing=fix, line=line, ascii_only=ascii_only
         )
+    if jsonl and not options.fix_training_targets:
+        from patchcore.layouts.training import held_targets
+
+        listed = [f for c in conversations for f in c.findings]
+        conversations = held_targets(conversations, listed, record.parse)[0]
     findings = tuple(f for c in conversations for f in c.findings)
     to_fix = tuple(applied(findings, options)) if fix else ()
     if not to_fix:
@@ -272,7 +277,7 @@ def _processed(
     patches = tuple(
         splice_patches(record.raw, unique_edits(to_fix), spans=spans, ensure_ascii=ascii_only)
     )
-    after = _self_check(apply_patches(record.raw, patches), record, options)
+    after = _self_check(apply_patches(record.raw, patches), record, options, jsonl=jsonl)
     remaining = still_there(findings, to_fix, after)
     return Result(layout, conversations, findings, to_fix, remaining, patches)
 
@@ -401,7 +406,7 @@ def located(error: ShapeError, record: Record, path: Pointer) -> ShapeError:
     return ShapeError(error.reason, path=error.path, line=line + record.line - 1, column=column)
 
 
-def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Finding]:
+def _self_check(new_raw: bytes, record: Record, options: Options, *, jsonl: bool) -> list[Finding]:
     """The stability check of a repaired record: it must parse and have nothing left to fix.
 
     Returns:
@@ -419,6 +424,10 @@ def _self_check(new_raw: bytes, record: Record, options: Options) -> list[Findin
         raise SelfCheckError(msg, line=error.line, column=error.column) from None
     found = find_message_lists(value, dialects=dialects_for(options))
     after = [f for _, findings in check_lists(found, options, fixing=True) for f in findings]
+    if jsonl and not options.fix_training_targets:  # `_processed` held the same targets
+        from patchcore.layouts.training import held_targets
+
+        after = list(held_targets((), after, lambda: value)[1])
     return self_checked(after, options)
 
 

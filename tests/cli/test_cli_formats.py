@@ -3,8 +3,9 @@
 The inputs are ``tests/data/formats/inputs``: an OpenAI Chat document (a TP003 call whose tool
 name holds ``%``, a message with a line break), an Anthropic request (a safe TP001 fix that
 rewraps a string ``content``, an unsafe TP101), JSON Lines of conversations saved under a name
-with ``,`` and ``:`` (a clean line, a TP002, an unfixable TP105 and a TP101, and a list that
-mixes dialects: a warning), and a broken file.
+with ``,`` and ``:`` (a clean line, a TP002 in a recorded request, whose ``model`` says it is
+no fine-tuning example, an unfixable TP105 and a TP101, and a list that mixes dialects: a
+warning), and a broken file.
 They are checked with ``--select ALL`` from a temporary folder, so the paths in the reports are
 the relative names; the only normalisations are the version in the SARIF driver and the folder
 itself (the SARIF ``%SRCROOT%``).

@@ -214,8 +214,10 @@ def test_stdin_is_never_live() -> None:
 
 
 def test_a_corpus_written_to_now_is_not_live(tmp_path: Path) -> None:
-    """A training set being written is no running agent: its last-turn calls are answered."""
+    """A corpus being written is no running agent: its last-turn calls are answered (recorded
+    requests, with their ``model``: no fine-tuning examples, whose targets are left)."""
     line = {
+        "model": "gpt-4o",
         "messages": [
             {"role": "user", "content": "weather?"},
             {
@@ -229,7 +231,7 @@ def test_a_corpus_written_to_now_is_not_live(tmp_path: Path) -> None:
                     }
                 ],
             },
-        ]
+        ],
     }
     target = tmp_path / "corpus.jsonl"
     target.write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n")

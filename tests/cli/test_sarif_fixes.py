@@ -196,7 +196,8 @@ WIDE = "\U0001f600\u4e2d"  # an emoji (two UTF-16 code units) and a CJK characte
 
 
 def wide_line() -> bytes:
-    """A conversation line with the emoji and the CJK character before its dangling call."""
+    """A conversation line with the emoji and the CJK character before its dangling call (a
+    recorded request, with its ``model``: no fine-tuning example, whose call would be left)."""
     call = {
         "id": "call_w",
         "type": "function",
@@ -206,7 +207,8 @@ def wide_line() -> bytes:
         {"role": "user", "content": WIDE},
         {"role": "assistant", "content": None, "tool_calls": [call]},
     ]
-    return json.dumps({"messages": messages}, ensure_ascii=False).encode() + b"\n"
+    record = {"model": "gpt-4o", "messages": messages}
+    return json.dumps(record, ensure_ascii=False).encode() + b"\n"
 
 
 def test_sarif_columns_count_utf16_code_units(tmp_path: Path) -> None:

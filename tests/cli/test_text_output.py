@@ -34,7 +34,8 @@ OPENAI_ERROR = (
 ANTHROPIC_SAMPLE = SAMPLES / "anthropic" / "request-partial-answer.json"
 #: An Agents SDK run state: its dangling call cannot be fixed (the state takes no new item).
 RUN_STATE = SAMPLES / "openai-responses" / "agents-sdk-run-state.json"
-#: Five conversations that each end on a call of their own last turn: a fine-tuning set (hint).
+#: Five conversations that each end on a call of their own last turn: a fine-tuning set (its
+#: note, said before anything is written).
 TRAINING = b"".join(
     json.dumps(
         {
@@ -253,7 +254,7 @@ def test_quiet_keeps_findings_warnings_and_errors_only(tmp_path: Path) -> None:
     write(tmp_path / "train.jsonl", TRAINING)
     write(tmp_path / "broken.json", b'{"messages": [')
     loud = run(["check", "a.json", "train.jsonl", "broken.json"], cwd=tmp_path, expect=2)
-    assert any(" hint: " in line for line in loud.stderr_lines), loud.show()
+    assert any(" note: " in line for line in loud.stderr_lines), loud.show()
     quiet = run(["check", "-q", "a.json", "train.jsonl", "broken.json"], cwd=tmp_path, expect=2)
     errors = [line for line in quiet.stderr_lines if line.startswith("broken.json:")]
     assert quiet.stderr_lines == [*quiet.finding_lines, *errors], quiet.show()

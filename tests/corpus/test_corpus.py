@@ -262,10 +262,38 @@ def test_training_files_report_only_their_final_call(relative: str, count: int) 
     )
 
 
+@pytest.mark.parametrize(("relative", "count"), sorted(TRAINING.items()))
+def test_fixing_training_files_leaves_their_targets(relative: str, count: int) -> None:
+    """docs/cli.md#fine-tuning-data: every open call is the last message of its example, a
+    fine-tuning record: ``fix`` leaves the file byte for byte, and says so."""
+    report = patchcore.fix_document(read(relative), filename=relative)
+    assert report.output is None and report.fixed == ()
+    assert all(patchcore.is_training_target(f) for f in report.findings)
+    judged = patchcore.training_data(report)
+    assert judged is not None and (judged.examples, judged.targets) == (count, count)
+    assert judged.conversations == len(read(relative).splitlines())
+
+
+def test_only_the_fine_tuning_sets_are_judged_training_data() -> None:
+    """Of every readable file of the corpus (sessions captured mid-call, stored responses, a
+    paused run, ToolBench's training prefixes in a JSON document), only the two fine-tuning
+    sets have training targets (docs/cli.md#fine-tuning-data)."""
+    judged = set()
+    for path in ALL_FILES:
+        try:
+            report = patchcore.fix_document(path.read_bytes(), filename=path.name)
+        except patchcore.PatchcoreError:
+            continue  # the formats this release does not read
+        if patchcore.training_data(report) is not None:
+            judged.add(str(path.relative_to(CORPUS)))
+    assert judged == set(TRAINING)
+
+
 @pytest.mark.parametrize("relative", sorted(TRAINING))
-def test_fixing_training_files_keeps_every_other_line(relative: str) -> None:
+def test_answering_training_targets_keeps_every_other_line(relative: str) -> None:
     data = read(relative)
-    report = patchcore.fix_document(data, filename=relative)
+    options = patchcore.make_options(fix_training_targets=True)
+    report = patchcore.fix_document(data, filename=relative, options=options)
     assert report.output is not None
     before, after = data.split(b"\n"), report.output.split(b"\n")
     assert len(before) == len(after)
@@ -273,7 +301,9 @@ def test_fixing_training_files_keeps_every_other_line(relative: str) -> None:
     for number, (old, new) in enumerate(zip(before, after, strict=True), start=1):
         if number not in changed:
             assert old == new, f"line {number} must be byte-identical"
-    assert patchcore.check_document(report.output, filename=relative).findings == ()
+    assert (
+        patchcore.check_document(report.output, filename=relative, options=options).findings == ()
+    )
 
 
 def test_reused_ids_pair_with_the_nearest_open_call() -> None:

@@ -31,21 +31,20 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from msgspec import structs
 
 from patchcore.errors import json_kind
-from patchcore.layouts.base import Analysis, Head, WholeLayout
+from patchcore.layouts.base import Analysis, Head, WholeLayout, held_back
 from patchcore.layouts.sessions.entries import Entry, read_entries, write_entries
 from patchcore.raw.codec import Decoded, Framing
 from patchcore.result import Conversation
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.model import Edit, Finding
+    from patchcore.model import Edit
     from patchcore.options import Options
 
 
@@ -118,34 +117,13 @@ def is_live(last_entry: float | None, options: Options) -> bool:
 
 def held_while_live(analysis: Analysis) -> Analysis:
     """``analysis`` with every fixable call pending in a last turn (TP002, or TP003 there:
-    `patchcore.model.Finding.pending`) left without a fix, saying why (`Finding.held`, and its
-    sentence): the session is live (`STILL_RUNNING`). A finding whose fix shares an edit with
-    one of theirs (one new entry answering a turn's calls) is left without it too: applying it
-    would answer them all the same."""
+    `patchcore.model.Finding.pending`) left without a fix, saying why (`held_back`): the
+    session is live (`STILL_RUNNING`)."""
     pending = [f for f in analysis.findings if f.pending and f.fix is not None]
-    shared = {id(edit) for f in pending if f.fix is not None for edit in f.fix.edits}
-    held: dict[int, Finding] = {}
-    for finding in analysis.findings:
-        fix = finding.fix
-        if fix is not None and any(id(edit) in shared for edit in fix.edits):
-            message = f"{finding.message}; {STILL_RUNNING}"
-            held[id(finding)] = replace(finding, fix=None, message=message, held=STILL_RUNNING)
-    if not held:
-        return analysis
-
-    def kept(listed: Conversation) -> Conversation:
-        if not any(id(f) in held for f in listed.findings):
-            return listed
-        edits = listed.edits and tuple(
-            () if id(f) in held else e for f, e in zip(listed.findings, listed.edits, strict=True)
-        )
-        findings = tuple(held.get(id(f), f) for f in listed.findings)
-        return replace(listed, findings=findings, edits=edits)
-
-    return Analysis(
-        tuple(kept(c) for c in analysis.conversations),
-        tuple(held.get(id(f), f) for f in analysis.findings),
+    conversations, findings = held_back(
+        analysis.conversations, analysis.findings, pending, STILL_RUNNING
     )
+    return Analysis(conversations, findings)
 
 
 class SessionLayout(WholeLayout):
