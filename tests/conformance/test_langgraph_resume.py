@@ -1,0 +1,164 @@
+"""A repaired LangGraph thread goes on right, whatever the user does next
+(docs/stores.md#what-fix-writes-and-how-a-thread-goes-on): on real graphs (``create_agent``,
+and a ``StateGraph`` ReAct loop with one ``Send`` per call), on SQLite and PostgreSQL, with a
+strict model that refuses an unanswered call and a call answered twice, a tool step that raised
+is fixed, and then ``invoke(None)``, new input and ``Command(resume=...)`` each go on with no
+tool run again (the tools count their runs) and one result per call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.types import Command
+
+from tests.helpers import run
+from tests.stores import (
+    CARD_CALL,
+    CARD_ERROR,
+    HOTEL_CALL,
+    TRIP_KINDS,
+    Saver,
+    Trip,
+    agent,
+    config,
+    failed_trip,
+    postgres_url,
+    store,
+    stuck_thread,
+    waiting_thread,
+)
+
+__all__ = ["postgres_url", "store"]  # the fixtures, used by name
+
+#: LangGraph's ways to go on with a thread.
+WAYS: dict[str, Any] = {
+    "invoke(None)": None,
+    "new input": {"messages": [HumanMessage("So, is it booked?")]},
+    "Command(resume=...)": Command(resume="go on"),
+}
+
+#: The calls of the tool step that raised: both in parallel, or the failing one alone.
+STEPS = {"parallel": [HOTEL_CALL, CARD_CALL], "single": [CARD_CALL]}
+
+REPLY = AIMessage("The hotel is booked; the card payment failed.")
+
+
+def results(messages: list[Any]) -> dict[str, list[ToolMessage]]:
+    """The ToolMessages of ``messages``, by the call they answer."""
+    found: dict[str, list[ToolMessage]] = {}
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            found.setdefault(message.tool_call_id, []).append(message)
+    return found
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("kind", TRIP_KINDS)
+def test_no_tool_runs_again_after_fix(
+    store: tuple[str, Saver], tmp_path: Path, kind: str, step: str, way: str
+) -> None:
+    url, saver = store
+    calls = STEPS[step]
+    with saver() as checkpointer:
+        failed_trip(kind, checkpointer, "trip", calls)
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        trip = Trip(kind, checkpointer, [REPLY])
+        state = trip.invoke(WAYS[way], "trip")
+        assert trip.runs == []  # neither the finished booking nor the failed payment again
+        answered = results(state["messages"])
+        assert {c: len(answered[c]) for c in answered} == {c["id"]: 1 for c in calls}
+        if step == "parallel":
+            assert answered["call_hotel"][0].content == "booked Oslo: H-1"
+        assert CARD_ERROR in str(answered["call_card"][0].content)  # the stored error
+        for seen in trip.seen:  # what the model was sent: one result per call
+            assert {c: len(r) for c, r in results(seen).items()} == {c["id"]: 1 for c in calls}
+        if way == "new input" or step == "parallel":
+            assert state["messages"][-1] == REPLY.model_copy(
+                update={"id": state["messages"][-1].id}
+            )
+    run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
+@pytest.mark.parametrize("kind", TRIP_KINDS)
+def test_the_unfixed_thread_retries_only_the_failed_call(
+    store: tuple[str, Saver], tmp_path: Path, kind: str
+) -> None:
+    """What LangGraph's own retry does before a fix (the baseline), and what check says of it:
+    the thread is re-run by ``invoke(None)``, which repeats the failed call."""
+    url, saver = store
+    with saver() as checkpointer:
+        failed_trip(kind, checkpointer, "trip", STEPS["parallel"])
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    assert "invoke(None) runs again: charge_card (call_card)" in checked.stderr, checked.show()
+    with saver() as checkpointer:
+        trip = Trip(kind, checkpointer, [REPLY])
+        with pytest.raises(RuntimeError, match=CARD_ERROR):
+            trip.invoke(None, "trip")
+        assert trip.runs == ["charge_card"]
+
+
+def test_update_state_as_the_tool_node_is_the_reference(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """The repair checkpoint decides the next step as LangGraph's own
+    ``update_state(..., as_node="tools")`` with the same results does: same next nodes, no
+    task left, the same channels scheduled."""
+    url, saver = store
+    with saver() as checkpointer:
+        failed_trip("create_agent", checkpointer, "ours", STEPS["parallel"])
+        failed_trip("create_agent", checkpointer, "theirs", STEPS["parallel"])
+    run(["fix", url, "--thread", "ours"], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        graph = Trip("create_agent", checkpointer, []).graph
+        ours = graph.get_state(config("ours"))
+        answers = [m for m in ours.values["messages"] if isinstance(m, ToolMessage)]
+        graph.update_state(config("theirs"), {"messages": answers}, as_node="tools")
+        theirs = graph.get_state(config("theirs"))
+        assert ours.next == theirs.next == ("model",)
+        assert ours.tasks[0].name == theirs.tasks[0].name == "model"
+        mine, reference = (
+            checkpointer.get_tuple(config(t)).checkpoint["channel_values"]
+            for t in ("ours", "theirs")
+        )
+        scheduled = {k: v for k, v in reference.items() if k != "messages"}
+        assert {k: v for k, v in mine.items() if k != "messages"} == scheduled
+
+
+def test_a_stuck_thread_goes_on_with_invoke_none(store: tuple[str, Saver], tmp_path: Path) -> None:
+    """A thread refused after new input (its call cut off earlier): after the fix,
+    ``invoke(None)`` retries the model's failed turn with the answered history."""
+    url, saver = store
+    with saver() as checkpointer:
+        stuck_thread(checkpointer, "stuck")
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        seen: list[list[Any]] = []
+        graph = agent(checkpointer, [AIMessage("Oslo could not be booked.")], seen)
+        state = graph.invoke(None, config("stuck"))
+        assert state["messages"][-1].content == "Oslo could not be booked."
+        assert len(seen) == 1
+    run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
+def test_an_abandoned_approval_answered_then_resumed(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """``fix --force`` answers a call waiting for a human; the human's late
+    ``Command(resume=...)`` then runs nothing (the tool would pay a second time) and no
+    second result reaches the model."""
+    url, saver = store
+    with saver() as checkpointer:
+        waiting_thread(checkpointer, "abandoned")
+    run(["fix", "--force", url, "--thread", "abandoned"], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        graph = waiting_thread(checkpointer, "other")
+        state = graph.invoke(Command(resume="yes"), config("abandoned"))
+        assert [m.content for m in state["messages"] if isinstance(m, ToolMessage)] != ["paid 40"]
+        assert len(results(state["messages"])["call_pay"]) == 1
+    run(["check", "--select", "ALL", url, "--thread", "abandoned"], cwd=tmp_path, expect=0)
