@@ -8,6 +8,7 @@ tool run again (the tools count their runs) and one result per call.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,9 @@ WAYS: dict[str, Any] = {
 #: The calls of the tool step that raised: both in parallel, or the failing one alone.
 STEPS = {"parallel": [HOTEL_CALL, CARD_CALL], "single": [CARD_CALL]}
 
+#: What LangGraph stores as the card task's error (its error write: the exception's repr).
+STORED_ERROR = repr(RuntimeError(CARD_ERROR))
+
 REPLY = AIMessage("The hotel is booked; the card payment failed.")
 
 
@@ -75,13 +79,15 @@ def test_no_tool_runs_again_after_fix(
         assert {c: len(answered[c]) for c in answered} == {c["id"]: 1 for c in calls}
         if step == "parallel":
             assert answered["call_hotel"][0].content == "booked Oslo: H-1"
-        assert CARD_ERROR in str(answered["call_card"][0].content)  # the stored error
+        assert answered["call_card"][0].content == STORED_ERROR  # the stored error, as stored
         for seen in trip.seen:  # what the model was sent: one result per call
             assert {c: len(r) for c, r in results(seen).items()} == {c["id"]: 1 for c in calls}
-        if way == "new input" or step == "parallel":
-            assert state["messages"][-1] == REPLY.model_copy(
-                update={"id": state["messages"][-1].id}
-            )
+        if way == "new input" or step == "parallel":  # the model goes on
+            assert len(trip.seen) == 1
+            assert state["messages"][-1].content == REPLY.content
+        else:  # no finished task says where the step leads: the thread waits for input
+            assert trip.seen == []
+            assert state["messages"][-1].tool_call_id == "call_card"
     run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
 
 
@@ -95,7 +101,13 @@ def test_the_unfixed_thread_retries_only_the_failed_call(
     with saver() as checkpointer:
         failed_trip(kind, checkpointer, "trip", STEPS["parallel"])
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert "invoke(None) runs again: charge_card (call_card)" in checked.stderr, checked.show()
+    again = f"invoke(None) runs again: charge_card (call_card), which raised {STORED_ERROR}"
+    assert f"{url}#trip: /: warning: {again}" in checked.stderr, checked.show()
+    machine = run(["check", "--output-format", "json", url], cwd=tmp_path, expect=1)
+    warnings = [r for r in json.loads(machine.stdout) if r["kind"] == "warning"]
+    assert [w["file"] for w in warnings] == [f"{url}#trip"]
+    assert f"warning: {warnings[0]['message']}\n" in checked.stderr  # the same words
+    assert again in warnings[0]["message"]
     with saver() as checkpointer:
         trip = Trip(kind, checkpointer, [REPLY])
         with pytest.raises(RuntimeError, match=CARD_ERROR):
