@@ -15,8 +15,12 @@ Why not ``update_state`` itself: it needs the application's compiled graph, whic
 not have, and it runs the written values through the channel's reducer, which for
 ``add_messages`` appends a new ``ToolMessage`` at the end of the list, after the turns that
 followed the call, where the provider still refuses it. The repair needs the answer right
-after its call, so the new checkpoint holds the whole repaired list; every other channel, and
-what the graph would run next, is the latest checkpoint's.
+after its call, so the new checkpoint holds the whole repaired list; every other channel is
+the latest checkpoint's. When the latest checkpoint schedules the tool step of its last
+message's calls (some of which ran, one of which raised or was cut off), the new checkpoint
+completes that step as ``update_state(..., as_node=<the tool node>)`` would: nothing of it is
+left for ``invoke(None)`` or ``Command(resume=...)`` to run again
+(docs/stores.md#what-fix-writes-and-how-a-thread-goes-on).
 
 A store is named by a URL (`parse_url`): ``langgraph+sqlite:///relative.sqlite``,
 ``langgraph+sqlite:////absolute/path.sqlite``, ``langgraph+postgresql://user:pass@host/db``.
