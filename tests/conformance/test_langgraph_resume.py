@@ -115,31 +115,48 @@ def test_the_unfixed_thread_retries_only_the_failed_call(
         assert trip.runs == ["charge_card"]
 
 
+@pytest.mark.parametrize("kind", TRIP_KINDS)
 def test_update_state_as_the_tool_node_is_the_reference(
-    store: tuple[str, Saver], tmp_path: Path
+    store: tuple[str, Saver], tmp_path: Path, kind: str
 ) -> None:
-    """The repair checkpoint decides the next step as LangGraph's own
-    ``update_state(..., as_node="tools")`` with the same results does: same next nodes, no
-    task left, the same channels scheduled."""
+    """The repair checkpoint is what LangGraph's own ``update_state(..., as_node="tools")``
+    with the same results records, in what decides the next step: the same next node, the
+    same messages, the same values in the channels that schedule tasks, and the same channels
+    moved to a new version."""
     url, saver = store
     with saver() as checkpointer:
-        failed_trip("create_agent", checkpointer, "ours", STEPS["parallel"])
-        failed_trip("create_agent", checkpointer, "theirs", STEPS["parallel"])
+        failed_trip(kind, checkpointer, "ours", STEPS["parallel"])
+        failed_trip(kind, checkpointer, "theirs", STEPS["parallel"])
+        before = [
+            checkpointer.get_tuple(config(t)).checkpoint["channel_versions"]
+            for t in ("ours", "theirs")
+        ]
     run(["fix", url, "--thread", "ours"], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
-        graph = Trip("create_agent", checkpointer, []).graph
+        graph = Trip(kind, checkpointer, []).graph
         ours = graph.get_state(config("ours"))
         answers = [m for m in ours.values["messages"] if isinstance(m, ToolMessage)]
         graph.update_state(config("theirs"), {"messages": answers}, as_node="tools")
         theirs = graph.get_state(config("theirs"))
         assert ours.next == theirs.next == ("model",)
-        assert ours.tasks[0].name == theirs.tasks[0].name == "model"
-        mine, reference = (
-            checkpointer.get_tuple(config(t)).checkpoint["channel_values"]
-            for t in ("ours", "theirs")
-        )
-        scheduled = {k: v for k, v in reference.items() if k != "messages"}
-        assert {k: v for k, v in mine.items() if k != "messages"} == scheduled
+        assert [t.name for t in ours.tasks] == [t.name for t in theirs.tasks] == ["model"]
+        shapes = [
+            [
+                (m.type, getattr(m, "tool_call_id", None), m.content)
+                for m in state.values["messages"]
+            ]
+            for state in (ours, theirs)
+        ]
+        assert shapes[0] == shapes[1]
+        mine, reference = (checkpointer.get_tuple(config(t)).checkpoint for t in ("ours", "theirs"))
+        for checkpoint in (mine, reference):
+            del checkpoint["channel_values"]["messages"]
+        assert mine["channel_values"] == reference["channel_values"]
+        moved = [
+            {c for c, v in checkpoint["channel_versions"].items() if v != earlier.get(c)}
+            for checkpoint, earlier in zip((mine, reference), before, strict=True)
+        ]
+        assert moved[0] == moved[1]
 
 
 def test_a_stuck_thread_goes_on_with_invoke_none(store: tuple[str, Saver], tmp_path: Path) -> None:
