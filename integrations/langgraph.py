@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -56,6 +56,7 @@ from .checkpoint_values import (
     is_delta_snapshot,
     is_messages,
     load_messages,
+    send_argument,
 )
 from .store_files import StoreError, existing_sqlite, tables, without_secrets
 from .stores import STORE_KINDS, StoreThread
@@ -150,7 +151,7 @@ class ToolStep:
             step leads (the model's node, in a ReAct loop), as those tasks recorded it.
         errors: The error the store recorded for a call whose task raised (LangGraph's
             error write, as stored: the exception's ``repr``), by call id; only where the
-            data says which call it was (one failed task, one call without a result).
+            data says which call it was (`_with_errors`).
     """
 
     calls: tuple[dict[str, Any], ...]
@@ -170,10 +171,18 @@ class ToolStep:
         ]
 
 
-def read_thread(thread_id: str, namespace: str, saved: CheckpointTuple) -> Thread:
+def read_thread(
+    thread_id: str,
+    namespace: str,
+    saved: CheckpointTuple,
+    *,
+    task_paths: Mapping[str, str] | None = None,
+) -> Thread:
     """The thread of a checkpoint as the checkpointer read it: its messages loaded (only
     they), with the results its pending writes hold; whether it waits for a human; the tool
-    step it schedules, if it does."""
+    step it schedules, if it does. ``task_paths``: the task path the store recorded with the
+    error write of each task that raised, by task id (`CheckpointStore`'s query), which says
+    which ``Send`` the task ran."""
     writes = saved.pending_writes or []
     waiting = any(channel == INTERRUPT for _, channel, _ in writes)
     failed = {task for task, channel, _ in writes if channel == ERROR}
@@ -191,7 +200,7 @@ def read_thread(thread_id: str, namespace: str, saved: CheckpointTuple) -> Threa
     except Unloadable as exc:
         return Thread(thread_id, namespace, saved, None, unloadable=str(exc), waiting=waiting)
     if step is not None:
-        step = _with_errors(step, messages, [v for _, c, v in writes if c == ERROR])
+        step = _with_errors(step, saved, messages, task_paths or {})
     return Thread(thread_id, namespace, saved, messages, waiting=waiting, step=step)
 
 
@@ -221,16 +230,55 @@ def _tool_step(saved: CheckpointTuple, messages: list[BaseMessage]) -> ToolStep 
     return ToolStep(calls, scheduled, successors, {})
 
 
-def _with_errors(step: ToolStep, messages: list[BaseMessage], stored: list[Any]) -> ToolStep:
-    """``step`` with the error the store recorded for its one call without a result, when
-    exactly one of its tasks raised: the data then says which call raised what. The error is
-    the text LangGraph stored (nothing is constructed from it); a value that is not text
-    is not used."""
+def _with_errors(
+    step: ToolStep,
+    saved: CheckpointTuple,
+    messages: list[BaseMessage],
+    task_paths: Mapping[str, str],
+) -> ToolStep:
+    """``step`` with the errors the store recorded for its calls without a result, where the
+    data says which call raised what: a task that raised ran the ``Send`` its task path
+    numbers, whose argument names one open call; or the step had one task that raised and
+    one call left without a result. The error is the text LangGraph stored (nothing is
+    constructed from it); a value that is not text is not used."""
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    open_calls = [c["id"] for c in step.calls if c.get("id") not in answered]
-    if len(stored) != 1 or len(open_calls) != 1 or not isinstance(stored[0], str):
-        return step
-    return ToolStep(step.calls, step.scheduled, step.successors, {open_calls[0]: stored[0]})
+    open_ids = [str(c["id"]) for c in step.calls if c.get("id") not in answered]
+    failed = [
+        (task, value) for task, channel, value in saved.pending_writes or [] if channel == ERROR
+    ]
+    if len(failed) == 1 and len(open_ids) == 1:
+        found = {open_ids[0]: failed[0][1]}
+    else:
+        sends = saved.checkpoint["channel_values"].get(TASKS) or []
+        found = {}
+        for task, value in failed:
+            index = _send_index(task_paths.get(task, ""))
+            if index is not None and index < len(sends):
+                named = _call_ids(send_argument(sends[index]), set(open_ids))
+                if len(named) == 1:
+                    found[named.pop()] = value
+    errors = {call: text for call, text in found.items() if isinstance(text, str)}
+    return ToolStep(step.calls, step.scheduled, step.successors, errors)
+
+
+def _send_index(task_path: str) -> int | None:
+    """The index of the ``Send`` a task ran, from the task path LangGraph stores with its
+    writes (``~__pregel_push, 0000000001, …``); ``None`` for another task's path."""
+    parts = task_path.removeprefix("~").split(", ")
+    if len(parts) < 2 or parts[0] != "__pregel_push" or not parts[1].isdigit():
+        return None
+    return int(parts[1])
+
+
+def _call_ids(value: Any, ids: set[str]) -> set[str]:
+    """The ids of ``ids`` that plain data ``value`` (lists and dicts, as a ``Send``'s
+    argument is read) holds as a call's ``id``."""
+    if isinstance(value, list):
+        return set().union(*(_call_ids(item, ids) for item in value))
+    if not isinstance(value, dict):
+        return set()
+    own = {value["id"]} & ids if isinstance(value.get("id"), str) else set()
+    return own.union(*(_call_ids(item, ids) for item in value.values()))
 
 
 def _applied(messages: list[BaseMessage], written: Any) -> list[BaseMessage]:
@@ -347,8 +395,36 @@ class CheckpointStore:
                     why = f"its latest checkpoint cannot be read: {exc}"
                     yield Thread(thread_id, namespace, None, None, unloadable=why)
                     continue
-            if saved is not None:
-                yield read_thread(thread_id, namespace, saved)
+                if saved is None:
+                    continue
+                paths = self._error_task_paths(saved)
+            yield read_thread(thread_id, namespace, saved, task_paths=paths)
+
+    def _error_task_paths(self, saved: CheckpointTuple) -> dict[str, str]:
+        """The task path stored with each error write of ``saved``, by task id (the
+        checkpointer's own reads do not return it); none when it has no error write, or the
+        database predates task paths."""
+        if not any(channel == ERROR for _, channel, _ in saved.pending_writes or []):
+            return {}
+        where = saved.config["configurable"]
+        key = (where["thread_id"], where.get("checkpoint_ns", ""), where["checkpoint_id"], ERROR)
+        if isinstance(self.saver, SqliteSaver):
+            if not self.saver._has_task_path:
+                return {}
+            query = (
+                "SELECT task_id, task_path FROM writes WHERE thread_id = ? AND checkpoint_ns = ? "
+                "AND checkpoint_id = ? AND channel = ?"
+            )
+            with closing(self.saver.conn.execute(query, key)) as rows:
+                return {str(task): str(path) for task, path in rows.fetchall()}
+        conn: Any = self.saver.conn  # type: ignore[attr-defined]
+        with conn.cursor() as cursor:
+            cursor.execute(
+                "SELECT task_id, task_path FROM checkpoint_writes WHERE thread_id = %s "
+                "AND checkpoint_ns = %s AND checkpoint_id = %s AND channel = %s",
+                key,
+            )
+            return {str(row["task_id"]): str(row["task_path"]) for row in cursor}
 
     def write_messages(self, thread: Thread, messages: Sequence[BaseMessage]) -> str:
         """Record ``messages`` as the thread's ``messages`` channel in a new checkpoint whose

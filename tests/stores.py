@@ -370,14 +370,19 @@ def cart_class() -> Any:
 #: The stored error of the trip's failed card payment (docs/stores.md#the-stored-error).
 CARD_ERROR = "card processor timed out"
 
-#: The calls of the trip: a hotel booking that returns and a card payment that raises.
+#: The stored error of the trip's failed car rental.
+CAR_ERROR = "no car left in Oslo"
+
+#: The calls of the trip: a hotel booking that returns, a card payment and a car rental that
+#: raise.
 HOTEL_CALL = {"name": "book_hotel", "args": {"city": "Oslo"}, "id": "call_hotel"}
 CARD_CALL = {"name": "charge_card", "args": {"amount": 40}, "id": "call_card"}
+CAR_CALL = {"name": "rent_car", "args": {"city": "Oslo"}, "id": "call_car"}
 
 
 class Trip:
-    """A real graph over a trip's two tools, ``book_hotel`` (returns a booking) and
-    ``charge_card`` (raises ``card processor timed out``), each counting its runs, with the
+    """A real graph over a trip's tools, ``book_hotel`` (returns a booking), ``charge_card``
+    (raises `CARD_ERROR`) and ``rent_car`` (raises `CAR_ERROR`), each counting its runs, with the
     strict model (`refusing_model`): ``create_agent``'s (``kind="create_agent"``) or a
     ``StateGraph`` ReAct loop that sends each call to the ``tools`` node as its own task
     (``kind="send_loop"``)."""
@@ -401,7 +406,13 @@ class Trip:
             runs.append("charge_card")
             raise RuntimeError(CARD_ERROR)
 
-        tools = [book_hotel, charge_card]
+        @tool
+        def rent_car(city: str) -> str:
+            """Rent a car in ``city``."""
+            runs.append("rent_car")
+            raise RuntimeError(CAR_ERROR)
+
+        tools = [book_hotel, charge_card, rent_car]
         model = refusing_model(replies, self.seen)
         if kind == "create_agent":
             from langchain.agents import create_agent
@@ -454,11 +465,12 @@ TRIP_KINDS = ["create_agent", "send_loop"]
 
 def failed_trip(kind: str, checkpointer: Any, thread_id: str, calls: list[Any]) -> Trip:
     """Leave ``thread_id`` after a tool step that raised: the model made ``calls`` (of
-    `HOTEL_CALL` and `CARD_CALL`) in one reply, ``book_hotel`` returned (its ToolMessage a
-    pending write) and ``charge_card`` raised (an error write)."""
+    `HOTEL_CALL`, `CARD_CALL` and `CAR_CALL`) in one reply, ``book_hotel`` returned (its
+    ToolMessage a pending write), ``charge_card`` and ``rent_car`` raised (an error write
+    each)."""
     from langchain_core.messages import AIMessage, HumanMessage
 
     trip = Trip(kind, checkpointer, [AIMessage("", tool_calls=calls)])
-    with pytest.raises(RuntimeError, match=CARD_ERROR):
+    with pytest.raises(RuntimeError, match=f"{CARD_ERROR}|{CAR_ERROR}"):
         trip.invoke({"messages": [HumanMessage("Book Oslo and pay")]}, thread_id)
     return trip

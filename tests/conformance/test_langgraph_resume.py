@@ -18,6 +18,8 @@ from langgraph.types import Command
 
 from tests.helpers import run
 from tests.stores import (
+    CAR_CALL,
+    CAR_ERROR,
     CARD_CALL,
     CARD_ERROR,
     HOTEL_CALL,
@@ -43,10 +45,18 @@ WAYS: dict[str, Any] = {
 }
 
 #: The calls of the tool step that raised: both in parallel, or the failing one alone.
-STEPS = {"parallel": [HOTEL_CALL, CARD_CALL], "single": [CARD_CALL]}
+STEPS = {
+    "parallel": [HOTEL_CALL, CARD_CALL],
+    "single": [CARD_CALL],
+    "two failed": [HOTEL_CALL, CARD_CALL, CAR_CALL],
+}
 
-#: What LangGraph stores as the card task's error (its error write: the exception's repr).
-STORED_ERROR = repr(RuntimeError(CARD_ERROR))
+#: What LangGraph stores as a failed task's error (its error write: the exception's repr), by
+#: the call the task ran.
+STORED_ERRORS = {
+    "call_card": repr(RuntimeError(CARD_ERROR)),
+    "call_car": repr(RuntimeError(CAR_ERROR)),
+}
 
 REPLY = AIMessage("The hotel is booked; the card payment failed.")
 
@@ -79,10 +89,14 @@ def test_no_tool_runs_again_after_fix(
         assert {c: len(answered[c]) for c in answered} == {c["id"]: 1 for c in calls}
         if step == "parallel":
             assert answered["call_hotel"][0].content == "booked Oslo: H-1"
-        assert answered["call_card"][0].content == STORED_ERROR  # the stored error, as stored
+        for call, error in STORED_ERRORS.items():  # each failed call: its stored error
+            assert [m.content for m in answered.get(call, [])] == (
+                [error] if call in answered else []
+            )
+        assert "call_card" in answered
         for seen in trip.seen:  # what the model was sent: one result per call
             assert {c: len(r) for c, r in results(seen).items()} == {c["id"]: 1 for c in calls}
-        if way == "new input" or step == "parallel":  # the model goes on
+        if way == "new input" or step != "single":  # the model goes on
             assert len(trip.seen) == 1
             assert state["messages"][-1].content == REPLY.content
         else:  # no finished task says where the step leads: the thread waits for input
@@ -101,7 +115,8 @@ def test_the_unfixed_thread_retries_only_the_failed_call(
     with saver() as checkpointer:
         failed_trip(kind, checkpointer, "trip", STEPS["parallel"])
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    again = f"invoke(None) runs again: charge_card (call_card), which raised {STORED_ERROR}"
+    stored = STORED_ERRORS["call_card"]
+    again = f"invoke(None) runs again: charge_card (call_card), which raised {stored}"
     assert f"{url}#trip: /: warning: {again}" in checked.stderr, checked.show()
     machine = run(["check", "--output-format", "json", url], cwd=tmp_path, expect=1)
     warnings = [r for r in json.loads(machine.stdout) if r["kind"] == "warning"]
