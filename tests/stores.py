@@ -383,9 +383,10 @@ CAR_CALL = {"name": "rent_car", "args": {"city": "Oslo"}, "id": "call_car"}
 class Trip:
     """A real graph over a trip's tools, ``book_hotel`` (returns a booking), ``charge_card``
     (raises `CARD_ERROR`) and ``rent_car`` (raises `CAR_ERROR`), each counting its runs, with the
-    strict model (`refusing_model`): ``create_agent``'s (``kind="create_agent"``) or a
+    strict model (`refusing_model`): ``create_agent``'s (``kind="create_agent"``), a
     ``StateGraph`` ReAct loop that sends each call to the ``tools`` node as its own task
-    (``kind="send_loop"``)."""
+    (``kind="send_loop"``), or one whose edge leads to LangGraph's ``ToolNode``, which runs
+    every call of a reply in one task (``kind="tool_node"``)."""
 
     def __init__(self, kind: str, checkpointer: Any, replies: list[Any]) -> None:
         from langchain_core.tools import tool
@@ -419,19 +420,21 @@ class Trip:
 
             self.graph = create_agent(model, tools=tools, checkpointer=checkpointer)
         else:
-            self.graph = _send_loop(model, tools, checkpointer)
+            self.graph = _react_loop(model, tools, checkpointer, send=kind == "send_loop")
 
     def invoke(self, given: Any, thread_id: str) -> Any:
         return self.graph.invoke(given, config(thread_id))
 
 
-def _send_loop(model: Any, tools: list[Any], checkpointer: Any) -> Any:
-    """A ``StateGraph`` ReAct loop: the model's node, then one ``Send`` to ``tools`` per call
-    of its reply, then the model again."""
+def _react_loop(model: Any, tools: list[Any], checkpointer: Any, *, send: bool) -> Any:
+    """A ``StateGraph`` ReAct loop: the model's node, then the ``tools`` node (one ``Send``
+    per call of its reply with ``send``, else LangGraph's ``ToolNode`` for them all), then the
+    model again."""
     from typing import Annotated, TypedDict
 
     from langgraph.graph import END, START, StateGraph
     from langgraph.graph.message import add_messages
+    from langgraph.prebuilt import ToolNode, tools_condition
     from langgraph.types import Send
 
     by_name = {t.name: t for t in tools}
@@ -452,9 +455,9 @@ def _send_loop(model: Any, tools: list[Any], checkpointer: Any) -> Any:
 
     graph = StateGraph(LoopState)
     graph.add_node("model", call_model)
-    graph.add_node("tools", run_tool)
+    graph.add_node("tools", run_tool if send else ToolNode(tools))
     graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", route, ["tools", END])
+    graph.add_conditional_edges("model", route if send else tools_condition, ["tools", END])
     graph.add_edge("tools", "model")
     return graph.compile(checkpointer=checkpointer)
 

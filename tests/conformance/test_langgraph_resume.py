@@ -105,6 +105,30 @@ def test_no_tool_runs_again_after_fix(
     run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
 
 
+@pytest.mark.parametrize("way", WAYS)
+def test_a_tool_node_step_is_completed(store: tuple[str, Saver], tmp_path: Path, way: str) -> None:
+    """LangGraph's ``ToolNode`` runs both calls in one task, scheduled by an edge
+    (``branch:to:tools``), and the task fails whole: no result is stored, and nothing says
+    where the step leads. After the fix no tool runs again, each call has one result, and
+    the thread goes on with new input."""
+    url, saver = store
+    calls = STEPS["parallel"]
+    with saver() as checkpointer:
+        failed_trip("tool_node", checkpointer, "trip", calls)
+        values = checkpointer.get_tuple(config("trip")).checkpoint["channel_values"]
+        assert "branch:to:tools" in values
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        trip = Trip("tool_node", checkpointer, [REPLY])
+        assert trip.graph.get_state(config("trip")).next == ()
+        state = trip.invoke(WAYS[way], "trip")
+        assert trip.runs == []
+        answered = results(state["messages"])
+        assert {c: len(answered[c]) for c in answered} == {c["id"]: 1 for c in calls}
+        assert len(trip.seen) == (1 if way == "new input" else 0)
+    run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
 @pytest.mark.parametrize("kind", TRIP_KINDS)
 def test_the_unfixed_thread_retries_only_the_failed_call(
     store: tuple[str, Saver], tmp_path: Path, kind: str
