@@ -29,6 +29,10 @@ from .store_files import StoreError
 #: LangGraph's msgpack extension code of a ``DeltaChannel``'s snapshot (``EXT_DELTA_SNAPSHOT``).
 DELTA_SNAPSHOT = 7
 
+#: LangGraph's msgpack extension code of a value rebuilt from its module, name and positional
+#: arguments (``EXT_CONSTRUCTOR_POS_ARGS``), as a ``Send`` is stored.
+CONSTRUCTOR_POS_ARGS = 1
+
 
 class Unloadable(StoreError):
     """A value toolpatch must read (a message) is of a type it does not load."""
@@ -131,6 +135,26 @@ class DeltaSnapshot:
 def is_delta_snapshot(value: Any) -> bool:
     """Whether a stored value is a ``DeltaChannel``'s snapshot."""
     return isinstance(value, DeltaSnapshot)
+
+
+def send_argument(value: Any) -> Any:
+    """The argument of a stored ``Send`` (a value of LangGraph's ``__pregel_tasks``), read as
+    plain data from its msgpack extension without constructing the ``Send`` (extensions
+    inside it stay opaque ``ormsgpack.Ext`` values); ``None`` when ``value`` is no ``Send``."""
+    if not isinstance(value, ormsgpack.Ext):
+        return None
+    # an Ext shows neither its code nor its data: packed again, they are read back as such
+    code, data = ormsgpack.unpackb(ormsgpack.packb(value), ext_hook=lambda *read: read)
+    if code != CONSTRUCTOR_POS_ARGS:
+        return None
+    try:
+        stored = ormsgpack.unpackb(data, ext_hook=_kept, option=ormsgpack.OPT_NON_STR_KEYS)
+    except (ValueError, TypeError):  # torn msgpack
+        return None
+    if not isinstance(stored, list) or stored[:2] != ["langgraph.types", "Send"]:
+        return None
+    arguments = stored[2] if len(stored) > 2 else None
+    return arguments[1] if isinstance(arguments, list) and len(arguments) > 1 else None
 
 
 def _kept(code: int, data: bytes) -> Any:

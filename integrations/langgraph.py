@@ -15,8 +15,12 @@ Why not ``update_state`` itself: it needs the application's compiled graph, whic
 not have, and it runs the written values through the channel's reducer, which for
 ``add_messages`` appends a new ``ToolMessage`` at the end of the list, after the turns that
 followed the call, where the provider still refuses it. The repair needs the answer right
-after its call, so the new checkpoint holds the whole repaired list; every other channel, and
-what the graph would run next, is the latest checkpoint's.
+after its call, so the new checkpoint holds the whole repaired list; every other channel is
+the latest checkpoint's. When the latest checkpoint schedules the tool step of its last
+message's calls (some of which ran, one of which raised or was cut off), the new checkpoint
+completes that step as ``update_state(..., as_node=<the tool node>)`` would: nothing of it is
+left for ``invoke(None)`` or ``Command(resume=...)`` to run again
+(docs/stores.md#what-fix-writes-and-how-a-thread-goes-on).
 
 A store is named by a URL (`parse_url`): ``langgraph+sqlite:///relative.sqlite``,
 ``langgraph+sqlite:////absolute/path.sqlite``, ``langgraph+postgresql://user:pass@host/db``.
@@ -28,16 +32,17 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any, cast
 
 from patchcore.extras import MissingExtra
 
 try:
-    from langchain_core.messages import BaseMessage
+    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
     from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, copy_checkpoint
     from langgraph.checkpoint.base.id import uuid6
     from langgraph.checkpoint.sqlite import SqliteSaver
@@ -51,6 +56,7 @@ from .checkpoint_values import (
     is_delta_snapshot,
     is_messages,
     load_messages,
+    send_argument,
 )
 from .store_files import StoreError, existing_sqlite, tables, without_secrets
 from .stores import STORE_KINDS, StoreThread
@@ -63,6 +69,12 @@ MESSAGES = "messages"
 #: ``INTERRUPT`` and ``ERROR``): a pending write to the first makes a thread wait for a human.
 INTERRUPT = "__interrupt__"
 ERROR = "__error__"
+
+#: The channels that schedule a step's tasks: LangGraph's ``TASKS`` (a ``Topic`` of the
+#: ``Send``s, one task each) and the ``branch:to:<node>`` channels (``EphemeralValue``s, one
+#: per node an edge leads to). Both are emptied when the step completes.
+TASKS = "__pregel_tasks"
+BRANCH = "branch:to:"
 
 #: The URL prefixes of the stores, by backend.
 SQLITE = "langgraph+sqlite://"
@@ -106,6 +118,7 @@ class Thread:
     messages: list[BaseMessage] | None
     unloadable: str | None = None
     waiting: bool = False
+    step: ToolStep | None = None
 
     @property
     def label(self) -> str:
@@ -124,9 +137,52 @@ class Thread:
         return MESSAGES in counters or any(map(is_delta_snapshot, values.values()))
 
 
-def read_thread(thread_id: str, namespace: str, saved: CheckpointTuple) -> Thread:
+@dataclass(frozen=True, slots=True)
+class ToolStep:
+    """The step a thread's latest checkpoint schedules to run the calls of its last message
+    (an ``AIMessage`` with ``tool_calls``), some of whose tasks may have run: what
+    ``invoke(None)`` would run again, and what the repair must complete
+    (docs/stores.md#what-fix-writes-and-how-a-thread-goes-on).
+
+    Attributes:
+        calls: The calls of that message, as it holds them.
+        scheduled: The channels that schedule the step (`TASKS`, ``branch:to:*``) with a value.
+        successors: The ``branch:to:*`` channels the step's finished tasks wrote: where the
+            step leads (the model's node, in a ReAct loop), as those tasks recorded it.
+        errors: The error the store recorded for a call whose task raised (LangGraph's
+            error write, as stored: the exception's ``repr``), by call id; only where the
+            data says which call it was (`_with_errors`).
+    """
+
+    calls: tuple[dict[str, Any], ...]
+    scheduled: tuple[str, ...]
+    successors: tuple[str, ...]
+    errors: dict[str, str]
+
+    def runs_again(self, messages: Sequence[BaseMessage]) -> list[str]:
+        """The calls ``invoke(None)`` would run again: those without a result in
+        ``messages`` (the stored ones with the pending writes added), as report text."""
+        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        return [
+            f"{call.get('name')} ({call.get('id')})"
+            + (f", which raised {self.errors[call['id']]}" if call.get("id") in self.errors else "")
+            for call in self.calls
+            if call.get("id") not in answered
+        ]
+
+
+def read_thread(
+    thread_id: str,
+    namespace: str,
+    saved: CheckpointTuple,
+    *,
+    task_paths: Mapping[str, str] | None = None,
+) -> Thread:
     """The thread of a checkpoint as the checkpointer read it: its messages loaded (only
-    they), with the results its pending writes hold; whether it waits for a human."""
+    they), with the results its pending writes hold; whether it waits for a human; the tool
+    step it schedules, if it does. ``task_paths``: the task path the store recorded with the
+    error write of each task that raised, by task id (`CheckpointStore`'s query), which says
+    which ``Send`` the task ran."""
     writes = saved.pending_writes or []
     waiting = any(channel == INTERRUPT for _, channel, _ in writes)
     failed = {task for task, channel, _ in writes if channel == ERROR}
@@ -137,12 +193,92 @@ def read_thread(thread_id: str, namespace: str, saved: CheckpointTuple) -> Threa
         messages = load_messages(value)
         if not is_messages(messages):
             return Thread(thread_id, namespace, saved, None, waiting=waiting)
+        step = _tool_step(saved, messages)
         for task, channel, written in writes:
             if channel == MESSAGES and task not in failed:
                 messages = _applied(messages, load_messages(written))
     except Unloadable as exc:
         return Thread(thread_id, namespace, saved, None, unloadable=str(exc), waiting=waiting)
-    return Thread(thread_id, namespace, saved, messages, waiting=waiting)
+    if step is not None:
+        step = _with_errors(step, saved, messages, task_paths or {})
+    return Thread(thread_id, namespace, saved, messages, waiting=waiting, step=step)
+
+
+def _tool_step(saved: CheckpointTuple, messages: list[BaseMessage]) -> ToolStep | None:
+    """The tool step ``saved`` schedules: its stored messages end with the model's calls and
+    a channel that schedules tasks holds a value (a ``Send`` per call, or an edge to a tool
+    node); ``None`` otherwise (the thread got new input since, or its graph ended there)."""
+    values = saved.checkpoint["channel_values"]
+    scheduled = tuple(
+        channel
+        for channel, value in values.items()
+        if (channel == TASKS and value) or channel.startswith(BRANCH)
+    )
+    last = messages[-1] if messages else None
+    if not scheduled or not isinstance(last, AIMessage) or not last.tool_calls:
+        return None
+    writes = saved.pending_writes or []
+    unfinished = {task for task, channel, _ in writes if channel in (ERROR, INTERRUPT)}
+    successors = tuple(
+        dict.fromkeys(
+            channel
+            for task, channel, _ in writes
+            if channel.startswith(BRANCH) and task not in unfinished
+        )
+    )
+    calls = tuple(dict(call) for call in last.tool_calls)
+    return ToolStep(calls, scheduled, successors, {})
+
+
+def _with_errors(
+    step: ToolStep,
+    saved: CheckpointTuple,
+    messages: list[BaseMessage],
+    task_paths: Mapping[str, str],
+) -> ToolStep:
+    """``step`` with the errors the store recorded for its calls without a result, where the
+    data says which call raised what: a task that raised ran the ``Send`` its task path
+    numbers, whose argument names one open call; or the step had one task that raised and
+    one call left without a result. The error is the text LangGraph stored (nothing is
+    constructed from it); a value that is not text is not used."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    open_ids = [str(c["id"]) for c in step.calls if c.get("id") not in answered]
+    failed = [
+        (task, value) for task, channel, value in saved.pending_writes or [] if channel == ERROR
+    ]
+    if len(failed) == 1 and len(open_ids) == 1:
+        found = {open_ids[0]: failed[0][1]}
+    else:
+        sends = saved.checkpoint["channel_values"].get(TASKS) or []
+        found = {}
+        for task, value in failed:
+            index = _send_index(task_paths.get(task, ""))
+            if index is not None and index < len(sends):
+                named = _call_ids(send_argument(sends[index]), set(open_ids))
+                if len(named) == 1:
+                    found[named.pop()] = value
+    errors = {call: text for call, text in found.items() if isinstance(text, str)}
+    return ToolStep(step.calls, step.scheduled, step.successors, errors)
+
+
+def _send_index(task_path: str) -> int | None:
+    """The index of the ``Send`` a task ran, from the task path LangGraph stores with its
+    writes (``~__pregel_push, 0000000001, …``); ``None`` for another task's path."""
+    parts = task_path.removeprefix("~").split(", ")
+    if len(parts) < 2 or parts[0] != "__pregel_push" or not parts[1].isdigit():
+        return None
+    return int(parts[1])
+
+
+def _call_ids(value: Any, ids: set[str]) -> set[str]:
+    """The ids of ``ids`` that plain data ``value`` (lists and dicts, as a ``Send``'s
+    argument is read) holds as a call's ``id``."""
+    if isinstance(value, list):
+        return set().union(*(_call_ids(item, ids) for item in value))
+    if not isinstance(value, dict):
+        return set()
+    own = {value["id"]} & ids if isinstance(value.get("id"), str) else set()
+    return own.union(*(_call_ids(item, ids) for item in value.values()))
 
 
 def _applied(messages: list[BaseMessage], written: Any) -> list[BaseMessage]:
@@ -259,13 +395,44 @@ class CheckpointStore:
                     why = f"its latest checkpoint cannot be read: {exc}"
                     yield Thread(thread_id, namespace, None, None, unloadable=why)
                     continue
-            if saved is not None:
-                yield read_thread(thread_id, namespace, saved)
+                if saved is None:
+                    continue
+                paths = self._error_task_paths(saved)
+            yield read_thread(thread_id, namespace, saved, task_paths=paths)
+
+    def _error_task_paths(self, saved: CheckpointTuple) -> dict[str, str]:
+        """The task path stored with each error write of ``saved``, by task id (the
+        checkpointer's own reads do not return it); none when it has no error write, or the
+        database predates task paths."""
+        if not any(channel == ERROR for _, channel, _ in saved.pending_writes or []):
+            return {}
+        where = saved.config["configurable"]
+        key = (where["thread_id"], where.get("checkpoint_ns", ""), where["checkpoint_id"], ERROR)
+        if isinstance(self.saver, SqliteSaver):
+            if not self.saver._has_task_path:
+                return {}
+            query = (
+                "SELECT task_id, task_path FROM writes WHERE thread_id = ? AND checkpoint_ns = ? "
+                "AND checkpoint_id = ? AND channel = ?"
+            )
+            with closing(self.saver.conn.execute(query, key)) as rows:
+                return {str(task): str(path) for task, path in rows.fetchall()}
+        conn: Any = self.saver.conn  # type: ignore[attr-defined]
+        with conn.cursor() as cursor:
+            cursor.execute(
+                "SELECT task_id, task_path FROM checkpoint_writes WHERE thread_id = %s "
+                "AND checkpoint_ns = %s AND checkpoint_id = %s AND channel = %s",
+                key,
+            )
+            return {str(row["task_id"]): str(row["task_path"]) for row in cursor}
 
     def write_messages(self, thread: Thread, messages: Sequence[BaseMessage]) -> str:
         """Record ``messages`` as the thread's ``messages`` channel in a new checkpoint whose
         parent is the one ``thread`` was read from, as ``update_state`` records an update;
-        returns the new checkpoint's id.
+        returns the new checkpoint's id. When the thread's latest checkpoint schedules a tool
+        step (`ToolStep`), the new checkpoint completes it, as ``update_state(...,
+        as_node=<the tool node>)`` does: nothing of it is left to run again, and it leads
+        where its finished tasks led (docs/stores.md#what-fix-writes-and-how-a-thread-goes-on).
 
         Raises:
             ThreadMoved: The thread's latest checkpoint is no longer the one it was read from
@@ -285,20 +452,27 @@ class CheckpointStore:
         step = saved.metadata.get("step", -1)
         # as update_state: one version past the highest of any channel (`apply_writes`)
         version = self.saver.get_next_version(max(versions.values()) if versions else None, None)
-        versions[MESSAGES] = version
-        checkpoint["channel_values"][MESSAGES] = [_with_id(m) for m in messages]
+        values = checkpoint["channel_values"]
+        values[MESSAGES] = [_with_id(m) for m in messages]
+        written = [MESSAGES, *_completed(values, thread.step)]
+        for channel in written:
+            versions[channel] = version
         checkpoint["id"] = str(uuid6(clock_seq=step + 1))
         checkpoint["ts"] = datetime.now(timezone.utc).isoformat()
-        checkpoint["updated_channels"] = [MESSAGES]
+        # as update_state: no list of updated channels, so that the next run weighs every
+        # node's triggers by their versions (a list would narrow it to those channels' nodes)
+        checkpoint["updated_channels"] = None
         metadata: dict[str, Any] = {
             "source": "update",
             "step": step + 1,
             "parents": saved.metadata.get("parents", {}),
         }
         with self.driver_errors():
-            return self._put(thread, checkpoint, metadata, version)
+            return self._put(thread, checkpoint, metadata, dict.fromkeys(written, version))
 
-    def _put(self, thread: Thread, checkpoint: Any, metadata: dict[str, Any], version: Any) -> str:
+    def _put(
+        self, thread: Thread, checkpoint: Any, metadata: dict[str, Any], versions: dict[str, Any]
+    ) -> str:
         """Write the repair checkpoint, after reading the thread's latest again."""
         saved = thread.saved
         assert saved is not None  # `write_messages` checked
@@ -310,7 +484,7 @@ class CheckpointStore:
                 f"{saved.checkpoint['id']}, {now}): nothing written, run it again"
             )
             raise ThreadMoved(msg)
-        written = self.saver.put(saved.config, checkpoint, metadata, {MESSAGES: version})  # type: ignore[arg-type]
+        written = self.saver.put(saved.config, checkpoint, metadata, versions)  # type: ignore[arg-type]
         return str(written["configurable"]["checkpoint_id"])
 
     def _pairs(self) -> list[tuple[str, str]]:
@@ -322,6 +496,24 @@ class CheckpointStore:
         with conn.cursor() as cursor:
             cursor.execute(self._pairs_query)
             return [(str(row["thread_id"]), str(row["checkpoint_ns"])) for row in cursor]
+
+
+def _completed(values: dict[str, Any], step: ToolStep | None) -> list[str]:
+    """Complete ``step`` in a checkpoint's ``values`` as LangGraph completes a step (its
+    ``apply_writes``, as ``update_state(..., as_node=...)`` runs it): the channels that
+    scheduled it are emptied (the ``Send``s consumed, the edges to its nodes cleared), and the
+    ``branch:to:*`` channels its finished tasks wrote are written; returns the channels
+    changed. Nothing is left to run of the step, so no tool of it runs again."""
+    if step is None:
+        return []
+    for channel in step.scheduled:
+        if channel == TASKS:
+            values[TASKS] = []  # a Topic's empty value, as LangGraph stores it
+        else:
+            del values[channel]
+    for channel in step.successors:
+        values[channel] = None  # an edge's value (LangGraph writes None to it)
+    return list(dict.fromkeys([*step.scheduled, *step.successors]))
 
 
 class _ExistingSqliteSaver(SqliteSaver):
@@ -424,6 +616,14 @@ WAITING = (
 )
 
 
+#: What check says of a thread whose latest checkpoint schedules a tool step that did not
+#: finish (docs/stores.md#what-fix-writes-and-how-a-thread-goes-on).
+RERUNS = (
+    "invoke(None) runs again: {calls}; fix answers them and completes the step, so that no "
+    "tool of it runs again"
+)
+
+
 def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: bool) -> StoreThread:
     """``thread`` as the stores' interface takes it."""
     import patchcore
@@ -439,8 +639,12 @@ def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: boo
         made.messages = thread.messages
         made.waiting = WAITING if thread.waiting and not answer_waiting else None
         made.check = patchcore.check_base_messages
-        made.fix = patchcore.fix_base_messages
+        errors = thread.step.errors if thread.step is not None else None
+        made.fix = partial(patchcore.fix_base_messages, errors=errors)
         made.shown = _message_line
+        again = thread.step.runs_again(thread.messages) if thread.step else []
+        if again and made.waiting is None:
+            made.reruns = RERUNS.format(calls="; ".join(again))
 
         def writer(repaired: list[Any]) -> None:
             store.write_messages(thread, repaired)

@@ -47,6 +47,8 @@ class StoreThread:
         error: Why it cannot be checked (an error of this input), if so.
         skipped: Why it is passed over (no history), if it is.
         waiting: Why it is left as it is though a call is open (it waits for a human), if so.
+        reruns: What resuming it as it is would run again (a LangGraph thread whose tool
+            step did not finish), a warning of its check, if so.
         check: patchcore's check of ``messages`` (``check_messages`` or
             ``check_base_messages``).
         fix: patchcore's repair of ``messages``.
@@ -63,6 +65,7 @@ class StoreThread:
     error: str | None = None
     skipped: str | None = None
     waiting: str | None = None
+    reruns: str | None = None
     check: Callable[..., list[Finding]] | None = field(default=None, repr=False)
     fix: Callable[..., Any] | None = field(default=None, repr=False)
     shown: Callable[[Any], str] = field(default=lambda m: json.dumps(m), repr=False)
@@ -105,7 +108,8 @@ def evaluate(thread: StoreThread, *, options: Options, fix: bool) -> Evaluation:
     assert thread.check is not None and thread.fix is not None
     if not fix:
         findings = thread.check(messages, options=options)
-        return Evaluation(_result(thread, len(messages), findings, (), findings))
+        result = _result(thread, len(messages), findings, (), findings, reruns=thread.reruns)
+        return Evaluation(result)
     repair = thread.fix(messages, options=options)
     repaired = list(repair.value)
     if thread.appended:
@@ -148,6 +152,7 @@ def _result(
     remaining: Sequence[Finding],
     *,
     note: str | None = None,
+    reruns: str | None = None,
 ) -> Result:
     listed = Conversation(
         pointer="",
@@ -158,9 +163,11 @@ def _result(
         warning=note is not None,
         findings=tuple(findings),
     )
+    # what resuming would run again: a warning of its own, beside the thread's findings
+    warned = Conversation("", None, None, 0, note=reruns, warning=True)
     return Result(
         layout=thread.layout,
-        conversations=(listed,),
+        conversations=(listed, warned) if reruns is not None else (listed,),
         findings=tuple(findings),
         fixed=tuple(fixed),
         remaining=tuple(remaining),

@@ -105,6 +105,7 @@ def fix_base_messages(
     *,
     options: Options | None = None,
     repair_callback: RepairCallback | None = None,
+    errors: Mapping[str, str] | None = None,
 ) -> Repair[list[BaseMessage]]:
     """Answer dangling calls with synthetic ``ToolMessage(status="error")`` objects.
 
@@ -113,6 +114,10 @@ def fix_base_messages(
 
     ``repair_callback`` (`RepairCallback`) builds each synthetic result instead, from the call
     it answers; it goes where toolpatch's own would (docs/langchain.md#building-the-results).
+
+    ``errors`` maps a call id to the error recorded for that call (a LangGraph checkpoint's
+    error write of the task that ran it, docs/stores.md#the-stored-error): its result says
+    that error instead of a made-up text, whatever ``repair_callback`` would build.
 
     Returns:
         A `Repair` whose ``value`` is a new list: the original message objects (untouched) with
@@ -144,7 +149,7 @@ def fix_base_messages(
     for edit in unique_edits(fixed):
         if isinstance(edit, Insert):  # new ToolMessages are built by langchain-core itself
             values = tuple(
-                _built(v, answered, repair_callback) if isinstance(v, dict) else v
+                _built(v, answered, repair_callback, errors or {}) if isinstance(v, dict) else v
                 for v in edit.values
             )
             edit = Insert(edit.array, edit.index, values)
@@ -178,17 +183,22 @@ def _built(
     value: dict[str, Any],
     answered: dict[str, list[Mapping[str, Any]]],
     repair_callback: RepairCallback | None,
+    errors: Mapping[str, str],
 ) -> ToolMessage:
-    """The ``ToolMessage`` of a planned synthetic result: ``value``'s fields, or what
-    ``repair_callback`` builds for the call it answers.
+    """The ``ToolMessage`` of a planned synthetic result: the error recorded for its call
+    (``errors``), else ``value``'s fields, or what ``repair_callback`` builds for the call it
+    answers.
 
     Raises:
         TypeError: The callback's result is no ``ToolMessage`` for that call's id.
     """
     pending = answered.get(value["tool_call_id"])
-    if repair_callback is None or not pending:
+    call = pending.pop(0) if pending else None
+    recorded = errors.get(value["tool_call_id"])
+    if recorded is not None:
+        return ToolMessage(**{**value, "content": recorded})
+    if repair_callback is None or call is None:
         return ToolMessage(**value)
-    call = pending.pop(0)
     built = repair_callback(dict(call))  # a copy: the state's message is not the callback's
     if not isinstance(built, ToolMessage) or built.tool_call_id != call.get("id"):
         got = type(built).__name__

@@ -49,10 +49,24 @@ def unanswered_calls(messages: Sequence[Any]) -> list[str]:
     return open_ids
 
 
+#: What Anthropic answers a history with two results for one call (the 400's message).
+DUPLICATE_REFUSAL = (
+    "each tool_use must have a single result. Found multiple `tool_result` blocks with id: {id}"
+)
+
+
+def duplicate_results(messages: Sequence[Any]) -> list[str]:
+    """The ids of calls answered more than once (the providers refuse them)."""
+    from langchain_core.messages import ToolMessage
+
+    ids = [m.tool_call_id for m in messages if isinstance(m, ToolMessage)]
+    return sorted({i for i in ids if ids.count(i) > 1})
+
+
 def refusing_model(replies: list[Any], seen: list[list[Any]]) -> Any:
     """A LangChain chat model that answers with ``replies`` (``AIMessage``s, in turn) and
-    refuses a history with an unanswered tool call as the provider does; ``seen`` gets every
-    history it is sent."""
+    refuses a history with an unanswered tool call, or a call answered twice, as the providers
+    do; ``seen`` gets every history it is sent."""
     from langchain_core.language_models import BaseChatModel
     from langchain_core.outputs import ChatGeneration, ChatResult
 
@@ -70,6 +84,8 @@ def refusing_model(replies: list[Any], seen: list[list[Any]]) -> Any:
             seen.append(list(messages))
             if open_ids := unanswered_calls(messages):
                 raise ProviderRefused("400 " + OPENAI_REFUSAL.format(ids=", ".join(open_ids)))
+            if twice := duplicate_results(messages):
+                raise ProviderRefused("400 " + DUPLICATE_REFUSAL.format(id=twice[0]))
             return ChatResult(generations=[ChatGeneration(message=self.replies.pop(0))])
 
     return RefusingChatModel(replies=list(replies))
@@ -349,3 +365,115 @@ def cart_class() -> Any:
         module.Cart = Cart  # type: ignore[attr-defined]
         sys.modules[module.__name__] = module
     return module.Cart
+
+
+#: The stored error of the trip's failed card payment (docs/stores.md#the-stored-error).
+CARD_ERROR = "card processor timed out"
+
+#: The stored error of the trip's failed car rental.
+CAR_ERROR = "no car left in Oslo"
+
+#: The calls of the trip: a hotel booking that returns, a card payment and a car rental that
+#: raise.
+HOTEL_CALL = {"name": "book_hotel", "args": {"city": "Oslo"}, "id": "call_hotel"}
+CARD_CALL = {"name": "charge_card", "args": {"amount": 40}, "id": "call_card"}
+CAR_CALL = {"name": "rent_car", "args": {"city": "Oslo"}, "id": "call_car"}
+
+
+class Trip:
+    """A real graph over a trip's tools, ``book_hotel`` (returns a booking), ``charge_card``
+    (raises `CARD_ERROR`) and ``rent_car`` (raises `CAR_ERROR`), each counting its runs, with the
+    strict model (`refusing_model`): ``create_agent``'s (``kind="create_agent"``), a
+    ``StateGraph`` ReAct loop that sends each call to the ``tools`` node as its own task
+    (``kind="send_loop"``), or one whose edge leads to LangGraph's ``ToolNode``, which runs
+    every call of a reply in one task (``kind="tool_node"``)."""
+
+    def __init__(self, kind: str, checkpointer: Any, replies: list[Any]) -> None:
+        from langchain_core.tools import tool
+
+        self.runs: list[str] = []
+        self.seen: list[list[Any]] = []
+        runs = self.runs
+
+        @tool
+        def book_hotel(city: str) -> str:
+            """Book a hotel in ``city``."""
+            runs.append("book_hotel")
+            return f"booked {city}: H-1"
+
+        @tool
+        def charge_card(amount: int) -> str:
+            """Charge ``amount`` to the card."""
+            runs.append("charge_card")
+            raise RuntimeError(CARD_ERROR)
+
+        @tool
+        def rent_car(city: str) -> str:
+            """Rent a car in ``city``."""
+            runs.append("rent_car")
+            raise RuntimeError(CAR_ERROR)
+
+        tools = [book_hotel, charge_card, rent_car]
+        model = refusing_model(replies, self.seen)
+        if kind == "create_agent":
+            from langchain.agents import create_agent
+
+            self.graph = create_agent(model, tools=tools, checkpointer=checkpointer)
+        else:
+            self.graph = _react_loop(model, tools, checkpointer, send=kind == "send_loop")
+
+    def invoke(self, given: Any, thread_id: str) -> Any:
+        return self.graph.invoke(given, config(thread_id))
+
+
+def _react_loop(model: Any, tools: list[Any], checkpointer: Any, *, send: bool) -> Any:
+    """A ``StateGraph`` ReAct loop: the model's node, then the ``tools`` node (one ``Send``
+    per call of its reply with ``send``, else LangGraph's ``ToolNode`` for them all), then the
+    model again."""
+    from typing import Annotated, TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.graph.message import add_messages
+    from langgraph.prebuilt import ToolNode, tools_condition
+    from langgraph.types import Send
+
+    by_name = {t.name: t for t in tools}
+
+    # the call form: a class's annotations would be strings here (`from __future__`), which
+    # the graph resolves in this module's namespace, where add_messages is not
+    LoopState = TypedDict("LoopState", {"messages": Annotated[list[Any], add_messages]})  # noqa: UP013
+
+    def call_model(state: Any) -> Any:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    def route(state: Any) -> Any:
+        calls = getattr(state["messages"][-1], "tool_calls", [])
+        return [Send("tools", call) for call in calls] or END
+
+    def run_tool(call: Any) -> Any:
+        return {"messages": [by_name[call["name"]].invoke({**call, "type": "tool_call"})]}
+
+    graph = StateGraph(LoopState)
+    graph.add_node("model", call_model)
+    graph.add_node("tools", run_tool if send else ToolNode(tools))
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", route if send else tools_condition, ["tools", END])
+    graph.add_edge("tools", "model")
+    return graph.compile(checkpointer=checkpointer)
+
+
+#: The graphs a resume is tried on.
+TRIP_KINDS = ["create_agent", "send_loop"]
+
+
+def failed_trip(kind: str, checkpointer: Any, thread_id: str, calls: list[Any]) -> Trip:
+    """Leave ``thread_id`` after a tool step that raised: the model made ``calls`` (of
+    `HOTEL_CALL`, `CARD_CALL` and `CAR_CALL`) in one reply, ``book_hotel`` returned (its
+    ToolMessage a pending write), ``charge_card`` and ``rent_car`` raised (an error write
+    each)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    trip = Trip(kind, checkpointer, [AIMessage("", tool_calls=calls)])
+    with pytest.raises(RuntimeError, match=f"{CARD_ERROR}|{CAR_ERROR}"):
+        trip.invoke({"messages": [HumanMessage("Book Oslo and pay")]}, thread_id)
+    return trip

@@ -20,12 +20,14 @@ from langgraph.checkpoint.base import copy_checkpoint
 from langgraph.checkpoint.base.id import uuid6
 from langgraph.types import Command
 
-from tests.helpers import run
+from tests.helpers import TP002_TEXT, run, text
 from tests.stores import (
+    CARD_CALL,
     Saver,
     cart_class,
     checkpoint_ids,
     config,
+    failed_trip,
     half_done_thread,
     postgres_url,
     store,
@@ -140,6 +142,27 @@ def test_other_channels_are_written_back_as_stored(
                 checkpoint_id=before.checkpoint["id"],
             )
         )
+
+
+def test_a_planted_error_write_is_never_constructed(
+    store: tuple[str, Saver], tmp_path: Path, marker: Path
+) -> None:
+    """A failed task's error write that holds a constructor (``os.system``) instead of the
+    text LangGraph stores: nothing of it runs, and the call's result is made up rather than
+    read from it (docs/stores.md#the-stored-error)."""
+    url, saver = store
+    with saver() as checkpointer:
+        failed_trip("create_agent", checkpointer, "trip", [CARD_CALL])
+        latest = checkpointer.get_tuple(config("trip"))
+        (task,) = {t for t, channel, _ in latest.pending_writes if channel == "__error__"}
+        checkpointer.put_writes(latest.config, [("__error__", Planted(f"touch {marker}"))], task)
+    for command in (["check"], ["fix", "--diff"], ["fix"]):
+        result = run([*command, url], cwd=tmp_path, expect=(0 if command == ["fix"] else 1))
+        assert not marker.exists(), result.show()
+    with saver() as checkpointer:
+        messages = strict(checkpointer).get_tuple(config("trip")).checkpoint["channel_values"]
+        (card,) = [m for m in messages["messages"] if isinstance(m, ToolMessage)]
+        assert card.content == text(TP002_TEXT, "charge_card", "call_card")
 
 
 def _stored_values(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from langchain_core.load import dumpd
@@ -17,6 +18,7 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
+    ToolCall,
     ToolMessage,
     messages_from_dict,
     messages_to_dict,
@@ -112,6 +114,29 @@ def test_seed_base_messages() -> None:
     tool = repair.value[3]
     assert isinstance(tool, ToolMessage)
     assert (tool.tool_call_id, tool.name, tool.content) == ("123", "get_events_for_days", SEED_TEXT)
+
+
+def test_a_recorded_error_is_the_result_of_its_call() -> None:
+    """``errors`` (docs/stores.md#the-stored-error): a call whose error was recorded gets it
+    as its result, before any made-up text or callback; the other calls get theirs."""
+    calls = [
+        ToolCall(id="c1", name="charge_card", args={"amount": 40}),
+        ToolCall(id="c2", name="book_hotel", args={"city": "Oslo"}),
+    ]
+    history = [HumanMessage("Pay and book"), AIMessage("", tool_calls=calls)]
+    recorded = {"c1": "RuntimeError('card processor timed out')"}
+
+    def built(call: Any) -> ToolMessage:
+        return ToolMessage("built", tool_call_id=call["id"], status="error")
+
+    for callback in (None, built):
+        repair = patchcore.fix_base_messages(history, errors=recorded, repair_callback=callback)
+        card, hotel = repair.value[2:]
+        assert isinstance(card, ToolMessage) and isinstance(hotel, ToolMessage)
+        assert (card.tool_call_id, card.name, card.status) == ("c1", "charge_card", "error")
+        assert card.content == recorded["c1"]
+        assert hotel.tool_call_id == "c2"
+        assert hotel.content == ("built" if callback else text(TP002_TEXT, "book_hotel", "c2"))
 
 
 @pytest.mark.parametrize("function", ["fix_base_messages", "check_base_messages"])

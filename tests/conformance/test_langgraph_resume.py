@@ -1,0 +1,232 @@
+"""A repaired LangGraph thread goes on right, whatever the user does next
+(docs/stores.md#what-fix-writes-and-how-a-thread-goes-on): on real graphs (``create_agent``,
+and a ``StateGraph`` ReAct loop with one ``Send`` per call), on SQLite and PostgreSQL, with a
+strict model that refuses an unanswered call and a call answered twice, a tool step that raised
+is fixed, and then ``invoke(None)``, new input and ``Command(resume=...)`` each go on with no
+tool run again (the tools count their runs) and one result per call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.types import Command
+
+from tests.helpers import run
+from tests.stores import (
+    CAR_CALL,
+    CAR_ERROR,
+    CARD_CALL,
+    CARD_ERROR,
+    HOTEL_CALL,
+    TRIP_KINDS,
+    Saver,
+    Trip,
+    agent,
+    config,
+    failed_trip,
+    postgres_url,
+    store,
+    stuck_thread,
+    waiting_thread,
+)
+
+__all__ = ["postgres_url", "store"]  # the fixtures, used by name
+
+#: LangGraph's ways to go on with a thread.
+WAYS: dict[str, Any] = {
+    "invoke(None)": None,
+    "new input": {"messages": [HumanMessage("So, is it booked?")]},
+    "Command(resume=...)": Command(resume="go on"),
+}
+
+#: The calls of the tool step that raised: both in parallel, or the failing one alone.
+STEPS = {
+    "parallel": [HOTEL_CALL, CARD_CALL],
+    "single": [CARD_CALL],
+    "two failed": [HOTEL_CALL, CARD_CALL, CAR_CALL],
+}
+
+#: What LangGraph stores as a failed task's error (its error write: the exception's repr), by
+#: the call the task ran.
+STORED_ERRORS = {
+    "call_card": repr(RuntimeError(CARD_ERROR)),
+    "call_car": repr(RuntimeError(CAR_ERROR)),
+}
+
+REPLY = AIMessage("The hotel is booked; the card payment failed.")
+
+
+def results(messages: list[Any]) -> dict[str, list[ToolMessage]]:
+    """The ToolMessages of ``messages``, by the call they answer."""
+    found: dict[str, list[ToolMessage]] = {}
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            found.setdefault(message.tool_call_id, []).append(message)
+    return found
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("kind", TRIP_KINDS)
+def test_no_tool_runs_again_after_fix(
+    store: tuple[str, Saver], tmp_path: Path, kind: str, step: str, way: str
+) -> None:
+    url, saver = store
+    calls = STEPS[step]
+    with saver() as checkpointer:
+        failed_trip(kind, checkpointer, "trip", calls)
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        trip = Trip(kind, checkpointer, [REPLY])
+        state = trip.invoke(WAYS[way], "trip")
+        assert trip.runs == []  # neither the finished booking nor the failed payment again
+        answered = results(state["messages"])
+        assert {c: len(answered[c]) for c in answered} == {c["id"]: 1 for c in calls}
+        if step == "parallel":
+            assert answered["call_hotel"][0].content == "booked Oslo: H-1"
+        for call, error in STORED_ERRORS.items():  # each failed call: its stored error
+            assert [m.content for m in answered.get(call, [])] == (
+                [error] if call in answered else []
+            )
+        assert "call_card" in answered
+        for seen in trip.seen:  # what the model was sent: one result per call
+            assert {c: len(r) for c, r in results(seen).items()} == {c["id"]: 1 for c in calls}
+        if way == "new input" or step != "single":  # the model goes on
+            assert len(trip.seen) == 1
+            assert state["messages"][-1].content == REPLY.content
+        else:  # no finished task says where the step leads: the thread waits for input
+            assert trip.seen == []
+            assert state["messages"][-1].tool_call_id == "call_card"
+    run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_tool_node_step_is_completed(store: tuple[str, Saver], tmp_path: Path, way: str) -> None:
+    """LangGraph's ``ToolNode`` runs both calls in one task, scheduled by an edge
+    (``branch:to:tools``), and the task fails whole: no result is stored, and nothing says
+    where the step leads. After the fix no tool runs again, each call has one result, and
+    the thread goes on with new input."""
+    url, saver = store
+    calls = STEPS["parallel"]
+    with saver() as checkpointer:
+        failed_trip("tool_node", checkpointer, "trip", calls)
+        values = checkpointer.get_tuple(config("trip")).checkpoint["channel_values"]
+        assert "branch:to:tools" in values
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        trip = Trip("tool_node", checkpointer, [REPLY])
+        assert trip.graph.get_state(config("trip")).next == ()
+        state = trip.invoke(WAYS[way], "trip")
+        assert trip.runs == []
+        answered = results(state["messages"])
+        assert {c: len(answered[c]) for c in answered} == {c["id"]: 1 for c in calls}
+        assert len(trip.seen) == (1 if way == "new input" else 0)
+    run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
+@pytest.mark.parametrize("kind", TRIP_KINDS)
+def test_the_unfixed_thread_retries_only_the_failed_call(
+    store: tuple[str, Saver], tmp_path: Path, kind: str
+) -> None:
+    """What LangGraph's own retry does before a fix (the baseline), and what check says of it:
+    the thread is re-run by ``invoke(None)``, which repeats the failed call."""
+    url, saver = store
+    with saver() as checkpointer:
+        failed_trip(kind, checkpointer, "trip", STEPS["parallel"])
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    stored = STORED_ERRORS["call_card"]
+    again = f"invoke(None) runs again: charge_card (call_card), which raised {stored}"
+    assert f"{url}#trip: /: warning: {again}" in checked.stderr, checked.show()
+    machine = run(["check", "--output-format", "json", url], cwd=tmp_path, expect=1)
+    warnings = [r for r in json.loads(machine.stdout) if r["kind"] == "warning"]
+    assert [w["file"] for w in warnings] == [f"{url}#trip"]
+    assert f"warning: {warnings[0]['message']}\n" in checked.stderr  # the same words
+    assert again in warnings[0]["message"]
+    with saver() as checkpointer:
+        trip = Trip(kind, checkpointer, [REPLY])
+        with pytest.raises(RuntimeError, match=CARD_ERROR):
+            trip.invoke(None, "trip")
+        assert trip.runs == ["charge_card"]
+
+
+@pytest.mark.parametrize("kind", TRIP_KINDS)
+def test_update_state_as_the_tool_node_is_the_reference(
+    store: tuple[str, Saver], tmp_path: Path, kind: str
+) -> None:
+    """The repair checkpoint is what LangGraph's own ``update_state(..., as_node="tools")``
+    with the same results records, in what decides the next step: the same next node, the
+    same messages, the same values in the channels that schedule tasks, and the same channels
+    moved to a new version."""
+    url, saver = store
+    with saver() as checkpointer:
+        failed_trip(kind, checkpointer, "ours", STEPS["parallel"])
+        failed_trip(kind, checkpointer, "theirs", STEPS["parallel"])
+        before = [
+            checkpointer.get_tuple(config(t)).checkpoint["channel_versions"]
+            for t in ("ours", "theirs")
+        ]
+    run(["fix", url, "--thread", "ours"], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        graph = Trip(kind, checkpointer, []).graph
+        ours = graph.get_state(config("ours"))
+        answers = [m for m in ours.values["messages"] if isinstance(m, ToolMessage)]
+        graph.update_state(config("theirs"), {"messages": answers}, as_node="tools")
+        theirs = graph.get_state(config("theirs"))
+        assert ours.next == theirs.next == ("model",)
+        assert [t.name for t in ours.tasks] == [t.name for t in theirs.tasks] == ["model"]
+        shapes = [
+            [
+                (m.type, getattr(m, "tool_call_id", None), m.content)
+                for m in state.values["messages"]
+            ]
+            for state in (ours, theirs)
+        ]
+        assert shapes[0] == shapes[1]
+        mine, reference = (checkpointer.get_tuple(config(t)).checkpoint for t in ("ours", "theirs"))
+        for checkpoint in (mine, reference):
+            del checkpoint["channel_values"]["messages"]
+        assert mine["channel_values"] == reference["channel_values"]
+        moved = [
+            {c for c, v in checkpoint["channel_versions"].items() if v != earlier.get(c)}
+            for checkpoint, earlier in zip((mine, reference), before, strict=True)
+        ]
+        assert moved[0] == moved[1]
+
+
+def test_a_stuck_thread_goes_on_with_invoke_none(store: tuple[str, Saver], tmp_path: Path) -> None:
+    """A thread refused after new input (its call cut off earlier): after the fix,
+    ``invoke(None)`` retries the model's failed turn with the answered history."""
+    url, saver = store
+    with saver() as checkpointer:
+        stuck_thread(checkpointer, "stuck")
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        seen: list[list[Any]] = []
+        graph = agent(checkpointer, [AIMessage("Oslo could not be booked.")], seen)
+        state = graph.invoke(None, config("stuck"))
+        assert state["messages"][-1].content == "Oslo could not be booked."
+        assert len(seen) == 1
+    run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
+def test_an_abandoned_approval_answered_then_resumed(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """``fix --force`` answers a call waiting for a human; the human's late
+    ``Command(resume=...)`` then runs nothing (the tool would pay a second time) and no
+    second result reaches the model."""
+    url, saver = store
+    with saver() as checkpointer:
+        waiting_thread(checkpointer, "abandoned")
+    run(["fix", "--force", url, "--thread", "abandoned"], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        graph = waiting_thread(checkpointer, "other")
+        state = graph.invoke(Command(resume="yes"), config("abandoned"))
+        assert [m.content for m in state["messages"] if isinstance(m, ToolMessage)] != ["paid 40"]
+        assert len(results(state["messages"])["call_pay"]) == 1
+    run(["check", "--select", "ALL", url, "--thread", "abandoned"], cwd=tmp_path, expect=0)
