@@ -33,6 +33,7 @@ from patchcore.layouts.base import unique_edits
 from patchcore.model import Edit, Finding, Insert, Replace
 from patchcore.options import Options
 from patchcore.raw.splice import rebased
+from patchcore.rules import Origin
 
 _LANGCHAIN = LangChain()
 
@@ -113,7 +114,9 @@ def fix_base_messages(
     are dropped and misplaced ones moved after their call, as objects.
 
     ``repair_callback`` (`RepairCallback`) builds each synthetic result instead, from the call
-    it answers; it goes where toolpatch's own would (docs/langchain.md#building-the-results).
+    it answers; it goes where toolpatch's own would (docs/langchain.md#building-the-results). A
+    result recovered from the history or from ``options.recorded_results`` (the error a store
+    kept for the call) is not the callback's to build.
 
     ``errors`` maps a call id to the error recorded for that call (a LangGraph checkpoint's
     error write of the task that ran it, docs/stores.md#the-stored-error): its result says
@@ -168,11 +171,17 @@ def fix_base_messages(
 def _answered_calls(
     messages: Sequence[BaseMessage], fixed: Sequence[Finding]
 ) -> dict[str, list[Mapping[str, Any]]]:
-    """The calls the fixes answer, by id, in message and call order (an id reused by calls of
-    one turn gives its results in that order too)."""
+    """The calls the fixes answer with a synthetic result, by id, in message and call order (an
+    id reused by calls of one turn gives its results in that order too): a recovered result
+    (docs/pairing.md#evidence-first) is the data's, never the callback's."""
     calls: dict[str, list[Mapping[str, Any]]] = {}
     for finding in fixed:
-        if finding.code in ANSWERED and finding.call_id is not None:
+        assert finding.fix is not None
+        if (
+            finding.code in ANSWERED
+            and finding.call_id is not None
+            and finding.fix.origin is Origin.SYNTHESIZED
+        ):
             message = messages[finding.message_index]
             call = value_at(_as_fields(message), finding.call_path)
             calls.setdefault(finding.call_id, []).append(call)
