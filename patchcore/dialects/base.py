@@ -206,10 +206,10 @@ class Dialect(ABC):
         recovered (docs/pairing.md#evidence-first). None by default."""
         return {}
 
-    def copyable(self, result: ToolResult) -> bool:
+    def copyable(self, message: Any, result: ToolResult) -> bool:
         """Whether the fix of an unanswered call may answer it with a copy of ``result`` (its
-        own result, found before it): a whole result message, or a result block. No by
-        default."""
+        own result, found before it, in ``message``): a whole result message, or a result
+        block. No by default."""
         return False
 
     def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
@@ -392,7 +392,7 @@ class ResultMessageDialect(Dialect):
             return None
         return "another message comes between it and its call"
 
-    def copyable(self, result: ToolResult) -> bool:
+    def copyable(self, message: Any, result: ToolResult) -> bool:
         return not result.path  # one id of a multi-id result message is no message to copy
 
     def plan(
@@ -511,7 +511,7 @@ class BlockDialect(Dialect):
     ) -> Any:
         return self.result_block(caller, call, text, style)
 
-    def copyable(self, result: ToolResult) -> bool:
+    def copyable(self, message: Any, result: ToolResult) -> bool:
         return len(result.path) == 2  # a block of the block list, as TP102 moves one
 
     def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:

@@ -182,8 +182,9 @@ def _copies(
         ):
             continue
         index = same[0].message_index
-        own = dialect.view(messages[index], context.message_pointer(index)).results
-        found = [r for r in own if r.key == key and r.keyed and dialect.copyable(r)]
+        message = messages[index]
+        own = dialect.view(message, context.message_pointer(index)).results
+        found = [r for r in own if r.key == key and r.keyed and dialect.copyable(message, r)]
         if len(found) == 1:
             copies[k] = (index, found[0].path)
     return copies

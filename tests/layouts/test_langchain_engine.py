@@ -244,3 +244,29 @@ def test_a_stored_error_answers_a_base_message_call_and_no_callback_rebuilds_it(
     )
     assert (hotel.tool_call_id, hotel.content) == ("c_hotel", "made up")
     assert built == ["c_hotel"]
+
+
+@pytest.mark.parametrize(("own_id", "copied"), [(None, True), ("msg-77", False)])
+def test_a_tool_message_before_its_call_is_copied_only_without_an_id(
+    own_id: str | None, copied: bool
+) -> None:
+    """docs/pairing.md#evidence-first: LangGraph's add_messages merges messages by id, so a
+    copy that kept the ToolMessage's id would replace it where it stands instead of answering
+    the call; such a call gets a synthetic result."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    booked = ToolMessage("booked TGV-6611", tool_call_id="c_bk", id=own_id)
+    history = [
+        HumanMessage("Book the train."),
+        booked,
+        AIMessage("", tool_calls=[{"name": "book_train", "args": {}, "id": "c_bk"}]),
+        HumanMessage("And a hotel?"),
+    ]
+    repair = patchcore.fix_base_messages(history)
+    (finding,) = repair.fixed
+    assert finding.fix is not None
+    expected = patchcore.Origin.RECOVERED if copied else patchcore.Origin.SYNTHESIZED
+    assert finding.fix.origin is expected
+    answer = repair.value[3]
+    assert isinstance(answer, ToolMessage) and answer.tool_call_id == "c_bk"
+    assert (answer is booked) is copied
