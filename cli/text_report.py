@@ -1,9 +1,11 @@
 """The human report: one line per finding or error, a closing summary, and the exit code.
 
-Concise (the default, ruff's ``concise``): ``path:line:col: CODE [*] message [/pointer]``, each
-rule's provider errors said once after the findings (`cli.provider_errors`). Full
-(``--output-format full``): the dialect beside the pointer and the provider's error under each
-finding. How much is said follows the verbosity (`cli.console.SILENT` ... `VERBOSE`).
+Concise (the default, ruff's ``concise``): ``path:line:col: CODE [*] message (fix: ORIGIN)
+[/pointer]``, each rule's provider errors said once after the findings (`cli.provider_errors`).
+Full (``--output-format full``): the dialect beside the pointer and the provider's error under
+each finding. ``(fix: recovered)`` or ``(fix: synthesized)`` says where the result a fix writes
+comes from (`patchcore.Origin`); a fix that writes none says nothing. How much is said follows
+the verbosity (`cli.console.SILENT` ... `VERBOSE`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,23 @@ def fixability(finding: Finding) -> str:
     return finding.fix.applicability.value
 
 
+def origin_note(finding: Finding) -> str:
+    """`` (fix: recovered)`` or `` (fix: synthesized)``: where the result the finding's fix
+    writes comes from; ``""`` when it has no fix, or one that writes no result."""
+    if finding.fix is None or finding.fix.origin is None:
+        return ""
+    return f" (fix: {finding.fix.origin.value})"
+
+
+def origin_counts(findings: Iterable[Finding]) -> str:
+    """``2 recovered, 1 synthesized``: how many of the fixes of ``findings`` write a result the
+    data recorded, and how many one made up (`patchcore.Origin` order); ``""`` for none."""
+    counts = Counter(
+        f.fix.origin for f in findings if f.fix is not None and f.fix.origin is not None
+    )
+    return ", ".join(f"{counts[o]} {o.value}" for o in patchcore.Origin if counts[o])
+
+
 #: The marks a finding line carries: ``[*]`` fixed by ``toolpatch fix``, ``[~]`` only with
 #: ``--unsafe-fixes`` (it deletes or moves content); no mark: not fixable.
 MARKS = {"safe": " [*]", "unsafe": " [~]", "none": ""}
@@ -62,7 +81,11 @@ def finding_pieces(
     where = patchcore.format_pointer(finding.pointer) or "/"  # loaded with the findings
     if full:
         where = f"{finding.dialect} {where}"
-    pieces += [(" ", ""), (finding.message, ""), (f" [{where}]", "dim")]
+    pieces += [(" ", ""), (finding.message, "")]
+    origin = origin_note(finding)
+    if origin:
+        pieces.append((origin, "green" if "recovered" in origin else "yellow"))
+    pieces.append((f" [{where}]", "dim"))
     return pieces
 
 
@@ -85,8 +108,11 @@ def error_pieces(error: InputError) -> Pieces:
 
 
 def _by_code(findings: Sequence[Finding]) -> str:
+    """``TP001 x2, TP102 x1 (2 recovered, 1 synthesized)``: what a fix did to one input."""
     counts = Counter(f.code for f in findings)
-    return ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
+    origins = origin_counts(findings)
+    by_code = ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
+    return f"{by_code} ({origins})" if origins else by_code
 
 
 class Wording(NamedTuple):
@@ -223,9 +249,10 @@ class Summary(msgspec.Struct):
             fixed = [f for o in changed if o.result for f in o.result.fixed]
             words = self.words
             if fixed:
+                origins = origin_counts(fixed)
                 parts.append(
                     f"{words.verb(self.mode)} {plural(len(fixed), words.noun)} in "
-                    f"{plural(len(changed), self.noun)}"
+                    f"{plural(len(changed), self.noun)}" + (f" ({origins})" if origins else "")
                 )
                 unchanged = len(evaluated) - len(changed)
                 if unchanged:

@@ -34,9 +34,8 @@ import sqlite3
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from functools import partial
 from typing import Any, cast
 
 from patchcore.extras import MissingExtra
@@ -638,9 +637,9 @@ def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: boo
     else:
         made.messages = thread.messages
         made.waiting = WAITING if thread.waiting and not answer_waiting else None
-        made.check = patchcore.check_base_messages
         errors = thread.step.errors if thread.step is not None else None
-        made.fix = partial(patchcore.fix_base_messages, errors=errors)
+        made.check = _told(patchcore.check_base_messages, errors)
+        made.fix = _told(patchcore.fix_base_messages, errors)
         made.shown = _message_line
         again = thread.step.runs_again(thread.messages) if thread.step else []
         if again and made.waiting is None:
@@ -651,6 +650,21 @@ def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: boo
 
         made.writer = writer
     return made
+
+
+def _told(function: Any, errors: Mapping[str, str] | None) -> Any:
+    """``function`` (the check or the fix of BaseMessages) with the errors the thread's
+    checkpoint stored for its failed calls as their recorded results
+    (`patchcore.Options.recorded_results`): the fix writes them, and both say the result is
+    recovered, not made up (docs/pairing.md#evidence-first)."""
+    if not errors:
+        return function
+
+    def told(messages: Sequence[BaseMessage], *, options: Any) -> Any:
+        recorded = {**options.recorded_results, **errors}
+        return function(messages, options=replace(options, recorded_results=recorded))
+
+    return told
 
 
 def _message_line(message: BaseMessage) -> str:

@@ -14,6 +14,7 @@ does not, and without the extra the import says what to install (`patchcore.extr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeAlias
 
 from patchcore.extras import MissingExtra
@@ -33,6 +34,7 @@ from patchcore.layouts.base import unique_edits
 from patchcore.model import Edit, Finding, Insert, Replace
 from patchcore.options import Options
 from patchcore.raw.splice import rebased
+from patchcore.rules import Origin
 
 _LANGCHAIN = LangChain()
 
@@ -113,11 +115,15 @@ def fix_base_messages(
     are dropped and misplaced ones moved after their call, as objects.
 
     ``repair_callback`` (`RepairCallback`) builds each synthetic result instead, from the call
-    it answers; it goes where toolpatch's own would (docs/langchain.md#building-the-results).
+    it answers; it goes where toolpatch's own would (docs/langchain.md#building-the-results). A
+    result recovered from the history or from ``options.recorded_results`` (the error a store
+    kept for the call) is not the callback's to build.
 
     ``errors`` maps a call id to the error recorded for that call (a LangGraph checkpoint's
     error write of the task that ran it, docs/stores.md#the-stored-error): its result says
-    that error instead of a made-up text, whatever ``repair_callback`` would build.
+    that error instead of a made-up text, whatever ``repair_callback`` would build, and its fix
+    says it is recovered. It is ``options.recorded_results`` given here
+    (docs/pairing.md#evidence-first).
 
     Returns:
         A `Repair` whose ``value`` is a new list: the original message objects (untouched) with
@@ -139,6 +145,8 @@ def fix_base_messages(
         'c1'
     """
     options = options or Options()
+    if errors:
+        options = replace(options, recorded_results={**options.recorded_results, **errors})
     findings = _findings(messages, options, fixing=True)
     fixed = tuple(f for f in findings if options.applies(f.fix))
     if not fixed:
@@ -149,7 +157,7 @@ def fix_base_messages(
     for edit in unique_edits(fixed):
         if isinstance(edit, Insert):  # new ToolMessages are built by langchain-core itself
             values = tuple(
-                _built(v, answered, repair_callback, errors or {}) if isinstance(v, dict) else v
+                _built(v, answered, repair_callback) if isinstance(v, dict) else v
                 for v in edit.values
             )
             edit = Insert(edit.array, edit.index, values)
@@ -168,11 +176,17 @@ def fix_base_messages(
 def _answered_calls(
     messages: Sequence[BaseMessage], fixed: Sequence[Finding]
 ) -> dict[str, list[Mapping[str, Any]]]:
-    """The calls the fixes answer, by id, in message and call order (an id reused by calls of
-    one turn gives its results in that order too)."""
+    """The calls the fixes answer with a synthetic result, by id, in message and call order (an
+    id reused by calls of one turn gives its results in that order too): a recovered result
+    (docs/pairing.md#evidence-first) is the data's, never the callback's."""
     calls: dict[str, list[Mapping[str, Any]]] = {}
     for finding in fixed:
-        if finding.code in ANSWERED and finding.call_id is not None:
+        assert finding.fix is not None
+        if (
+            finding.code in ANSWERED
+            and finding.call_id is not None
+            and finding.fix.origin is Origin.SYNTHESIZED
+        ):
             message = messages[finding.message_index]
             call = value_at(_as_fields(message), finding.call_path)
             calls.setdefault(finding.call_id, []).append(call)
@@ -183,20 +197,16 @@ def _built(
     value: dict[str, Any],
     answered: dict[str, list[Mapping[str, Any]]],
     repair_callback: RepairCallback | None,
-    errors: Mapping[str, str],
 ) -> ToolMessage:
-    """The ``ToolMessage`` of a planned synthetic result: the error recorded for its call
-    (``errors``), else ``value``'s fields, or what ``repair_callback`` builds for the call it
-    answers.
+    """The ``ToolMessage`` of a planned result: ``value``'s fields (a recovered one's, the
+    text recorded for its call, always), or what ``repair_callback`` builds for the call a
+    synthetic one answers.
 
     Raises:
         TypeError: The callback's result is no ``ToolMessage`` for that call's id.
     """
     pending = answered.get(value["tool_call_id"])
     call = pending.pop(0) if pending else None
-    recorded = errors.get(value["tool_call_id"])
-    if recorded is not None:
-        return ToolMessage(**{**value, "content": recorded})
     if repair_callback is None or call is None:
         return ToolMessage(**value)
     built = repair_callback(dict(call))  # a copy: the state's message is not the callback's

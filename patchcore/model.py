@@ -18,7 +18,7 @@ from patchcore.engine.walk import Role as Role  # with the engine's view of a me
 from patchcore.fast_fields import replacer, sent_as_fields
 
 if TYPE_CHECKING:
-    from patchcore.rules import Applicability
+    from patchcore.rules import Applicability, Origin
 
 #: A JSON pointer as a tuple of object keys and array indexes, relative to one record.
 Pointer = tuple[str | int, ...]
@@ -188,11 +188,21 @@ def distinct_edits(edits: Iterable[Edit]) -> list[Edit]:
 @sent_as_fields
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """What applying a finding's fix does."""
+    """What applying a finding's fix does.
+
+    Attributes:
+        applicability: Whether it runs by default.
+        description: What it does, in a few words.
+        edits: Its edits of the record.
+        origin: Where the result it writes comes from (`Origin`: recovered from the data, or
+            synthesized); ``None`` for a fix that writes no result (it drops a call or a
+            result, reorders blocks, or removes what toolpatch wrote).
+    """
 
     applicability: Applicability
     description: str
     edits: tuple[Edit, ...]
+    origin: Origin | None = None
 
 
 @sent_as_fields

@@ -72,6 +72,11 @@ class Options:
             a fine-tuning example keeps the call it ends on as it is (reported, its fix held
             back), since a made-up result after it, or its removal, would change what the
             model is taught.
+        recorded_results: The results a caller's store recorded for calls that have none in
+            the history, by call id (the error a LangGraph checkpoint kept for a task that
+            failed): a fix that answers such a call writes this text, with the format's error
+            flag, instead of the synthetic one, and says it is recovered (`patchcore.Origin`,
+            docs/pairing.md#evidence-first).
         max_record_bytes: The largest record (a JSON document, or a line of JSON Lines) read;
             a larger one is the input's error, refused before anything parses it
             (`patchcore.raw.codec.too_large`), and a stream stops reading at it.
@@ -90,6 +95,7 @@ class Options:
     finding_messages: bool = False
     fix_training_targets: bool = False
     max_record_bytes: int = MAX_RECORD_BYTES
+    recorded_results: Mapping[str, str] = field(default_factory=dict)
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -134,6 +140,7 @@ def make_options(
     finding_messages: bool = False,
     fix_training_targets: bool = False,
     max_record_bytes: int | None = None,
+    recorded_results: Mapping[str, str] | None = None,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
@@ -145,18 +152,26 @@ def make_options(
     findings only. ``fix_training_targets``: fix the calls fine-tuning examples end on too
     (`Options.fix_training_targets`). ``max_record_bytes``: the record-size limit
     (`Options.max_record_bytes`), at least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
+    ``recorded_results``: call id → the result text a store recorded for it
+    (`Options.recorded_results`).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
         UnknownDialectError: ``dialect`` is not a known dialect.
         UnknownRepairError: ``repair`` is not a repair policy.
-        ValueError: ``max_record_bytes`` is less than one.
+        ValueError: ``max_record_bytes`` is less than one, or a recorded result is not a
+            non-empty text for a call id (providers reject empty results).
     """
     if max_record_bytes is None:
         max_record_bytes = MAX_RECORD_BYTES
     if max_record_bytes < 1:
         msg = f"max_record_bytes: {max_record_bytes} is not a size (at least one byte)"
         raise ValueError(msg)
+    recorded = dict(recorded_results or {})
+    for call, text in recorded.items():
+        if not isinstance(call, str) or not isinstance(text, str) or not text.strip():
+            msg = f"recorded_results: {call!r} must map a call id to a non-empty text"
+            raise ValueError(msg)
     merged = dict(DEFAULT_TEXTS)
     for code, template in _texts_given(texts).items():
         if code not in DEFAULT_TEXTS:
@@ -189,6 +204,7 @@ def make_options(
         finding_messages=finding_messages,
         fix_training_targets=fix_training_targets,
         max_record_bytes=max_record_bytes,
+        recorded_results=recorded,
     )
 
 

@@ -22,6 +22,19 @@ class Applicability(enum.Enum):
     """Deletes or moves existing content; needs ``--unsafe-fixes``."""
 
 
+class Origin(enum.Enum):
+    """Where the result a fix writes comes from (docs/pairing.md#evidence-first): what a report
+    says beside every fix that writes a result. A fix that writes none (a drop, a reorder,
+    ``toolpatch strip``) has no origin."""
+
+    RECOVERED = "recovered"
+    """The data's own result: moved or copied into place, or built from what the data recorded
+    of the call (a Codex execution event, a Gemini CLI error, an error a store kept)."""
+
+    SYNTHESIZED = "synthesized"
+    """Made up: the synthetic result text, for a call whose outcome nothing recorded."""
+
+
 class RepairPolicy(enum.Enum):
     """What a fix does with a tool call that no result answers (the TP0xx rules).
 

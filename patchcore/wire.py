@@ -60,12 +60,15 @@ def edit_record(edit: Edit) -> dict[str, Any]:
 
 
 def fix_record(fix: Fix | None) -> dict[str, Any] | None:
-    """A finding's fix: applicability, what it does, and its edits; ``None`` when it has none."""
+    """A finding's fix: applicability, what it does, where the result it writes comes from
+    (``"recovered"``, ``"synthesized"``, or ``null`` for a fix that writes none), and its edits;
+    ``None`` when it has none."""
     if fix is None:
         return None
     return {
         "applicability": fix.applicability.value,
         "description": fix.description,
+        "origin": None if fix.origin is None else fix.origin.value,
         "edits": [edit_record(edit) for edit in fix.edits],
     }
 

@@ -45,6 +45,10 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
 ``cured``
     Findings without a fix of their own that the fixes of the others make go away (an id reused
     while its earlier call was open, once that call gets its synthetic result).
+``recovered``
+    The findings whose fix writes a result recovered from the data (the call's own result, or
+    what the log recorded of it: docs/pairing.md#evidence-first), not a made-up one; every
+    other fix that answers a call says it is synthesized.
 
 ``python -m tests.sample_cases`` rewrites ``samples/README.md`` (its table) from the data;
 ``tests/cli/test_samples.py`` fails when the README, the data and the files disagree.
@@ -80,8 +84,8 @@ class Case:
     Attributes:
         path: Path under ``samples/``.
         about: One line for samples/README.md.
-        findings, unfixed, targets, warning, select, fixability, cured, dialect: As the module
-            docstring says.
+        findings, unfixed, targets, warning, select, fixability, cured, dialect, recovered: As
+            the module docstring says.
     """
 
     path: str
@@ -94,6 +98,7 @@ class Case:
     fixability: Sequence[str] = ()
     cured: Sequence[Finding] = field(default_factory=tuple)
     dialect: str | None = None
+    recovered: Sequence[Finding] = ()
 
     @property
     def expected(self) -> Path | None:
@@ -124,6 +129,13 @@ class Case:
         return ["none" if f in left else "safe" for f in self.findings]
 
     @property
+    def recovered_by_fix(self) -> list[Finding]:
+        """The recovered findings that plain ``fix`` (safe fixes only) repairs: what
+        ``x.fixed.json`` holds that toolpatch did not make up."""
+        fixes = dict(zip(self.findings, self.fixes, strict=True))
+        return [f for f in self.recovered if fixes[f] == "safe"]
+
+    @property
     def selectors(self) -> list[str]:
         """The case's selectors as command-line arguments."""
         return [arg for selector in self.select for arg in ("--select", selector)]
@@ -141,6 +153,7 @@ KEYS = frozenset(
         "fixability",
         "cured",
         "dialect",
+        "recovered",
     }
 )
 
@@ -178,6 +191,7 @@ def read_cases(data_file: Path) -> list[Case]:
                 fixability=tuple(table.get("fixability", ())),
                 cured=[parse_finding(f) for f in table.get("cured", [])],
                 dialect=table.get("dialect"),
+                recovered=[parse_finding(f) for f in table.get("recovered", [])],
             )
         )
     return cases

@@ -1,9 +1,10 @@
 """``--output-format github``: GitHub Actions workflow commands, one annotation per finding.
 
-``::error title=toolpatch (TP001),file=F,line=L,col=C::F:L:C: TP001 [*] message`` (ruff's
-layout, with the text report's fix mark: ``[*]`` ``toolpatch fix`` repairs it, ``[~]`` only with
-``--unsafe-fixes``; a fine-tuning example's training target, left as it is, is a ``::notice``);
-the provider error follows on a second line of the annotation. Columns
+``::error title=toolpatch (TP001),file=F,line=L,col=C::F:L:C: TP001 [*] message (fix: ORIGIN)``
+(ruff's layout, with the text report's fix mark: ``[*]`` ``toolpatch fix`` repairs it, ``[~]``
+only with ``--unsafe-fixes``, and its origin: whether the result the fix writes is recovered or
+synthesized; a fine-tuning example's training target, left as it is, is a ``::notice``); the
+provider error follows on a second line of the annotation. Columns
 count characters, as the text report's do. The annotations are the whole report: no summary
 line follows them on stderr (ruff prints none either). A part of an input that was not
 checked is a ``::warning`` in the words of the text report (``F:L: /pointer: warning: why``);
@@ -21,7 +22,7 @@ from patchcore import Finding, is_training_target
 
 from ..input_errors import InputError
 from ..input_run import Outcome
-from ..text_report import MARKS, fixability
+from ..text_report import MARKS, fixability, origin_note
 from ..visible import visible
 from .base import InputWarning, Reporter
 
@@ -65,7 +66,7 @@ def finding_annotation(file: str, finding: Finding) -> str:
     line, column = finding.line, finding.column or 1
     mark = MARKS[fixability(finding)]
     where = file if line is None else f"{file}:{line}:{column}"  # a store's thread: no lines
-    message = visible(f"{where}: {finding.code}{mark} {finding.message}")
+    message = visible(f"{where}: {finding.code}{mark} {finding.message}{origin_note(finding)}")
     if finding.provider_error:
         message += f"\nprovider error: {visible(finding.provider_error)}"
     command = "notice" if is_training_target(finding) else "error"

@@ -81,7 +81,9 @@ class HtmlReporter(Reporter):
     large page small): the index of its file among the files with findings, line, column,
     code, tool name, call id, pointer, fixability (``safe``, ``unsafe``, ``none``), the calling
     message's index, its conversation's size, the tenth of it the call is in (`position`) and
-    the finding's sentence. Its excerpt is at the same index in `excerpts`.
+    the finding's sentence, and where the result its fix writes comes from (``recovered``,
+    ``synthesized``, or ``None``: no fix, or one that writes no result). Its excerpt is at the
+    same index in `excerpts`.
     """
 
     needs_messages: ClassVar[bool] = True
@@ -138,6 +140,9 @@ class HtmlReporter(Reporter):
                         conversation.message_count,
                         position(finding.message_index, conversation.message_count),
                         finding.message,
+                        None
+                        if finding.fix is None or finding.fix.origin is None
+                        else finding.fix.origin.value,
                     ]
                 )
                 self.excerpts.append(excerpt(conversation, k))

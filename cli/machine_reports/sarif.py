@@ -136,7 +136,10 @@ class Place:
             {
                 "description": {"text": finding.fix.description},
                 "artifactChanges": [change],
-                "properties": {"applicability": finding.fix.applicability.value},
+                "properties": {
+                    "applicability": finding.fix.applicability.value,
+                    "origin": None if finding.fix.origin is None else finding.fix.origin.value,
+                },
             }
         ]
 

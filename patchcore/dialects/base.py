@@ -198,6 +198,20 @@ class Dialect(ABC):
         """Why a result that answers its call is not where the format requires it (TP102), or
         ``None`` when it is in place."""
 
+    def recorded_results(
+        self, messages: Sequence[Any], views: Sequence[MessageView]
+    ) -> Mapping[str, str]:
+        """The results the list records of calls that have none where the format wants one, by
+        the calls' pairing keys: what the fix writes instead of a synthetic text, marked
+        recovered (docs/pairing.md#evidence-first). None by default."""
+        return {}
+
+    def copyable(self, message: Any, result: ToolResult) -> bool:
+        """Whether the fix of an unanswered call may answer it with a copy of ``result`` (its
+        own result, found before it, in ``message``): a whole result message, or a result
+        block. No by default."""
+        return False
+
     def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
         """Defects of a message's own shape (TP106, TP107); none by default."""
         return []
@@ -378,6 +392,9 @@ class ResultMessageDialect(Dialect):
             return None
         return "another message comes between it and its call"
 
+    def copyable(self, message: Any, result: ToolResult) -> bool:
+        return not result.path  # one id of a multi-id result message is no message to copy
+
     def plan(
         self,
         messages: Sequence[Any],
@@ -396,7 +413,11 @@ class ResultMessageDialect(Dialect):
             elif defect.code in ANSWERED:
                 caller = messages[defect.message_index]
                 at = insertion_point(views, defect.message_index)
-                self.answer(inserts, k, defect, caller=caller, style=style, at=at)
+                if defect.copied is not None:  # the call's own result, copied whole
+                    copy = Verbatim(context.message_pointer(defect.copied[0]))
+                    inserts.add(at, (defect.message_index, defect.call_index), k, copy)
+                else:
+                    self.answer(inserts, k, defect, caller=caller, style=style, at=at)
             elif defect.code in DROPPED:
                 plan[k] += self._remove(context, defect)
             elif defect.code == "TP102":
@@ -489,6 +510,9 @@ class BlockDialect(Dialect):
         self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
     ) -> Any:
         return self.result_block(caller, call, text, style)
+
+    def copyable(self, message: Any, result: ToolResult) -> bool:
+        return len(result.path) == 2  # a block of the block list, as TP102 moves one
 
     def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
         """The call blocks; the whole turn when it is left with no block, or only the model's
@@ -594,7 +618,10 @@ class BlockDialect(Dialect):
             if defect.code in ANSWERED and not defect.strip:
                 call = defect.call
                 assert call is not None and defect.text is not None
-                if call.answerable:
+                if defect.copied is not None:  # the call's own result block, copied whole
+                    where = (*context.message_pointer(defect.copied[0]), *defect.copied[1])
+                    add(k, defect.message_index, defect.call_index, Verbatim(where))
+                elif call.answerable:
                     caller = messages[defect.message_index]
                     block = self.result_block(caller, call, defect.text, style)
                     add(k, defect.message_index, defect.call_index, block)

@@ -178,6 +178,31 @@ class GeminiCli(Dialect):
     ) -> str | None:
         return None  # a result is part of its call's own entry: it cannot be anywhere else
 
+    def recorded_results(
+        self, messages: Sequence[Any], views: Sequence[MessageView]
+    ) -> Mapping[str, str]:
+        """The error an entry recorded as failed kept without its ``result``: the CLI records a
+        failed call (``createErrorResponse``) with ``resultDisplay`` the error's message and
+        ``result`` that message as ``response.error``, so an entry whose ``status`` is
+        ``error`` and whose ``result`` is lost still says what the model was told. Nothing is
+        read from another status: a success's ``resultDisplay`` is what the screen showed, not
+        the tool's output (the corpus's sessions: never the same text), and a cancelled call's
+        response is worded by the scheduler, not recorded in the entry."""
+        found: dict[str, str] = {}
+        for message, view in zip(messages, views, strict=True):
+            for k, call in enumerate(view.calls):
+                recorded = message["toolCalls"][k]
+                shown = recorded.get("resultDisplay")
+                if (
+                    call.key is not None
+                    and recorded.get("status") == "error"
+                    and not has_result(recorded.get("result"))
+                    and isinstance(shown, str)
+                    and shown.strip()
+                ):
+                    found[call.key] = shown
+        return found
+
     def plan(
         self,
         messages: Sequence[Any],

@@ -48,7 +48,7 @@ from patchcore.dialects.base import (
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.engine.apply import value_at
 from patchcore.engine.defects import ANSWERED, Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall, derived_id
+from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, derived_id
 from patchcore.rules import fill
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).
@@ -386,6 +386,17 @@ class LangChain(ResultMessageDialect):
                     mirrors.add((*prefix, *where, k))
         removed = deletions(message, sorted(mirrors, key=_path_order), keeps_empty=_keeps_empty)
         return unless_emptied(message, removed, _emptied)
+
+    def copyable(self, message: Any, result: ToolResult) -> bool:
+        """A ToolMessage without an id, only: LangGraph's ``add_messages`` merges messages by
+        id, so a copy that kept one would replace its original where it stands instead of
+        answering the call (a state repaired by the middleware, a thread's checkpoint)."""
+        unwrapped = unwrap(message)
+        return (
+            super().copyable(message, result)
+            and unwrapped is not None
+            and unwrapped[1].get("id") is None
+        )
 
     def writing_style(self, messages: Sequence[Any]) -> Mapping[str, Any]:
         return self.style(keep_nulls=any(_flat_with_nulls(m) for m in messages))

@@ -31,10 +31,18 @@ from patchcore.model import (
     Insert,
     MessageView,
     Pointer,
+    ToolCall,
     distinct_edits,
 )
 from patchcore.options import Options
-from patchcore.rules import RULES, Applicability, RepairPolicy, known_texts, render_text
+from patchcore.rules import (
+    RULES,
+    Applicability,
+    Origin,
+    RepairPolicy,
+    known_texts,
+    render_text,
+)
 
 #: What the fix of an unanswered call does under the ``drop`` repair policy.
 DROP_DESCRIPTION = "drop the unanswered call"
@@ -43,6 +51,10 @@ DROP_CLOSED = (
     "dropping it would change a stored model response, or remove a message whose element holds "
     "more than the message"
 )
+#: What the fix of an unanswered call does when the data recorded its result elsewhere.
+RECORDED_DESCRIPTION = "insert the result recorded for the call"
+#: What it does when the call's own result stands out of place before it.
+COPIED_DESCRIPTION = "copy the call's own result into place"
 #: What ``toolpatch strip`` does with a result toolpatch wrote.
 STRIP_DESCRIPTION = "remove the synthetic result toolpatch wrote"
 #: Why a call the ``drop`` policy would remove is left (`Dialect.drop_breaks`).
@@ -108,10 +120,24 @@ def _describe(defect: Defect) -> str:
     }[code]
 
 
-def unanswered(dangling: Dangling, options: Options) -> Defect:
-    """The defect of a call no result answers, with the text of its synthetic result."""
+def answer_text(
+    code: str, call: ToolCall, options: Options, recorded: Mapping[str, str]
+) -> tuple[str, Origin]:
+    """The text of the result that answers ``call`` (a TP0xx ``code``), and where it comes
+    from: what the data recorded of the call (``recorded``, by its pairing key: what the
+    layout or the dialect read in the data), what the caller's store recorded
+    (`Options.recorded_results`, by its id), or else the rule's synthetic text
+    (docs/pairing.md#evidence-first)."""
+    for key, table in ((call.pairing_key, recorded), (call.id, options.recorded_results)):
+        if key is not None and key in table:
+            return table[key], Origin.RECOVERED
+    return render_text(options.text(code), name=call.name, call_id=call.id), Origin.SYNTHESIZED
+
+
+def unanswered(dangling: Dangling, options: Options, recorded: Mapping[str, str]) -> Defect:
+    """The defect of a call no result answers, with the text of the result that answers it."""
     call = dangling.call
-    text = render_text(options.text(dangling.code), name=call.name, call_id=call.id)
+    text, origin = answer_text(dangling.code, call, options, recorded)
     return Defect(
         dangling.code,
         dangling.message_index,
@@ -121,7 +147,47 @@ def unanswered(dangling: Dangling, options: Options) -> Defect:
         text=text,
         drop=options.repair is RepairPolicy.DROP,
         pending=dangling.pending,
+        origin=origin,
     )
+
+
+def _copies(
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    pairing: Pairing,
+    dialect: Dialect,
+    context: ListContext,
+) -> dict[int, tuple[int, Pointer]]:
+    """The unanswered calls whose own result stands before them, by their index among
+    ``pairing.dangling``: a result with the call's id (written in the file, not a Gemini
+    name-and-position key) that answers no earlier call (a TP101 orphan), where that id is the
+    only one of its kind on both sides (one such orphan, one such open call), so that which
+    result is whose is not a guess, and the dialect can copy it whole (`Dialect.copyable`).
+    The walk with stacks is made only when some open call's id is a result's before it; the
+    orphan's message is read through the dialect (``views`` may be the quick lane's)."""
+    keys = {d.call.id for d in pairing.dangling if d.call.answerable and d.call.key is None}
+    last = max((d.message_index for d in pairing.dangling), default=0)
+    if not any(r.key in keys for view in views[:last] for r in view.results):
+        return {}
+    orphans = [o for o in pair(views).orphans if o.result.key in keys]
+    copies = {}
+    for k, dangling in enumerate(pairing.dangling):
+        key = dangling.call.id
+        same = [o for o in orphans if o.result.key == key]
+        if (
+            key not in keys
+            or len(same) != 1
+            or same[0].message_index > dangling.message_index
+            or sum(d.call.pairing_key == key for d in pairing.dangling) != 1
+        ):
+            continue
+        index = same[0].message_index
+        message = messages[index]
+        own = dialect.view(message, context.message_pointer(index)).results
+        found = [r for r in own if r.key == key and r.keyed and dialect.copyable(message, r)]
+        if len(found) == 1:
+            copies[k] = (index, found[0].path)
+    return copies
 
 
 def written_code(
@@ -239,18 +305,27 @@ def _answered_before(pairing: Pairing, duplicate: ResultRef) -> Answer | None:
     return before
 
 
-def fix_kind(defect: Defect) -> tuple[Applicability, str] | None:
-    """The applicability and description of the defect's fix, ``None`` when its rule has none:
-    the rule's, but dropping an unanswered call deletes what the model wrote, so it is unsafe;
-    removing a result toolpatch wrote (``toolpatch strip``, which is asked for) is not."""
+def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
+    """The applicability, description and origin (`Fix.origin`) of the defect's fix, ``None``
+    when its rule has none: the rule's, but dropping an unanswered call deletes what the model
+    wrote, so it is unsafe; removing a result toolpatch wrote (``toolpatch strip``, which is
+    asked for) is not. An answer is recovered or synthesized (`Defect.origin`), a moved result
+    (TP102) is the data's own; the other fixes write no result."""
     if defect.strip:
-        return Applicability.SAFE, STRIP_DESCRIPTION
+        return Applicability.SAFE, STRIP_DESCRIPTION, None
     rule = RULES[defect.code]
     if rule.fix is None:
         return None
     if defect.drop:
-        return Applicability.UNSAFE, DROP_DESCRIPTION
-    return rule.fix, rule.fix_description or ""
+        return Applicability.UNSAFE, DROP_DESCRIPTION, None
+    description = rule.fix_description or ""
+    if defect.code in ANSWERED:
+        if defect.copied is not None:
+            return rule.fix, COPIED_DESCRIPTION, Origin.RECOVERED
+        if defect.origin is Origin.RECOVERED:
+            return rule.fix, RECORDED_DESCRIPTION, Origin.RECOVERED
+        return rule.fix, description, Origin.SYNTHESIZED
+    return rule.fix, description, Origin.RECOVERED if defect.code == "TP102" else None
 
 
 def collect(
@@ -259,11 +334,20 @@ def collect(
     pairing: Pairing,
     dialect: Dialect,
     options: Options,
+    *,
+    recorded: Mapping[str, str],
+    copying: ListContext | None,
 ) -> list[Defect]:
     """Every defect of the list that ``options`` selects, in message order (the placement and
-    shape checks of the strict rules are not run when none of their rules is selected)."""
+    shape checks of the strict rules are not run when none of their rules is selected).
+    ``recorded``: as `answer_text`'s; ``copying``: the list's context, where an unanswered
+    call's own result found before it is copied into place (`_copies`); ``None`` in a session
+    log, whose entries are events of their own that a copy would repeat."""
     selected = options.selection.codes
-    defects = [unanswered(dangling, options) for dangling in pairing.dangling]
+    defects = [unanswered(dangling, options, recorded) for dangling in pairing.dangling]
+    if copying is not None and defects and options.repair is not RepairPolicy.DROP:
+        for k, copied in _copies(messages, views, pairing, dialect, copying).items():
+            defects[k] = structs.replace(defects[k], copied=copied, origin=Origin.RECOVERED)
     ordered = len(defects)  # the dangling calls come in message and call order
     defects += [
         Defect("TP101", r.message_index, r.result.path, result=r.result) for r in pairing.orphans
@@ -445,6 +529,7 @@ def check_list(
     left_open: Collection[str] | None = None,
     first_caller: int = 0,
     place: Callable[[Pointer], tuple[int, int]] | None = None,
+    recorded: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """Find the selected defects of one message list, each with a fix where one is honest.
 
@@ -458,6 +543,10 @@ def check_list(
     lane, `patchcore.engine.quickfix`): by default they are learned from ``messages``.
     ``place``: the line and column in the file of a message, by its pointer in the record, for
     a caller that reads a file (each finding is made at its calling message's place).
+    ``recorded``: the results the data recorded elsewhere for calls it leaves unanswered, by
+    pairing key (a session layout's events: Codex's execution events), written in place of
+    synthetic texts, with what the dialect reads in the list itself
+    (`Dialect.recorded_results`).
 
     Raises:
         ShapeError: A tool-related field of a message has the wrong shape.
@@ -474,11 +563,18 @@ def check_list(
     if options.strip:
         defects = written_results(messages, pairing, dialect, options)
     else:
-        defects = [
-            d
-            for d in collect(messages, views, pairing, dialect, options)
-            if d.code in options.selection
-        ]
+        if pairing.dangling:
+            recorded = {**dialect.recorded_results(messages, views), **(recorded or {})}
+        collected = collect(
+            messages,
+            views,
+            pairing,
+            dialect,
+            options,
+            recorded=recorded or {},
+            copying=context if kept_calls(dialect, context) is None else None,
+        )
+        defects = [d for d in collected if d.code in options.selection]
     if not defects:
         return []
     planned = [
@@ -534,7 +630,7 @@ def findings_of(
         elif kind is not None:
             planned_edits = edits.get(id(defect))
             if planned_edits is None or planned_edits:
-                fix = Fix(kind[0], kind[1], planned_edits or ())
+                fix = Fix(kind[0], kind[1], planned_edits or (), kind[2])
             elif _answerable(defect) and defect.drop:
                 message += f"; {DROP_REFUSED if context.closed_reason is None else DROP_CLOSED}"
             elif _answerable(defect) and context.closed_reason is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from patchcore.model import Pointer, ToolCall, ToolResult
+from patchcore.rules import Origin
 
 #: Rules whose fix inserts a synthetic result for an unanswered call.
 ANSWERED = frozenset({"TP001", "TP002", "TP003"})
@@ -35,6 +36,11 @@ class Defect(msgspec.Struct, frozen=True):
         strip: The result is one toolpatch wrote for the call (the synthetic result of the
             rule ``code``), found by ``toolpatch strip``; its fix removes it.
         pending: For TP001-TP003, the call is in the last turn (`Finding.pending`).
+        origin: For TP001-TP003 answered, whether ``text`` is what the data recorded of the
+            call (`Origin.RECOVERED`) or the rule's synthetic text.
+        copied: For TP001-TP003, the call's own result, found out of place before it (its
+            message and its path there, a TP101 orphan with the call's id): the fix copies it
+            into place instead of writing ``text`` (docs/pairing.md#evidence-first).
     """
 
     code: str
@@ -49,6 +55,8 @@ class Defect(msgspec.Struct, frozen=True):
     drop: bool = False
     strip: bool = False
     pending: bool = False
+    origin: Origin = Origin.SYNTHESIZED
+    copied: tuple[int, Pointer] | None = None
 
     @property
     def ident(self) -> str | None:

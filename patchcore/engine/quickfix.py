@@ -65,6 +65,17 @@ def _callers(lane: Lane) -> list[int]:
     return callers
 
 
+def _earlier_results(lane: Lane, last: int) -> list[int]:
+    """The messages before message ``last`` that hold a result with a key left open: the call's
+    own result out of place, which its fix copies (`patchcore.engine.check`), is one of them."""
+    left_open = lane.open_keys
+    return [
+        index
+        for index, view in enumerate(lane.views[:last])
+        if view.results and any(result.key in left_open for result in view.results)
+    ]
+
+
 def findings(
     lane: Lane,
     spans: Spans,
@@ -86,7 +97,7 @@ def findings(
     messages: list[Any] = [None] * lane.messages
     views: list[View] = list(lane.views)
     callers = _callers(lane)
-    for index in callers:
+    for index in sorted({*callers, *_earlier_results(lane, callers[-1])}):
         view = lane.views[index]
         start, end = elements[index]
         messages[index] = msgspec.json.decode(spans.buf[start:end])  # MemoryError, no crash

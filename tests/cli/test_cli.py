@@ -765,7 +765,7 @@ def test_fix_reports_what_it_fixed(tmp_path: Path) -> None:
         (["check", "-qq", "h.json"], 1, ["h.json"]),  # -qq is -q, as it was
         (["check", "-q", "c.json"], 0, []),
         (["fix", "-q", "h.json"], 0, []),
-        (["fix", "--check", "-q", "h.json"], 1, ["Would fix h.json: TP001 x1"]),
+        (["fix", "--check", "-q", "h.json"], 1, ["Would fix h.json: TP001 x1 (1 synthesized)"]),
         (["fix", "--diff", "-q", "h.json"], 1, []),
         (["fix", "--diff", "-q", "c.json"], 0, []),
     ],

@@ -2,10 +2,12 @@
 
 The inputs are ``tests/data/formats/inputs``: an OpenAI Chat document (a TP003 call whose tool
 name holds ``%``, a message with a line break), an Anthropic request (a safe TP001 fix that
-rewraps a string ``content``, an unsafe TP101), JSON Lines of conversations saved under a name
-with ``,`` and ``:`` (a clean line, a TP002 in a recorded request, whose ``model`` says it is
-no fine-tuning example, an unfixable TP105 and a TP101, and a list that mixes dialects: a
-warning), and a broken file.
+rewraps a string ``content``, an unsafe TP101), an OpenAI Chat document whose call's own result
+stands before it (a TP101, and a TP001 whose fix copies that result into place: recovered, where
+every other answer is synthesized, docs/pairing.md#evidence-first), JSON Lines of
+conversations saved under a name with ``,`` and ``:`` (a clean line, a TP002 in a recorded
+request, whose ``model`` says it is no fine-tuning example, an unfixable TP105 and a TP101, and
+a list that mixes dialects: a warning), and a broken file.
 They are checked with ``--select ALL`` from a temporary folder, so the paths in the reports are
 the relative names; the only normalisations are the version in the SARIF driver and the folder
 itself (the SARIF ``%SRCROOT%``).
@@ -47,7 +49,7 @@ INPUTS = DATA / "formats" / "inputs"
 SARIF_SCHEMA = DATA / "sarif" / "sarif-schema-2.1.0.json"
 #: The JSON Lines input is saved under this name, so that ``,`` and ``:`` need escaping.
 ODD_NAME = "odd, name:1.jsonl"
-FILES = ["chat.json", "anthropic.json", ODD_NAME, "broken.json"]
+FILES = ["chat.json", "anthropic.json", "copied.json", ODD_NAME, "broken.json"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 UPDATE = bool(os.environ.get("TOOLPATCH_UPDATE_GOLDEN"))
 
@@ -56,6 +58,8 @@ EXPECTED_FINDINGS = [
     ("chat.json", "TP003", "call_q"),
     ("anthropic.json", "TP001", "toolu_read"),
     ("anthropic.json", "TP101", "toolu_gone"),
+    ("copied.json", "TP101", "call_bk7"),
+    ("copied.json", "TP001", "call_bk7"),
     (ODD_NAME, "TP002", "call_p"),
     (ODD_NAME, "TP105", None),
     (ODD_NAME, "TP101", "x"),
@@ -64,8 +68,8 @@ MIXED = "mixes dialects (anthropic, openai-chat, openai-responses); not checked"
 WARNING_LINE = f"{ODD_NAME}:4: /messages: warning: {MIXED}"
 ERROR_LINE = "broken.json:2:1: error: invalid JSON: Expecting value"
 SUMMARY_LINE = (
-    "1 file could not be processed, found 6 findings in 3 files (3 fixable with "
-    "`toolpatch fix`, 2 more with `--unsafe-fixes`)."
+    "1 file could not be processed, found 8 findings in 4 files (4 fixable with "
+    "`toolpatch fix`, 3 more with `--unsafe-fixes`)."
 )
 
 
@@ -299,6 +303,8 @@ def test_github_annotations_carry_the_fix_marks_of_the_text_report(inputs: Path)
         " [*]",
         " [*]",
         " [~]",
+        " [~]",
+        " [*]",
         " [*]",
         None,
         " [~]",
@@ -378,7 +384,7 @@ def test_sarif_has_a_rule_entry_per_code_and_results_point_at_them(inputs: Path)
     assert [rule["id"] for rule in rules] == [*patchcore.RULES, "unchecked"]
     assert all(rule["name"] == patchcore.RULES[rule["id"]].name for rule in rules[:-1])
     results = [r for r in sarif_run["results"] if r["ruleId"] != "unchecked"]
-    uris = {"chat.json": "chat.json", "anthropic.json": "anthropic.json"}
+    uris = {name: name for name in ("chat.json", "anthropic.json", "copied.json")}
     uris[ODD_NAME] = "odd,%20name%3A1.jsonl"  # a colon would read as a URI scheme
     located = [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"])
                for r in results]  # fmt: skip

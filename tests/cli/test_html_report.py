@@ -113,10 +113,19 @@ def assert_same_as_json(args: list[str], cwd: Path | None = None) -> Page:
             "tool_name": row[4],
             "call_id": row[5],
             "pointer": row[6],
+            "origin": row[12],
         }
         for row in data["rows"]
     ]
-    assert rows == [{key: r[key] for key in rows[0]} for r in findings] if rows else not findings
+    expected = [
+        {
+            **{key: r[key] for key in ("file", "line", "column", "code", "tool_name", "call_id")},
+            "pointer": r["pointer"],
+            "origin": r["fix"] and r["fix"]["origin"],
+        }
+        for r in findings
+    ]
+    assert rows == expected
     return page
 
 

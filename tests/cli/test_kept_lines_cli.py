@@ -70,7 +70,10 @@ def column_of(number: int) -> int:
 def test_fix_repairs_the_other_lines_and_exits_1(tmp_path: Path) -> None:
     target = corpus_file(tmp_path)
     result = run(["fix", "--keep-invalid-lines", "--color", "never", str(target)], expect=1)
-    assert "Fixed 3 findings in 1 file, 2 lines kept as they are (not JSON)." in result.stderr
+    assert (
+        "Fixed 3 findings in 1 file (3 synthesized), 2 lines kept as they are (not JSON)."
+        in result.stderr
+    )
     lines = target.read_bytes().split(b"\n")
     assert lines[1] == TORN and lines[3] == NULS
     assert all(b'"tool_call_id"' in lines[k] for k in (0, 2, 4))

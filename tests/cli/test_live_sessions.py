@@ -70,7 +70,7 @@ def test_force_answers_it(tmp_path: Path) -> None:
     expected = repaired(SIDECHAIN, target.read_bytes())
     run(["check", "--force", "--color", "never", str(target)], expect=1)  # fixable again
     result = run(["fix", "--force", "--color", "never", str(target)], expect=0)
-    assert "Fixed 1 finding in 1 file." in result.stderr
+    assert "Fixed 1 finding in 1 file (1 synthesized)." in result.stderr
     assert target.read_bytes() == expected
 
 
@@ -236,7 +236,7 @@ def test_a_corpus_written_to_now_is_not_live(tmp_path: Path) -> None:
     target = tmp_path / "corpus.jsonl"
     target.write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n")
     result = run(["fix", "--color", "never", str(target)], expect=0)
-    assert "Fixed 2 findings in 1 file." in result.stderr
+    assert "Fixed 2 findings in 1 file (2 synthesized)." in result.stderr
     document = tmp_path / "history.json"
     document.write_text(json.dumps(line["messages"]))
     run(["fix", str(document)], expect=0)

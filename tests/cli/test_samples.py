@@ -160,7 +160,10 @@ def test_check_reports_the_expected_findings(case: Case) -> None:
     targets = [f for f in report.findings if patchcore.is_training_target(f)]
     assert found(targets) == [tuple(f) for f in case.targets]
     assert [fixability(f) for f in report.findings] == case.fixes
+    recovered = [f for f in report.findings if f.fix and f.fix.origin is patchcore.Origin.RECOVERED]
+    assert found(recovered) == [tuple(f) for f in case.recovered]
     stderr = result.stderr.decode()
+    assert ("(fix: recovered)" in stderr) == bool(case.recovered), explain(result)
     for (code, call_id), fix in zip(case.findings, case.fixes, strict=True):
         assert code in stderr
         if call_id is not None:
@@ -463,7 +466,7 @@ def test_drop_never_rewrites_an_agent_session(case: Case) -> None:
 
 @pytest.mark.parametrize(
     "case",
-    [c for c in CASES if c.expected],
+    [c for c in CASES if c.expected and not c.recovered_by_fix],
     ids=lambda c: c.path,
 )
 def test_strip_after_fix_gives_back_the_input(case: Case) -> None:
@@ -480,6 +483,20 @@ def test_strip_after_fix_gives_back_the_input(case: Case) -> None:
         patchcore.strip_document((SAMPLES / case.path).read_bytes(), filename=case.path).output
         is None
     ), "an input holds no synthetic result"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.expected and c.recovered_by_fix == list(c.findings)],
+    ids=lambda c: c.path,
+)
+def test_strip_keeps_a_recovered_result(case: Case) -> None:
+    """A result ``fix`` recovered from the data is the data's own, not one toolpatch made up:
+    ``toolpatch strip`` leaves it (docs/pairing.md#evidence-first)."""
+    fixed = (SAMPLES / fixed_path(case.path)).read_bytes()
+    stripped = patchcore.strip_document(fixed, filename=case.path)
+    assert stripped.output is None, "nothing to strip"
+    assert not stripped.findings
 
 
 def test_strip_through_the_cli(tmp_path: Path) -> None:

@@ -81,7 +81,7 @@ def test_each_finding_is_one_line(folder: Path) -> None:
     a, c = result.finding_lines
     assert a == (
         f"a.json:{DANGLING_CALL_LINE}:3: TP001 [*] tool call 'get_weather' (id call_1) has no "
-        "result, and the history goes on after it [/2/tool_calls/0]"
+        "result, and the history goes on after it (fix: synthesized) [/2/tool_calls/0]"
     ), result.show()
     assert c.startswith("c.jsonl:2:1: TP001 [*] ") and c.endswith(" [/1/tool_calls/0]")
     assert "provider error" not in result.stderr, "no error under a finding"
@@ -156,10 +156,10 @@ def test_full_quotes_each_findings_own_provider_error_under_it(folder: Path) -> 
     result = run(["check", "--output-format", "full", "a.json", "c.jsonl"], cwd=folder, expect=1)
     assert result.stderr_lines == [
         f"a.json:{DANGLING_CALL_LINE}:3: TP001 [*] tool call 'get_weather' (id call_1) has no "
-        "result, and the history goes on after it [openai-chat /2/tool_calls/0]",
+        "result, and the history goes on after it (fix: synthesized) [openai-chat /2/tool_calls/0]",
         f"    provider error: {OPENAI_ERROR}call_1",
         "c.jsonl:2:1: TP001 [*] tool call 'lookup' (id c1) has no result, and the history goes "
-        "on after it [openai-chat /1/tool_calls/0]",
+        "on after it (fix: synthesized) [openai-chat /1/tool_calls/0]",
         f"    provider error: {OPENAI_ERROR}c1",
         "Found 2 findings in 2 files (2 fixable with `toolpatch fix`).",
     ], result.show()
@@ -210,7 +210,10 @@ def test_check_takes_concise_and_full_from_the_configuration_and_variable(folder
 
 def test_check_fix_reports_in_full(folder: Path) -> None:
     result = run(["check", "--fix", "--output-format", "full", "a.json"], cwd=folder, expect=0)
-    assert result.stderr_lines == ["Fixed a.json: TP001 x1", "Fixed 1 finding in 1 file."]
+    assert result.stderr_lines == [
+        "Fixed a.json: TP001 x1 (1 synthesized)",
+        "Fixed 1 finding in 1 file (1 synthesized).",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -331,9 +334,12 @@ def test_fix_names_files_relative_in_its_lines_and_diff(folder: Path) -> None:
     absolute = str(folder / "a.json")
     diff = run(["fix", "--diff", absolute], cwd=folder, expect=1)
     assert diff.stdout.startswith(b"--- a/a.json\n+++ b/a.json\n"), diff.show()
-    assert diff.stderr_lines[0] == "Would fix a.json: TP001 x1", diff.show()
+    assert diff.stderr_lines[0] == "Would fix a.json: TP001 x1 (1 synthesized)", diff.show()
     fixed = run(["fix", absolute], cwd=folder, expect=0)
-    assert fixed.stderr_lines == ["Fixed a.json: TP001 x1", "Fixed 1 finding in 1 file."]
+    assert fixed.stderr_lines == [
+        "Fixed a.json: TP001 x1 (1 synthesized)",
+        "Fixed 1 finding in 1 file (1 synthesized).",
+    ]
 
 
 def test_stdin_filename_is_shown_relative(folder: Path) -> None:
@@ -376,3 +382,35 @@ def test_a_reports_findings_are_one_write_with_the_lines_of_one_each(full: bool)
             printer.line((("    provider error: ", ""), (finding.provider_error or "", "")))
     assert stream.getvalue() == one_by_one.getvalue()
     assert "\x1b" not in stream.getvalue() and "\\x1b[2J" in stream.getvalue()
+
+
+def test_fix_counts_the_recovered_and_the_synthesized_results(tmp_path: Path) -> None:
+    """docs/cli.md#recovered-or-synthesized: a call whose own result stands before it gets a
+    copy of it, the other a made-up one; each finding line says which, and so do the counts."""
+    history = [
+        {"role": "user", "content": "Book the train and the hotel."},
+        {"role": "tool", "tool_call_id": "call_bk", "content": "booked TGV-6611"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_bk", "type": "function", "function": {"name": "book_train",
+                 "arguments": "{}"}},
+                {"id": "call_ht", "type": "function", "function": {"name": "book_hotel",
+                 "arguments": "{}"}},
+            ],
+        },
+        {"role": "user", "content": "Done?"},
+    ]  # fmt: skip
+    (tmp_path / "h.json").write_text(json.dumps(history, indent=2) + "\n")
+    checked = run(["check", "h.json"], cwd=tmp_path, expect=1)
+    train, hotel = checked.finding_lines
+    assert "(id call_bk)" in train and train.endswith(" (fix: recovered) [/2/tool_calls/0]")
+    assert "(id call_ht)" in hotel and hotel.endswith(" (fix: synthesized) [/2/tool_calls/1]")
+    fixed = run(["fix", "h.json"], cwd=tmp_path, expect=0)
+    assert fixed.stderr_lines == [
+        "Fixed h.json: TP001 x2 (1 recovered, 1 synthesized)",
+        "Fixed 2 findings in 1 file (1 recovered, 1 synthesized).",
+    ]
+    written = json.loads((tmp_path / "h.json").read_text())
+    assert written[3] == history[1], "the booking's own result, copied after its call"

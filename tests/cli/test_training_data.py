@@ -79,7 +79,10 @@ def test_the_judgement_is_said_before_the_write(tmp_path: Path, order: list[str]
     target = training_file(tmp_path, b"".join(lines))
     result = run(["fix", "--color", "never", str(target)], expect=0)
     assert order == ["said", "written"]
-    assert result.stderr_lines[:2] == [f"{target}: {NOTE}", f"Fixed {target}: TP001 x1"]
+    assert result.stderr_lines[:2] == [
+        f"{target}: {NOTE}",
+        f"Fixed {target}: TP001 x1 (1 synthesized)",
+    ]
     after = target.read_bytes().splitlines(keepends=True)
     assert [k for k, (old, new) in enumerate(zip(lines, after, strict=True)) if old != new] == [4]
     assert json.loads(after[4])["messages"][2]["tool_call_id"] == "lost_4"
@@ -121,7 +124,10 @@ def test_check_reports_the_targets_as_such(tmp_path: Path) -> None:
 def test_asking_answers_them(tmp_path: Path, args: list[str]) -> None:
     target = training_file(tmp_path)
     result = run(["fix", "--color", "never", *args, str(target)], expect=0)
-    assert "Fixed 7 findings in 1 file." in result.stderr and "note:" not in result.stderr
+    assert (
+        "Fixed 7 findings in 1 file (7 synthesized)." in result.stderr
+        and "note:" not in result.stderr
+    )
     lines = [json.loads(line) for line in target.read_bytes().splitlines()]
     ended = [n for n, line in enumerate(lines) if line["messages"][-1]["role"] == "tool"]
     assert ended == [n for n, ends in enumerate(SEVEN_OF_TWENTY) if ends]

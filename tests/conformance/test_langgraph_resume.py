@@ -230,3 +230,21 @@ def test_an_abandoned_approval_answered_then_resumed(
         assert [m.content for m in state["messages"] if isinstance(m, ToolMessage)] != ["paid 40"]
         assert len(results(state["messages"])["call_pay"]) == 1
     run(["check", "--select", "ALL", url, "--thread", "abandoned"], cwd=tmp_path, expect=0)
+
+
+def test_the_stored_error_is_reported_as_recovered(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """docs/pairing.md#evidence-first: the failed payment's result is the error the checkpoint
+    stored, so ``check`` and ``fix`` say its fix is recovered, in the text and JSON reports."""
+    url, saver = store
+    with saver() as checkpointer:
+        failed_trip(TRIP_KINDS[0], checkpointer, "trip", STEPS["parallel"])
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    (line,) = [line for line in checked.stderr_lines if "TP002 [*]" in line]
+    assert "(id call_card)" in line and line.endswith(" (fix: recovered) [/1/tool_calls/1]")
+    records = json.loads(run(["check", "--output-format", "json", url], cwd=tmp_path).stdout)
+    (card,) = [r for r in records if r["kind"] == "finding" and r["call_id"] == "call_card"]
+    assert card["fix"]["origin"] == "recovered"
+    fixed = run(["fix", url], cwd=tmp_path, expect=0)
+    assert "(1 recovered)" in fixed.stderr, fixed.show()

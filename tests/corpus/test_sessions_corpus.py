@@ -178,6 +178,49 @@ def test_spawn_and_wait_calls_closed_only_by_events_are_open() -> None:
     ]
 
 
+def test_calls_closed_only_by_collaboration_events_get_made_up_outputs() -> None:
+    """docs/formats.md#codex: a ``collab_agent_spawn_end`` or ``collab_waiting_end`` event is no
+    shell output; nothing in it is the text Codex gave the model, so the outputs are synthetic
+    and say so."""
+    relative = "codex/codemie-turn-spawn-skill-dangling.jsonl"
+    report = patchcore.check_document(read(relative), filename=relative)
+    assert [f.fix.origin for f in report.findings if f.fix] == [patchcore.Origin.SYNTHESIZED] * 2
+
+
+def test_a_real_unified_exec_output_is_never_rebuilt_from_its_end_event() -> None:
+    """The real rollout's 43 ``exec_command`` calls each have an ``exec_command_end`` event, and
+    each output the model got is the chunk the tool returned when it yielded (``Chunk ID``,
+    ``Wall time``, a process still running), not the event's output: with the outputs taken
+    out, a fix must not pass the events' text off as what the model was told."""
+    relative = "codex/codemie-rollout-019e1625.jsonl"
+    lines = read(relative).split(b"\n")
+    values = [json.loads(line) if line.strip() else None for line in lines]
+    ended = {
+        v["payload"]["call_id"]
+        for v in values
+        if v and v["type"] == "event_msg" and v["payload"]["type"] == "exec_command_end"
+    }
+    outputs = [
+        v["payload"]["output"]
+        for v in values
+        if v
+        and v["payload"].get("type") == "function_call_output"
+        and v["payload"]["call_id"] in ended
+    ]
+    assert len(ended) == len(outputs) == 43
+    assert all(output.startswith("Chunk ID: ") for output in outputs)
+    cut = b"\n".join(
+        line
+        for line, v in zip(lines, values, strict=True)
+        if not (v and v["payload"].get("type") == "function_call_output"
+                and v["payload"]["call_id"] in ended)
+    )  # fmt: skip
+    report = patchcore.check_document(cut, filename=relative)
+    answered = [f for f in report.findings if f.call_id in ended]
+    assert len(answered) == 43
+    assert {f.fix.origin for f in answered if f.fix} == {patchcore.Origin.SYNTHESIZED}
+
+
 def test_a_torn_rollout_line_is_reported_and_kept() -> None:
     """docs/corpus.md#defects-and-controls: "invalid JSON line". The line is reported (a warning
     with its line number); the rest of the rollout, which holds no call, is clean."""

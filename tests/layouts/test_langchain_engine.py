@@ -204,3 +204,69 @@ MUTATION_CASES: dict[str, list[dict]] = {
 def test_input_is_never_mutated_and_fix_is_idempotent(name: str) -> None:
     assert_input_is_never_mutated(MUTATION_CASES[name])
     assert_fix_is_idempotent(MUTATION_CASES[name])
+
+
+def test_a_stored_error_answers_a_base_message_call_and_no_callback_rebuilds_it() -> None:
+    """docs/pairing.md#evidence-first: the error a store kept for the failed task
+    (`Options.recorded_results`) becomes the ToolMessage, an error, marked recovered; the
+    callback builds only the results that are made up."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    history = [
+        HumanMessage("Book the hotel and charge the card."),
+        AIMessage(
+            "",
+            tool_calls=[
+                {"name": "charge_card", "args": {}, "id": "c_card"},
+                {"name": "book_hotel", "args": {}, "id": "c_hotel"},
+            ],
+        ),
+        HumanMessage("Done?"),
+    ]
+    built: list[str] = []
+
+    def build(call: dict) -> ToolMessage:
+        built.append(call["id"])
+        return ToolMessage("made up", tool_call_id=call["id"], status="error")
+
+    options = patchcore.make_options(recorded_results={"c_card": "card processor timed out"})
+    repair = patchcore.fix_base_messages(history, options=options, repair_callback=build)
+    assert [f.fix.origin for f in repair.fixed if f.fix] == [
+        patchcore.Origin.RECOVERED,
+        patchcore.Origin.SYNTHESIZED,
+    ]
+    card, hotel = repair.value[2:4]
+    assert isinstance(card, ToolMessage) and isinstance(hotel, ToolMessage)
+    assert (card.tool_call_id, card.content, card.status) == (
+        "c_card",
+        "card processor timed out",
+        "error",
+    )
+    assert (hotel.tool_call_id, hotel.content) == ("c_hotel", "made up")
+    assert built == ["c_hotel"]
+
+
+@pytest.mark.parametrize(("own_id", "copied"), [(None, True), ("msg-77", False)])
+def test_a_tool_message_before_its_call_is_copied_only_without_an_id(
+    own_id: str | None, copied: bool
+) -> None:
+    """docs/pairing.md#evidence-first: LangGraph's add_messages merges messages by id, so a
+    copy that kept the ToolMessage's id would replace it where it stands instead of answering
+    the call; such a call gets a synthetic result."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    booked = ToolMessage("booked TGV-6611", tool_call_id="c_bk", id=own_id)
+    history = [
+        HumanMessage("Book the train."),
+        booked,
+        AIMessage("", tool_calls=[{"name": "book_train", "args": {}, "id": "c_bk"}]),
+        HumanMessage("And a hotel?"),
+    ]
+    repair = patchcore.fix_base_messages(history)
+    (finding,) = repair.fixed
+    assert finding.fix is not None
+    expected = patchcore.Origin.RECOVERED if copied else patchcore.Origin.SYNTHESIZED
+    assert finding.fix.origin is expected
+    answer = repair.value[3]
+    assert isinstance(answer, ToolMessage) and answer.tool_call_id == "c_bk"
+    assert (answer is booked) is copied

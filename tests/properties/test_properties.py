@@ -17,7 +17,8 @@ the inserted messages gives back exactly the input values, and every JSON Lines 
 back byte for byte; (iv) one inserted message per fixed finding; (v) an input with nothing to fix
 is not rewritten; (vi) the findings and the inserted results are exactly those of an independent
 reference implementation of the pairing rule (a result answers the nearest earlier unanswered
-call with the same id); (vii) an indented document gets a minimal diff.
+call with the same id), a call's own result found before it copied into place
+(docs/pairing.md#evidence-first); (vii) an indented document gets a minimal diff.
 """
 
 from __future__ import annotations
@@ -172,9 +173,33 @@ def synthetic_text(dangling: Dangling) -> str:
     return re.sub(r"\{name\}|\{id\}", lambda m: values[m.group()], TEXTS[dangling.code])
 
 
+def reference_orphans(conversation: Conversation) -> list[int]:
+    """The tool messages that answer no call: no earlier call has their id (one whose earlier
+    calls are all answered is a second result, TP103, which may be theirs: no evidence)."""
+    called: set[str] = set()
+    orphans = []
+    for position, message in enumerate(conversation):
+        if message.role == "tool" and message.answers and message.answers not in called:
+            orphans.append(position)
+        called |= {call.id for call in message.calls if call.id}
+    return orphans
+
+
+def own_result(conversation: Conversation, dangling: Dangling) -> int | None:
+    """The tool message before ``dangling`` that is its own result: the one orphan with its
+    id, where it is the one unanswered call with that id (docs/pairing.md#evidence-first)."""
+    call_id = dangling.call.id
+    same = [o for o in reference_orphans(conversation) if conversation[o].answers == call_id]
+    calls = [d for d in reference_dangling(conversation) if d.call.id == call_id]
+    if len(same) == 1 and len(calls) == 1 and same[0] < dangling.message_index:
+        return same[0]
+    return None
+
+
 def expected_layout(conversation: Conversation) -> list[tuple[str, Any]]:
-    """The repaired list as ``("old", index)`` and ``("new", dangling)``: results go after the
-    calling message's run of results, in call order."""
+    """The repaired list as ``("old", index)``, ``("new", dangling)`` and ``("copy", index)``
+    (the call's own result, copied from where it stood): results go after the calling
+    message's run of results, in call order."""
     inserts: dict[int, list[Dangling]] = {}
     for dangling in reference_dangling(conversation):
         at = dangling.message_index + 1
@@ -183,7 +208,9 @@ def expected_layout(conversation: Conversation) -> list[tuple[str, Any]]:
         inserts.setdefault(at, []).append(dangling)
     layout: list[tuple[str, Any]] = []
     for position in range(len(conversation) + 1):
-        layout += [("new", d) for d in sorted(inserts.get(position, []), key=_call_order)]
+        for dangling in sorted(inserts.get(position, []), key=_call_order):
+            own = own_result(conversation, dangling)
+            layout.append(("new", dangling) if own is None else ("copy", own))
         if position < len(conversation):
             layout.append(("old", position))
     return layout
@@ -478,13 +505,16 @@ CRLF_WITHOUT_FINAL_NEWLINE = build_case(
 @given(cases())
 def test_fix_only_inserts(case: Case) -> None:
     """(iii) Removing the inserted messages gives back the input values, key order included;
-    JSON Lines lines are written back byte for byte."""
+    each is a synthetic answer, or a copy of a result the input holds
+    (docs/pairing.md#evidence-first); JSON Lines lines are written back byte for byte."""
     report = fix(case)
     output = case.data if report.output is None else report.output
     before, after = case.message_lists(case.data), case.message_lists(output)
     assert len(after) == len(before), "the number of message lists changed"
     for original, repaired in zip(before, after, strict=True):
         for inserted in split_inserted(repaired, original):
+            if inserted in original:
+                continue  # the call's own result, found before it, copied into place (recovered)
             call_id, content, error = answer_of(inserted)
             assert call_id and content and error, f"inserted {inserted} in {describe(case)}"
     if case.container == "object":
@@ -562,7 +592,7 @@ def test_findings_follow_the_pairing_rule(case: Case) -> None:
         layout = expected_layout(conversation)
         assert len(repaired) == len(layout), f"wrong number of messages in {describe(case)}"
         for position, ((kind, what), message) in enumerate(zip(layout, repaired, strict=True)):
-            if kind == "old":
+            if kind in ("old", "copy"):
                 assert canonical(message) == canonical(original[what]), (
                     f"message {position} should be input message {what} in {describe(case)}"
                 )

@@ -6,7 +6,7 @@
   const data = JSON.parse(document.getElementById("report-data").textContent);
   const rows = data.rows;
   // rows[i]: file index, line, column, code, tool, call id, pointer, fix, message index,
-  // messages, position tenth, message
+  // messages, position tenth, message, origin of the result the fix writes (or null)
   const FIX_WORDS = { safe: "fix", unsafe: "unsafe fix", none: "held back" };
   const PAGE = 50;
   const FILE_PAGE = 15;
@@ -120,7 +120,7 @@
         el("td", r[3], "code"),
         el("td", r[4] === null ? "—" : r[4]),
         el("td", r[5] === null ? "—" : r[5], "mono"),
-        el("td", FIX_WORDS[r[7]], "fix " + r[7]),
+        el("td", FIX_WORDS[r[7]] + (r[12] ? ` (${r[12]})` : ""), "fix " + r[7]),
         el("td", `${r[8] + 1} of ${r[9]}`, "num"),
         el("td", r[6] || "/", "mono dim"),
       );

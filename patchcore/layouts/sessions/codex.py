@@ -6,7 +6,10 @@ dialect pairs them (on ``call_id``). ``session_meta``, ``turn_context``, ``event
 ``compacted`` lines are events: kept as they are, never paired. Codex rebuilds a resumed
 session's history from the ``response_item`` lines alone (codex-rs
 ``reconstruct_history_from_rollout``), so a call closed only by an ``event_msg`` (an
-``*_end`` event) has no output when the session resumes.
+``*_end`` event) has no output when the session resumes; where that event is a shell
+command's ``exec_command_end`` that says the output whole, the output is rebuilt from it as
+Codex writes it (`patchcore.layouts.sessions.codex_outputs`) and the fix writes that instead of
+a synthetic text (recovered, docs/pairing.md#evidence-first).
 
 Repair: a new ``response_item`` line per missing output, where the dialect puts the output (after
 the call's model turn and its existing outputs), carrying the call line's ``timestamp``. Codex
@@ -28,6 +31,7 @@ from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
+from patchcore.layouts.sessions.codex_outputs import recorded_outputs
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
@@ -78,6 +82,7 @@ class Codex(SessionLayout):
     ) -> Analysis:
         notes: list[Conversation] = []
         items: list[Entry] = []
+        events: list[dict[str, Any]] = []
         for line in lines:
             odd = odd_entry(line)
             kind = tag(line.value, "type")
@@ -85,6 +90,8 @@ class Codex(SessionLayout):
                 notes.append(odd)
             elif kind == "response_item" and isinstance(line.value.get("payload"), dict):
                 items.append(line)
+            elif kind == "event_msg" and isinstance(line.value.get("payload"), dict):
+                events.append(line.value["payload"])
             elif kind == "response_item":
                 payload = json_kind(line.value.get("payload"))
                 notes.append(unread(line, f"a response_item whose payload is {payload}"))
@@ -100,6 +107,7 @@ class Codex(SessionLayout):
                 context=context,
                 options=options,
                 plan_unsafe=options.unsafe_fixes or not fixing,
+                recorded=recorded_outputs(events, payloads),
             )
         except ShapeError as error:
             line = items[int(error.path[0])]

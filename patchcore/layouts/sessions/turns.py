@@ -33,7 +33,12 @@ from typing import Any, ClassVar
 from patchcore.chat_names import tag
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import SESSION_LOG, ListContext
-from patchcore.engine.check import STRIP_DESCRIPTION, check_list
+from patchcore.engine.check import (
+    RECORDED_DESCRIPTION,
+    STRIP_DESCRIPTION,
+    answer_text,
+    check_list,
+)
 from patchcore.engine.defects import ANSWERED
 from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
@@ -43,7 +48,7 @@ from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import NAMESPACE, Delete, Edit, Finding, Fix, Insert, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation
-from patchcore.rules import RULES, Applicability, render_text
+from patchcore.rules import RULES, Applicability, Origin
 
 ANTHROPIC = Anthropic()
 
@@ -275,24 +280,30 @@ class TurnRepair(ABC):
     def _fixes(self, turn: Turn, group: Sequence[Finding]) -> tuple[list[Fix], dict[str, Any]]:
         """One new entry after ``turn`` answering every call of ``group`` (in call order): the
         fix of each, and the new user message the entry holds."""
-        blocks = [
-            ANTHROPIC.result_block(
-                turn.message(),
-                ToolCall(finding.call_id, finding.tool_name),
-                render_text(
-                    self.options.text(finding.code),
-                    name=finding.tool_name,
-                    call_id=finding.call_id,
-                ),
-                {},
+        texts = [
+            answer_text(
+                finding.code, ToolCall(finding.call_id, finding.tool_name), self.options, {}
             )
             for finding in group
+        ]
+        blocks = [
+            ANTHROPIC.result_block(
+                turn.message(), ToolCall(finding.call_id, finding.tool_name), text, {}
+            )
+            for finding, (text, _) in zip(group, texts, strict=True)
         ]
         message = ANTHROPIC.new_turn(turn.message(), blocks)
         edits = self.answer(turn, message, group[0].call_id or "")
         fixes = [
-            Fix(Applicability.SAFE, RULES[finding.code].fix_description or "", edits)
-            for finding in group
+            Fix(
+                Applicability.SAFE,
+                (RULES[finding.code].fix_description or "")
+                if origin is Origin.SYNTHESIZED
+                else RECORDED_DESCRIPTION,
+                edits,
+                origin,
+            )
+            for finding, (_, origin) in zip(group, texts, strict=True)
         ]
         return fixes, message
 
