@@ -69,6 +69,13 @@ MESSAGES = "messages"
 INTERRUPT = "__interrupt__"
 ERROR = "__error__"
 
+#: How a cancelled task's error write begins (the ``repr`` of a ``CancelledError``, from
+#: ``asyncio`` or ``concurrent.futures``): LangGraph cancels the other tasks of a step when
+#: one raises, and records each as failed with it. It says nothing of the tool's outcome (it
+#: may have been half-way through, or done, on a busy machine), so it is no evidence: the call
+#: gets a made-up result that says the outcome is unknown (docs/stores.md#the-stored-error).
+CANCELLED = "CancelledError("
+
 #: The channels that schedule a step's tasks: LangGraph's ``TASKS`` (a ``Topic`` of the
 #: ``Send``s, one task each) and the ``branch:to:<node>`` channels (``EphemeralValue``s, one
 #: per node an edge leads to). Both are emptied when the step completes.
@@ -239,7 +246,8 @@ def _with_errors(
     data says which call raised what: a task that raised ran the ``Send`` its task path
     numbers, whose argument names one open call; or the step had one task that raised and
     one call left without a result. The error is the text LangGraph stored (nothing is
-    constructed from it); a value that is not text is not used."""
+    constructed from it); a value that is not text is not used, nor a cancellation
+    (`CANCELLED`): it says what LangGraph did to the task, not what the tool did."""
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     open_ids = [str(c["id"]) for c in step.calls if c.get("id") not in answered]
     failed = [
@@ -256,7 +264,11 @@ def _with_errors(
                 named = _call_ids(send_argument(sends[index]), set(open_ids))
                 if len(named) == 1:
                     found[named.pop()] = value
-    errors = {call: text for call, text in found.items() if isinstance(text, str)}
+    errors = {
+        call: text
+        for call, text in found.items()
+        if isinstance(text, str) and not text.startswith(CANCELLED)
+    }
     return ToolStep(step.calls, step.scheduled, step.successors, errors)
 
 
@@ -637,7 +649,8 @@ def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: boo
     else:
         made.messages = thread.messages
         made.waiting = WAITING if thread.waiting and not answer_waiting else None
-        errors = thread.step.errors if thread.step is not None else None
+        # worded as LangGraph's ToolNode words a tool's error (its TOOL_CALL_ERROR_TEMPLATE)
+        errors = {c: f"Error: {e}" for c, e in thread.step.errors.items()} if thread.step else None
         made.check = _told(patchcore.check_base_messages, errors)
         made.fix = _told(patchcore.fix_base_messages, errors)
         made.shown = _message_line

@@ -14,7 +14,6 @@ does not, and without the extra the import says what to install (`patchcore.extr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeAlias
 
 from patchcore.extras import MissingExtra
@@ -107,7 +106,6 @@ def fix_base_messages(
     *,
     options: Options | None = None,
     repair_callback: RepairCallback | None = None,
-    errors: Mapping[str, str] | None = None,
 ) -> Repair[list[BaseMessage]]:
     """Answer dangling calls with synthetic ``ToolMessage(status="error")`` objects.
 
@@ -118,12 +116,6 @@ def fix_base_messages(
     it answers; it goes where toolpatch's own would (docs/langchain.md#building-the-results). A
     result recovered from the history or from ``options.recorded_results`` (the error a store
     kept for the call) is not the callback's to build.
-
-    ``errors`` maps a call id to the error recorded for that call (a LangGraph checkpoint's
-    error write of the task that ran it, docs/stores.md#the-stored-error): its result says
-    that error instead of a made-up text, whatever ``repair_callback`` would build, and its fix
-    says it is recovered. It is ``options.recorded_results`` given here
-    (docs/pairing.md#evidence-first).
 
     Returns:
         A `Repair` whose ``value`` is a new list: the original message objects (untouched) with
@@ -145,8 +137,6 @@ def fix_base_messages(
         'c1'
     """
     options = options or Options()
-    if errors:
-        options = replace(options, recorded_results={**options.recorded_results, **errors})
     findings = _findings(messages, options, fixing=True)
     fixed = tuple(f for f in findings if options.applies(f.fix))
     if not fixed:

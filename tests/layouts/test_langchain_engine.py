@@ -117,8 +117,8 @@ def test_seed_base_messages() -> None:
 
 
 def test_a_recorded_error_is_the_result_of_its_call() -> None:
-    """``errors`` (docs/stores.md#the-stored-error): a call whose error was recorded gets it
-    as its result, before any made-up text or callback; the other calls get theirs."""
+    """``recorded_results`` (docs/stores.md#the-stored-error): a call whose error was recorded
+    gets it as its result, before any made-up text or callback; the other calls get theirs."""
     calls = [
         ToolCall(id="c1", name="charge_card", args={"amount": 40}),
         ToolCall(id="c2", name="book_hotel", args={"city": "Oslo"}),
@@ -130,7 +130,8 @@ def test_a_recorded_error_is_the_result_of_its_call() -> None:
         return ToolMessage("built", tool_call_id=call["id"], status="error")
 
     for callback in (None, built):
-        repair = patchcore.fix_base_messages(history, errors=recorded, repair_callback=callback)
+        options = patchcore.make_options(recorded_results=recorded)
+        repair = patchcore.fix_base_messages(history, options=options, repair_callback=callback)
         card, hotel = repair.value[2:]
         assert isinstance(card, ToolMessage) and isinstance(hotel, ToolMessage)
         assert (card.tool_call_id, card.name, card.status) == ("c1", "charge_card", "error")
