@@ -359,8 +359,9 @@ def test_a_hundred_thousand_findings_open_in_seconds(tmp_path: Path) -> None:
     """docs/cli.md#html-report: the page grows with the findings, and a browser shows the first
     page of 100,000 of them in seconds (generous bounds: two shared cores)."""
     call = '{"id": "c%d", "type": "function", "function": {"name": "tool_%d", "arguments": "{}"}}'
-    line = '{"messages": [{"role": "user", "content": "question %d"}, {"role": "assistant", '
-    line += '"content": null, "tool_calls": [' + call + "]}]}\n"
+    # recorded requests (their model), not fine-tuning examples whose target is the call
+    line = '{"model": "gpt-4o", "messages": [{"role": "user", "content": "question %d"}, '
+    line += '{"role": "assistant", "content": null, "tool_calls": [' + call + "]}]}\n"
     (tmp_path / "big.jsonl").write_text("".join(line % (n, n, n % 40) for n in range(100_000)))
     page = tmp_path / "big.html"
     result = run_process(
