@@ -162,7 +162,9 @@ def _show(settings: Settings) -> int:
     printer = stderr_printer(settings.color)
     options = settings.options_for(source, now=time.time())
     try:
-        found_lists = conversations(source.read(), name=framing_name(source), options=options)
+        found_lists = conversations(
+            source.read(options), name=framing_name(source), options=options
+        )
     except (OSError, patchcore.PatchcoreError, MissingExtra) as exc:
         printer.line(error_pieces(InputError.of(source.name, exc)))
         return int(ExitCode.ERROR)

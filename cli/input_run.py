@@ -247,7 +247,7 @@ def _filter(
     written when it cannot be processed."""
     source = outcome.source
     with _recorded_failure(outcome):
-        data = source.read()
+        data = source.read(options)
         if source.excluded:
             outcome.skipped = EXCLUDED
             emit(data)
@@ -276,7 +276,7 @@ def _diff(
 
     source = outcome.source
     with _recorded_failure(outcome):
-        data = source.read()
+        data = source.read(options)
         result = patchcore.fix_document(data, filename=framing_name(source), options=options)
         outcome.result = result
         if progress is not None:
@@ -299,7 +299,7 @@ def _kept(
     its fixes planned on those same bytes."""
     source = outcome.source
     with _recorded_failure(outcome):
-        data = source.read()
+        data = source.read(options)
         outcome.data = data
         stream = Stream(
             [data],
