@@ -119,7 +119,7 @@ class Source(msgspec.Struct, frozen=True):
                 device or FIFO is no history (`history_stream`).
         """
         with self.opened() as read:
-            return patchcore.Stream(read, filename=None, options=options, fix=False).read_whole()
+            return read_whole(read, options)
 
     def blocks(self) -> Iterator[bytes]:
         """The input's bytes (decompressed), a block at a time, read once."""
@@ -153,6 +153,12 @@ class Source(msgspec.Struct, frozen=True):
                 yield history_stream(_blocks(partial(os.read, fd)))
         finally:
             os.close(fd)
+
+
+def read_whole(read: FileInput | Iterator[bytes], options: Options) -> bytes:
+    """All of an open input (`Source.opened`), read as a check reads what it holds whole
+    (`patchcore.Stream.read_whole`): within the record-size limit of ``options``."""
+    return patchcore.Stream(read, filename=None, options=options, fix=False).read_whole()
 
 
 class Decompressed(Iterator[bytes]):

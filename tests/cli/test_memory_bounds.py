@@ -275,3 +275,25 @@ def test_checking_many_short_lines_takes_no_memory_per_line(tmp_path: Path) -> N
         assert report["exit"] == 0, report
         sizes[count] = report["peak_kb"]
     assert sizes[600_000] - sizes[300_000] < 8 * 1024, sizes
+
+
+@pytest.mark.slow  # a measured process over an 80 MB corpus
+def test_fix_diff_of_a_large_file_holds_what_fix_holds(tmp_path: Path) -> None:
+    """``fix --diff`` read a file whole and held it several times over (the input, its lines
+    as text, the repair: 640 MB for 100 MB). A regular file is repaired batch by batch as
+    ``fix`` repairs it, and the diff reads it a window at a time around the changes."""
+    dangling = (
+        b'{"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": '
+        b'[{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, '
+        b'{"role": "user", "content": "next"}]}\n'
+    )
+    path = tmp_path / "c.jsonl"
+    with path.open("wb") as out:
+        for _ in range(30):
+            out.writelines(short_lines(50_000))  # 2.7 MB
+            out.write(dangling)
+    assert path.stat().st_size > 80_000_000
+    report = measured(["fix", "--diff", path.name], tmp_path, limit_mb=LIMIT_MB)
+    assert report["exit"] == 1, report
+    assert "Would fix 30 findings in 1 file." in report["stderr"], report
+    assert report["peak_kb"] < 200 * 1024, report
