@@ -218,7 +218,8 @@ def test_a_log_held_open_for_writing_is_never_written(tmp_path: Path) -> None:
         agent.communicate(later)  # the agent's next entries, to the file it holds
     assert target.read_bytes() == original + later  # none lost
     fixed = run(["fix", "--color", "never", str(target)], cwd=tmp_path, expect=0)
-    assert "Fixed 1 finding in 1 file." in fixed.stderr
+    assert "Fixed 1 finding in 1 file" in fixed.stderr
+    assert target.read_bytes() != original + later
 
 
 def test_only_writers_count_and_without_proc_the_clock_decides(tmp_path: Path) -> None:
