@@ -151,7 +151,7 @@ def run(settings: Settings) -> int:
 
 def _show(settings: Settings) -> int:
     """``show``: the one history drawn as panels, nothing written (exit 0), or its error (2)."""
-    from .input_run import framing_name
+    from .input_run import framing_name, recorded_failure
     from .show import conversations, render
 
     (path,) = settings.paths or ["-"]
@@ -162,12 +162,13 @@ def _show(settings: Settings) -> int:
     (source,) = sources
     printer = stderr_printer(settings.color)
     options = settings.options_for(source, now=time.time(), writers=OpenForWriting())
-    try:
+    outcome = Outcome(source)
+    with recorded_failure(outcome):  # an allocation refused too: one line, never a traceback
         found_lists = conversations(
             source.read(options), name=framing_name(source), options=options
         )
-    except (OSError, patchcore.PatchcoreError, MissingExtra) as exc:
-        printer.line(error_pieces(InputError.of(source.name, exc)))
+    if outcome.error is not None:
+        printer.line(error_pieces(outcome.error))
         return int(ExitCode.ERROR)
     out = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
     render(found_lists, out, name=source.name, full=settings.full)

@@ -132,7 +132,7 @@ def process(
     if keep_bytes and mode is Mode.CHECK:
         return _kept(outcome, options, pool, progress, judged)
     with (
-        _recorded_failure(outcome),
+        recorded_failure(outcome),
         source.opened() as read,
         _sink(source, mode, output, read) as sink,
     ):
@@ -186,7 +186,7 @@ def unwritten(result: Result) -> Result:
 
 
 @contextmanager
-def _recorded_failure(outcome: Outcome) -> Iterator[None]:
+def recorded_failure(outcome: Outcome) -> Iterator[None]:
     """Turn the ways an input can fail into the outcome's error (or skip) instead of raising."""
     try:
         yield
@@ -246,7 +246,7 @@ def _filter(
     empty), so the input is read whole to be written back whatever is found. Nothing is
     written when it cannot be processed."""
     source = outcome.source
-    with _recorded_failure(outcome):
+    with recorded_failure(outcome):
         data = source.read(options)
         if source.excluded:
             outcome.skipped = EXCLUDED
@@ -281,7 +281,7 @@ def _diff(
 
     source = outcome.source
     name = framing_name(source)
-    with _recorded_failure(outcome), source.opened() as read:
+    with recorded_failure(outcome), source.opened() as read:
         if isinstance(read, FileInput):
             stream = Stream(read, filename=name, options=options, fix=True, progress=progress)
             patches = _file_patches(stream)
@@ -335,7 +335,7 @@ def _kept(
     """A check of the input read whole, its bytes kept and, if ``fix`` would change them,
     its fixes planned on those same bytes."""
     source = outcome.source
-    with _recorded_failure(outcome):
+    with recorded_failure(outcome):
         data = source.read(options)
         outcome.data = data
         stream = Stream(

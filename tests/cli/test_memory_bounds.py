@@ -223,6 +223,9 @@ def test_an_allocation_failure_is_the_inputs_error(tmp_path: Path) -> None:
     assert report["exit"] == 2, report
     assert "big.json: error: out of memory while reading it" in report["stderr"]
     assert "small.json: clean" in report["stderr"]
+    shown = measured(["show", "big.json"], tmp_path, limit_mb=250)  # was "internal error"
+    assert shown["exit"] == 2, shown
+    assert shown["stderr"].startswith("big.json: error: out of memory while reading it"), shown
 
 
 # --------------------------------------------------------------------------------------------
