@@ -33,6 +33,7 @@ from .input_errors import InputError
 from .input_run import Mode, Outcome
 from .inputs import DEFAULT_WALK, Source, WalkSettings, resolve
 from .object_inputs import ObjectSource, object_sources, split_urls
+from .open_files import OpenForWriting
 from .options import OutputFormat
 from .output_sinks import ReportFile
 from .parallel import ProcessMapper, available_cores
@@ -150,7 +151,7 @@ def run(settings: Settings) -> int:
 
 def _show(settings: Settings) -> int:
     """``show``: the one history drawn as panels, nothing written (exit 0), or its error (2)."""
-    from .input_run import framing_name
+    from .input_run import framing_name, recorded_failure
     from .show import conversations, render
 
     (path,) = settings.paths or ["-"]
@@ -160,11 +161,14 @@ def _show(settings: Settings) -> int:
         raise typer.BadParameter(msg, param_hint="PATH")
     (source,) = sources
     printer = stderr_printer(settings.color)
-    options = settings.options_for(source, now=time.time())
-    try:
-        found_lists = conversations(source.read(), name=framing_name(source), options=options)
-    except (OSError, patchcore.PatchcoreError, MissingExtra) as exc:
-        printer.line(error_pieces(InputError.of(source.name, exc)))
+    options = settings.options_for(source, now=time.time(), writers=OpenForWriting())
+    outcome = Outcome(source)
+    with recorded_failure(outcome):  # an allocation refused too: one line, never a traceback
+        found_lists = conversations(
+            source.read(options), name=framing_name(source), options=options
+        )
+    if outcome.error is not None:
+        printer.line(error_pieces(outcome.error))
         return int(ExitCode.ERROR)
     out = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
     render(found_lists, out, name=source.name, full=settings.full)
@@ -276,6 +280,7 @@ def _run_inputs(settings: Settings) -> int:
         if pool is not None:
             stack.callback(pool.close)  # after an error or Ctrl-C too
         started = time.time()
+        writers = OpenForWriting()  # looked at once, when a file first needs it
 
         def reported(outcome: Outcome, name: str) -> None:
             """Print (and report) one input's outcome; ``name`` is what a machine report
@@ -301,6 +306,7 @@ def _run_inputs(settings: Settings) -> int:
                 verbosity=verbosity,
                 minutes=settings.live_minutes,
                 now=started,
+                writers=writers,
             )
             if reporter is not None:
                 reporter.add(renamed(outcome, name))
@@ -315,7 +321,7 @@ def _run_inputs(settings: Settings) -> int:
             name = shown_source(source).name
             return partial(render_training_note, printer, name, verbosity=verbosity)
 
-        chosen = [settings.options_for(source, now=started) for source in sources]
+        chosen = [settings.options_for(source, now=started, writers=writers) for source in sources]
         if messages:  # the html report draws the messages around each finding
             chosen = [replace(options, finding_messages=True) for options in chosen]
         keep_bytes = reporter is not None and reporter.needs_bytes

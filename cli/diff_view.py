@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from .console import Printer, is_terminal
@@ -78,17 +78,124 @@ def unified_diff(
 
     Lines are compared as decoded text; a missing final newline is marked as ``diff`` does.
     ``patches`` (the repair as patches of ``before``, sorted: `patchcore.repair_patches`) say
-    where the two differ: only the lines they touch are compared, so the diff takes time linear
-    in the input however many places a fix changes. Without them the whole inputs are compared.
+    where the two differ: only the lines around them are read and compared (`patched_diff`),
+    so the diff takes time linear in the input however many places a fix changes. Without
+    them the whole inputs are compared.
     """
-    old = _lines(before)
-    if patches is None:
-        new = _lines(after)
-        opcodes = difflib.SequenceMatcher(None, old, new).get_opcodes()
-    else:
-        new, opcodes = _changed_regions(before, old, patches)
+    if patches is not None:
+        return patched_diff(
+            lambda offset, size: before[offset : offset + size],
+            len(before),
+            patches,
+            name=name,
+            context=context,
+        )
+    old, new = _lines(before), _lines(after)
+    opcodes = difflib.SequenceMatcher(None, old, new).get_opcodes()
+    return _with_header(name, _hunks(old, new, opcodes, context))
+
+
+def patched_diff(
+    read: Callable[[int, int], bytes],
+    size: int,
+    patches: Sequence[Patch],
+    *,
+    name: str,
+    context: int = 3,
+) -> str:
+    """The unified diff of an input of ``size`` bytes, read through ``read(offset, size)``,
+    and the input with ``patches`` (sorted, of the input's bytes) applied, read a window at a
+    time: the patches are grouped where hunks could join (fewer than ``2 * context + 1``
+    unchanged lines apart), and only each group's lines and their context are read and
+    compared. Memory holds one window and the diff, never the whole input: a file of hundreds
+    of megabytes is diffed as it is read (docs/cli.md#reading-whole)."""
+    lines = _LineCounter(read, size)
+    groups: list[list[tuple[Patch, int, int]]] = []  # each patch with its first and last line
+    for patch in patches:
+        first, last = lines.line_of(patch[0]), lines.line_of(patch[1])
+        if groups and first - groups[-1][-1][2] <= 2 * context + 1:
+            groups[-1].append((patch, first, last))
+        else:
+            groups.append([(patch, first, last)])
+    body: list[str] = []
+    shift = 0  # how many more lines the new side has than the old one, before the window
+    for group in groups:
+        start = lines.back(group[0][0][0], context + 1)
+        end = lines.forward(group[-1][0][1], context + 1)
+        window = read(start, end - start)
+        old = _lines(window)
+        inside = [(a - start, b - start, new) for (a, b, new), _, _ in group]
+        new_lines, opcodes = _changed_regions(window, old, inside)
+        first_line = max(group[0][1] - context, 0)
+        body += _hunks(old, new_lines, opcodes, context, first=(first_line, first_line + shift))
+        shift += len(new_lines) - len(old)
+    return _with_header(name, body)
+
+
+class _LineCounter:
+    """Line numbers of offsets of an input asked in increasing order, and the starts and ends
+    of the lines around them, found by reading the input block by block: one pass forward over
+    it for the numbers, and a few lines each way for a window."""
+
+    def __init__(self, read: Callable[[int, int], bytes], size: int) -> None:
+        self._read = read
+        self._size = size
+        self._offset = 0  # counted up to here
+        self._line = 0  # 0-based line of `_offset`
+
+    def line_of(self, offset: int) -> int:
+        """The 0-based line that holds ``offset`` (at least the one asked before)."""
+        while self._offset < offset:
+            block = self._read(self._offset, min(_BLOCK, offset - self._offset))
+            if not block:
+                break
+            self._line += block.count(b"\n")
+            self._offset += len(block)
+        return self._line
+
+    def back(self, offset: int, breaks: int) -> int:
+        """Where the line ``breaks - 1`` lines before the one that holds ``offset`` starts (0
+        at the input's start)."""
+        end = offset
+        while end > 0:
+            low = max(end - _BLOCK, 0)
+            block = self._read(low, end - low)
+            found = len(block)
+            for _ in range(breaks):
+                found = block.rfind(b"\n", 0, found)
+                if found < 0:
+                    break
+                breaks -= 1
+            if not breaks:
+                return low + found + 1
+            end = low
+        return 0
+
+    def forward(self, offset: int, breaks: int) -> int:
+        """Where the ``breaks``-th line break at or after ``offset`` ends (the input's end if
+        there are fewer)."""
+        start = offset
+        while start < self._size:
+            block = self._read(start, min(_BLOCK, self._size - start))
+            found = -1
+            for _ in range(breaks):
+                found = block.find(b"\n", found + 1)
+                if found < 0:
+                    break
+                breaks -= 1
+            if not breaks:
+                return start + found + 1
+            start += len(block)
+        return self._size
+
+
+#: How much of the input a diff reads at a time.
+_BLOCK = 2**20
+
+
+def _with_header(name: str, body: list[str]) -> str:
+    """The diff: its two headers and ``body``'s lines, or nothing when there is no hunk."""
     header = [f"--- {diff_path('a', name)}\n", f"+++ {diff_path('b', name)}\n"]
-    body = _hunks(old, new, opcodes, context)
     return "".join(_mark_no_newline(line) for line in (header + body if body else []))
 
 
@@ -192,13 +299,21 @@ def _line_of(starts: list[int], offset: int, before: bytes) -> int:
     return min(line, lines)
 
 
-def _hunks(old: list[str], new: list[str], opcodes: list[Opcode], context: int) -> list[str]:
-    """The hunks of a unified diff (as ``difflib.unified_diff`` writes them, headers aside)."""
+def _hunks(
+    old: list[str],
+    new: list[str],
+    opcodes: list[Opcode],
+    context: int,
+    *,
+    first: tuple[int, int] = (0, 0),
+) -> list[str]:
+    """The hunks of a unified diff (as ``difflib.unified_diff`` writes them, headers aside);
+    ``old`` and ``new`` start at the lines ``first`` (old, new) of the inputs (a window)."""
     lines = []
     for group in _Opcodes(opcodes).get_grouped_opcodes(context):
-        first, last = group[0], group[-1]
-        old_range = _range(first[1], last[2])
-        new_range = _range(first[3], last[4])
+        head, tail = group[0], group[-1]
+        old_range = _range(head[1] + first[0], tail[2] + first[0])
+        new_range = _range(head[3] + first[1], tail[4] + first[1])
         lines.append(f"@@ -{old_range} +{new_range} @@\n")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":

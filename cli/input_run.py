@@ -18,7 +18,7 @@ from patchcore import MissingExtra, Stream, Unchanged
 from .atomic_write import FileIdentity
 from .compressed import Compression, plain_name
 from .input_errors import InputError
-from .inputs import Decompressed, FileInput, Source
+from .inputs import Decompressed, FileInput, Source, read_whole
 from .output_sinks import Discard, ReplacedFile, Sink, Spool, StreamOutput, WriteFailed, is_stream
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ def process(
     if keep_bytes and mode is Mode.CHECK:
         return _kept(outcome, options, pool, progress, judged)
     with (
-        _recorded_failure(outcome),
+        recorded_failure(outcome),
         source.opened() as read,
         _sink(source, mode, output, read) as sink,
     ):
@@ -186,7 +186,7 @@ def unwritten(result: Result) -> Result:
 
 
 @contextmanager
-def _recorded_failure(outcome: Outcome) -> Iterator[None]:
+def recorded_failure(outcome: Outcome) -> Iterator[None]:
     """Turn the ways an input can fail into the outcome's error (or skip) instead of raising."""
     try:
         yield
@@ -246,8 +246,8 @@ def _filter(
     empty), so the input is read whole to be written back whatever is found. Nothing is
     written when it cannot be processed."""
     source = outcome.source
-    with _recorded_failure(outcome):
-        data = source.read()
+    with recorded_failure(outcome):
+        data = source.read(options)
         if source.excluded:
             outcome.skipped = EXCLUDED
             emit(data)
@@ -271,21 +271,58 @@ def _diff(
     progress: StreamProgress | None,
     judged: Callable[[Result], None],
 ) -> Outcome:
-    """``fix --diff``: the whole input and its repair, compared (nothing is written)."""
-    from .diff_view import unified_diff
+    """``fix --diff``: the input and its repair, compared (nothing is written). A regular file
+    is repaired as ``fix`` repairs it (`patchcore.Stream`: a large corpus batch by batch, its
+    repair as ranges of the file and new bytes) and the diff reads it a window at a time
+    around the changes (`patched_diff`), so memory is that of ``fix``, not a few times the
+    file's size; other inputs are read whole, within the record-size limit
+    (docs/cli.md#reading-whole)."""
+    from .diff_view import patched_diff, unified_diff
 
     source = outcome.source
-    with _recorded_failure(outcome):
-        data = source.read()
-        result = patchcore.fix_document(data, filename=framing_name(source), options=options)
-        outcome.result = result
-        if progress is not None:
-            progress(len(data), len(result.conversations), len(result.findings))
-        judged(result)
+    name = framing_name(source)
+    with recorded_failure(outcome), source.opened() as read:
+        if isinstance(read, FileInput):
+            stream = Stream(read, filename=name, options=options, fix=True, progress=progress)
+            patches = _file_patches(stream)
+            result = outcome.result = stream.result
+            judged(result)
+            if not result.changed:
+                return outcome
+            if stream.streamed:
+                outcome.diff = patched_diff(read.read, read.size, patches, name=source.name)
+                return outcome
+            data = read.read(0, read.size)  # read whole, by its layout or its size
+        else:
+            data = read_whole(read, options)
+            result = outcome.result = patchcore.fix_document(data, filename=name, options=options)
+            if progress is not None:
+                progress(len(data), len(result.conversations), len(result.findings))
+            judged(result)
         if result.output is not None:
             patches = patchcore.repair_patches(data, result)
             outcome.diff = unified_diff(data, result.output, name=source.name, patches=patches)
     return outcome
+
+
+def _file_patches(stream: Stream) -> list[tuple[int, int, bytes]]:
+    """The repair of a streamed file as patches of it: the pieces of a fix are ranges of the
+    file left as they are (`patchcore.Unchanged`) and, between two of them, the new bytes
+    that replace what lies between. (An input read whole comes as one piece: its output.)"""
+    patches = []
+    position = 0
+    new: list[bytes] = []
+    for piece in stream:
+        if not stream.streamed:
+            continue
+        if isinstance(piece, Unchanged):
+            if new:
+                patches.append((position, piece.offset, b"".join(new)))
+                new = []
+            position = piece.offset + piece.size
+        else:
+            new.append(bytes(piece))
+    return patches
 
 
 def _kept(
@@ -298,8 +335,8 @@ def _kept(
     """A check of the input read whole, its bytes kept and, if ``fix`` would change them,
     its fixes planned on those same bytes."""
     source = outcome.source
-    with _recorded_failure(outcome):
-        data = source.read()
+    with recorded_failure(outcome):
+        data = source.read(options)
         outcome.data = data
         stream = Stream(
             [data],

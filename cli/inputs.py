@@ -19,6 +19,8 @@ import patchcore
 from .compressed import Compression, file_blocks
 
 if TYPE_CHECKING:
+    from patchcore import Options
+
     from .exclusions import Exclusions
 
 #: How much of an input is read at a time.
@@ -107,13 +109,17 @@ class Source(msgspec.Struct, frozen=True):
         """How the file is compressed, as its name ends (``x.jsonl.gz``); stdin never is."""
         return None if self.path is None else Compression.of(self.path.name)
 
-    def read(self) -> bytes:
-        """The input's bytes, decompressed (raises ``OSError`` for an unreadable file, and
-        `patchcore.DecodeError` for a device or FIFO that is no history: `history_stream`)."""
+    def read(self, options: Options) -> bytes:
+        """The input's bytes, decompressed, read whole within the record-size limit of
+        ``options`` as a check reads them (`patchcore.Stream.read_whole`: docs/cli.md#limits).
+
+        Raises:
+            OSError: The input cannot be read.
+            patchcore.DecodeError: A record or a run of blank space is over the limit, or a
+                device or FIFO is no history (`history_stream`).
+        """
         with self.opened() as read:
-            if isinstance(read, FileInput):
-                return read.read(0, read.size)
-            return b"".join(read)
+            return read_whole(read, options)
 
     def blocks(self) -> Iterator[bytes]:
         """The input's bytes (decompressed), a block at a time, read once."""
@@ -147,6 +153,12 @@ class Source(msgspec.Struct, frozen=True):
                 yield history_stream(_blocks(partial(os.read, fd)))
         finally:
             os.close(fd)
+
+
+def read_whole(read: FileInput | Iterator[bytes], options: Options) -> bytes:
+    """All of an open input (`Source.opened`), read as a check reads what it holds whole
+    (`patchcore.Stream.read_whole`): within the record-size limit of ``options``."""
+    return patchcore.Stream(read, filename=None, options=options, fix=False).read_whole()
 
 
 class Decompressed(Iterator[bytes]):

@@ -108,10 +108,6 @@ class ObjectSource(Source, frozen=True):
         """How the object is compressed, as its name ends."""
         return Compression.of(self.url)
 
-    def read(self) -> bytes:
-        """The object's bytes, decompressed."""
-        return b"".join(self.blocks())
-
     def blocks(self) -> Iterator[bytes]:
         """The object's bytes (decompressed), a block at a time, read once."""
         with self.opened() as read:

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from patchcore import Options
 
     from .inputs import Source
+    from .open_files import OpenForWriting
 
 #: File names that only one agent writes, whose messages read as another dialect's: Cline's
 #: (and Roo Code's) task histories are Anthropic messages that Cline converts before it sends
@@ -281,26 +282,36 @@ class Settings(msgspec.Struct):
         configured = self.config.live_session_minutes
         return LIVE_SESSION_MINUTES if configured is None else configured
 
-    def options_for(self, source: Source, *, now: float) -> Options:
+    def options_for(self, source: Source, *, now: float, writers: OpenForWriting) -> Options:
         """The options for ``source``: its rules (`RuleSettings.options_for`), the command's
-        mode, and what decides whether it is the log of an agent session that is still running:
-        the moment ``live-session-minutes`` ago (`patchcore.Options.live_since`: a log whose
-        newest entry is that recent is live, by its own clock), and for a log that records no
-        time, whether the file was written to since (``live``). stdin has no time, nor does a
-        compressed file, which no agent appends to: never live; 0 minutes or ``--force``:
-        never. Only the agent-session layouts read them, and say what they decided
-        (`patchcore.Result.live`)."""
+        mode, and the evidence of whether it is the log of an agent session that is still
+        running, gathered here alone (the session layout decides from it,
+        `patchcore.Result.live`; docs/cli.md#live-sessions):
+
+        * whether a process holds the file open for writing (``writers``: on Linux, under
+          ``/proc``): then it is live, however old its last entry, whatever
+          ``live-session-minutes`` and ``--force`` say (`patchcore.Options.held_open`);
+        * the moment ``live-session-minutes`` ago (`patchcore.Options.live_since`: a log whose
+          newest entry is that recent is live, by its own clock), and for a log that records
+          no time, whether the file was written to since (``live``); 0 minutes or ``--force``:
+          the clock says never.
+
+        stdin has no file, nor does a compressed file, which no agent appends to: never
+        live."""
         options = self.rules.options_for(source.name)
         if self.command is Command.STRIP:  # as patchcore.strip_document runs it
             options = replace(options, strip=True)
-        minutes = self.live_minutes
-        if not minutes or source.path is None or source.compression is not None:  # an archive
+        if source.path is None or source.compression is not None:  # stdin, an archive
             return options
         try:
             status = source.path.stat()
         except OSError:
             return options
         if not stat.S_ISREG(status.st_mode):
+            return options
+        options = replace(options, held_open=bool(writers.holders(status)))
+        minutes = self.live_minutes
+        if not minutes:
             return options
         since = now - minutes * 60
         return replace(options, live=status.st_mtime >= since, live_since=since)

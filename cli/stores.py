@@ -87,7 +87,11 @@ def store_outcomes(
     shown = redacted(url)
     try:
         with open_store(
-            url, write=mode is Mode.FIX, only=threads, answer_waiting=answer_waiting
+            url,
+            write=mode is Mode.FIX,
+            only=threads,
+            answer_waiting=answer_waiting,
+            max_record=options.max_record_bytes,
         ) as found:
             for thread in found:
                 yield _outcome(thread, shown, mode, options)

@@ -27,6 +27,9 @@ from .input_run import EXCLUDED, Mode, Outcome
 if TYPE_CHECKING:
     from patchcore import Finding, Result
 
+    from .inputs import Source
+    from .open_files import OpenForWriting
+
 
 def plural(count: int, noun: str) -> str:
     """``1 file``, ``2 files``."""
@@ -405,12 +408,21 @@ def _render_findings(
 
 
 def render_live_hint(
-    outcome: Outcome, mode: Mode, printer: Printer, *, verbosity: int, minutes: float, now: float
+    outcome: Outcome,
+    mode: Mode,
+    printer: Printer,
+    *,
+    verbosity: int,
+    minutes: float,
+    now: float,
+    writers: OpenForWriting,
 ) -> None:
     """For a session log taken for a running agent's (`patchcore.Result.live`), where the guard
     held something back: say why its pending calls were left unanswered or its fixes not
-    written, and how to have them once the agent has stopped. Nothing for a log with nothing
-    held back, nor for a file that is no session log (docs/cli.md#live-sessions)."""
+    written (the processes that hold it open for writing, as ``writers`` found them, or the
+    time that decided), and how to have them once the agent has stopped. Nothing for a log
+    with nothing held back, nor for a file that is no session log
+    (docs/cli.md#live-sessions)."""
     report = outcome.result
     if verbosity < NORMAL or report is None or outcome.error is not None or not report.live:
         return
@@ -420,7 +432,12 @@ def render_live_hint(
     unwritten = outcome.held_back or would_hold
     if not held and not unwritten:
         return
-    if report.last_entry is None:
+    holders = _holders(outcome.source, writers)
+    if holders:
+        pids = ", ".join(map(str, holders))
+        why = f"process {pids} holds" if len(holders) == 1 else f"processes {pids} hold"
+        why += " it open for writing"
+    elif report.last_entry is None:
         why = f"the file was written to in the last {minutes:g} minutes"
     else:
         ago = int(max(now - report.last_entry, 0) // 60)
@@ -441,7 +458,8 @@ def render_live_hint(
             f"{why}, so its agent may still be appending to it: fix writes nothing to it "
             "until it has stopped, or with --force"
         )
-    hint += " (live-session-minutes = 0 turns this off)"
+    if not holders:
+        hint += " (live-session-minutes = 0 turns this off)"
     printer.line(((f"{outcome.source.name}: ", "bold"), ("hint: ", "cyan"), (hint, "")))
 
 
@@ -452,6 +470,17 @@ def render_training_note(printer: Printer, name: str, result: Result, *, verbosi
     judged = patchcore.training_data(result)
     if judged is not None and verbosity >= NORMAL:
         printer.line(((f"{name}: ", "bold"), ("note: ", "cyan"), (training_note(judged), "")))
+
+
+def _holders(source: Source, writers: OpenForWriting) -> tuple[int, ...]:
+    """The processes that hold ``source``'s file open for writing (none for stdin, an object,
+    or a file gone since)."""
+    if source.path is None:
+        return ()
+    try:
+        return writers.holders(source.path.stat())
+    except OSError:
+        return ()
 
 
 def render_summary(summary: Summary, printer: Printer, *, verbosity: int) -> None:

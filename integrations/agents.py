@@ -24,13 +24,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from patchcore.extras import MissingExtra
+from patchcore.raw.codec import MAX_RECORD_BYTES
 
 try:
     from agents.memory.sqlite_session import SQLiteSession
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="agents", part="an agents+ store URL") from None
 
-from .store_files import StoreError, existing_sqlite, tables
+from .store_files import StoreError, existing_sqlite, over_limit, tables
 from .stores import STORE_KINDS, StoreThread
 
 if TYPE_CHECKING:
@@ -75,7 +76,8 @@ class Session:
             SessionMoved: Its items are no longer those `items` read; nothing was written.
         """
         with closing(existing_sqlite(self.store.path, write=True)) as conn:
-            now = _rows(conn, self.session_id)  # as it is now, whatever the store's connection
+            # as it is now, whatever the store's connection
+            now = _rows(conn, self.session_id, max_record=self.store.max_record)
         if now != self._read:
             msg = (
                 f"it changed while toolpatch worked ({len(self._read or [])} items read, "
@@ -101,7 +103,11 @@ class SessionStore:
         StoreError: Not such a URL, no such file, or not the SDK's database.
     """
 
-    def __init__(self, url: str, *, write: bool = False) -> None:
+    def __init__(
+        self, url: str, *, write: bool = False, max_record: int = MAX_RECORD_BYTES
+    ) -> None:
+        self.max_record = max_record
+        """The record-size limit: a session whose rows take more is not read (`_rows`)."""
         if not url.startswith(SQLITE + "/") or len(url) == len(SQLITE) + 1:
             msg = (
                 "not an Agents SDK store URL: agents+sqlite:///relative.db or "
@@ -160,18 +166,27 @@ class SessionStore:
         Raises:
             StoreError: The database cannot be read, or a row is not JSON.
         """
-        return _rows(self._conn, session_id)
+        return _rows(self._conn, session_id, max_record=self.max_record)
 
 
-def _rows(conn: sqlite3.Connection, session_id: str) -> list[Any]:
+def _rows(conn: sqlite3.Connection, session_id: str, *, max_record: int) -> list[Any]:
     """The items of a session, oldest first, as stored (``json.loads`` of each row, as the SDK's
-    ``get_items`` reads them).
+    ``get_items`` reads them), once the database has said that they take no more than
+    ``max_record`` bytes together (the record-size limit: a session is one history).
 
     Raises:
-        StoreError: The database cannot be read, or a row is not JSON (which the SDK would skip
-            in silence).
+        StoreError: The database cannot be read, the rows are over the limit, or a row is not
+            JSON (which the SDK would skip in silence).
     """
     try:
+        (size,) = conn.execute(
+            f"SELECT sum(length(CAST(message_data AS BLOB))) FROM {MESSAGES_TABLE} "
+            "WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        refused = over_limit("its items", size, max_record)
+        if refused is not None:
+            raise StoreError(refused)
         rows = conn.execute(
             f"SELECT id, message_data FROM {MESSAGES_TABLE} WHERE session_id = ? ORDER BY id ASC",
             (session_id,),
@@ -190,12 +205,13 @@ def _rows(conn: sqlite3.Connection, session_id: str) -> list[Any]:
 
 @contextmanager
 def store_threads(
-    url: str, *, write: bool, only: Sequence[str] = ()
+    url: str, *, write: bool, only: Sequence[str] = (), max_record: int = MAX_RECORD_BYTES
 ) -> Iterator[Iterator[StoreThread]]:
     """The sessions of the database ``url`` as `toolpatch.integrations.stores` takes them
     (`toolpatch.integrations.stores.open_store`): Responses API input items, checked as the
-    OpenAI Responses dialect unless another is forced, whose repair is appended."""
-    with SessionStore(url, write=write) as store:
+    OpenAI Responses dialect unless another is forced, whose repair is appended; a session
+    whose items are over the record-size limit ``max_record`` is that session's error."""
+    with SessionStore(url, write=write, max_record=max_record) as store:
         yield (_store_thread(session) for session in store.sessions(only))
 
 

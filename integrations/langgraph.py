@@ -39,6 +39,7 @@ from datetime import datetime, timezone
 from typing import Any, cast
 
 from patchcore.extras import MissingExtra
+from patchcore.raw.codec import MAX_RECORD_BYTES
 
 try:
     from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -57,7 +58,7 @@ from .checkpoint_values import (
     load_messages,
     send_argument,
 )
-from .store_files import StoreError, existing_sqlite, tables, without_secrets
+from .store_files import StoreError, existing_sqlite, over_limit, tables, without_secrets
 from .stores import STORE_KINDS, StoreThread
 
 #: The channel a LangChain agent's state keeps its messages in (``create_agent``'s
@@ -337,8 +338,12 @@ class CheckpointStore:
     so that a check cannot change it (not even create LangGraph's tables).
     """
 
-    def __init__(self, url: str, *, write: bool = False) -> None:
+    def __init__(
+        self, url: str, *, write: bool = False, max_record: int = MAX_RECORD_BYTES
+    ) -> None:
         self.url = url
+        self.max_record = max_record
+        """The record-size limit: a thread whose latest checkpoint takes more is not read."""
         self._stack = ExitStack()
         kind, where = parse_url(url)
         self.saver: BaseCheckpointSaver[Any]
@@ -400,6 +405,14 @@ class CheckpointStore:
     def _read(self, pairs: list[tuple[str, str]]) -> Iterator[Thread]:
         for thread_id, namespace in pairs:
             with self.driver_errors():
+                refused = over_limit(
+                    "its latest checkpoint and its writes",
+                    self._stored_size(thread_id, namespace),
+                    self.max_record,
+                )
+                if refused is not None:
+                    yield Thread(thread_id, namespace, None, None, unloadable=refused)
+                    continue
                 try:
                     saved = self.saver.get_tuple(_config(thread_id, namespace))
                 except (Unloadable, ValueError, TypeError) as exc:  # a torn or foreign blob
@@ -498,6 +511,20 @@ class CheckpointStore:
         written = self.saver.put(saved.config, checkpoint, metadata, versions)  # type: ignore[arg-type]
         return str(written["configurable"]["checkpoint_id"])
 
+    def _stored_size(self, thread_id: str, namespace: str) -> int | None:
+        """How many bytes the database holds for what reading the thread's latest checkpoint
+        loads (the checkpoint, its channel values and its pending writes), summed by the
+        database itself, before anything is loaded; ``None`` when there is no checkpoint."""
+        if isinstance(self.saver, SqliteSaver):
+            with closing(self.saver.conn.execute(_SQLITE_SIZE, (thread_id, namespace))) as rows:
+                found = rows.fetchone()
+                return None if found is None else int(found[0])
+        conn: Any = self.saver.conn  # type: ignore[attr-defined]
+        with conn.cursor() as cursor:
+            cursor.execute(_POSTGRES_SIZE, (thread_id, namespace))
+            row = cursor.fetchone()
+            return None if row is None else int(row["size"])
+
     def _pairs(self) -> list[tuple[str, str]]:
         """Every (thread id, checkpoint namespace) the store holds, sorted."""
         if isinstance(self.saver, SqliteSaver):
@@ -525,6 +552,34 @@ def _completed(values: dict[str, Any], step: ToolStep | None) -> list[str]:
     for channel in step.successors:
         values[channel] = None  # an edge's value (LangGraph writes None to it)
     return list(dict.fromkeys([*step.scheduled, *step.successors]))
+
+
+#: The size of a thread's latest checkpoint in LangGraph's SQLite tables, as ``get_tuple``
+#: loads it: the checkpoint (its channel values inside), its metadata, its pending writes.
+_SQLITE_SIZE = """
+SELECT length(c.checkpoint) + length(c.metadata) + coalesce((
+    SELECT sum(length(w.value)) FROM writes w
+    WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+        AND w.checkpoint_id = c.checkpoint_id), 0)
+FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ?
+ORDER BY c.checkpoint_id DESC LIMIT 1
+"""
+
+#: The same in LangGraph's PostgreSQL tables, whose channel values are blobs of their own (the
+#: versions the checkpoint names, joined as the saver's own query joins them).
+_POSTGRES_SIZE = """
+SELECT pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce((
+    SELECT sum(octet_length(bl.blob))
+    FROM jsonb_each_text(c.checkpoint -> 'channel_versions') AS v
+    INNER JOIN checkpoint_blobs bl
+        ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
+        AND bl.channel = v.key AND bl.version = v.value), 0) + coalesce((
+    SELECT sum(octet_length(cw.blob)) FROM checkpoint_writes cw
+    WHERE cw.thread_id = c.thread_id AND cw.checkpoint_ns = c.checkpoint_ns
+        AND cw.checkpoint_id = c.checkpoint_id), 0) AS size
+FROM checkpoints c WHERE c.thread_id = %s AND c.checkpoint_ns = %s
+ORDER BY c.checkpoint_id DESC LIMIT 1
+"""
 
 
 class _ExistingSqliteSaver(SqliteSaver):
@@ -611,11 +666,17 @@ def _config(thread_id: str, namespace: str) -> Any:
 
 @contextmanager
 def store_threads(
-    url: str, *, write: bool, only: Sequence[str] = (), answer_waiting: bool = False
+    url: str,
+    *,
+    write: bool,
+    only: Sequence[str] = (),
+    answer_waiting: bool = False,
+    max_record: int = MAX_RECORD_BYTES,
 ) -> Iterator[Iterator[StoreThread]]:
     """The threads of the checkpointer ``url`` as `toolpatch.integrations.stores` takes them
-    (`toolpatch.integrations.stores.open_store`)."""
-    with CheckpointStore(url, write=write) as store:
+    (`toolpatch.integrations.stores.open_store`); a thread whose latest checkpoint is over the
+    record-size limit ``max_record`` is that thread's error."""
+    with CheckpointStore(url, write=write, max_record=max_record) as store:
         yield (_store_thread(store, t, answer_waiting=answer_waiting) for t in store.threads(only))
 
 

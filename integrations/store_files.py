@@ -24,6 +24,18 @@ class StoreError(Exception):
     tables of its kind, a thread toolpatch cannot repair or that changed meanwhile)."""
 
 
+def over_limit(what: str, size: int | None, limit: int) -> str | None:
+    """Why a thread whose stored rows (``what``) take ``size`` bytes, as the database counts
+    them before any is loaded, is not read: they are more than the record-size ``limit``
+    (docs/stores.md#size), which loading would take several times over; ``None`` when they
+    fit (or the thread has none)."""
+    from patchcore.raw.codec import limit_text
+
+    if size is None or size <= limit:
+        return None
+    return f"{what} take {size} bytes, more than the record-size limit of {limit_text(limit)}"
+
+
 def redacted(url: str) -> str:
     """``url`` as toolpatch shows it: its password and secret query parameters as ``***``.
 

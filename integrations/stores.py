@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patchcore import Conversation, Finding, Options, Result
+from patchcore.raw.codec import MAX_RECORD_BYTES
 
 from .store_files import StoreError, redacted, without_secrets
 
@@ -122,11 +123,18 @@ def evaluate(thread: StoreThread, *, options: Options, fix: bool) -> Evaluation:
 
 
 def open_store(
-    url: str, *, write: bool, only: Sequence[str] = (), answer_waiting: bool = False
+    url: str,
+    *,
+    write: bool,
+    only: Sequence[str] = (),
+    answer_waiting: bool = False,
+    max_record: int = MAX_RECORD_BYTES,
 ) -> AbstractContextManager[Iterator[StoreThread]]:
     """The threads of the store ``url`` (only ``only``, when given), each read as it is
     reached, opened for writing only with ``write``; with ``answer_waiting``, a thread waiting
-    for a human is read as any other (its open calls are repaired).
+    for a human is read as any other (its open calls are repaired). A thread that the database
+    says takes more than ``max_record`` bytes (the record-size limit) is not loaded: it is that
+    thread's error, and the next thread is read.
 
     Raises:
         StoreError: The store cannot be opened or read, or does not hold a thread of ``only``.
@@ -135,11 +143,13 @@ def open_store(
     if url.startswith("agents+"):
         from . import agents
 
-        return agents.store_threads(url, write=write, only=only)
+        return agents.store_threads(url, write=write, only=only, max_record=max_record)
     if url.startswith("langgraph+"):
         from . import langgraph
 
-        return langgraph.store_threads(url, write=write, only=only, answer_waiting=answer_waiting)
+        return langgraph.store_threads(
+            url, write=write, only=only, answer_waiting=answer_waiting, max_record=max_record
+        )
     msg = "not a store URL: langgraph+sqlite://, langgraph+postgresql:// or agents+sqlite://"
     raise StoreError(msg)
 

@@ -58,6 +58,11 @@ class Options:
             entry is older is not (a copy, a checkout or an unpacked archive gives an ended
             session's file the time of now). ``None``: ``live`` decides alone. patchcore reads
             no clock: the caller says what "recent" is.
+        held_open: Some process holds the session log open for writing, as the caller found
+            (on Linux, under ``/proc``): the session is live whatever ``live`` and
+            ``live_since`` say, however old its last entry (an agent waiting for a long tool
+            call writes nothing for a while, and appends to the file it holds). patchcore
+            opens no file: the caller looks.
         keep_invalid_lines: In JSON Lines with a conversation per line, a line that is not
             JSON (torn by a crash while the file was written, NUL bytes included) is kept as
             it is and reported (`patchcore.Result.invalid_lines`) instead of failing the input;
@@ -89,6 +94,7 @@ class Options:
     with_messages: bool = False
     live: bool = False
     live_since: float | None = None
+    held_open: bool = False
     keep_invalid_lines: bool = False
     repair: RepairPolicy = RepairPolicy.ANSWER
     strip: bool = False
@@ -135,6 +141,7 @@ def make_options(
     with_messages: bool = False,
     live: bool = False,
     live_since: float | None = None,
+    held_open: bool = False,
     keep_invalid_lines: bool = False,
     repair: str | RepairPolicy = RepairPolicy.ANSWER,
     finding_messages: bool = False,
@@ -200,6 +207,7 @@ def make_options(
         with_messages=with_messages,
         live=live,
         live_since=live_since,
+        held_open=held_open,
         keep_invalid_lines=keep_invalid_lines,
         finding_messages=finding_messages,
         fix_training_targets=fix_training_targets,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 from patchcore.errors import PatchcoreError
 from patchcore.layouts import layout_of, layout_of_head
 from patchcore.layouts.records import CONVERSATION_LINES, no_history, weighed
-from patchcore.raw.codec import UTF8_BOM, decode, too_large
+from patchcore.raw.codec import UTF8_BOM, decode, too_blank, too_large
 from patchcore.raw.held_lines import HeldLines
 from patchcore.result import Conversation, LineCount, Result, moved
 
@@ -181,6 +181,7 @@ class Stream:
         self._whole_limit = whole_limit
         self._batch_bytes = batch_bytes
         self._every_list = every_list
+        self._meter = _RecordMeter(options.max_record_bytes)
         self._result: Result | None = None
         self.streamed = False
         """Whether the input was processed batch by batch (else it was read whole)."""
@@ -207,6 +208,22 @@ class Stream:
             self.streamed = True
             yield from self._stream(head)
 
+    def read_whole(self) -> bytes:
+        """The whole input, read as an iteration reads what it holds whole, within the same
+        bounds: a document no larger than the record-size limit, no line and no run of blank
+        space longer than it (refused as soon as it is known, before the rest is read). For a
+        caller that needs every byte at once (a diff of the input and its repair, a drawing of
+        it), instead of iterating.
+
+        Raises:
+            DecodeError: A record or a run of blank space is larger than the limit.
+            OSError: The input cannot be read.
+        """
+        head, complete = self._head()
+        if complete:
+            return bytes(head)
+        return self._rest(head, document=layout_of_head(head, options=self._options) is None)
+
     def _head(self) -> tuple[bytearray, bool]:
         """Enough of the input to tell its layout, and whether that is all of it (an input
         small enough to be read whole)."""
@@ -214,6 +231,7 @@ class Stream:
         probe = _LayoutProbe()
         limit = self._options.max_record_bytes
         for piece in self._pieces():
+            self._meter.add(piece)
             head += piece
             if (
                 len(head) > min(self._whole_limit, limit)
@@ -221,8 +239,6 @@ class Stream:
                 and len(head) > self._whole_limit
             ):
                 return head, False
-            if probe.first_line_longer(head, limit):
-                raise too_large(limit, line=head.count(b"\n", 0, probe.start) + 1)
         return head, True
 
     def _pieces(self) -> Iterator[bytes]:
@@ -250,12 +266,14 @@ class Stream:
         if self._file is not None:
             if document and self._file.size > limit:
                 raise too_large(self._options.max_record_bytes, line=1)
-            head += self._file.read(len(head), self._file.size - len(head))
+            chunks: Iterable[bytes] = _file_pieces(self._file, len(head), self._whole_limit)
         else:
-            for chunk in self._chunks:
-                head += chunk
-                if document and len(head) > limit:
-                    raise too_large(self._options.max_record_bytes, line=1)
+            chunks = self._chunks
+        for chunk in chunks:
+            self._meter.add(chunk)
+            head += chunk
+            if document and len(head) > limit:
+                raise too_large(self._options.max_record_bytes, line=1)
         return bytes(head)
 
     def _whole(self, data: bytes) -> Iterator[Piece]:
@@ -432,18 +450,54 @@ class _LayoutProbe:
             return False
         return True
 
-    @property
-    def start(self) -> int:
-        """Where the first non-blank line starts (0 until it is found)."""
-        return self._start or 0
 
-    def first_line_longer(self, head: bytearray, limit: int) -> bool:
-        """Whether the first non-blank line of what `decides` has seen of ``head`` is known to
-        be longer than ``limit`` bytes (a byte-order mark aside)."""
-        if self._start is None:
-            return False
-        end = self._line_end if self._line_end is not None else len(head)
-        return end - self._start - head.startswith(UTF8_BOM) * len(UTF8_BOM) > limit
+class _RecordMeter:
+    """Refuses, as the pieces of an input read whole go by, a line longer than the record-size
+    ``limit`` (the byte-order mark aside) or a run of blank space longer than it (spaces, blank
+    lines: counted as part of the record that follows them, `patchcore.raw.codec.too_blank`),
+    before the rest is read: a few kilobytes of ``.gz`` can hold gigabytes of either, and no
+    record would ever end them. Each piece is looked at once."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._line = 0  # how many bytes the line being read has so far
+        self._blank = 0  # how many blank bytes follow the last non-blank one
+        self._breaks = 0  # line breaks so far
+        self._blank_line = 1  # the line the blank run starts on
+        self._bom = len(UTF8_BOM)  # how much of the first line may be its byte-order mark
+
+    def add(self, piece: bytes | bytearray) -> None:
+        """Take the next piece.
+
+        Raises:
+            DecodeError: The line being read, or the blank run, is past the limit.
+        """
+        size = len(piece)
+        ink = len(piece.rstrip())  # up to the last non-blank byte (whitespace as bytes.strip)
+        if ink:
+            self._blank = size - ink
+            self._blank_line = self._breaks + piece.count(b"\n", 0, ink) + 2
+        else:
+            self._blank += size
+        last_break = piece.rfind(b"\n")
+        if last_break < 0:
+            self._line += size
+        else:
+            self._line = size - last_break - 1
+            self._bom = 0
+        self._breaks += piece.count(b"\n")
+        if self._line > self._limit + self._bom:
+            raise too_large(self._limit, line=self._breaks + 1)
+        if self._blank > self._limit:
+            raise too_blank(self._limit, line=min(self._blank_line, self._breaks + 1))
+
+
+def _file_pieces(file: RandomAccess, offset: int, size: int) -> Iterator[bytes]:
+    """``file`` from ``offset`` to its end, ``size`` bytes at a time."""
+    while offset < file.size:
+        piece = file.read(offset, size)
+        yield piece
+        offset += len(piece)
 
 
 _NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")

@@ -267,11 +267,24 @@ def too_large(limit: int, *, line: int) -> DecodeError:
     """The error of a record over the record-size ``limit`` (in bytes): refused unread, since
     parsing it would take several times its size in memory (and a small compressed file can
     hold a line of gigabytes)."""
-    msg = f"record larger than the record-size limit of {_mib(limit)}; it is not read"
+    msg = f"record larger than the record-size limit of {limit_text(limit)}; it is not read"
     return DecodeError(msg, line=line, column=1)
 
 
-def _mib(size: int) -> str:
+def too_blank(limit: int, *, line: int) -> DecodeError:
+    """The error of a run of blank space (spaces, blank lines) longer than the record-size
+    ``limit``, from ``line`` on: it counts as part of the record that follows it, so an input
+    of nothing but whitespace (a small ``.gz`` of spaces, ``yes ' '``) is refused in the
+    limit's memory instead of being read for ever."""
+    msg = (
+        f"blank space longer than the record-size limit of {limit_text(limit)} (it counts as part "
+        "of the record after it); it is not read"
+    )
+    return DecodeError(msg, line=line, column=1)
+
+
+def limit_text(size: int) -> str:
+    """A record-size limit as messages say it (``256 MiB``, ``100 bytes``)."""
     return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} bytes"
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from patchcore.model import Delete, Edit, Insert, Pointer, Replace, Verbatim
 from patchcore.raw.jsonspan import Span, Spans
+from patchcore.raw.positions import LineStarts
 
 if TYPE_CHECKING:
     from patchcore.raw.codec import Decoded
@@ -93,8 +94,12 @@ def _sentinel(number: int) -> str:
     return f"\x00verbatim-{number}\x00"
 
 
-def element_style(buf: bytes, start: int, end: int, *, ensure_ascii: bool) -> Style:
-    """Learn the style of the element ``buf[start:end]`` (a neighbour of the new element)."""
+def element_style(lines: LineStarts, start: int, end: int, *, ensure_ascii: bool) -> Style:
+    """Learn the style of the element ``buf[start:end]`` (a neighbour of the new element) of
+    the buffer ``lines`` finds the lines of. It looks only at the element and at the start
+    of its line (found among the lines already found: `LineStarts`), so the styles of many
+    insertions into one buffer take time linear in it."""
+    buf = lines.buf
     raw = buf[start:end]
     key_separator, item_separator = ": ", None
     for match in _KEY_OR_ITEM.finditer(raw):
@@ -110,21 +115,20 @@ def element_style(buf: bytes, start: int, end: int, *, ensure_ascii: bool) -> St
         item_separator = ", " if key_separator == ": " else ","
 
     # A line ends with LF, CRLF or a lone CR (old Mac files): each is kept as found.
-    line_start = max(buf.rfind(b"\n", 0, start), buf.rfind(b"\r", 0, start)) + 1
-    own_line = buf[line_start:start]
-    margin = own_line[: len(own_line) - len(own_line.lstrip(b" \t"))]
+    line_start = lines.at(start)
+    margin = _line_margin(lines, start)
     newline = _newline(raw) or _newline(buf[max(line_start - 2, 0) : line_start]) or "\n"
     indent = None
     if line_break := _LINE_BREAK.search(raw):
         after = raw[line_break.end() :]
         inner = after[: len(after) - len(after.lstrip(b" \t"))]
-        unit = inner[len(margin) :] if inner.startswith(margin) else b""
+        unit = inner[len(margin) :] if inner.startswith(margin.encode("ascii")) else b""
         indent = (unit or b"  ").decode("ascii")
     return Style(
         key_separator=key_separator,
         item_separator=item_separator,
         indent=indent,
-        margin=margin.decode("ascii"),
+        margin=margin,
         newline=newline,
         ensure_ascii=ensure_ascii,
     )
@@ -156,7 +160,7 @@ def _separator(
 
 
 def _insertion(
-    buf: bytes,
+    lines: LineStarts,
     opener: int,
     elements: Sequence[Span],
     index: int,
@@ -166,12 +170,13 @@ def _insertion(
     raw: Raw,
 ) -> tuple[int, bytes]:
     """Where and what to insert so that ``values`` become elements ``index, index+1, ...`` of
-    the array whose ``[`` is at ``opener``."""
+    the array whose ``[`` is at ``opener`` (in the buffer of ``lines``)."""
+    buf = lines.buf
     if not elements:
         style = Style(": ", ", ", None, "", "\n", ensure_ascii)
         return opener + 1, b", ".join(style.render(v, raw) for v in values)
     reference = elements[index - 1] if index > 0 else elements[0]
-    style = element_style(buf, *reference, ensure_ascii=ensure_ascii)
+    style = element_style(lines, *reference, ensure_ascii=ensure_ascii)
     separator = _separator(buf, opener, elements, index, style)
     body = separator.join(style.render(v, raw) for v in values)
     if index < len(elements):
@@ -191,7 +196,7 @@ def _absent_member(spans: Spans, pointer: Pointer) -> bool:
 
 
 def _members_added(
-    buf: bytes,
+    lines: LineStarts,
     spans: Spans,
     pointer: Pointer,
     members: Sequence[tuple[str, Any]],
@@ -202,11 +207,11 @@ def _members_added(
     """The patch that adds ``members`` after the last member of the object at ``pointer``, each
     on its own line in a pretty-printed object, separated and indented like the others."""
     opener, closer = spans.span(pointer)
-    style = element_style(buf, opener, closer, ensure_ascii=ensure_ascii)
+    style = element_style(lines, opener, closer, ensure_ascii=ensure_ascii)
     existing = [(member.start, member.end) for member in spans.members(pointer)]
     if existing:
-        style = replace(style, margin=_line_margin(buf, existing[-1][0]))
-        separator = _separator(buf, opener, existing, len(existing), style)
+        style = replace(style, margin=_line_margin(lines, existing[-1][0]))
+        separator = _separator(lines.buf, opener, existing, len(existing), style)
     else:
         separator = style.item_separator.encode("ascii")
     texts = [
@@ -219,11 +224,15 @@ def _members_added(
     return (existing[-1][1], 0, existing[-1][1], separator + body)
 
 
-def _line_margin(buf: bytes, position: int) -> str:
-    """Leading whitespace of the line that holds ``position``."""
-    line_start = buf.rfind(b"\n", 0, position) + 1
-    line = buf[line_start:position]
-    return line[: len(line) - len(line.lstrip(b" \t"))].decode("ascii")
+def _line_margin(lines: LineStarts, position: int) -> str:
+    """Leading whitespace of the line that holds ``position`` (up to ``position``)."""
+    line_start = lines.at(position)
+    margin = _MARGIN.match(lines.buf, line_start, position)
+    assert margin is not None  # the pattern matches the empty string
+    return margin.group().decode("ascii")
+
+
+_MARGIN = re.compile(rb"[ \t]*")
 
 
 def _deletions(container: Span, spans: Sequence[Span], doomed: set[int]) -> list[tuple[int, int]]:
@@ -321,6 +330,7 @@ def splice_patches(
     ``spans``: the caller's `Spans` of ``buf``, if it has one (the values found are reused).
     """
     spans = Spans(buf) if spans is None else spans
+    lines = LineStarts(buf)
     read = raw or spans.raw
     ascii_only = buf.isascii() if ensure_ascii is None else ensure_ascii
     inserts: dict[Pointer, dict[int, list[Any]]] = {}
@@ -358,12 +368,12 @@ def splice_patches(
         elif isinstance(edit, Replace):
             start, end = spans.span(edit.pointer)
             parent = spans.span(edit.pointer[:-1])
-            style = element_style(buf, *parent, ensure_ascii=ascii_only)
-            style = replace(style, margin=_line_margin(buf, start))
+            style = element_style(lines, *parent, ensure_ascii=ascii_only)
+            style = replace(style, margin=_line_margin(lines, start))
             patches.append((start, 1, end, style.render(edit.value, read)))
 
     patches += [
-        _members_added(buf, spans, pointer, members, ensure_ascii=ascii_only, raw=read)
+        _members_added(lines, spans, pointer, members, ensure_ascii=ascii_only, raw=read)
         for pointer, members in added.items()
     ]
     for pointer, by_index in inserts.items():
@@ -372,7 +382,7 @@ def splice_patches(
         opener, elements = spans.span(pointer)[0], spans.elements(pointer)
         for index, values in by_index.items():
             position, text = _insertion(
-                buf, opener, elements, index, values, ensure_ascii=ascii_only, raw=read
+                lines, opener, elements, index, values, ensure_ascii=ascii_only, raw=read
             )
             patches.append((position, 0, position, text))
     for pointer, keys in doomed.items():
@@ -392,7 +402,7 @@ def splice_patches(
             continue
         patches.append(
             _rebuild(
-                buf, spans, pointer, inserts[pointer], doomed[pointer], nested, read, ascii_only
+                lines, spans, pointer, inserts[pointer], doomed[pointer], nested, read, ascii_only
             )
         )
 
@@ -409,7 +419,7 @@ def splice_patches(
 
 
 def _rebuild(
-    buf: bytes,
+    lines: LineStarts,
     spans: Spans,
     pointer: Pointer,
     inserts: dict[int, list[Any]],
@@ -419,11 +429,12 @@ def _rebuild(
     ascii_only: bool,
 ) -> tuple[int, int, int, bytes]:
     """The patch that rewrites the inside of an array losing and gaining elements."""
+    buf = lines.buf
     opener, closer = spans.span(pointer)
     elements = spans.elements(pointer)
     kept = [k for k in range(len(elements)) if k not in doomed]
     reference = elements[kept[0]] if kept else elements[0]
-    style = element_style(buf, *reference, ensure_ascii=ascii_only)
+    style = element_style(lines, *reference, ensure_ascii=ascii_only)
     separator = _separator(buf, opener, elements, 1, style)
     texts: list[bytes] = []
     for index in range(len(elements) + 1):
@@ -465,7 +476,7 @@ def splice_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
         if isinstance(edit, Insert) and not edit.array:
             neighbour = records[max(edit.index - 1, 0)]
             style = element_style(
-                neighbour.raw, 0, len(neighbour.raw.rstrip()), ensure_ascii=ensure_ascii
+                LineStarts(neighbour.raw), 0, len(neighbour.raw.rstrip()), ensure_ascii=ensure_ascii
             )
             # Index 0 never happens for results (they follow a call); keep it at the top if so.
             slot = records[edit.index - 1].index if edit.index > 0 else -1

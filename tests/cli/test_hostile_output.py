@@ -21,7 +21,7 @@ import patchcore
 from tests.conftest import SAMPLES
 from tests.helpers import run
 from tests.robustness import dangling_history, unanswered_calls
-from toolpatch.cli.diff_view import diff_path, unified_diff
+from toolpatch.cli.diff_view import diff_path, patched_diff, unified_diff
 
 #: A file name that, printed raw, ends the line and writes a workflow command of its own.
 COMMAND_NAME = "a\n::error file=evil.py,line=1::FAKE\x1b]0;x\x07\u009b2J\u202e.json"
@@ -195,3 +195,26 @@ def test_a_samples_diff_of_regions_is_a_unified_diff_of_the_repair(sample: Path)
         changed = [n for n, line in enumerate(lines) if line[:1] in "+-"]
         assert changed[0] <= 3, hunk
         assert len(lines) - 1 - changed[-1] <= 3, hunk
+
+
+@pytest.mark.parametrize("gap", [5, 6, 7, 8, 9, 40])
+def test_a_diff_read_window_by_window_is_the_diff_of_the_whole(gap: int) -> None:
+    """``fix --diff`` of a large file reads it a window at a time around its changes: changes
+    ``gap`` lines apart (a hunk's context joins them up to seven) give the hunks, and the line
+    numbers, of a diff of the whole."""
+    before = b"".join(b"line %d\n" % k for k in range(12 * gap))
+    after = bytearray()
+    patches = []
+    for k, line in enumerate(before.splitlines(keepends=True)):
+        if k % gap == 2:
+            start = before.index(line)
+            patches.append((start, start + len(line), b"changed %d\n" % k))
+            after += b"changed %d\n" % k
+        else:
+            after += line
+
+    def read(offset: int, size: int) -> bytes:
+        return before[offset : offset + size]
+
+    windowed = patched_diff(read, len(before), patches, name="x")
+    assert windowed == unified_diff(before, bytes(after), name="x")

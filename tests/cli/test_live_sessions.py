@@ -13,7 +13,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,6 +25,7 @@ import pytest
 from tests.conftest import SAMPLES
 from tests.helpers import run
 from tests.session_logs import newest_time, running, shifted
+from toolpatch.cli.open_files import OpenForWriting
 
 SIDECHAIN = SAMPLES / "claude-code/sidechain.jsonl"  # a TP002: the subagent's last Read
 RUNNING = "the session may still be running"
@@ -163,6 +168,71 @@ def test_a_live_log_is_not_written_at_all(tmp_path: Path) -> None:
     assert target.read_bytes() == original
     run(["fix", "--force", str(target)], expect=0)
     assert target.read_bytes() == repaired(sample, original)
+
+
+@contextmanager
+def appending(path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """An agent as a process of its own: it holds ``path`` open for appending (as Claude Code
+    holds its log during a long tool call) until it is told to write its next entries, which
+    it then appends to the file it holds."""
+    script = (
+        "import sys\n"
+        "log = open(sys.argv[1], 'ab')\n"
+        "print('open', flush=True)\n"
+        "log.write(sys.stdin.buffer.read())\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    ) as agent:
+        assert agent.stdout is not None
+        assert agent.stdout.readline() == b"open\n"
+        try:
+            yield agent
+        finally:
+            agent.kill()
+
+
+@pytest.mark.skipif(not Path("/proc/self/fdinfo").is_dir(), reason="Linux: open files in /proc")
+def test_a_log_held_open_for_writing_is_never_written(tmp_path: Path) -> None:
+    """A Claude Code log whose last entry is 11 minutes old, still held open for appending by
+    its agent (a long tool call), was renamed over by ``fix``: the entries the agent wrote next
+    went to the old file and were lost. A log that a process holds open for writing is live
+    whatever the age of its last entry, with ``--force`` and ``live-session-minutes = 0`` too:
+    its pending call is left, nothing is written over it, and the hint names the process. Once
+    the agent has closed it, ``fix`` repairs it as before."""
+    target = written_now(tmp_path, ago=11 * 60)
+    original = target.read_bytes()
+    (tmp_path / "toolpatch.toml").write_text("live-session-minutes = 0\n")
+    later = b"".join(line + b"\n" for line in original.splitlines()[-1:] * 10)
+    with appending(target) as agent:
+        checked = run(["check", "--color", "never", str(target)], cwd=tmp_path, expect=1)
+        assert RUNNING in checked.stderr and "TP002 [*]" not in checked.stderr
+        hint = f"{target.name}: hint: process {agent.pid} holds it open for writing"
+        assert hint in checked.stderr
+        for force in ([], ["--force"]):
+            fixed = run(["fix", *force, "--color", "never", str(target)], cwd=tmp_path, expect=1)
+            assert "Fixed" not in fixed.stderr, fixed.stderr
+            assert target.read_bytes() == original
+        agent.communicate(later)  # the agent's next entries, to the file it holds
+    assert target.read_bytes() == original + later  # none lost
+    fixed = run(["fix", "--color", "never", str(target)], cwd=tmp_path, expect=0)
+    assert "Fixed 1 finding in 1 file" in fixed.stderr
+    assert target.read_bytes() != original + later
+
+
+def test_only_writers_count_and_without_proc_the_clock_decides(tmp_path: Path) -> None:
+    """A process that holds the log open for reading (a viewer, toolpatch itself) is no
+    writer; where there is no ``/proc`` (not Linux) no writer is seen, and the clock alone
+    decides (docs/cli.md#live-sessions)."""
+    target = written_now(tmp_path)
+    with target.open("rb"):
+        assert OpenForWriting().holders(target.stat()) == ()
+    with target.open("ab"):
+        if Path("/proc/self/fdinfo").is_dir():
+            assert OpenForWriting().holders(target.stat()) == (os.getpid(),)
+        assert OpenForWriting(str(tmp_path / "no-proc")).holders(target.stat()) == ()
 
 
 def test_a_live_log_with_only_calls_moved_past(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 import patchcore
-from tests.helpers import run
+from tests.helpers import MODULE, run
 from tests.robustness import measured
 
 #: The address space a measured run may use: Python and its libraries take about 300 MB of it.
@@ -133,6 +134,82 @@ def test_a_large_single_line_document_is_refused_before_it_is_read(tmp_path: Pat
         assert report["peak_kb"] < 800 * 1024, command
 
 
+def blank(size: int, *, before: bytes = b"", line: bytes = b" " * 2**20) -> Iterator[bytes]:
+    """``before``, then about ``size`` bytes of blank space made of ``line`` repeated."""
+    yield before
+    for _ in range(size // len(line)):
+        yield line
+
+
+#: A record of JSON Lines with nothing to say.
+CLEAN_LINE = b'{"messages": [{"role": "user", "content": "hi"}]}\n'
+
+
+@pytest.mark.slow  # measured processes under a memory limit
+@pytest.mark.parametrize(
+    ("pieces", "where", "error"),
+    [
+        (blank(2**30), "1:1", "record larger than"),  # one line of spaces
+        (blank(2**30, line=b" " * 1023 + b"\n"), "1:1", "blank space longer than"),
+        (blank(2**30, before=CLEAN_LINE, line=b"\n" * 2**20), "2:1", "blank space longer than"),
+    ],
+    ids=["spaces", "blank-lines", "blank-lines-after-a-record"],
+)
+def test_blank_space_counts_against_the_record_limit(
+    tmp_path: Path, pieces: Iterator[bytes], where: str, error: str
+) -> None:
+    """A ``.gz`` of a few megabytes that expands to a gigabyte of whitespace was read whole
+    (the layout waits for a record that never comes: 1.3 GB for 300 MB of spaces): whitespace
+    counts as part of the record after it (docs/cli.md#blank-space), so it is refused at the
+    limit, in about that much memory, by every command."""
+    path = gzipped(pieces, tmp_path / "blank.jsonl.gz")
+    for command in (["check", "-j1"], ["fix"], ["fix", "--diff"]):
+        args = [*command, "--max-record-mib", "8", path.name]
+        report = measured(args, tmp_path, limit_mb=LIMIT_MB)
+        assert report["exit"] == 2, report
+        assert f"blank.jsonl.gz:{where}: error: {error}" in report["stderr"], report
+        assert report["peak_kb"] < 250 * 1024, report
+
+
+def test_an_endless_pipe_of_spaces_is_refused(tmp_path: Path) -> None:
+    """``yes ' ' | toolpatch check`` grew without end: refused once the blank space passes the
+    limit."""
+    with subprocess.Popen(["yes", " "], stdout=subprocess.PIPE) as spaces:
+        assert spaces.stdout is not None
+        try:
+            completed = subprocess.run(
+                [*MODULE, "check", "--max-record-mib", "1", "-"],
+                stdin=spaces.stdout,
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        finally:
+            spaces.kill()
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.startswith(
+        "-:1:1: error: blank space longer than the record-size limit of 1 MiB"
+    ), completed.stderr
+
+
+@pytest.mark.slow  # measured processes under a memory limit, a gigabyte compressed
+@pytest.mark.parametrize("command", [["fix", "--diff"], ["show"]])
+def test_diff_and_show_read_within_the_record_limit(tmp_path: Path, command: list[str]) -> None:
+    """``fix --diff`` and ``show`` read their input whole, and read it past any limit: a small
+    ``.zst`` of a gigabyte-long line ran out of memory (``show``: "internal error:
+    MemoryError"). They read it as ``check`` does: refused at the limit, one line, exit 2."""
+    path = zstd(one_long_line(2**30), tmp_path / "bomb.jsonl.zst")
+    assert path.stat().st_size < 2**20
+    report = measured([*command, path.name], tmp_path, limit_mb=LIMIT_MB)
+    assert report["exit"] == 2, report
+    assert report["stderr"].startswith(
+        "bomb.jsonl.zst:1:1: error: record larger than the record-size limit of 256 MiB"
+    ), report
+    assert report["peak_kb"] < 450 * 1024, report
+
+
 @pytest.mark.slow  # a measured process under a memory limit
 def test_an_allocation_failure_is_the_inputs_error(tmp_path: Path) -> None:
     """Under a memory limit too small for a record within the record-size limit, the run says
@@ -146,6 +223,9 @@ def test_an_allocation_failure_is_the_inputs_error(tmp_path: Path) -> None:
     assert report["exit"] == 2, report
     assert "big.json: error: out of memory while reading it" in report["stderr"]
     assert "small.json: clean" in report["stderr"]
+    shown = measured(["show", "big.json"], tmp_path, limit_mb=250)  # was "internal error"
+    assert shown["exit"] == 2, shown
+    assert shown["stderr"].startswith("big.json: error: out of memory while reading it"), shown
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,3 +278,25 @@ def test_checking_many_short_lines_takes_no_memory_per_line(tmp_path: Path) -> N
         assert report["exit"] == 0, report
         sizes[count] = report["peak_kb"]
     assert sizes[600_000] - sizes[300_000] < 8 * 1024, sizes
+
+
+@pytest.mark.slow  # a measured process over an 80 MB corpus
+def test_fix_diff_of_a_large_file_holds_what_fix_holds(tmp_path: Path) -> None:
+    """``fix --diff`` read a file whole and held it several times over (the input, its lines
+    as text, the repair: 640 MB for 100 MB). A regular file is repaired batch by batch as
+    ``fix`` repairs it, and the diff reads it a window at a time around the changes."""
+    dangling = (
+        b'{"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": '
+        b'[{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, '
+        b'{"role": "user", "content": "next"}]}\n'
+    )
+    path = tmp_path / "c.jsonl"
+    with path.open("wb") as out:
+        for _ in range(30):
+            out.writelines(short_lines(50_000))  # 2.7 MB
+            out.write(dangling)
+    assert path.stat().st_size > 80_000_000
+    report = measured(["fix", "--diff", path.name], tmp_path, limit_mb=LIMIT_MB)
+    assert report["exit"] == 1, report
+    assert "Would fix 30 findings in 1 file" in report["stderr"], report
+    assert report["peak_kb"] < 200 * 1024, report

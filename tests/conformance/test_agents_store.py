@@ -168,3 +168,23 @@ def test_sessions_and_store_errors(tmp_path: Path) -> None:
         assert f"{url}: error: {error}" in result.stderr, result.show()
     assert not (tmp_path / "missing.db").exists()
     assert (tmp_path / "other.db").read_bytes() == b""
+
+
+def test_a_session_over_the_record_limit_is_its_own_error(tmp_path: Path) -> None:
+    """A session's items were loaded whatever their size (a 600 MB item took 2.5 GB to check):
+    the database sums their size first, and a session over the record-size limit is that
+    session's error, unread; the next session is checked (docs/stores.md#size)."""
+    database = tmp_path / "conversations.db"
+    session = SQLiteSession("conv-big", database)
+    try:
+        big = sdk_agent([[assistant_message("Hello.")]])
+        asyncio.run(Runner.run(big, "x" * 3 * 2**20, session=session))
+    finally:
+        session.close()
+    stuck_session(database, "conv-stuck")
+    for command in (["check"], ["fix", "--diff"]):
+        result = run([*command, "--max-record-mib", "1", URL], cwd=tmp_path, expect=2)
+        assert f"{URL}#conv-big: error: its items take " in result.stderr, result.show()
+        assert "more than the record-size limit of 1 MiB" in result.stderr
+        assert f"{URL}#conv-stuck: TP00" in result.stderr, result.show()
+    run(["check", "--max-record-mib", "4", URL, "--thread", "conv-big"], cwd=tmp_path, expect=0)

@@ -10,7 +10,9 @@ entries. Entries that are not JSON, not objects, or events of a type the layout 
 are kept as they are and reported as warnings. Checking, the repair and its self-check are
 `patchcore.layouts.base.WholeLayout`'s.
 
-A session may still be running. Whether it is, its own clock says first: where the entries
+A session may still be running. It is while some process holds its log open for writing
+(`patchcore.options.Options.held_open`, as the caller found), however old its last entry. Else
+its own clock says: where the entries
 record when they were written (Claude Code's and Codex's ``timestamp``, Gemini CLI's
 ``timestamp`` and ``lastUpdated``), the session is live when its newest entry is at or after
 `patchcore.options.Options.live_since`; a log that records no time (the Claude Agent SDK's
@@ -108,8 +110,12 @@ def newest(
 
 
 def is_live(last_entry: float | None, options: Options) -> bool:
-    """Whether a session whose newest entry is ``last_entry`` may still be running: by its own
-    clock where it has one and the caller gave ``live_since``, else as the caller judged."""
+    """Whether a session whose newest entry is ``last_entry`` may still be running: the one
+    place that decides it. Always while a process holds its log open for writing (``held_open``,
+    whatever the age of that entry); else by its own clock where it has one and the caller gave
+    ``live_since``, else as the caller judged."""
+    if options.held_open:
+        return True
     if last_entry is not None and options.live_since is not None:
         return last_entry >= options.live_since
     return options.live
