@@ -21,6 +21,7 @@ from patchcore.engine.pairing import (
     Pairing,
     ResultRef,
     insertion_point,
+    may_own,
     pair,
 )
 from patchcore.model import (
@@ -119,7 +120,7 @@ def _describe(defect: Defect) -> str:
         if defect.reason is None
         else f"{result} is answered twice: {defect.reason}",
         "TP104": f"{what} reuses the id of an earlier call that is still unanswered",
-        "TP105": f"{what} has no id, and no result without one answers it"
+        "TP105": f"{what} has no id, and no result without one answers it{because}"
         if defect.result is None
         else f"{what} has no id, nor has the result that answers it (by name and order)",
         "TP106": "the message has other blocks before its tool results",
@@ -319,6 +320,11 @@ MAY_ANSWER = (
 )
 
 
+#: Why a call without an id that a result answers gets no id
+#: (docs/pairing.md#calls-and-results-without-ids).
+CONTESTED = "a result without an id that no fix drops or moves could be its own, so no id is given"
+
+
 def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
     """The applicability, description and origin (`Fix.origin`) of the defect's fix, ``None``
     when its rule has none or the defect cannot have it: the rule's, but dropping an unanswered
@@ -402,9 +408,17 @@ def collect(
         idless = {id(a.call): a.result for a in pairing.answers if a.call.call.pairing_key is None}
         for c in pairing.keyless:
             where = idless.get(id(c))
+            contested = any(may_own(c, r) for r in pairing.owned)
             defects.append(
-                Defect("TP105", c.message_index, c.call.path, c.call, c.call_index)
-                if where is None
+                Defect(
+                    "TP105",
+                    c.message_index,
+                    c.call.path,
+                    c.call,
+                    c.call_index,
+                    reason=CONTESTED if contested else None,
+                )
+                if where is None or contested
                 else Defect(
                     "TP105",
                     c.message_index,
@@ -499,6 +513,30 @@ def _shadowed(pairing: Pairing, views: Sequence[MessageView]) -> Pairing:
             else d
             for d in pairing.dangling
         ),
+    )
+
+
+def _in_place(
+    pairing: Pairing, messages: Sequence[Any], views: Sequence[MessageView], dialect: Dialect
+) -> Pairing:
+    """``pairing``, with the results without an id that answer a call without one but are out
+    of place (TP102) taken back to orphans that the call may own: moving such a result and
+    writing an id into it cannot be one fix (the moved result is the original, written as it
+    was), and a pair made only after the move would leave a fix for a second run. They are
+    reported and kept, and the call gets no id (docs/pairing.md#calls-and-results-without-ids)."""
+    astray = [
+        a
+        for a in pairing.answers
+        if a.call.call.pairing_key is None and dialect.misplaced(messages, views, a) is not None
+    ]
+    if not astray:
+        return pairing
+    kept = [a.result for a in astray]
+    return structs.replace(
+        pairing,
+        answers=tuple(a for a in pairing.answers if a not in astray),
+        orphans=(*pairing.orphans, *kept),
+        owned=(*pairing.owned, *kept),
     )
 
 
@@ -605,6 +643,8 @@ def check_list(
         first_caller=first_caller,
     )
     pairing = _shadowed(pairing, views)
+    if pairing.keyless:
+        pairing = _in_place(pairing, messages, views, dialect)
     if options.strip:
         defects = written_results(messages, pairing, dialect, options)
     else:

@@ -213,15 +213,7 @@ def pair_idless(
                 answers.append(Answer(fits[0], ref))
                 answered.add(id(ref))
     still = [r for r in orphans if id(r) not in answered]
-    owned = [
-        r
-        for r in still
-        if r.result.id_at is not None
-        and any(
-            c.message_index < r.message_index and _names_fit(c.call.name, r.result.name)
-            for c in keyless
-        )
-    ]
+    owned = [r for r in still if r.result.id_at is not None and any(may_own(c, r) for c in keyless)]
     return answers, still, owned
 
 
@@ -229,6 +221,14 @@ def _names_fit(call: str | None, result: str | None) -> bool:
     """Whether a result's tool name allows it to answer a call: only two names that differ
     rule it out (a result often has none)."""
     return call is None or result is None or call == result
+
+
+def may_own(call: CallRef, result: ResultRef) -> bool:
+    """Whether a call without an id could be the one a result without an id answers: it came
+    before it, and their tool names do not contradict each other."""
+    return call.message_index < result.message_index and _names_fit(
+        call.call.name, result.result.name
+    )
 
 
 def _left_open(
