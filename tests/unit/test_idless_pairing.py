@@ -10,6 +10,7 @@ drops a result, toolpatch drops it only when no call could own it, and keeps it 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -195,3 +196,63 @@ def test_a_call_without_a_result_gets_no_id() -> None:
     before = openai_chat((Turn((("", "bash"),)), Said("next")))
     checked = patchcore.check_document(json.dumps(before), options=ALL_UNSAFE)
     assert [(f.code, f.fix) for f in checked.findings] == [("TP105", None)]
+
+
+#: A call without an id and its result without one, in the other dialects whose results name
+#: their call by id (OpenAI Chat, LangChain and Anthropic are above and in samples/strict/).
+KEYLESS_PAIRS: dict[str, tuple[Any, Callable[[Any], list[Any]]]] = {
+    "openai-responses": (
+        {
+            "input": [
+                {"role": "user", "content": "time?"},
+                {"type": "function_call", "call_id": "", "name": "get_time", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "", "output": "14:05"},
+            ]
+        },
+        lambda value: value["input"],
+    ),
+    "bedrock": (
+        {
+            "messages": [
+                {"role": "user", "content": [{"text": "time?"}]},
+                {
+                    "role": "assistant",
+                    "content": [{"toolUse": {"toolUseId": "", "name": "get_time", "input": {}}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"toolResult": {"toolUseId": "", "content": [{"text": "14:05"}]}}],
+                },
+            ]
+        },
+        lambda value: value["messages"],
+    ),
+    "pydantic-ai": (
+        [
+            {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "time?"}]},
+            {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "get_time"}]},
+            {
+                "kind": "request",
+                "parts": [
+                    {"part_kind": "tool-return", "tool_name": "get_time", "content": "14:05"}
+                ],
+            },
+        ],
+        lambda value: value,
+    ),
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(KEYLESS_PAIRS))
+def test_every_dialect_with_ids_gives_the_pair_one_id(dialect: str) -> None:
+    """The ids are written where each format keeps them (``ToolCall.id_at``, ``ToolResult.id_at``,
+    a member added where the call or result has none): the provider then takes the history."""
+    value, history = KEYLESS_PAIRS[dialect]
+    data = json.dumps(value)
+    checked = patchcore.check_document(data, options=ALL_UNSAFE)
+    assert [(f.code, f.fix is not None) for f in checked.findings] == [("TP105", True)]
+    fixed = patchcore.fix_document(data, options=ALL_UNSAFE)
+    assert fixed.output is not None
+    assert patchcore.check_document(fixed.output, options=ALL_UNSAFE).findings == ()
+    assert validate(dialect, history(json.loads(fixed.output))) == []
+    assert fixed.output.count(b"-") == data.count("-") + 2 * 4, "one UUID, written twice"
