@@ -120,9 +120,11 @@ def _describe(defect: Defect) -> str:
         if defect.reason is None
         else f"{result} is answered twice: {defect.reason}",
         "TP104": f"{what} reuses the id of an earlier call that is still unanswered",
-        "TP105": f"{what} has no id, and no result without one answers it{because}"
-        if defect.result is None
-        else f"{what} has no id, nor has the result that answers it (by name and order)",
+        "TP105": f"{what} has no id, nor has the result that answers it (by name and order)"
+        if defect.result is not None
+        else f"{what} has no id{because}"
+        if defect.reason is not None
+        else f"{what} has no id, and no result without one answers it",
         "TP106": "the message has other blocks before its tool results",
         "TP107": "the assistant message has an empty tool_calls list",
     }[code]
@@ -407,8 +409,8 @@ def collect(
     if pairing.keyless:
         idless = {id(a.call): a.result for a in pairing.answers if a.call.call.pairing_key is None}
         for c in pairing.keyless:
-            where = idless.get(id(c))
             contested = any(may_own(c, r) for r in pairing.owned)
+            where = None if contested else idless.get(id(c))
             defects.append(
                 Defect(
                     "TP105",
@@ -416,17 +418,9 @@ def collect(
                     c.call.path,
                     c.call,
                     c.call_index,
+                    result=None if where is None else where.result,
+                    target=None if where is None else where.message_index,
                     reason=CONTESTED if contested else None,
-                )
-                if where is None or contested
-                else Defect(
-                    "TP105",
-                    c.message_index,
-                    c.call.path,
-                    c.call,
-                    c.call_index,
-                    result=where.result,
-                    target=where.message_index,
                 )
             )
     if not selected.isdisjoint(SHAPE_RULES):

@@ -11,6 +11,10 @@ The engine pairs views (`patchcore.engine.walk.View`): the adapters' `MessageVie
 quick lane's structs (`patchcore.engine.quick`), which read the two commonest shapes without
 parsing message bodies. Either way the pairing, the rule of an open call (the turn frontier),
 and where its result goes are decided here, by the same code.
+
+Calls and results without ids (where the format wants them) have no key; `pair_idless` pairs
+them by name and order within their turn, after the walk
+(docs/pairing.md#calls-and-results-without-ids).
 """
 
 from __future__ import annotations
