@@ -186,8 +186,10 @@ def pair_idless(
         (of a compatible name) could still be the one they answer: nothing says which, so they
         are reported and kept, never dropped.
     """
+    if not keyless:
+        return [], list(orphans), []
     idless = [r for r in orphans if r.result.id_at is not None and not r.inner]
-    if not keyless or not idless:
+    if not idless:
         return [], list(orphans), []
     turn_of: list[int] = []  # the model turn each message's results answer
     turn = start = -1

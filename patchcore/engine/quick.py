@@ -111,9 +111,11 @@ class _Call(msgspec.Struct, gc=False):
 
 
 class _Answer(msgspec.Struct, gc=False):
-    """A result, read as far as pairing reads it: the id it answers."""
+    """A result, read as far as pairing reads it: the id it answers (the lane reads no result
+    without one, so none has an ``id_at``: `patchcore.model.ToolResult`)."""
 
     key: str
+    id_at: ClassVar[None] = None
 
 
 #: Message content as the lane reads it: text, or a list of plain blocks (anything else, such as
@@ -137,6 +139,7 @@ class _ToolData(_Message):
 
     key: str = msgspec.field(default="", name="tool_call_id")
     role: ClassVar[Role] = Role.RESULTS
+    id_at: ClassVar[None] = None  # a result without an id is not its own (`results`)
 
     @property
     def results(self) -> Sequence[_ToolData]:  # type: ignore[override]
@@ -199,6 +202,7 @@ class _ChatTool(_ChatMessage, tag="tool"):
     """A tool message: with a ``tool_call_id`` (its ``key``), it is its own result."""
 
     key: Union[str, None] = msgspec.field(default=None, name="tool_call_id")  # noqa: UP007
+    id_at: ClassVar[None] = None  # a result without an id is not its own (`results`)
     tool_call_ids: Union[list[str], None] = None  # noqa: UP007
     id: msgspec.Raw = _NULL
     name: msgspec.Raw = _ABSENT
