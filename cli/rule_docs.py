@@ -20,8 +20,8 @@ from .provider_errors import GENERIC
 _SAFETY = {
     Applicability.SAFE: "This fix is safe: it only adds content, so `toolpatch fix` applies it.",
     Applicability.UNSAFE: (
-        "This fix is unsafe: it deletes or moves existing content, so `toolpatch fix` applies "
-        "it only with `--unsafe-fixes`."
+        "This fix is unsafe: it deletes, moves or changes existing content, so `toolpatch fix` "
+        "applies it only with `--unsafe-fixes`."
     ),
 }
 

@@ -27,11 +27,18 @@ families:
   inserts a synthetic error result and is *safe*: it only adds content, so plain `toolpatch fix`
   applies it. With `--repair drop` it removes the call instead, an *unsafe* fix
   ([Repair policies](cli.md#repair-policies) says when to choose which).
-- **TP1xx, the provider-strict rules** (opt-in): results without a call, results in the wrong
-  place, duplicates, reused or missing ids, results not first in their message, empty
-  `tool_calls`. Providers reject each of these, but the data is often acceptable where it lives
-  (a log, a training set). Where they have a fix it deletes or moves existing content, so it is
-  *unsafe*: `fix` applies it only with `--unsafe-fixes`.
+- **TP1xx, the provider-strict rules** (opt-in, but for TP103): results without a call,
+  results in the wrong place, duplicates, reused or missing ids, results not first in their
+  message, empty `tool_calls`. Providers reject each of these, but the data is often acceptable
+  where it lives (a log, a training set). Where they have a fix it deletes, moves or changes
+  existing content, so it is *unsafe*: `fix` applies it only with `--unsafe-fixes`.
+
+Duplicate results (TP103) are on by default: every provider toolpatch writes for refuses a call
+answered twice (Anthropic, OpenAI Chat and Responses, Bedrock, Gemini), and a run resumed after
+a repair that ran a tool again leaves exactly that, so a `check` that did not report it would
+call a refused history clean. The rule keeps its code: a configuration that selects or ignores
+`TP103` (or `TP1`) means what it meant, and only the default selection grows, as ruff promotes a
+rule to its defaults. A selection given in full (`--select TP0`) still selects just that.
 
 Selection works by code prefix, as in ruff: `--select {",".join(DEFAULT_SELECT)}` is the default;
 `--select TP1`, `--select TP101,TP103` or `--select ALL` (every rule) choose others, and `--ignore`

@@ -113,7 +113,7 @@ def fix_files(
     Args:
         urlpath: Input files: a path, a glob or a list of them, on any fsspec file system.
         output_dir: Directory the outputs go to (created if needed; same file system rules).
-        options: From `patchcore.make_options` (default: the TP0xx rules, safe fixes).
+        options: From `patchcore.make_options` (default: the TP0xx rules and TP103, safe fixes).
         blocksize: About how much of a conversation-per-line file each task repairs.
         storage_options: Passed to fsspec (credentials, endpoints).
     """

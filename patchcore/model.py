@@ -55,6 +55,9 @@ class ToolCall:
         note: What a report must add about the call's synthetic result, where it fits some of
             the providers the history may be sent to and not others (a LangChain call that is
             only a provider's block in ``content``).
+        id_at: Where the call's id is written, relative to its message: where TP105's fix
+            writes the id it gives a call that has none
+            (docs/pairing.md#calls-and-results-without-ids).
     """
 
     id: str | None
@@ -65,6 +68,7 @@ class ToolCall:
     unanswerable: str | None = None
     kind: str | None = None
     note: str | None = None
+    id_at: Pointer | None = None
 
     @property
     def answerable(self) -> bool:
@@ -91,6 +95,11 @@ class ToolResult:
         kind: The type of the block holding the result, where a dialect has several and the
             provider's error depends on it (Anthropic ``tool_result`` or a server tool's
             ``web_search_tool_result``, ...).
+        id_at: For a result with no id (null or empty) in a format whose results name their
+            call by id, where that id is written, relative to its message: such a result pairs
+            with a call without an id of its turn, by name and order, and TP105's fix writes
+            the id it gives both there (docs/pairing.md#calls-and-results-without-ids);
+            ``None`` for any other result.
     """
 
     key: str
@@ -98,6 +107,7 @@ class ToolResult:
     keyed: bool = True
     name: str | None = None
     kind: str | None = None
+    id_at: Pointer | None = None
 
 
 @dataclass(frozen=True, slots=True)

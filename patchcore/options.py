@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from patchcore.errors import UnknownRepairError, UnknownRuleError
 from patchcore.raw.codec import MAX_RECORD_BYTES
 from patchcore.rules import (
+    COUNTED,
     DEFAULT_TEXTS,
     TEXT_PRESETS,
     Applicability,
@@ -25,8 +26,6 @@ from patchcore.rules import (
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
     from patchcore.model import Finding, Fix
-
-_QUICK_RULES = frozenset({"TP001", "TP002", "TP003"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +109,10 @@ class Options:
     @property
     def quick(self) -> bool:
         """Whether a clean record may be proven clean without a full parse (`patchcore.engine.quick`
-        proves the TP0xx rules only, for lists of any dialect)."""
+        proves the counted rules only, `patchcore.rules.COUNTED`, for lists of any dialect)."""
         return (
             self.dialect is None
-            and self.selection.codes <= _QUICK_RULES
+            and self.selection.codes <= COUNTED
             and not self.with_messages  # the lane reads no message whole
             and not self.strip  # the lane proves calls answered, not who answered them
         )

@@ -19,7 +19,7 @@ class Applicability(enum.Enum):
     """Only adds content; runs with plain ``fix``."""
 
     UNSAFE = "unsafe"
-    """Deletes or moves existing content; needs ``--unsafe-fixes``."""
+    """Deletes, moves or changes existing content; needs ``--unsafe-fixes``."""
 
 
 class Origin(enum.Enum):
@@ -238,15 +238,19 @@ RULES: dict[str, Rule] = {
             what=(
                 "Checks for a tool result whose id no earlier call has: its call was cut from "
                 "the history, or the result came before its call. A result with no id (null or "
-                "empty) answers no call either."
+                "empty) answers a call with no id of its turn when its tool name and order say "
+                "which (docs/pairing.md); otherwise it answers no call either."
             ),
             why="Providers reject a result that answers no call of the history.",
             fix=Applicability.UNSAFE,
             fix_description="drop the result",
             fix_notes=(
-                "It drops the result, and its message when nothing else is left in it. It is "
-                "not offered when the history holds nothing else: an empty history is no better "
-                "for a provider, and the results would be gone."
+                "It drops the result, and its message when nothing else is left in it. It never "
+                "drops a result whose call could be the one it answers: a result with no id "
+                "after a call with no id whose tool name does not contradict its own (which of "
+                "several such calls is unknown): it is reported and kept. It is not offered "
+                "when the history holds nothing else: an empty history is no better for a "
+                "provider, and the results would be gone."
             ),
             example="""\
 [
@@ -292,7 +296,13 @@ RULES: dict[str, Rule] = {
             name="duplicate-tool-result",
             summary="a second result for a call that is already answered",
             what="Checks for a result for a call that an earlier result already answered.",
-            why="Providers reject a call answered twice.",
+            why=(
+                "Providers reject a call answered twice: Anthropic, OpenAI Chat and Responses, "
+                "Bedrock (two results in one message, or more results than calls) and Gemini "
+                "(more responses than calls), so a history resumed after a tool ran again is "
+                "refused. On by default, though its code is a TP1xx one: see the selection "
+                "note at the top of docs/rules.md."
+            ),
             fix=Applicability.UNSAFE,
             fix_description="drop the later result",
             fix_notes=(
@@ -342,17 +352,22 @@ RULES: dict[str, Rule] = {
                 "id (every format but Gemini, which pairs calls without ids by name)."
             ),
             why=(
-                "No result can answer it, and providers reject it. The pairing rules skip such "
-                "calls, as deepagents does."
+                "Providers reject it. A result with no id right after it, of the same tool (or "
+                "of none named), answers it, as Gemini pairs its calls without ids "
+                "(docs/pairing.md); the pairing rules skip a call that none answers, as "
+                "deepagents does."
             ),
-            fix=None,
-            fix_notes="toolpatch does not invent ids; the call needs the id its result names.",
-            example=_asked('  {"role": "user", "content": "Hello?"}\n', call_id=""),
-            use_instead=_asked(
-                """\
-  {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"},
-  {"role": "user", "content": "Hello?"}
-"""
+            fix=Applicability.UNSAFE,
+            fix_description="give the call and its result one id",
+            fix_notes=(
+                "It writes one new id into the call and into the result with no id that answers "
+                "it: an id derived from where the call sits in its record and its tool name, so "
+                "two runs write the same one. It changes what the model wrote, so it is unsafe. "
+                "It is not offered for a call that no result answers (its result would have to "
+                "be made up for an id made up too), nor in a stored model response."
+            ),
+            example=_asked(
+                '  {"role": "tool", "tool_call_id": "", "content": "18 C, sunny"}\n', call_id=""
             ),
         ),
         Rule(
@@ -436,8 +451,16 @@ def rule_named(spelling: str) -> Rule:
     raise UnknownRuleError(msg + " (see `toolpatch rules`)")
 
 
-#: Rules that run when the caller selects nothing.
-DEFAULT_SELECT: tuple[str, ...] = ("TP0",)
+#: Rules that run when the caller selects nothing: the pairing rules, and the duplicate results
+#: that every provider toolpatch writes for refuses (docs/rules.md#duplicate-tool-result-tp103
+#: says why it keeps its TP1xx code).
+DEFAULT_SELECT: tuple[str, ...] = ("TP0", "TP103")
+
+#: The rules that pairing's counting pass proves absent (`patchcore.engine.walk.open_keys`): a
+#: call left open (TP001-TP003), a second result for an answered call (TP103). A selection
+#: within them lets a clean record be proven clean without a full parse (`patchcore.engine.quick`)
+#: and pairing learn only the open calls.
+COUNTED: frozenset[str] = frozenset({"TP001", "TP002", "TP003", "TP103"})
 
 #: Default synthetic texts by rule code. They claim no outcome: a result that was never
 #: recorded may belong to a tool that ran (docs/pairing.md#synthetic-results).

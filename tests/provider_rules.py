@@ -83,6 +83,7 @@ OPENAI_EMPTY = (
     "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum "
     "length 1, but got an empty array instead."
 )
+OPENAI_MISSING_ID = "Missing required parameter: 'messages[{index}].tool_calls[].id'."
 # The legacy functions API (docs/formats.md#legacy-function_call) is not quoted anywhere: these say
 # the rule.
 OPENAI_FUNCTION_UNANSWERED = (
@@ -152,6 +153,7 @@ def openai_chat(messages: Messages) -> list[Violation]:
     * no ``tool_call_id`` twice in one run (reuse across turns is real data and not reported
       as rejected, so it is not checked);
     * no empty ``tool_calls`` array;
+    * every call has an id (not ``null``, not empty);
     * the legacy ``function_call`` / ``function`` pairs by adjacency (`_openai_functions`).
     """
     found: list[Violation] = []
@@ -175,6 +177,8 @@ def openai_chat(messages: Messages) -> list[Violation]:
             continue
         if not calls:
             add("empty-tool-calls", position, OPENAI_EMPTY.format(index=position))
+        if any(not _dict(call).get("id") for call in calls):
+            add("missing-id", position, OPENAI_MISSING_ID.format(index=position))
         wanted = Counter(_dict(call).get("id") for call in calls)
         answered_at: dict[Any, int] = {}
         after = position + 1
@@ -225,6 +229,7 @@ ANTHROPIC_NOT_FIRST = (
     "message. Messages following `tool_use` blocks must begin with a matching number of "
     "`tool_result` blocks."
 )
+ANTHROPIC_MISSING_ID = "messages.{index}.content: tool_use.id: Field required"
 #: A synthetic result never has an empty content (docs/pairing.md#synthetic-results; the API itself
 #: quotes no text for this one).
 ANTHROPIC_EMPTY_ERROR = "messages.{index}.content.{block}: `tool_result` with is_error is empty"
@@ -256,7 +261,8 @@ def anthropic(messages: Messages) -> list[Violation]:
     * every ``tool_result`` answers a ``tool_use`` of the previous message, once;
     * a ``server_tool_use`` / ``mcp_tool_use`` is answered inside the same assistant message by
       a ``*_tool_result`` after it, and every such result answers one;
-    * a ``tool_result`` with ``is_error: true`` has content.
+    * a ``tool_result`` with ``is_error: true`` has content;
+    * every ``tool_use`` has an id (not ``null``, not empty).
     """
     found: list[Violation] = []
 
@@ -297,6 +303,8 @@ def anthropic(messages: Messages) -> list[Violation]:
             if missing:
                 error = ANTHROPIC_UNANSWERED.format(index=index - 1, ids=", ".join(missing))
                 add("unanswered", index - 1, error)
+        if any(_kind(b) == "tool_use" and not _dict(b).get("id") for b in blocks):
+            add("missing-id", index, ANTHROPIC_MISSING_ID.format(index=index))
         _anthropic_server_tools(blocks, index, add)
         previous_uses = (
             [_dict(b).get("id") for b in blocks if _kind(b) == "tool_use"]

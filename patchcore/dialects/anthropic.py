@@ -171,11 +171,13 @@ class Anthropic(BlockDialect):
                         path=("content", k),
                         unanswerable=None if kind == "tool_use" else SERVER_EXECUTED,
                         kind=kind,
+                        id_at=("content", k, "id"),
                     )
                 )
             elif is_result(block):
                 answered = call_id(block.get("tool_use_id"), (*pointer, "content", k))
-                result = idless_result(answered, pointer, ("content", k), kind=kind)
+                at = ("content", k, "tool_use_id")
+                result = idless_result(answered, pointer, ("content", k), id_at=at, kind=kind)
                 (inner if calls else results).append(result)
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))

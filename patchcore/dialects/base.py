@@ -744,16 +744,19 @@ def idless_result(
     pointer: Pointer,
     path: Pointer = (),
     *,
+    id_at: Pointer,
     name: str | None = None,
     kind: str | None = None,
 ) -> ToolResult:
     """The result of a message (``path``: its block) that answers the call ``answered``, or,
-    with no id (``null`` or ``""``), a result that answers no call: a key no call has, so it
-    is an orphan (TP101), never a result the walk skips (docs/pairing.md#the-pairing-rule)."""
+    with no id (``null`` or ``""``), a result with a key no call has, never a result the walk
+    skips: it answers a call without an id of its turn if its name and order say which
+    (`patchcore.engine.pairing`), else no call (an orphan, TP101; docs/pairing.md). ``id_at``:
+    where its id is written, relative to its message."""
     if answered is not None:
         return ToolResult(answered, path, kind=kind)
     key = f"{format_pointer((*pointer, *path))}:no-id"
-    return ToolResult(key, path, keyed=False, name=name, kind=kind)
+    return ToolResult(key, path, keyed=False, name=name, kind=kind, id_at=id_at)
 
 
 def list_field(container: Mapping[str, Any], key: str, pointer: Pointer) -> list[Any]:

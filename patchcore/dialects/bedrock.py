@@ -123,12 +123,14 @@ class Bedrock(BlockDialect):
                         unanswerable=SERVER_EXECUTED
                         if use.get("type") == "server_tool_use"
                         else None,
+                        id_at=("content", k, "toolUse", "toolUseId"),
                     )
                 )
             elif member == "toolResult":
                 result = entry(block["toolResult"], (*pointer, "content", k, "toolResult"))
                 answered = call_id(result.get("toolUseId"), (*pointer, "content", k))
-                result_ref = idless_result(answered, pointer, ("content", k))
+                at = ("content", k, "toolResult", "toolUseId")
+                result_ref = idless_result(answered, pointer, ("content", k), id_at=at)
                 (inner if calls else results).append(result_ref)
         if message.get("role") == "assistant":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))

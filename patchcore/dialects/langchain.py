@@ -157,6 +157,7 @@ def _listed_calls(
                 name=optional_name(listed.get("name")),
                 invalid=invalid,
                 path=path,
+                id_at=(*path, "id"),
             )
         )
     return calls
@@ -212,6 +213,7 @@ def _backwards_compat_calls(raw_calls: object, pointer: Pointer, prefix: Pointer
                 name=optional_name(function.get("name")),
                 invalid=invalid,
                 path=path,
+                id_at=(*path, "id"),
             )
         )
     return calls
@@ -344,7 +346,9 @@ class LangChain(ResultMessageDialect):
         if kind in TOOL_TYPES:
             answered = call_id(fields.get("tool_call_id"), (*pointer, *prefix, "tool_call_id"))
             name = optional_name(fields.get("name"))
-            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer, name=name),))
+            at = (*prefix, "tool_call_id")
+            result = idless_result(answered, pointer, id_at=at, name=name)
+            return MessageView(Role.RESULTS, results=(result,))
         return MessageView(Role.OTHER)
 
     def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:

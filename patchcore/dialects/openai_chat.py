@@ -203,6 +203,7 @@ class OpenAIChat(ResultMessageDialect):
             name=optional_name(name),
             invalid=invalid,
             path=pointer[-2:],
+            id_at=(*pointer[-2:], "id"),
         )
 
     @staticmethod
@@ -210,7 +211,7 @@ class OpenAIChat(ResultMessageDialect):
         name = optional_name(message.get("name"))
         if message.get("tool_call_id") is not None:
             answered = call_id(message["tool_call_id"], (*pointer, "tool_call_id"))
-            return (idless_result(answered, pointer, name=name),)
+            return (idless_result(answered, pointer, id_at=("tool_call_id",), name=name),)
         if message.get("tool_call_ids") is not None:
             ids = list_field(message, "tool_call_ids", pointer)
             normalised = [call_id(v, (*pointer, "tool_call_ids", k)) for k, v in enumerate(ids)]
@@ -218,7 +219,7 @@ class OpenAIChat(ResultMessageDialect):
                 return (ToolResult(normalised[0]),) if normalised[0] else ()
             return tuple(ToolResult(v, ("tool_call_ids", k)) for k, v in enumerate(normalised) if v)
         answered = call_id(message.get("id"), (*pointer, "id"))
-        return (idless_result(answered, pointer, name=name),)
+        return (idless_result(answered, pointer, id_at=("tool_call_id",), name=name),)
 
     def shape_defects(self, messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
         """TP107: an assistant message with ``tool_calls: []``."""

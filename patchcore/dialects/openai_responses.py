@@ -294,7 +294,8 @@ class OpenAIResponses(ResultMessageDialect):
         client_search = self.client_search(message)
         if client_search and kind == "tool_search_output":
             answered = call_id(message.get(self.key), (*pointer, self.key))
-            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer),))
+            result = idless_result(answered, pointer, id_at=(self.key,))
+            return MessageView(Role.RESULTS, results=(result,))
         if kind in self.calls or self._unknown_call(message) is not None or client_search:
             key = self.call_key(message, kind)
             unanswerable = (
@@ -311,6 +312,7 @@ class OpenAIResponses(ResultMessageDialect):
                 name=optional_name(message.get("name")),
                 invalid=kind == "function_call" and arguments_malformed(message.get("arguments")),
                 unanswerable=unanswerable,
+                id_at=(key,),
             )
             return MessageView(Role.CALLER, calls=(call,))
         if kind in self.outputs or (
@@ -318,7 +320,8 @@ class OpenAIResponses(ResultMessageDialect):
         ):
             key = self.call_key(message, kind)
             answered = call_id(message.get(key), (*pointer, key))
-            return MessageView(Role.RESULTS, results=(idless_result(answered, pointer),))
+            result = idless_result(answered, pointer, id_at=(key,))
+            return MessageView(Role.RESULTS, results=(result,))
         return MessageView(Role.OTHER)
 
     def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:

@@ -155,13 +155,15 @@ class PydanticAI(BlockDialect):
                         invalid=arguments_malformed(part.get("args")),
                         path=("parts", k),
                         unanswerable=CALL_PARTS[kind],
+                        id_at=("parts", k, "tool_call_id"),
                     )
                 )
             elif _is_result(part):
                 answered = call_id(part.get("tool_call_id"), (*pointer, "parts", k))
                 # without one, pydantic-ai loads it with a made-up id: a key no call has
                 name = optional_name(part.get("tool_name"))
-                result = idless_result(answered, pointer, ("parts", k), name=name)
+                at = ("parts", k, "tool_call_id")
+                result = idless_result(answered, pointer, ("parts", k), id_at=at, name=name)
                 (inner if calls else results).append(result)
         if message.get("kind") == "response":
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -21,6 +21,7 @@ from patchcore.engine.pairing import (
     Pairing,
     ResultRef,
     insertion_point,
+    may_own,
     pair,
 )
 from patchcore.model import (
@@ -31,11 +32,15 @@ from patchcore.model import (
     Insert,
     MessageView,
     Pointer,
+    Replace,
     ToolCall,
+    derived_id,
     distinct_edits,
+    format_pointer,
 )
 from patchcore.options import Options
 from patchcore.rules import (
+    COUNTED,
     RULES,
     Applicability,
     Origin,
@@ -107,14 +112,19 @@ def _describe(defect: Defect) -> str:
         result = f"tool result for id {ident}"
     else:
         result = f"tool result for '{name}' (no id)" if name else "tool result (no id, no name)"
+    because = "" if defect.reason is None else f"; {defect.reason}"
     return {
-        "TP101": f"{result} answers no earlier call",
+        "TP101": f"{result} answers no earlier call{because}",
         "TP102": f"{result} is out of place: {defect.reason}",
         "TP103": f"second {result}: its call is already answered"
         if defect.reason is None
         else f"{result} is answered twice: {defect.reason}",
         "TP104": f"{what} reuses the id of an earlier call that is still unanswered",
-        "TP105": f"{what} has no id, so no result can answer it",
+        "TP105": f"{what} has no id, nor has the result that answers it (by name and order)"
+        if defect.result is not None
+        else f"{what} has no id{because}"
+        if defect.reason is not None
+        else f"{what} has no id, and no result without one answers it",
         "TP106": "the message has other blocks before its tool results",
         "TP107": "the assistant message has an empty tool_calls list",
     }[code]
@@ -305,16 +315,32 @@ def _answered_before(pairing: Pairing, duplicate: ResultRef) -> Answer | None:
     return before
 
 
+#: Why an orphan result is kept (docs/pairing.md#calls-and-results-without-ids).
+MAY_ANSWER = (
+    "a call with no id before it, whose tool name does not contradict its own, could be the one "
+    "it answers, so no fix drops it"
+)
+
+
+#: Why a call without an id that a result answers gets no id
+#: (docs/pairing.md#calls-and-results-without-ids).
+CONTESTED = "a result without an id that no fix drops or moves could be its own, so no id is given"
+
+
 def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
     """The applicability, description and origin (`Fix.origin`) of the defect's fix, ``None``
-    when its rule has none: the rule's, but dropping an unanswered call deletes what the model
-    wrote, so it is unsafe; removing a result toolpatch wrote (``toolpatch strip``, which is
-    asked for) is not. An answer is recovered or synthesized (`Defect.origin`), a moved result
-    (TP102) is the data's own; the other fixes write no result."""
+    when its rule has none or the defect cannot have it: the rule's, but dropping an unanswered
+    call deletes what the model wrote, so it is unsafe; removing a result toolpatch wrote
+    (``toolpatch strip``, which is asked for) is not. An answer is recovered or synthesized
+    (`Defect.origin`), a moved result (TP102) is the data's own; the other fixes write no
+    result. An orphan that a call could still own is never dropped, and a call without an id
+    gets one only with the result it pairs with (`given_ids`)."""
     if defect.strip:
         return Applicability.SAFE, STRIP_DESCRIPTION, None
     rule = RULES[defect.code]
-    if rule.fix is None:
+    if rule.fix is None or defect.reason is MAY_ANSWER:
+        return None
+    if defect.code == "TP105" and defect.result is None:
         return None
     if defect.drop:
         return Applicability.UNSAFE, DROP_DESCRIPTION, None
@@ -349,8 +375,16 @@ def collect(
         for k, copied in _copies(messages, views, pairing, dialect, copying).items():
             defects[k] = structs.replace(defects[k], copied=copied, origin=Origin.RECOVERED)
     ordered = len(defects)  # the dangling calls come in message and call order
+    owned = {id(r) for r in pairing.owned}
     defects += [
-        Defect("TP101", r.message_index, r.result.path, result=r.result) for r in pairing.orphans
+        Defect(
+            "TP101",
+            r.message_index,
+            r.result.path,
+            result=r.result,
+            reason=MAY_ANSWER if id(r) in owned else None,
+        )
+        for r in pairing.orphans
     ]
     if "TP103" in selected:
         defects += duplicates(messages, views, pairing, dialect=dialect, options=options)
@@ -369,13 +403,32 @@ def collect(
                     reason=reason,
                 )
             )
-    for code, calls in (("TP104", pairing.reused), ("TP105", pairing.keyless)):
-        defects += [Defect(code, c.message_index, c.call.path, c.call, c.call_index) for c in calls]
+    defects += [
+        Defect("TP104", c.message_index, c.call.path, c.call, c.call_index) for c in pairing.reused
+    ]
+    if pairing.keyless:
+        idless = {id(a.call): a.result for a in pairing.answers if a.call.call.pairing_key is None}
+        for c in pairing.keyless:
+            contested = any(may_own(c, r) for r in pairing.owned)
+            where = None if contested else idless.get(id(c))
+            defects.append(
+                Defect(
+                    "TP105",
+                    c.message_index,
+                    c.call.path,
+                    c.call,
+                    c.call_index,
+                    result=None if where is None else where.result,
+                    target=None if where is None else where.message_index,
+                    reason=CONTESTED if contested else None,
+                )
+            )
     if not selected.isdisjoint(SHAPE_RULES):
         defects += dialect.shape_defects(messages, views)
     if len(defects) == ordered:
         return defects
-    # Message order; within a message, calls in call order, then its results in their order.
+    # Message order; within a message, calls in call order, then its results in their order
+    # (a TP105 defect is its call's, though it names the result in another message).
     results = {
         (index, id(result)): rank
         for index in {d.message_index for d in defects if d.result is not None}
@@ -383,7 +436,7 @@ def collect(
     }
 
     def position(defect: Defect) -> tuple[int, int, int]:
-        if defect.result is not None:
+        if defect.result is not None and defect.code != "TP105":
             return (defect.message_index, 1, results[(defect.message_index, id(defect.result))])
         return (defect.message_index, 0, defect.call_index)
 
@@ -454,6 +507,30 @@ def _shadowed(pairing: Pairing, views: Sequence[MessageView]) -> Pairing:
             else d
             for d in pairing.dangling
         ),
+    )
+
+
+def _in_place(
+    pairing: Pairing, messages: Sequence[Any], views: Sequence[MessageView], dialect: Dialect
+) -> Pairing:
+    """``pairing``, with the results without an id that answer a call without one but are out
+    of place (TP102) taken back to orphans that the call may own: moving such a result and
+    writing an id into it cannot be one fix (the moved result is the original, written as it
+    was), and a pair made only after the move would leave a fix for a second run. They are
+    reported and kept, and the call gets no id (docs/pairing.md#calls-and-results-without-ids)."""
+    astray = [
+        a
+        for a in pairing.answers
+        if a.call.call.pairing_key is None and dialect.misplaced(messages, views, a) is not None
+    ]
+    if not astray:
+        return pairing
+    kept = [a.result for a in astray]
+    return structs.replace(
+        pairing,
+        answers=tuple(a for a in pairing.answers if a not in astray),
+        orphans=(*pairing.orphans, *kept),
+        owned=(*pairing.owned, *kept),
     )
 
 
@@ -555,11 +632,13 @@ def check_list(
         views = _awaiting(dialect.views(messages, context), context.awaiting_approval)
     pairing = pair(
         views,
-        dangling_only=options.selection.codes <= ANSWERED and not options.strip,
+        dangling_only=options.selection.codes <= COUNTED and not options.strip,
         left_open=left_open,
         first_caller=first_caller,
     )
     pairing = _shadowed(pairing, views)
+    if pairing.keyless:
+        pairing = _in_place(pairing, messages, views, dialect)
     if options.strip:
         defects = written_results(messages, pairing, dialect, options)
     else:
@@ -602,7 +681,41 @@ def check_list(
     for defect in planned:
         if defect.reason is KEEPS_BOTH:
             edits[id(defect)] = ()
+        elif defect.code == "TP105":
+            edits[id(defect)] = given_ids(defect, context, edits.values())
     return findings_of(defects, edits, dialect=dialect, context=context, place=place)
+
+
+def given_ids(
+    defect: Defect, context: ListContext, planned: Iterable[tuple[Edit, ...]]
+) -> tuple[Edit, ...]:
+    """TP105's fix: one id for a call without one and for the result without one that answers
+    it (docs/pairing.md#calls-and-results-without-ids), derived from where the call sits in its
+    record and its tool name, so two runs write the same id (`derived_id`). None in a stored
+    model response (what the model returned stays), nor where another planned fix replaces or
+    removes either place or what holds it (``planned``: the others' edits)."""
+    call, result, at = defect.call, defect.result, defect.target
+    if call is None or result is None or at is None or call.id_at is None or result.id_at is None:
+        return ()
+    if context.single or context.sealed_reason is not None:
+        return ()
+    caller = (*context.message_pointer(defect.message_index), *call.path)
+    ident = derived_id(f"{format_pointer(caller)}:{call.name or ''}")
+    places = (
+        (*context.message_pointer(defect.message_index), *call.id_at),
+        (*context.message_pointer(at), *result.id_at),
+    )
+    # An insertion changes no value already there (edits address the original record).
+    others = [edit.pointer for edits in planned for edit in edits if not isinstance(edit, Insert)]
+    if any(_overlap(place, other) for place in places for other in others):
+        return ()
+    return tuple(Replace(place, ident) for place in places)
+
+
+def _overlap(one: Pointer, other: Pointer) -> bool:
+    """Whether one pointer is the other or inside it."""
+    shorter = min(len(one), len(other))
+    return one[:shorter] == other[:shorter]
 
 
 def findings_of(

@@ -11,6 +11,10 @@ The engine pairs views (`patchcore.engine.walk.View`): the adapters' `MessageVie
 quick lane's structs (`patchcore.engine.quick`), which read the two commonest shapes without
 parsing message bodies. Either way the pairing, the rule of an open call (the turn frontier),
 and where its result goes are decided here, by the same code.
+
+Calls and results without ids (where the format wants them) have no key; `pair_idless` pairs
+them by name and order within their turn, after the walk
+(docs/pairing.md#calls-and-results-without-ids).
 """
 
 from __future__ import annotations
@@ -67,7 +71,10 @@ class Pairing(msgspec.Struct, frozen=True):
         orphans: Results whose key no earlier call had (TP101).
         duplicates: Results whose key's calls were all answered already (TP103).
         reused: Calls opened while an earlier call with the same key was still open (TP104).
-        keyless: Calls with no key, which nothing can answer (TP105).
+        keyless: Calls with no key (TP105): only a result with no id can answer one
+            (`pair_idless`), and those it answers are among ``answers``.
+        owned: The orphans that a call could still be the one they answer, so that no fix may
+            drop them (docs/pairing.md#calls-and-results-without-ids).
     """
 
     dangling: tuple[Dangling, ...]
@@ -76,6 +83,7 @@ class Pairing(msgspec.Struct, frozen=True):
     duplicates: tuple[ResultRef, ...] = ()
     reused: tuple[CallRef, ...] = ()
     keyless: tuple[CallRef, ...] = ()
+    owned: tuple[ResultRef, ...] = ()
 
 
 def pair(
@@ -95,15 +103,18 @@ def pair(
     * TP002 when its turn is the last one: nothing but tool results follows it,
     * TP001 otherwise (another message came in).
 
-    With ``dangling_only`` (only the TP0xx rules are selected) the pairing learns the dangling
-    calls alone, and faster: `open_keys` counts first, and only the keys it leaves open (most
-    lists have none) are walked with stacks; ``left_open`` is that count where the caller has
-    made it already (the quick lane), and ``first_caller`` the first message that issues a call
-    with such a key, if the caller knows it (the walk starts there).
+    With ``dangling_only`` (only the counted rules are selected, `patchcore.rules.COUNTED`) the
+    pairing learns the dangling calls alone, and faster: `open_keys` counts first, and only the
+    keys it leaves open (most lists have none) are walked with stacks; a list where a result
+    came twice (a duplicate, rare) is walked whole instead. ``left_open`` is that count where
+    the caller has made it already (the quick lane, which hands on no list with a duplicate),
+    and ``first_caller`` the first message that issues a call with such a key, if the caller
+    knows it (the walk starts there).
     """
     if dangling_only:
-        walked = open_keys(views) if left_open is None else left_open
-        return Pairing(_left_open(views, walked, first_caller) if walked else ())
+        walked, twice = (left_open, False) if left_open is not None else open_keys(views)
+        if not twice:
+            return Pairing(_left_open(views, walked, first_caller) if walked else ())
     open_calls: dict[str, list[CallRef]] = {}
     seen_keys: set[str] = set()
     answers: list[Answer] = []
@@ -143,6 +154,11 @@ def pair(
             for result in inner:
                 answer(index, result, inner=True)
 
+    owned: list[ResultRef] = []
+    if orphans:
+        idless, orphans, owned = pair_idless(views, keyless, orphans)
+        if idless:  # in result order, as the others (a stable sort: the same message keeps it)
+            answers = sorted([*answers, *idless], key=lambda a: a.result.message_index)
     return Pairing(
         _classified(views, open_calls),
         tuple(answers),
@@ -150,6 +166,74 @@ def pair(
         tuple(duplicates),
         tuple(reused),
         tuple(keyless),
+        tuple(owned),
+    )
+
+
+def pair_idless(
+    views: Sequence[MessageView], keyless: Sequence[CallRef], orphans: Sequence[ResultRef]
+) -> tuple[list[Answer], list[ResultRef], list[ResultRef]]:
+    """Pair the results with no id (``ToolResult.id_at``) among ``orphans`` with the calls with
+    no id (``keyless``), as Gemini pairs its calls without ids and as peers do
+    (docs/pairing.md#calls-and-results-without-ids): a result answers a call of the turn it
+    follows (the last model turn before it), never an earlier or a later one; within the turn,
+    a call whose name does not contradict the result's (a missing name contradicts nothing),
+    when only one such call is open, or, when the turn has as many results without an id as
+    calls without one, the first such call (their order is the calls' order).
+
+    Returns:
+        The answers, the orphans left, and those of them that a call without an id before them
+        (of a compatible name) could still be the one they answer: nothing says which, so they
+        are reported and kept, never dropped.
+    """
+    if not keyless:
+        return [], list(orphans), []
+    idless = [r for r in orphans if r.result.id_at is not None and not r.inner]
+    if not idless:
+        return [], list(orphans), []
+    turn_of: list[int] = []  # the model turn each message's results answer
+    turn = start = -1
+    calls_of: dict[int, list[CallRef]] = {}
+    keyless_at: dict[int, list[CallRef]] = {}
+    for call in keyless:
+        keyless_at.setdefault(call.message_index, []).append(call)
+    for index, view in enumerate(views):
+        turn_of.append(turn)
+        if not view.joins_previous:
+            start = index
+        if view.role is Role.CALLER or view.calls:
+            turn = start
+            calls_of.setdefault(turn, []).extend(keyless_at.get(index, ()))
+    results_of: dict[int, list[ResultRef]] = {}
+    for result in idless:
+        results_of.setdefault(turn_of[result.message_index], []).append(result)
+    answers: list[Answer] = []
+    answered: set[int] = set()
+    for turn, results in results_of.items():
+        left = list(calls_of.get(turn, ()))
+        in_order = len(results) == len(left)
+        for ref in results:
+            fits = [c for c in left if _names_fit(c.call.name, ref.result.name)]
+            if len(fits) == 1 or (fits and in_order):
+                left.remove(fits[0])
+                answers.append(Answer(fits[0], ref))
+                answered.add(id(ref))
+    still = [r for r in orphans if id(r) not in answered]
+    owned = [r for r in still if r.result.id_at is not None and any(may_own(c, r) for c in keyless)]
+    return answers, still, owned
+
+
+def _names_fit(call: str | None, result: str | None) -> bool:
+    """Whether a result's tool name allows it to answer a call: only two names that differ
+    rule it out (a result often has none)."""
+    return call is None or result is None or call == result
+
+
+def may_own(call: CallRef, result: ResultRef) -> bool:
+    """Whether a call without an id could be the one a result without an id answers: it came
+    before it, and their tool names do not contradict each other."""
+    return call.message_index < result.message_index and _names_fit(
+        call.call.name, result.result.name
     )
 
 

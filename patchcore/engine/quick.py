@@ -14,7 +14,8 @@ The answer is a `Lane` (the list's views, and the keys left open: none for a cle
 might hold another message list) sends the record down the full path. A record with open calls
 goes on to `patchcore.engine.quickfix`, which hands the same views to the engine's checker
 (`patchcore.engine.check.check_list`), with the dialect adapter's views of the messages that
-issue the open calls. Only the TP0xx rules can be read this way.
+issue the open calls; a record where a call has two results (TP103) takes the full path. Only
+the counted rules (`patchcore.rules.COUNTED`: the TP0xx rules and TP103) can be read this way.
 """
 
 from __future__ import annotations
@@ -110,9 +111,11 @@ class _Call(msgspec.Struct, gc=False):
 
 
 class _Answer(msgspec.Struct, gc=False):
-    """A result, read as far as pairing reads it: the id it answers."""
+    """A result, read as far as pairing reads it: the id it answers (the lane reads no result
+    without one, so none has an ``id_at``: `patchcore.model.ToolResult`)."""
 
     key: str
+    id_at: ClassVar[None] = None
 
 
 #: Message content as the lane reads it: text, or a list of plain blocks (anything else, such as
@@ -136,6 +139,7 @@ class _ToolData(_Message):
 
     key: str = msgspec.field(default="", name="tool_call_id")
     role: ClassVar[Role] = Role.RESULTS
+    id_at: ClassVar[None] = None  # a result without an id is not its own (`results`)
 
     @property
     def results(self) -> Sequence[_ToolData]:  # type: ignore[override]
@@ -198,6 +202,7 @@ class _ChatTool(_ChatMessage, tag="tool"):
     """A tool message: with a ``tool_call_id`` (its ``key``), it is its own result."""
 
     key: Union[str, None] = msgspec.field(default=None, name="tool_call_id")  # noqa: UP007
+    id_at: ClassVar[None] = None  # a result without an id is not its own (`results`)
     tool_call_ids: Union[list[str], None] = None  # noqa: UP007
     id: msgspec.Raw = _NULL
     name: msgspec.Raw = _ABSENT
@@ -344,11 +349,15 @@ def _could_hold_messages(raw: msgspec.Raw) -> bool:
 
 def _lane(
     messages: Sequence[_Message], paired: list[_Message], pointer: tuple[str, ...], dialect: str
-) -> Lane:
+) -> Lane | None:
     """The lane of a list read without doubt: the engine counts its open calls over ``paired``,
     the messages that issue calls or hold results (about half of them: the others would change
-    no count, and skipping them saves three attribute lookups each)."""
-    return Lane(pointer, dialect, messages, frozenset(open_keys(paired)), paired)
+    no count, and skipping them saves three attribute lookups each). ``None`` when a result
+    came twice for one call (TP103): the full path reports it, with the result's place."""
+    left_open, twice = open_keys(paired)
+    if twice:
+        return None
+    return Lane(pointer, dialect, messages, frozenset(left_open), paired)
 
 
 # The readers only decide whether a list reads as the full path would read it; what its calls
@@ -420,7 +429,8 @@ def read(raw: bytes, *, ascii_only: bool | None = None) -> Lane | None:
 
 
 def clean(raw: bytes) -> bool:
-    """Whether the lane proves a record clean under the TP0xx rules."""
+    """Whether the lane proves a record clean under the counted rules
+    (`patchcore.rules.COUNTED`)."""
     lane = read(raw)
     return lane is not None and lane.clean
 

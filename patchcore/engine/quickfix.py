@@ -20,11 +20,11 @@ from patchcore.dialects.base import ListContext, ResultMessageDialect
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.engine.check import check_list
-from patchcore.engine.defects import ANSWERED
 from patchcore.engine.quick import Lane
 from patchcore.engine.walk import View
 from patchcore.model import Finding, MessageView, Pointer
 from patchcore.options import Options
+from patchcore.rules import COUNTED
 
 if TYPE_CHECKING:
     from patchcore.raw.jsonspan import Spans
@@ -86,9 +86,9 @@ def findings(
     """The selected findings of the record ``spans.buf``, whose lane is ``lane`` (with open
     calls), each with its fix (and with ``place``, at its place: as `check_list`'s); ``None``
     if a calling message does not read as the lane read it (the full path decides).
-    ``options`` select the TP0xx rules only (`Options.quick`): the lane's views tell pairing
-    the keys, not what the other rules read."""
-    assert options.selection.codes <= ANSWERED
+    ``options`` select the counted rules only (`Options.quick`): the lane's views tell pairing
+    the keys, not what the other rules read (the lane has no record with a duplicate)."""
+    assert options.selection.codes <= COUNTED
     dialect, style = _adapter(lane)
     context = ListContext(lane.pointer)
     elements = spans.elements(lane.pointer)

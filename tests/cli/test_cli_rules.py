@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+import patchcore
 from tests.builders import openai_assistant as assistant
 from tests.builders import openai_call as call
 from tests.builders import openai_tool as tool
@@ -38,7 +39,7 @@ RULES = {
     "TP102": ("misplaced-tool-result", "unsafe"),
     "TP103": ("duplicate-tool-result", "unsafe"),
     "TP104": ("duplicate-tool-call-id", "none"),
-    "TP105": ("missing-tool-call-id", "none"),
+    "TP105": ("missing-tool-call-id", "unsafe"),
     "TP106": ("tool-result-not-first", "unsafe"),
     "TP107": ("empty-tool-calls", "unsafe"),
 }
@@ -263,7 +264,8 @@ def test_rule_example_is_what_fix_writes(tmp_path: Path, code: str) -> None:
         path.write_text(after)
         run(["check", "--select", "ALL", str(path)], expect=0)
         return
-    fix = ["fix"] if code.startswith("TP0") else ["fix", "--select", code, "--unsafe-fixes"]
+    fix = ["fix"] if code in patchcore.RuleSelection.build().codes else ["fix", "--select", code]
+    fix += ["--unsafe-fixes"] if RULES[code][1] == "unsafe" else []
     assert f"Use instead (what `toolpatch {' '.join(fix)}` writes):" in out, out
     fixed = run([*fix, "-"], input=before.encode(), expect=0)
     assert fixed.stdout.decode() == after, fixed.show()

@@ -440,7 +440,9 @@ def cases(draw: st.DrawFn, *, tidy: bool = False, containers: tuple[str, ...] = 
 #: The pairing invariants hold for every call, the calls fine-tuning examples end on included (a
 #: line of OpenAI Chat dicts under ``messages`` is such an example): here they are fixed too.
 #: That they are left by default is tests/properties/test_training_properties.py's property.
-PAIRING = patchcore.make_options(fix_training_targets=True)
+#: The rules are the pairing rules the reference here is written for (a second result for a
+#: call, TP103, is on by default too: the strict properties hold it to their own reference).
+PAIRING = patchcore.make_options(select=["TP0"], fix_training_targets=True)
 
 
 def fix(case: Case) -> patchcore.Result:

@@ -82,8 +82,10 @@ def test_with_tp101_and_unsafe_fixes_the_copy_is_a_move() -> None:
 )  # fmt: skip
 def test_an_ambiguous_result_is_not_copied(history: list[dict[str, Any]]) -> None:
     repair = patchcore.fix_messages(history)
-    assert repair.findings
-    assert set(origins(repair.findings)) == {SYNTHESIZED}
+    # the answers' origins (a duplicate result, TP103 by default, writes none)
+    answers = [f for f in repair.findings if f.code != "TP103"]
+    assert answers
+    assert set(origins(answers)) == {SYNTHESIZED}
 
 
 def test_the_quick_lane_and_the_full_path_copy_alike() -> None:

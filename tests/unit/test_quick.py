@@ -180,8 +180,10 @@ def test_the_lane_gives_what_the_full_path_gives(raw: bytes, options: str, fix: 
     assert outcome(raw, chosen, fix=fix, lane=True) == outcome(raw, chosen, fix=fix, lane=False)
 
 
-def test_the_lane_runs_only_for_the_tp0_rules_and_detected_dialects() -> None:
-    assert make_options().quick
+def test_the_lane_runs_only_for_the_counted_rules_and_detected_dialects() -> None:
+    assert make_options().quick  # the default selection: TP0xx and TP103
+    assert make_options(select=["TP103"]).quick
+    assert not make_options(select=["TP0", "TP101"]).quick
     assert not make_options(select=["ALL"]).quick
     assert not make_options(dialect="anthropic").quick
 
@@ -227,6 +229,26 @@ def test_the_lane_reads_each_shape_whatever_the_last_record_was() -> None:
         "openai-chat",
     ]
     assert all(lane is None or lane.open_keys == {"c1"} for lane in lanes)
+
+
+ANSWERED_TWICE = (
+    b'{"messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", '
+    b'"function": {"name": "f", "arguments": "{}"}}]}, '
+    b'{"role": "tool", "tool_call_id": "c1", "content": "a"}, '
+    b'{"role": "tool", "tool_call_id": "c1", "content": "a"}]}'
+)
+
+
+def test_the_lane_proves_no_result_came_twice() -> None:
+    """A duplicate result is a default finding (TP103): a record with one is never proven
+    clean by the lane, which hands it to the full path; the engine's count says so."""
+    assert read(ANSWERED_TWICE) is None
+    assert not clean(ANSWERED_TWICE)
+    answered_once = ANSWERED_TWICE[: ANSWERED_TWICE.rindex(b", {")] + b"]}"
+    assert clean(answered_once)
+    result = outcome(ANSWERED_TWICE, make_options(), fix=False, lane=True)
+    assert isinstance(result, Result)
+    assert [(f.code, f.call_id, f.message_index) for f in result.findings] == [("TP103", "c1", 2)]
 
 
 def test_the_lane_repairs_what_it_reads() -> None:
