@@ -55,7 +55,7 @@ from .checkpoint_values import (
     is_delta_snapshot,
     is_messages,
     load_messages,
-    send_argument,
+    stored_send,
 )
 from .store_files import StoreError, existing_sqlite, tables, without_secrets
 from .stores import STORE_KINDS, StoreThread
@@ -153,17 +153,24 @@ class ToolStep:
     Attributes:
         calls: The calls of that message, as it holds them.
         scheduled: The channels that schedule the step (`TASKS`, ``branch:to:*``) with a value.
+        nodes: The nodes they schedule (the tool node), as the data names them.
         successors: The ``branch:to:*`` channels the step's finished tasks wrote: where the
-            step leads (the model's node, in a ReAct loop), as those tasks recorded it.
+            step leads (the model's node, in a ReAct loop), as those tasks recorded it; when
+            none finished, what every finished task of the same node wrote in the thread's
+            earlier steps, when that is one and the same (`CheckpointStore`).
         errors: The error the store recorded for a call whose task raised (LangGraph's
             error write, as stored: the exception's ``repr``), by call id; only where the
             data says which call it was (`_with_errors`).
+        unled: Why the store does not say where the step leads, when it does not (the
+            repaired thread then runs nothing until its next input).
     """
 
     calls: tuple[dict[str, Any], ...]
     scheduled: tuple[str, ...]
+    nodes: tuple[str, ...]
     successors: tuple[str, ...]
     errors: dict[str, str]
+    unled: str | None = None
 
     def runs_again(self, messages: Sequence[BaseMessage]) -> list[str]:
         """The calls ``invoke(None)`` would run again: those without a result in
@@ -233,7 +240,20 @@ def _tool_step(saved: CheckpointTuple, messages: list[BaseMessage]) -> ToolStep 
         )
     )
     calls = tuple(dict(call) for call in last.tool_calls)
-    return ToolStep(calls, scheduled, successors, {})
+    return ToolStep(calls, scheduled, _nodes(values, scheduled), successors, {})
+
+
+def _nodes(values: Mapping[str, Any], scheduled: Sequence[str]) -> tuple[str, ...]:
+    """The nodes the ``scheduled`` channels of a checkpoint's ``values`` schedule: each
+    ``Send``'s node (read as plain data), each ``branch:to:<node>``'s node."""
+    found: list[str] = []
+    for channel in scheduled:
+        if channel == TASKS:
+            sends = values[TASKS] if isinstance(values[TASKS], list) else []
+            found += [str(s[0]) for s in map(stored_send, sends) if s and isinstance(s[0], str)]
+        else:
+            found.append(channel.removeprefix(BRANCH))
+    return tuple(dict.fromkeys(found))
 
 
 def _with_errors(
@@ -261,7 +281,8 @@ def _with_errors(
         for task, value in failed:
             index = _send_index(task_paths.get(task, ""))
             if index is not None and index < len(sends):
-                named = _call_ids(send_argument(sends[index]), set(open_ids))
+                send = stored_send(sends[index])
+                named = _call_ids(send[1], set(open_ids)) if send else set()
                 if len(named) == 1:
                     found[named.pop()] = value
     errors = {
@@ -269,7 +290,7 @@ def _with_errors(
         for call, text in found.items()
         if isinstance(text, str) and not text.startswith(CANCELLED)
     }
-    return ToolStep(step.calls, step.scheduled, step.successors, errors)
+    return replace(step, errors=errors)
 
 
 def _send_index(task_path: str) -> int | None:
@@ -409,7 +430,10 @@ class CheckpointStore:
                 if saved is None:
                     continue
                 paths = self._error_task_paths(saved)
-            yield read_thread(thread_id, namespace, saved, task_paths=paths)
+                thread = read_thread(thread_id, namespace, saved, task_paths=paths)
+                if thread.step is not None and not thread.step.successors:
+                    thread = replace(thread, step=self._led_by_history(saved, thread.step))
+            yield thread
 
     def _error_task_paths(self, saved: CheckpointTuple) -> dict[str, str]:
         """The task path stored with each error write of ``saved``, by task id (the
@@ -419,23 +443,94 @@ class CheckpointStore:
             return {}
         where = saved.config["configurable"]
         key = (where["thread_id"], where.get("checkpoint_ns", ""), where["checkpoint_id"], ERROR)
+        rows = self._writes(
+            "task_id, task_path",
+            "thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = ?",
+            key,
+        )
+        return {row[0]: row[1] for row in rows}
+
+    def _writes(self, columns: str, where: str, key: Sequence[str]) -> list[tuple[str, ...]]:
+        """``columns`` (with ``task_path``) of the rows of the checkpointer's writes table
+        (``writes`` on SQLite, ``checkpoint_writes`` on PostgreSQL) that ``where`` picks, its
+        ``?`` bound to ``key``, as text; none when the database predates task paths."""
         if isinstance(self.saver, SqliteSaver):
             if not self.saver._has_task_path:
-                return {}
-            query = (
-                "SELECT task_id, task_path FROM writes WHERE thread_id = ? AND checkpoint_ns = ? "
-                "AND checkpoint_id = ? AND channel = ?"
-            )
+                return []
+            query = f"SELECT {columns} FROM writes WHERE {where}"
             with closing(self.saver.conn.execute(query, key)) as rows:
-                return {str(task): str(path) for task, path in rows.fetchall()}
+                return [tuple(map(str, row)) for row in rows.fetchall()]
         conn: Any = self.saver.conn  # type: ignore[attr-defined]
         with conn.cursor() as cursor:
-            cursor.execute(
-                "SELECT task_id, task_path FROM checkpoint_writes WHERE thread_id = %s "
-                "AND checkpoint_ns = %s AND checkpoint_id = %s AND channel = %s",
-                key,
-            )
-            return {str(row["task_id"]): str(row["task_path"]) for row in cursor}
+            query = f"SELECT {columns} FROM checkpoint_writes WHERE {where.replace('?', '%s')}"
+            cursor.execute(query, key)
+            return [tuple(map(str, row.values())) for row in cursor]
+
+    def _led_by_history(self, saved: CheckpointTuple, step: ToolStep) -> ToolStep:
+        """``step``, none of whose tasks finished, leading where the thread's history shows
+        its node leads: the ``branch:to:*`` channels that every task of that node wrote in
+        the thread's earlier steps, when they all wrote the same ones; otherwise ``step`` with
+        why the store does not say (`ToolStep.unled`). A task's node is read from the task
+        path stored with its writes (a node's own task) or from the ``Send`` that path numbers
+        in its checkpoint (docs/stores.md#what-fix-writes-and-how-a-thread-goes-on)."""
+        if len(step.nodes) != 1:
+            why = f"the step runs more than one node ({', '.join(step.nodes)})"
+            return replace(step, unled=f"the store does not say where it leads: {why}")
+        node = step.nodes[0]
+        led: set[tuple[str, ...]] = set()
+        sends: dict[str, list[Any]] = {}
+        for checkpoint_id, path, channels in self._earlier_tasks(saved):
+            finished = ERROR not in channels and INTERRUPT not in channels
+            if finished and self._task_node(saved, checkpoint_id, path, sends) == node:
+                led.add(tuple(sorted(c for c in channels if c.startswith(BRANCH))))
+        if len(led) == 1 and (only := next(iter(led))):
+            return replace(step, successors=only)
+        if not led:
+            why = f"no earlier step of the thread ran {node} to its end"
+        else:
+            shown = sorted(", ".join(c.removeprefix(BRANCH) for c in e) or "nowhere" for e in led)
+            why = f"its earlier steps led to {' or '.join(shown)}"
+        return replace(step, unled=f"the store does not say where {node} leads: {why}")
+
+    def _earlier_tasks(self, saved: CheckpointTuple) -> list[tuple[str, str, frozenset[str]]]:
+        """The tasks of the thread's earlier checkpoints (all but ``saved``) in its namespace,
+        as their writes record them: (checkpoint id, task path, the channels it wrote); none
+        when the database predates task paths."""
+        where = saved.config["configurable"]
+        key = (where["thread_id"], where.get("checkpoint_ns", ""), where["checkpoint_id"])
+        rows = self._writes(
+            "checkpoint_id, task_id, task_path, channel",
+            "thread_id = ? AND checkpoint_ns = ? AND checkpoint_id != ?",
+            key,
+        )
+        tasks: dict[tuple[str, str], tuple[str, set[str]]] = {}
+        for checkpoint_id, task_id, path, channel in rows:
+            tasks.setdefault((checkpoint_id, task_id), (path, set()))[1].add(str(channel))
+        return [(cp, path, frozenset(ch)) for (cp, _), (path, ch) in tasks.items()]
+
+    def _task_node(
+        self, saved: CheckpointTuple, checkpoint_id: str, path: str, sends: dict[str, list[Any]]
+    ) -> str | None:
+        """The node an earlier task ran, by its task path: a node's own task names it
+        (``~__pregel_pull, tools``); a ``Send``'s task numbers the ``Send`` in its checkpoint's
+        `TASKS`, read as plain data (``sends`` keeps each checkpoint's, read once)."""
+        pulled = "~__pregel_pull, "
+        if path.startswith(pulled):
+            return path.removeprefix(pulled)
+        index = _send_index(path)
+        if index is None:
+            return None
+        if checkpoint_id not in sends:
+            where = dict(saved.config["configurable"], checkpoint_id=checkpoint_id)
+            try:
+                earlier = self.saver.get_tuple({"configurable": where})
+            except (Unloadable, ValueError, TypeError):  # a torn or foreign blob: no evidence
+                earlier = None
+            value = earlier.checkpoint["channel_values"].get(TASKS) if earlier else None
+            sends[checkpoint_id] = value if isinstance(value, list) else []
+        listed = sends[checkpoint_id]
+        send = stored_send(listed[index]) if index < len(listed) else None
+        return send[0] if send is not None and isinstance(send[0], str) else None
 
     def write_messages(self, thread: Thread, messages: Sequence[BaseMessage]) -> str:
         """Record ``messages`` as the thread's ``messages`` channel in a new checkpoint whose
@@ -634,6 +729,12 @@ RERUNS = (
     "tool of it runs again"
 )
 
+#: What it adds when the store does not say where that step leads (`ToolStep.unled`).
+UNLED = (
+    "; {why}, so after the fix invoke(None) runs nothing and the model is called with the "
+    "thread's next input (update_state(..., as_node=...) on the graph schedules the next node)"
+)
+
 
 def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: bool) -> StoreThread:
     """``thread`` as the stores' interface takes it."""
@@ -656,7 +757,9 @@ def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: boo
         made.shown = _message_line
         again = thread.step.runs_again(thread.messages) if thread.step else []
         if again and made.waiting is None:
-            made.reruns = RERUNS.format(calls="; ".join(again))
+            assert thread.step is not None
+            unled = UNLED.format(why=thread.step.unled) if thread.step.unled else ""
+            made.reruns = RERUNS.format(calls="; ".join(again)) + unled
 
         def writer(repaired: list[Any]) -> None:
             store.write_messages(thread, repaired)

@@ -466,6 +466,21 @@ def _react_loop(model: Any, tools: list[Any], checkpointer: Any, *, send: bool) 
 TRIP_KINDS = ["create_agent", "send_loop"]
 
 
+#: The call of the trip's earlier tool round, which returned.
+EARLIER_CALL = {"name": "book_hotel", "args": {"city": "Bergen"}, "id": "call_bergen"}
+
+
+def earlier_round(kind: str, checkpointer: Any, thread_id: str) -> None:
+    """A tool round of ``thread_id`` that completed: the model called ``book_hotel`` for
+    Bergen, it returned, and the model answered; the thread's history then holds where the
+    graph's tool node leads (its task's edge to the model)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    trip = Trip(kind, checkpointer, [AIMessage("", tool_calls=[EARLIER_CALL]), AIMessage("Done.")])
+    trip.invoke({"messages": [HumanMessage("Book Bergen")]}, thread_id)
+    assert trip.runs == ["book_hotel"]
+
+
 def failed_trip(kind: str, checkpointer: Any, thread_id: str, calls: list[Any]) -> Trip:
     """Leave ``thread_id`` after a tool step that raised: the model made ``calls`` (of
     `HOTEL_CALL`, `CARD_CALL` and `CAR_CALL`) in one reply, ``book_hotel`` returned (its
