@@ -579,19 +579,48 @@ class CheckpointStore:
     def _put(
         self, thread: Thread, checkpoint: Any, metadata: dict[str, Any], versions: dict[str, Any]
     ) -> str:
-        """Write the repair checkpoint, after reading the thread's latest again."""
+        """Write the repair checkpoint, after reading the thread's latest again, in one
+        transaction with that reading (`_writing`): no other writer can put a checkpoint in
+        between, so the repair never forks the thread."""
         saved = thread.saved
         assert saved is not None  # `write_messages` checked
-        latest = self.saver.get_tuple(_config(thread.thread_id, thread.namespace))
-        if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
-            now = "gone" if latest is None else f"now {latest.checkpoint['id']}"
-            msg = (
-                f"its latest checkpoint changed while toolpatch worked (was "
-                f"{saved.checkpoint['id']}, {now}): nothing written, run it again"
-            )
-            raise ThreadMoved(msg)
-        written = self.saver.put(saved.config, checkpoint, metadata, versions)  # type: ignore[arg-type]
+        with self._writing(thread):
+            latest = self.saver.get_tuple(_config(thread.thread_id, thread.namespace))
+            if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
+                now = "gone" if latest is None else f"now {latest.checkpoint['id']}"
+                msg = (
+                    f"its latest checkpoint changed while toolpatch worked (was "
+                    f"{saved.checkpoint['id']}, {now}): nothing written, run it again"
+                )
+                raise ThreadMoved(msg)
+            written = self.saver.put(saved.config, checkpoint, metadata, versions)  # type: ignore[arg-type]
         return str(written["configurable"]["checkpoint_id"])
+
+    @contextmanager
+    def _writing(self, thread: Thread) -> Iterator[None]:
+        """One transaction, committed when the block ends and rolled back when it raises,
+        that keeps other writers of the thread out: on SQLite ``BEGIN IMMEDIATE`` (the
+        database's write lock, taken before the re-read; the saver's ``put`` commits it), on
+        PostgreSQL the row of the thread's latest checkpoint locked ``FOR UPDATE``, which
+        another toolpatch waits for (docs/stores.md#langgraph)."""
+        if isinstance(self.saver, SqliteSaver):
+            sqlite = self.saver.conn
+            sqlite.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                sqlite.rollback()
+                raise
+            sqlite.commit()
+            return
+        conn: Any = self.saver.conn  # type: ignore[attr-defined]
+        with conn.transaction(), conn.cursor() as cursor:
+            cursor.execute(
+                "SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s "
+                "AND checkpoint_ns = %s ORDER BY checkpoint_id DESC LIMIT 1 FOR UPDATE",
+                (thread.thread_id, thread.namespace),
+            )
+            yield
 
     def _pairs(self) -> list[tuple[str, str]]:
         """Every (thread id, checkpoint namespace) the store holds, sorted."""
