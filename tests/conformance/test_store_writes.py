@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,37 @@ def test_two_fixes_at_once_never_fork_a_thread(store: tuple[str, Saver], tmp_pat
             ), ran.show()
     with saver() as checkpointer:
         assert forked_threads(checkpointer) == 0
+    run(["check", url], cwd=tmp_path, expect=0)
+
+
+@pytest.mark.slow
+def test_two_fixes_at_once_never_answer_a_session_call_twice(tmp_path: Path) -> None:
+    """The same for an Agents SDK session database: each session is read again and appended
+    to in one transaction, so no call gets two outputs (before, 627 of 1,000 sessions did)."""
+    from tests.stores import stuck_session
+
+    stuck_session(tmp_path / "conversations.db", "stuck")
+    with closing(sqlite3.connect(tmp_path / "conversations.db")) as conn:
+        for i in range(THREADS - 1):
+            conn.execute("INSERT INTO agent_sessions (session_id) VALUES (?)", (f"stuck-{i}",))
+            conn.execute(
+                "INSERT INTO agent_messages (session_id, message_data) SELECT ?, message_data "
+                "FROM agent_messages WHERE session_id = 'stuck' ORDER BY id",
+                (f"stuck-{i}",),
+            )
+        conn.commit()
+    url = "agents+sqlite:///conversations.db"
+    with ThreadPoolExecutor(2) as pool:
+        runs = [pool.submit(run_process, ["fix", url], cwd=tmp_path, timeout=300) for _ in "ab"]
+        assert all(ran.result().code in (0, 2) for ran in runs)
+    with closing(sqlite3.connect(tmp_path / "conversations.db")) as conn:
+        rows = conn.execute("SELECT session_id, message_data FROM agent_messages").fetchall()
+    outputs = [
+        (session, item["call_id"])
+        for session, item in ((s, json.loads(data)) for s, data in rows)
+        if item.get("type") == "function_call_output"
+    ]
+    assert len(outputs) == len(set(outputs)) == THREADS
     run(["check", url], cwd=tmp_path, expect=0)
 
 
