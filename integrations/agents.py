@@ -194,6 +194,9 @@ def _rows(conn: sqlite3.Connection, session_id: str) -> list[Any]:
         except (TypeError, ValueError) as exc:
             msg = f"its item in row {row_id} of {MESSAGES_TABLE} is not JSON ({exc})"
             raise StoreError(msg) from None
+        except RecursionError:  # an item nested deeper than JSON is read here
+            msg = f"its item in row {row_id} of {MESSAGES_TABLE} is nested too deep to be read"
+            raise StoreError(msg) from None
     return items
 
 

@@ -422,21 +422,39 @@ class CheckpointStore:
         return self._read(pairs)
 
     def _read(self, pairs: list[tuple[str, str]]) -> Iterator[Thread]:
+        """Each thread as it is reached; one whose rows cannot be read is that thread's
+        error, and the next is read all the same."""
+        torn: tuple[type[Exception], ...] = (*_TORN, *_row_errors())
         for thread_id, namespace in pairs:
             with self.driver_errors():
                 try:
-                    saved = self.saver.get_tuple(_config(thread_id, namespace))
-                except (Unloadable, ValueError, TypeError) as exc:  # a torn or foreign blob
-                    why = f"its latest checkpoint cannot be read: {exc}"
-                    yield Thread(thread_id, namespace, None, None, unloadable=why)
-                    continue
-                if saved is None:
-                    continue
-                paths = self._error_task_paths(saved)
-                thread = read_thread(thread_id, namespace, saved, task_paths=paths)
-                if thread.step is not None and not thread.step.successors:
-                    thread = replace(thread, step=self._led_by_history(saved, thread.step))
-            yield thread
+                    thread = self._thread(thread_id, namespace)
+                except torn as exc:  # a torn or foreign blob, a row of another shape
+                    # (PostgreSQL's own reading of it may refuse it first)
+                    bare = isinstance(exc, LookupError | AttributeError | RecursionError)
+                    shown = without_secrets(repr(exc) if bare else str(exc), self.url)
+                    why = f"its latest checkpoint cannot be read: {shown}"
+                    thread = Thread(thread_id, namespace, None, None, unloadable=why)
+            if thread is not None:
+                yield thread
+
+    def _thread(self, thread_id: str, namespace: str) -> Thread | None:
+        """The thread's latest checkpoint in ``namespace``, read (`read_thread`), and where
+        its tool step leads; ``None`` when it has none.
+
+        Raises:
+            Unloadable, ValueError, TypeError, KeyError, AttributeError, IndexError,
+                RecursionError: Its rows are torn, foreign or of another shape (`_TORN`).
+        """
+        saved = self.saver.get_tuple(_config(thread_id, namespace))
+        if saved is None:
+            return None
+        _check_shape(saved)
+        paths = self._error_task_paths(saved)
+        thread = read_thread(thread_id, namespace, saved, task_paths=paths)
+        if thread.step is not None and not thread.step.successors:
+            thread = replace(thread, step=self._led_by_history(saved, thread.step))
+        return thread
 
     def _error_task_paths(self, saved: CheckpointTuple) -> dict[str, str]:
         """The task path stored with each error write of ``saved``, by task id (the
@@ -527,7 +545,9 @@ class CheckpointStore:
             where = dict(saved.config["configurable"], checkpoint_id=checkpoint_id)
             try:
                 earlier = self.saver.get_tuple({"configurable": where})
-            except (Unloadable, ValueError, TypeError):  # a torn or foreign blob: no evidence
+                if earlier is not None:
+                    _check_shape(earlier)
+            except _TORN:  # a torn or foreign blob, a row of another shape: no evidence
                 earlier = None
             value = earlier.checkpoint["channel_values"].get(TASKS) if earlier else None
             sends[checkpoint_id] = value if isinstance(value, list) else []
@@ -644,6 +664,46 @@ class CheckpointStore:
             return [(str(row["thread_id"]), str(row["checkpoint_ns"])) for row in cursor]
 
 
+#: What reading a row of another shape than LangGraph's raises, in the checkpointer's own
+#: reading or in toolpatch's: that thread's error, never the run's.
+_TORN = (Unloadable, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+
+
+def _check_shape(saved: CheckpointTuple) -> None:
+    """Make sure a checkpoint as read is of the shape LangGraph writes, in what toolpatch
+    reads of it, before anything is read from it.
+
+    Raises:
+        ValueError: It is not (a checkpoint without ``channel_values``, a list where a
+            mapping belongs), and says how.
+    """
+    checkpoint: Any = saved.checkpoint
+    metadata: Any = saved.metadata
+    writes: Any = saved.pending_writes or []
+    if not isinstance(checkpoint, dict):
+        msg = f"it is a {type(checkpoint).__name__}, not a mapping"
+        raise ValueError(msg)
+    for key in ("channel_values", "channel_versions", "versions_seen"):
+        if key not in checkpoint:
+            msg = f"it has no {key}"
+            raise ValueError(msg)
+        if not isinstance(checkpoint[key], dict):
+            msg = f"its {key} is a {type(checkpoint[key]).__name__}, not a mapping"
+            raise ValueError(msg)
+    if not all(isinstance(seen, dict) for seen in checkpoint["versions_seen"].values()):
+        msg = "its versions_seen holds a value that is not a mapping"
+        raise ValueError(msg)
+    if not isinstance(checkpoint.get("id"), str):
+        msg = "it has no id"
+        raise ValueError(msg)
+    if not isinstance(metadata, dict):
+        msg = f"its metadata is a {type(metadata).__name__}, not a mapping"
+        raise ValueError(msg)
+    if not all(isinstance(w, tuple | list) and len(w) == 3 for w in writes):
+        msg = "a pending write of it is not (task, channel, value)"
+        raise ValueError(msg)
+
+
 def _completed(values: dict[str, Any], step: ToolStep | None) -> list[str]:
     """Complete ``step`` in a checkpoint's ``values`` as LangGraph completes a step (its
     ``apply_writes``, as ``update_state(..., as_node=...)`` runs it): the channels that
@@ -720,6 +780,17 @@ def _postgres(stack: ExitStack, conninfo: str, *, write: bool) -> BaseCheckpoint
     )
     stack.enter_context(conn)
     return PostgresSaver(conn, serde=StoredSerializer())
+
+
+def _row_errors() -> tuple[type[Exception], ...]:
+    """The errors a database raises for the values of one row (PostgreSQL's ``DataError``:
+    a checkpoint's JSON of another shape than its saver's query reads), when psycopg is
+    installed: that thread's error, where the driver's other errors are the store's."""
+    try:
+        import psycopg
+    except ModuleNotFoundError:
+        return ()
+    return (psycopg.DataError,)
 
 
 def _driver_errors() -> tuple[type[Exception], ...]:
