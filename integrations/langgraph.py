@@ -509,7 +509,9 @@ class CheckpointStore:
         if not led:
             why = f"no earlier step of the thread ran {node} to its end"
         else:
-            shown = sorted(", ".join(c.removeprefix(BRANCH) for c in e) or "nowhere" for e in led)
+            shown = sorted(
+                " and ".join(c.removeprefix(BRANCH) for c in e) or "the end of the run" for e in led
+            )
             why = f"its earlier steps led to {' or '.join(shown)}"
         return replace(step, unled=f"the store does not say where {node} leads: {why}")
 

@@ -32,6 +32,7 @@ from tests.stores import (
     earlier_round,
     failed_trip,
     postgres_url,
+    refusing_model,
     store,
     stuck_thread,
     waiting_thread,
@@ -191,6 +192,64 @@ def test_without_an_earlier_round_check_says_the_repair_waits(
         state = trip.invoke(None, "trip")
         assert trip.runs == []
         assert trip.seen == []
+        assert state["messages"][-1].tool_call_id == "call_card"
+
+
+def test_an_earlier_round_that_ended_the_run_leaves_the_way_on_open(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """A ``create_agent`` tool node leads to the model, or ends the run after a tool that
+    returns directly: the thread's history shows both, so nothing is guessed (check says
+    so), and after the fix ``invoke(None)`` runs nothing, as without history."""
+    from langchain.agents import create_agent
+    from langchain_core.tools import tool
+
+    url, saver = store
+    runs: list[str] = []
+
+    @tool(return_direct=True)
+    def look_up(city: str) -> str:
+        """Look ``city`` up; the answer goes to the user as it is."""
+        runs.append("look_up")
+        return f"{city}: sunny"
+
+    @tool
+    def book_hotel(city: str) -> str:
+        """Book a hotel in ``city``."""
+        runs.append("book_hotel")
+        return f"booked {city}: H-1"
+
+    @tool
+    def charge_card(amount: int) -> str:
+        """Charge ``amount`` to the card."""
+        runs.append("charge_card")
+        raise RuntimeError(CARD_ERROR)
+
+    look = {"name": "look_up", "args": {"city": "Oslo"}, "id": "call_look"}
+    replies = [
+        AIMessage("", tool_calls=[look]),
+        AIMessage("", tool_calls=[EARLIER_CALL]),
+        AIMessage("Booked."),
+        AIMessage("", tool_calls=[CARD_CALL]),
+    ]
+    tools = [look_up, book_hotel, charge_card]
+    with saver() as checkpointer:
+        graph = create_agent(refusing_model(replies, []), tools=tools, checkpointer=checkpointer)
+        for said in ("Weather?", "Book Bergen"):
+            graph.invoke({"messages": [HumanMessage(said)]}, config("trip"))
+        with pytest.raises(RuntimeError, match=CARD_ERROR):
+            graph.invoke({"messages": [HumanMessage("Pay")]}, config("trip"))
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    led = "the store does not say where tools leads: its earlier steps led to model or the end"
+    assert led in checked.stderr, checked.show()
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        seen: list[list[Any]] = []
+        graph = create_agent(refusing_model([REPLY], seen), tools=tools, checkpointer=checkpointer)
+        runs.clear()
+        state = graph.invoke(None, config("trip"))
+        assert runs == []
+        assert seen == []
         assert state["messages"][-1].tool_call_id == "call_card"
 
 
