@@ -431,9 +431,7 @@ class CheckpointStore:
                     thread = self._thread(thread_id, namespace)
                 except torn as exc:  # a torn or foreign blob, a row of another shape
                     # (PostgreSQL's own reading of it may refuse it first)
-                    bare = isinstance(exc, LookupError | AttributeError | RecursionError)
-                    shown = without_secrets(repr(exc) if bare else str(exc), self.url)
-                    why = f"its latest checkpoint cannot be read: {shown}"
+                    why = f"its latest checkpoint cannot be read: {_shown(exc, self.url)}"
                     thread = Thread(thread_id, namespace, None, None, unloadable=why)
             if thread is not None:
                 yield thread
@@ -569,7 +567,9 @@ class CheckpointStore:
             ThreadMoved: The thread's latest checkpoint is no longer the one it was read from
                 (read again just before writing); nothing was written.
             StoreError: The thread keeps its messages in a delta channel (LangGraph's beta
-                ``DeltaChannel``), whose value toolpatch cannot write without the graph.
+                ``DeltaChannel``), whose value toolpatch cannot write without the graph, or
+                its latest checkpoint holds a value of another shape than LangGraph writes
+                (a step that is not a number, a version of no known kind).
         """
         saved = thread.saved
         if saved is None or thread.messages is None:
@@ -578,28 +578,40 @@ class CheckpointStore:
         if thread.delta or saved.metadata.get("counters_since_delta_snapshot"):
             msg = DELTA
             raise StoreError(msg)
+        try:
+            checkpoint, metadata, versions = self._repair(saved, thread.step, messages)
+            with self.driver_errors():
+                return self._put(thread, checkpoint, metadata, versions)
+        except _TORN as exc:  # a value of another shape in the checkpoint it is built on
+            msg = f"the repair cannot be built on its latest checkpoint: {_shown(exc, self.url)}"
+            raise StoreError(msg) from None
+
+    def _repair(
+        self, saved: CheckpointTuple, step: ToolStep | None, messages: Sequence[BaseMessage]
+    ) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """The repair checkpoint on ``saved`` (`write_messages`), its metadata and the
+        versions of the channels it writes."""
         checkpoint = copy_checkpoint(saved.checkpoint)
         versions = checkpoint["channel_versions"]
-        step = saved.metadata.get("step", -1)
+        number = saved.metadata.get("step", -1)
         # as update_state: one version past the highest of any channel (`apply_writes`)
         version = self.saver.get_next_version(max(versions.values()) if versions else None, None)
         values = checkpoint["channel_values"]
         values[MESSAGES] = [_with_id(m) for m in messages]
-        written = [MESSAGES, *_completed(values, thread.step)]
+        written = [MESSAGES, *_completed(values, step)]
         for channel in written:
             versions[channel] = version
-        checkpoint["id"] = str(uuid6(clock_seq=step + 1))
+        checkpoint["id"] = str(uuid6(clock_seq=number + 1))
         checkpoint["ts"] = datetime.now(timezone.utc).isoformat()
         # as update_state: no list of updated channels, so that the next run weighs every
         # node's triggers by their versions (a list would narrow it to those channels' nodes)
         checkpoint["updated_channels"] = None
         metadata: dict[str, Any] = {
             "source": "update",
-            "step": step + 1,
+            "step": number + 1,
             "parents": saved.metadata.get("parents", {}),
         }
-        with self.driver_errors():
-            return self._put(thread, checkpoint, metadata, dict.fromkeys(written, version))
+        return checkpoint, metadata, dict.fromkeys(written, version)
 
     def _put(
         self, thread: Thread, checkpoint: Any, metadata: dict[str, Any], versions: dict[str, Any]
@@ -669,6 +681,13 @@ class CheckpointStore:
 #: What reading a row of another shape than LangGraph's raises, in the checkpointer's own
 #: reading or in toolpatch's: that thread's error, never the run's.
 _TORN = (Unloadable, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+
+
+def _shown(exc: Exception, url: str) -> str:
+    """What a row of another shape raised, as its thread's error says it (an error whose text
+    alone says nothing, a ``KeyError``'s key, with its type), without the URL's secrets."""
+    bare = isinstance(exc, LookupError | AttributeError | RecursionError)
+    return without_secrets(repr(exc) if bare else str(exc), url)
 
 
 def _check_shape(saved: CheckpointTuple) -> None:

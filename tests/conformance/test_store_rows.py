@@ -150,3 +150,45 @@ def test_an_item_nested_too_deep_is_that_sessions_error(tmp_path: Path) -> None:
     checked = run(["check", url, "--thread", "a-first", "--thread", "z-last"], cwd=tmp_path)
     assert checked.code == 0, checked.show()
     assert json.loads((tmp_path / "next.json").read_text())  # the next input, as it was
+
+
+def test_a_checkpoint_the_repair_cannot_be_built_on_is_that_threads_error(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """A checkpoint read well enough to be checked, whose step is not a number or whose
+    versions are of mixed kinds, is that thread's error in ``fix``; the threads around it are
+    repaired."""
+    url, saver = store
+    sqlite = url.startswith("langgraph+sqlite")
+    with saver() as checkpointer:
+        for thread_id in ("a-first", "step-text", "versions-mixed", "z-last"):
+            stuck_thread(checkpointer, thread_id)
+        if not sqlite:
+            checkpointer.conn.execute(
+                "UPDATE checkpoints SET metadata = jsonb_set(metadata, '{step}', '\"x\"') "
+                "WHERE thread_id = 'step-text'"
+            )
+            checkpointer.conn.execute(
+                "UPDATE checkpoints SET checkpoint = jsonb_set(checkpoint, "
+                "'{channel_versions,__start__}', '3') WHERE thread_id = 'versions-mixed'"
+            )
+    if sqlite:
+        database = tmp_path / "threads.sqlite"
+        with closing(sqlite3.connect(database)) as conn:
+            conn.execute(
+                "UPDATE checkpoints SET metadata = ? WHERE thread_id = 'step-text'",
+                (json.dumps({"step": "x"}),),
+            )
+            conn.commit()
+        break_sqlite(
+            database,
+            "versions-mixed",
+            lambda c: {**c, "channel_versions": {**c["channel_versions"], "__start__": 3}},
+        )
+    ran = run(["fix", url], cwd=tmp_path, expect=2)
+    assert "internal error" not in ran.stderr, ran.show()
+    for name in ("step-text", "versions-mixed"):
+        error = f"{url}#{name}: error: the repair cannot be built on its latest checkpoint: "
+        assert error in ran.stderr, ran.show()
+    for name in ("a-first", "z-last"):
+        assert f"Fixed {url}#{name}: TP001" in ran.stderr, ran.show()
