@@ -364,6 +364,7 @@ class CheckpointStore:
         self._stack = ExitStack()
         kind, where = parse_url(url)
         # no application has the database open: what fix writes is folded into it at once
+        # (`_writing`)
         self._fold = write and kind == "sqlite" and not os.path.exists(where + "-wal")
         self.saver: BaseCheckpointSaver[Any]
         try:
@@ -640,9 +641,10 @@ class CheckpointStore:
         database's write lock, taken before the re-read; the saver's ``put`` commits it), on
         PostgreSQL the row of the thread's latest checkpoint locked ``FOR UPDATE``, which
         another toolpatch waits for (docs/stores.md#langgraph). A SQLite database no
-        application had open gets each write folded back from its write-ahead log at once,
-        so that a write that fails (a full disk) leaves no log behind, only the database as
-        it was after the last thread written."""
+        application had open gets each write folded from its write-ahead log into the
+        database at once (a passive checkpoint, which waits for no reader), so that what
+        was written does not depend on a log left behind when a later write fails (a full
+        disk)."""
         if isinstance(self.saver, SqliteSaver):
             sqlite = self.saver.conn
             sqlite.execute("BEGIN IMMEDIATE")
@@ -656,7 +658,7 @@ class CheckpointStore:
                 # the write is done; a log that cannot be folded (a full disk) stays
                 # committed in the -wal file, which check reads (`existing_sqlite`)
                 with suppress(sqlite3.Error):
-                    sqlite.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    sqlite.execute("PRAGMA wal_checkpoint(PASSIVE)")
             return
         conn: Any = self.saver.conn  # type: ignore[attr-defined]
         with conn.transaction(), conn.cursor() as cursor:
