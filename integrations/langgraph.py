@@ -30,11 +30,10 @@ Importing this module without the ``langgraph`` extra raises `patchcore.extras.M
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, closing, contextmanager, suppress
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, cast
@@ -363,9 +362,6 @@ class CheckpointStore:
         self.url = url
         self._stack = ExitStack()
         kind, where = parse_url(url)
-        # no application has the database open: what fix writes is folded into it at once
-        # (`_writing`)
-        self._fold = write and kind == "sqlite" and not os.path.exists(where + "-wal")
         self.saver: BaseCheckpointSaver[Any]
         try:
             with self.driver_errors():
@@ -640,11 +636,10 @@ class CheckpointStore:
         that keeps other writers of the thread out: on SQLite ``BEGIN IMMEDIATE`` (the
         database's write lock, taken before the re-read; the saver's ``put`` commits it), on
         PostgreSQL the row of the thread's latest checkpoint locked ``FOR UPDATE``, which
-        another toolpatch waits for (docs/stores.md#langgraph). A SQLite database no
-        application had open gets each write folded from its write-ahead log into the
-        database at once (a passive checkpoint, which waits for no reader), so that what
-        was written does not depend on a log left behind when a later write fails (a full
-        disk)."""
+        another toolpatch waits for (docs/stores.md#langgraph). A write that fails (a full
+        disk) is rolled back: the database is as the last thread written left it, in its
+        write-ahead log when SQLite could not fold it back, which ``check`` reads
+        (`existing_sqlite`)."""
         if isinstance(self.saver, SqliteSaver):
             sqlite = self.saver.conn
             sqlite.execute("BEGIN IMMEDIATE")
@@ -654,11 +649,6 @@ class CheckpointStore:
                 sqlite.rollback()
                 raise
             sqlite.commit()
-            if self._fold:
-                # the write is done; a log that cannot be folded (a full disk) stays
-                # committed in the -wal file, which check reads (`existing_sqlite`)
-                with suppress(sqlite3.Error):
-                    sqlite.execute("PRAGMA wal_checkpoint(PASSIVE)")
             return
         conn: Any = self.saver.conn  # type: ignore[attr-defined]
         with conn.transaction(), conn.cursor() as cursor:
