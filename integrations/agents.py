@@ -5,7 +5,7 @@ The SDK keeps each session's conversation as Responses API input items, one row 
 item whose ``function_call_output`` never came (the run was cut off in the tool) makes every
 later ``Runner.run`` on the session fail: ``No tool output found for function call …``. The
 items are checked with toolpatch's OpenAI Responses dialect; the repair appends the missing
-``function_call_output`` items through the SDK's own ``add_items`` (the Responses API pairs an
+``function_call_output`` items as the SDK's own ``add_items`` does (the Responses API pairs an
 output with its call by ``call_id`` wherever it stands), so no existing row changes, and
 ``pop_item`` takes a repair back.
 
@@ -15,7 +15,6 @@ Importing this module without the ``agents`` extra raises `patchcore.extras.Miss
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -70,23 +69,32 @@ class Session:
         return list(self._read)
 
     def append(self, items: Sequence[Any]) -> None:
-        """Add ``items`` at the end (``add_items``), after reading the session again.
+        """Add ``items`` at the end, as the SDK's ``add_items`` adds them (its own insert,
+        ``SQLiteSession._insert_items``, on toolpatch's connection), in one transaction with
+        reading the session again (``BEGIN IMMEDIATE``, the database's write lock): no other
+        writer adds an item in between, so two repairs at once never both answer a call.
 
         Raises:
             SessionMoved: Its items are no longer those `items` read; nothing was written.
+            StoreError: The database refused the write; nothing was written.
         """
-        with closing(existing_sqlite(self.store.path, write=True)) as conn:
-            # as it is now, whatever the store's connection
-            now = _rows(conn, self.session_id, max_record=self.store.max_record)
-        if now != self._read:
-            msg = (
-                f"it changed while toolpatch worked ({len(self._read or [])} items read, "
-                f"{len(now)} now): nothing written, run it again"
-            )
-            raise SessionMoved(msg)
-        session = SQLiteSession(self.session_id, self.store.path)
+        session = SQLiteSession(self.session_id, self.store.path)  # its tables, as the SDK has them
         try:
-            asyncio.run(session.add_items(list(items)))
+            with closing(existing_sqlite(self.store.path, write=True)) as conn:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    now = _rows(conn, self.session_id, max_record=self.store.max_record)
+                    if now != self._read:
+                        msg = (
+                            f"it changed while toolpatch worked ({len(self._read or [])} items "
+                            f"read, {len(now)} now): nothing written, run it again"
+                        )
+                        raise SessionMoved(msg)
+                    session._insert_items(conn, list(items))
+                    conn.commit()
+                except BaseException:
+                    conn.rollback()
+                    raise
         except sqlite3.Error as exc:
             raise StoreError(str(exc)) from None
         finally:
@@ -199,6 +207,9 @@ def _rows(conn: sqlite3.Connection, session_id: str, *, max_record: int) -> list
             items.append(json.loads(data))
         except (TypeError, ValueError) as exc:
             msg = f"its item in row {row_id} of {MESSAGES_TABLE} is not JSON ({exc})"
+            raise StoreError(msg) from None
+        except RecursionError:  # an item nested deeper than JSON is read here
+            msg = f"its item in row {row_id} of {MESSAGES_TABLE} is nested too deep to be read"
             raise StoreError(msg) from None
     return items
 

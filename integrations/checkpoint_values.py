@@ -137,10 +137,12 @@ def is_delta_snapshot(value: Any) -> bool:
     return isinstance(value, DeltaSnapshot)
 
 
-def send_argument(value: Any) -> Any:
-    """The argument of a stored ``Send`` (a value of LangGraph's ``__pregel_tasks``), read as
-    plain data from its msgpack extension without constructing the ``Send`` (extensions
-    inside it stay opaque ``ormsgpack.Ext`` values); ``None`` when ``value`` is no ``Send``."""
+def stored_send(value: Any) -> tuple[Any, Any] | None:
+    """The node and the argument of a stored ``Send`` (a value of LangGraph's
+    ``__pregel_tasks``), read as plain data from its msgpack extension without constructing the
+    ``Send`` (extensions inside it stay opaque ``ormsgpack.Ext`` values); ``None`` when
+    ``value`` is no ``Send``. The node is whatever the data holds there (a node's name, when
+    LangGraph wrote it): it only names, it is never looked up or called."""
     if not isinstance(value, ormsgpack.Ext):
         return None
     # an Ext shows neither its code nor its data: packed again, they are read back as such
@@ -154,7 +156,9 @@ def send_argument(value: Any) -> Any:
     if not isinstance(stored, list) or stored[:2] != ["langgraph.types", "Send"]:
         return None
     arguments = stored[2] if len(stored) > 2 else None
-    return arguments[1] if isinstance(arguments, list) and len(arguments) > 1 else None
+    if not isinstance(arguments, list) or len(arguments) < 2:
+        return None
+    return arguments[0], arguments[1]
 
 
 def _kept(code: int, data: bytes) -> Any:

@@ -56,7 +56,7 @@ from .checkpoint_values import (
     is_delta_snapshot,
     is_messages,
     load_messages,
-    send_argument,
+    stored_send,
 )
 from .store_files import StoreError, existing_sqlite, over_limit, tables, without_secrets
 from .stores import STORE_KINDS, StoreThread
@@ -154,17 +154,24 @@ class ToolStep:
     Attributes:
         calls: The calls of that message, as it holds them.
         scheduled: The channels that schedule the step (`TASKS`, ``branch:to:*``) with a value.
+        nodes: The nodes they schedule (the tool node), as the data names them.
         successors: The ``branch:to:*`` channels the step's finished tasks wrote: where the
-            step leads (the model's node, in a ReAct loop), as those tasks recorded it.
+            step leads (the model's node, in a ReAct loop), as those tasks recorded it; when
+            none finished, what every finished task of the same node wrote in the thread's
+            earlier steps, when that is one and the same (`CheckpointStore`).
         errors: The error the store recorded for a call whose task raised (LangGraph's
             error write, as stored: the exception's ``repr``), by call id; only where the
             data says which call it was (`_with_errors`).
+        unled: Why the store does not say where the step leads, when it does not (the
+            repaired thread then runs nothing until its next input).
     """
 
     calls: tuple[dict[str, Any], ...]
     scheduled: tuple[str, ...]
+    nodes: tuple[str, ...]
     successors: tuple[str, ...]
     errors: dict[str, str]
+    unled: str | None = None
 
     def runs_again(self, messages: Sequence[BaseMessage]) -> list[str]:
         """The calls ``invoke(None)`` would run again: those without a result in
@@ -234,7 +241,20 @@ def _tool_step(saved: CheckpointTuple, messages: list[BaseMessage]) -> ToolStep 
         )
     )
     calls = tuple(dict(call) for call in last.tool_calls)
-    return ToolStep(calls, scheduled, successors, {})
+    return ToolStep(calls, scheduled, _nodes(values, scheduled), successors, {})
+
+
+def _nodes(values: Mapping[str, Any], scheduled: Sequence[str]) -> tuple[str, ...]:
+    """The nodes the ``scheduled`` channels of a checkpoint's ``values`` schedule: each
+    ``Send``'s node (read as plain data), each ``branch:to:<node>``'s node."""
+    found: list[str] = []
+    for channel in scheduled:
+        if channel == TASKS:
+            sends = values[TASKS] if isinstance(values[TASKS], list) else []
+            found += [str(s[0]) for s in map(stored_send, sends) if s and isinstance(s[0], str)]
+        else:
+            found.append(channel.removeprefix(BRANCH))
+    return tuple(dict.fromkeys(found))
 
 
 def _with_errors(
@@ -262,7 +282,8 @@ def _with_errors(
         for task, value in failed:
             index = _send_index(task_paths.get(task, ""))
             if index is not None and index < len(sends):
-                named = _call_ids(send_argument(sends[index]), set(open_ids))
+                send = stored_send(sends[index])
+                named = _call_ids(send[1], set(open_ids)) if send else set()
                 if len(named) == 1:
                     found[named.pop()] = value
     errors = {
@@ -270,7 +291,7 @@ def _with_errors(
         for call, text in found.items()
         if isinstance(text, str) and not text.startswith(CANCELLED)
     }
-    return ToolStep(step.calls, step.scheduled, step.successors, errors)
+    return replace(step, errors=errors)
 
 
 def _send_index(task_path: str) -> int | None:
@@ -403,6 +424,9 @@ class CheckpointStore:
         return self._read(pairs)
 
     def _read(self, pairs: list[tuple[str, str]]) -> Iterator[Thread]:
+        """Each thread as it is reached; one whose rows cannot be read is that thread's
+        error, and the next is read all the same."""
+        torn: tuple[type[Exception], ...] = (*_TORN, *_row_errors())
         for thread_id, namespace in pairs:
             with self.driver_errors():
                 refused = over_limit(
@@ -414,15 +438,31 @@ class CheckpointStore:
                     yield Thread(thread_id, namespace, None, None, unloadable=refused)
                     continue
                 try:
-                    saved = self.saver.get_tuple(_config(thread_id, namespace))
-                except (Unloadable, ValueError, TypeError) as exc:  # a torn or foreign blob
-                    why = f"its latest checkpoint cannot be read: {exc}"
-                    yield Thread(thread_id, namespace, None, None, unloadable=why)
-                    continue
-                if saved is None:
-                    continue
-                paths = self._error_task_paths(saved)
-            yield read_thread(thread_id, namespace, saved, task_paths=paths)
+                    thread = self._thread(thread_id, namespace)
+                except torn as exc:  # a torn or foreign blob, a row of another shape
+                    # (PostgreSQL's own reading of it may refuse it first)
+                    why = f"its latest checkpoint cannot be read: {_shown(exc, self.url)}"
+                    thread = Thread(thread_id, namespace, None, None, unloadable=why)
+            if thread is not None:
+                yield thread
+
+    def _thread(self, thread_id: str, namespace: str) -> Thread | None:
+        """The thread's latest checkpoint in ``namespace``, read (`read_thread`), and where
+        its tool step leads; ``None`` when it has none.
+
+        Raises:
+            Unloadable, ValueError, TypeError, KeyError, AttributeError, IndexError,
+                RecursionError: Its rows are torn, foreign or of another shape (`_TORN`).
+        """
+        saved = self.saver.get_tuple(_config(thread_id, namespace))
+        if saved is None:
+            return None
+        _check_shape(saved)
+        paths = self._error_task_paths(saved)
+        thread = read_thread(thread_id, namespace, saved, task_paths=paths)
+        if thread.step is not None and not thread.step.successors:
+            thread = replace(thread, step=self._led_by_history(saved, thread.step))
+        return thread
 
     def _error_task_paths(self, saved: CheckpointTuple) -> dict[str, str]:
         """The task path stored with each error write of ``saved``, by task id (the
@@ -432,23 +472,98 @@ class CheckpointStore:
             return {}
         where = saved.config["configurable"]
         key = (where["thread_id"], where.get("checkpoint_ns", ""), where["checkpoint_id"], ERROR)
+        rows = self._writes(
+            "task_id, task_path",
+            "thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = ?",
+            key,
+        )
+        return {row[0]: row[1] for row in rows}
+
+    def _writes(self, columns: str, where: str, key: Sequence[str]) -> list[tuple[str, ...]]:
+        """``columns`` (with ``task_path``) of the rows of the checkpointer's writes table
+        (``writes`` on SQLite, ``checkpoint_writes`` on PostgreSQL) that ``where`` picks, its
+        ``?`` bound to ``key``, as text; none when the database predates task paths."""
         if isinstance(self.saver, SqliteSaver):
             if not self.saver._has_task_path:
-                return {}
-            query = (
-                "SELECT task_id, task_path FROM writes WHERE thread_id = ? AND checkpoint_ns = ? "
-                "AND checkpoint_id = ? AND channel = ?"
-            )
+                return []
+            query = f"SELECT {columns} FROM writes WHERE {where}"
             with closing(self.saver.conn.execute(query, key)) as rows:
-                return {str(task): str(path) for task, path in rows.fetchall()}
+                return [tuple(map(str, row)) for row in rows.fetchall()]
         conn: Any = self.saver.conn  # type: ignore[attr-defined]
         with conn.cursor() as cursor:
-            cursor.execute(
-                "SELECT task_id, task_path FROM checkpoint_writes WHERE thread_id = %s "
-                "AND checkpoint_ns = %s AND checkpoint_id = %s AND channel = %s",
-                key,
+            query = f"SELECT {columns} FROM checkpoint_writes WHERE {where.replace('?', '%s')}"
+            cursor.execute(query, key)
+            return [tuple(map(str, row.values())) for row in cursor]
+
+    def _led_by_history(self, saved: CheckpointTuple, step: ToolStep) -> ToolStep:
+        """``step``, none of whose tasks finished, leading where the thread's history shows
+        its node leads: the ``branch:to:*`` channels that every task of that node wrote in
+        the thread's earlier steps, when they all wrote the same ones; otherwise ``step`` with
+        why the store does not say (`ToolStep.unled`). A task's node is read from the task
+        path stored with its writes (a node's own task) or from the ``Send`` that path numbers
+        in its checkpoint (docs/stores.md#what-fix-writes-and-how-a-thread-goes-on)."""
+        if len(step.nodes) != 1:
+            why = f"the step runs more than one node ({', '.join(step.nodes)})"
+            return replace(step, unled=f"the store does not say where it leads: {why}")
+        node = step.nodes[0]
+        led: set[tuple[str, ...]] = set()
+        sends: dict[str, list[Any]] = {}
+        for checkpoint_id, path, channels in self._earlier_tasks(saved):
+            finished = ERROR not in channels and INTERRUPT not in channels
+            if finished and self._task_node(saved, checkpoint_id, path, sends) == node:
+                led.add(tuple(sorted(c for c in channels if c.startswith(BRANCH))))
+        if len(led) == 1 and (only := next(iter(led))):
+            return replace(step, successors=only)
+        if not led:
+            why = f"no earlier step of the thread ran {node} to its end"
+        else:
+            shown = sorted(
+                " and ".join(c.removeprefix(BRANCH) for c in e) or "the end of the run" for e in led
             )
-            return {str(row["task_id"]): str(row["task_path"]) for row in cursor}
+            why = f"its earlier steps led to {' or '.join(shown)}"
+        return replace(step, unled=f"the store does not say where {node} leads: {why}")
+
+    def _earlier_tasks(self, saved: CheckpointTuple) -> list[tuple[str, str, frozenset[str]]]:
+        """The tasks of the thread's earlier checkpoints (all but ``saved``) in its namespace,
+        as their writes record them: (checkpoint id, task path, the channels it wrote); none
+        when the database predates task paths."""
+        where = saved.config["configurable"]
+        key = (where["thread_id"], where.get("checkpoint_ns", ""), where["checkpoint_id"])
+        rows = self._writes(
+            "checkpoint_id, task_id, task_path, channel",
+            "thread_id = ? AND checkpoint_ns = ? AND checkpoint_id != ?",
+            key,
+        )
+        tasks: dict[tuple[str, str], tuple[str, set[str]]] = {}
+        for checkpoint_id, task_id, path, channel in rows:
+            tasks.setdefault((checkpoint_id, task_id), (path, set()))[1].add(str(channel))
+        return [(cp, path, frozenset(ch)) for (cp, _), (path, ch) in tasks.items()]
+
+    def _task_node(
+        self, saved: CheckpointTuple, checkpoint_id: str, path: str, sends: dict[str, list[Any]]
+    ) -> str | None:
+        """The node an earlier task ran, by its task path: a node's own task names it
+        (``~__pregel_pull, tools``); a ``Send``'s task numbers the ``Send`` in its checkpoint's
+        `TASKS`, read as plain data (``sends`` keeps each checkpoint's, read once)."""
+        pulled = "~__pregel_pull, "
+        if path.startswith(pulled):
+            return path.removeprefix(pulled)
+        index = _send_index(path)
+        if index is None:
+            return None
+        if checkpoint_id not in sends:
+            where = dict(saved.config["configurable"], checkpoint_id=checkpoint_id)
+            try:
+                earlier = self.saver.get_tuple({"configurable": where})
+                if earlier is not None:
+                    _check_shape(earlier)
+            except _TORN:  # a torn or foreign blob, a row of another shape: no evidence
+                earlier = None
+            value = earlier.checkpoint["channel_values"].get(TASKS) if earlier else None
+            sends[checkpoint_id] = value if isinstance(value, list) else []
+        listed = sends[checkpoint_id]
+        send = stored_send(listed[index]) if index < len(listed) else None
+        return send[0] if send is not None and isinstance(send[0], str) else None
 
     def write_messages(self, thread: Thread, messages: Sequence[BaseMessage]) -> str:
         """Record ``messages`` as the thread's ``messages`` channel in a new checkpoint whose
@@ -462,7 +577,9 @@ class CheckpointStore:
             ThreadMoved: The thread's latest checkpoint is no longer the one it was read from
                 (read again just before writing); nothing was written.
             StoreError: The thread keeps its messages in a delta channel (LangGraph's beta
-                ``DeltaChannel``), whose value toolpatch cannot write without the graph.
+                ``DeltaChannel``), whose value toolpatch cannot write without the graph, or
+                its latest checkpoint holds a value of another shape than LangGraph writes
+                (a step that is not a number, a version of no known kind).
         """
         saved = thread.saved
         if saved is None or thread.messages is None:
@@ -471,44 +588,59 @@ class CheckpointStore:
         if thread.delta or saved.metadata.get("counters_since_delta_snapshot"):
             msg = DELTA
             raise StoreError(msg)
+        try:
+            checkpoint, metadata, versions = self._repair(saved, thread.step, messages)
+            with self.driver_errors():
+                return self._put(thread, checkpoint, metadata, versions)
+        except _TORN as exc:  # a value of another shape in the checkpoint it is built on
+            msg = f"the repair cannot be built on its latest checkpoint: {_shown(exc, self.url)}"
+            raise StoreError(msg) from None
+
+    def _repair(
+        self, saved: CheckpointTuple, step: ToolStep | None, messages: Sequence[BaseMessage]
+    ) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """The repair checkpoint on ``saved`` (`write_messages`), its metadata and the
+        versions of the channels it writes."""
         checkpoint = copy_checkpoint(saved.checkpoint)
         versions = checkpoint["channel_versions"]
-        step = saved.metadata.get("step", -1)
+        number = saved.metadata.get("step", -1)
         # as update_state: one version past the highest of any channel (`apply_writes`)
         version = self.saver.get_next_version(max(versions.values()) if versions else None, None)
         values = checkpoint["channel_values"]
         values[MESSAGES] = [_with_id(m) for m in messages]
-        written = [MESSAGES, *_completed(values, thread.step)]
+        written = [MESSAGES, *_completed(values, step)]
         for channel in written:
             versions[channel] = version
-        checkpoint["id"] = str(uuid6(clock_seq=step + 1))
+        checkpoint["id"] = str(uuid6(clock_seq=number + 1))
         checkpoint["ts"] = datetime.now(timezone.utc).isoformat()
         # as update_state: no list of updated channels, so that the next run weighs every
         # node's triggers by their versions (a list would narrow it to those channels' nodes)
         checkpoint["updated_channels"] = None
         metadata: dict[str, Any] = {
             "source": "update",
-            "step": step + 1,
+            "step": number + 1,
             "parents": saved.metadata.get("parents", {}),
         }
-        with self.driver_errors():
-            return self._put(thread, checkpoint, metadata, dict.fromkeys(written, version))
+        return checkpoint, metadata, dict.fromkeys(written, version)
 
     def _put(
         self, thread: Thread, checkpoint: Any, metadata: dict[str, Any], versions: dict[str, Any]
     ) -> str:
-        """Write the repair checkpoint, after reading the thread's latest again."""
+        """Write the repair checkpoint, after reading the thread's latest again, in one
+        transaction with that reading (`_writing`): no other writer can put a checkpoint in
+        between, so the repair never forks the thread."""
         saved = thread.saved
         assert saved is not None  # `write_messages` checked
-        latest = self.saver.get_tuple(_config(thread.thread_id, thread.namespace))
-        if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
-            now = "gone" if latest is None else f"now {latest.checkpoint['id']}"
-            msg = (
-                f"its latest checkpoint changed while toolpatch worked (was "
-                f"{saved.checkpoint['id']}, {now}): nothing written, run it again"
-            )
-            raise ThreadMoved(msg)
-        written = self.saver.put(saved.config, checkpoint, metadata, versions)  # type: ignore[arg-type]
+        with self._writing(thread):
+            latest = self.saver.get_tuple(_config(thread.thread_id, thread.namespace))
+            if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
+                now = "gone" if latest is None else f"now {latest.checkpoint['id']}"
+                msg = (
+                    f"its latest checkpoint changed while toolpatch worked (was "
+                    f"{saved.checkpoint['id']}, {now}): nothing written, run it again"
+                )
+                raise ThreadMoved(msg)
+            written = self.saver.put(saved.config, checkpoint, metadata, versions)  # type: ignore[arg-type]
         return str(written["configurable"]["checkpoint_id"])
 
     def _stored_size(self, thread_id: str, namespace: str) -> int | None:
@@ -525,6 +657,35 @@ class CheckpointStore:
             row = cursor.fetchone()
             return None if row is None else int(row["size"])
 
+    @contextmanager
+    def _writing(self, thread: Thread) -> Iterator[None]:
+        """One transaction, committed when the block ends and rolled back when it raises,
+        that keeps other writers of the thread out: on SQLite ``BEGIN IMMEDIATE`` (the
+        database's write lock, taken before the re-read; the saver's ``put`` commits it), on
+        PostgreSQL the row of the thread's latest checkpoint locked ``FOR UPDATE``, which
+        another toolpatch waits for (docs/stores.md#langgraph). A write that fails (a full
+        disk) is rolled back: the database is as the last thread written left it, in its
+        write-ahead log when SQLite could not fold it back, which ``check`` reads
+        (`existing_sqlite`)."""
+        if isinstance(self.saver, SqliteSaver):
+            sqlite = self.saver.conn
+            sqlite.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                sqlite.rollback()
+                raise
+            sqlite.commit()
+            return
+        conn: Any = self.saver.conn  # type: ignore[attr-defined]
+        with conn.transaction(), conn.cursor() as cursor:
+            cursor.execute(
+                "SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s "
+                "AND checkpoint_ns = %s ORDER BY checkpoint_id DESC LIMIT 1 FOR UPDATE",
+                (thread.thread_id, thread.namespace),
+            )
+            yield
+
     def _pairs(self) -> list[tuple[str, str]]:
         """Every (thread id, checkpoint namespace) the store holds, sorted."""
         if isinstance(self.saver, SqliteSaver):
@@ -534,6 +695,53 @@ class CheckpointStore:
         with conn.cursor() as cursor:
             cursor.execute(self._pairs_query)
             return [(str(row["thread_id"]), str(row["checkpoint_ns"])) for row in cursor]
+
+
+#: What reading a row of another shape than LangGraph's raises, in the checkpointer's own
+#: reading or in toolpatch's: that thread's error, never the run's.
+_TORN = (Unloadable, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+
+
+def _shown(exc: Exception, url: str) -> str:
+    """What a row of another shape raised, as its thread's error says it (an error whose text
+    alone says nothing, a ``KeyError``'s key, with its type), without the URL's secrets."""
+    bare = isinstance(exc, LookupError | AttributeError | RecursionError)
+    return without_secrets(repr(exc) if bare else str(exc), url)
+
+
+def _check_shape(saved: CheckpointTuple) -> None:
+    """Make sure a checkpoint as read is of the shape LangGraph writes, in what toolpatch
+    reads of it, before anything is read from it.
+
+    Raises:
+        ValueError: It is not (a checkpoint without ``channel_values``, a list where a
+            mapping belongs), and says how.
+    """
+    checkpoint: Any = saved.checkpoint
+    metadata: Any = saved.metadata
+    writes: Any = saved.pending_writes or []
+    if not isinstance(checkpoint, dict):
+        msg = f"it is a {type(checkpoint).__name__}, not a mapping"
+        raise ValueError(msg)
+    for key in ("channel_values", "channel_versions", "versions_seen"):
+        if key not in checkpoint:
+            msg = f"it has no {key}"
+            raise ValueError(msg)
+        if not isinstance(checkpoint[key], dict):
+            msg = f"its {key} is a {type(checkpoint[key]).__name__}, not a mapping"
+            raise ValueError(msg)
+    if not all(isinstance(seen, dict) for seen in checkpoint["versions_seen"].values()):
+        msg = "its versions_seen holds a value that is not a mapping"
+        raise ValueError(msg)
+    if not isinstance(checkpoint.get("id"), str):
+        msg = "it has no id"
+        raise ValueError(msg)
+    if not isinstance(metadata, dict):
+        msg = f"its metadata is a {type(metadata).__name__}, not a mapping"
+        raise ValueError(msg)
+    if not all(isinstance(w, tuple | list) and len(w) == 3 for w in writes):
+        msg = "a pending write of it is not (task, channel, value)"
+        raise ValueError(msg)
 
 
 def _completed(values: dict[str, Any], step: ToolStep | None) -> list[str]:
@@ -642,6 +850,17 @@ def _postgres(stack: ExitStack, conninfo: str, *, write: bool) -> BaseCheckpoint
     return PostgresSaver(conn, serde=StoredSerializer())
 
 
+def _row_errors() -> tuple[type[Exception], ...]:
+    """The errors a database raises for the values of one row (PostgreSQL's ``DataError``:
+    a checkpoint's JSON of another shape than its saver's query reads), when psycopg is
+    installed: that thread's error, where the driver's other errors are the store's."""
+    try:
+        import psycopg
+    except ModuleNotFoundError:
+        return ()
+    return (psycopg.DataError,)
+
+
 def _driver_errors() -> tuple[type[Exception], ...]:
     """The errors of the database drivers: SQLite's, and psycopg's when it is installed."""
     try:
@@ -695,6 +914,12 @@ RERUNS = (
     "tool of it runs again"
 )
 
+#: What it adds when the store does not say where that step leads (`ToolStep.unled`).
+UNLED = (
+    "; {why}, so after the fix invoke(None) runs nothing and the model is called with the "
+    "thread's next input (update_state(..., as_node=...) on the graph schedules the next node)"
+)
+
 
 def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: bool) -> StoreThread:
     """``thread`` as the stores' interface takes it."""
@@ -717,7 +942,9 @@ def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: boo
         made.shown = _message_line
         again = thread.step.runs_again(thread.messages) if thread.step else []
         if again and made.waiting is None:
-            made.reruns = RERUNS.format(calls="; ".join(again))
+            assert thread.step is not None
+            unled = UNLED.format(why=thread.step.unled) if thread.step.unled else ""
+            made.reruns = RERUNS.format(calls="; ".join(again)) + unled
 
         def writer(repaired: list[Any]) -> None:
             store.write_messages(thread, repaired)

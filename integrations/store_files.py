@@ -95,8 +95,11 @@ def existing_sqlite(path: str, *, write: bool = False) -> sqlite3.Connection:
     Read-only is SQLite's ``mode=ro``, and ``immutable=1`` as well when the database has no
     write-ahead log beside it (nothing is waiting there to be read): SQLite then creates no
     ``-wal`` or ``-shm`` file, and reads a database in a folder the user cannot write. A
-    database with a log (an application has it open, or did not close it) is read with its
-    log, through the ``-shm`` file its writer keeps.
+    database with a log (an application has it open, or a writer ended without folding it
+    back, as on a full disk) is read with its log, and with ``readonly_shm=1``: SQLite reads
+    the ``-shm`` index its writer keeps, or rebuilds it in memory when no writer has the
+    database open, and never writes that file (rebuilding it in place on a full disk
+    crashed the process with SIGBUS).
 
     Raises:
         StoreError: There is no such file, or it cannot be opened.
@@ -105,7 +108,7 @@ def existing_sqlite(path: str, *, write: bool = False) -> sqlite3.Connection:
         msg = f"no SQLite database at {path}"
         raise StoreError(msg)
     logged = os.path.exists(path + "-wal")
-    mode = "rw" if write else "ro" if logged else "ro&immutable=1"
+    mode = "rw" if write else "ro&readonly_shm=1" if logged else "ro&immutable=1"
     uri = f"file:{quote(os.path.abspath(path))}?mode={mode}"
     try:
         return sqlite3.connect(uri, uri=True, check_same_thread=False)

@@ -144,6 +144,42 @@ def checkpoint_ids(checkpointer: Any, thread_id: str) -> list[str]:
     return [c.config["configurable"]["checkpoint_id"] for c in checkpointer.list(config(thread_id))]
 
 
+def clone_thread(checkpointer: Any, source: str, count: int) -> list[str]:
+    """Copy every row of thread ``source`` (its checkpoints, their blobs on PostgreSQL and
+    their writes) to ``count`` new threads, in SQL (many threads at once, as a busy store
+    holds them); returns their ids."""
+    sqlite = isinstance(checkpointer.conn, sqlite3.Connection)
+    tables = {
+        "checkpoints": "checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, "
+        "metadata",
+        "writes" if sqlite else "checkpoint_writes": "checkpoint_ns, checkpoint_id, task_id, "
+        f"idx, channel, type, {'value' if sqlite else 'blob'}, task_path",
+    }
+    if not sqlite:
+        tables["checkpoint_blobs"] = "checkpoint_ns, channel, version, type, blob"
+    ids = [f"{source}-{i}" for i in range(count)]
+    mark = "?" if sqlite else "%s"
+    for table, columns in tables.items():
+        query = (
+            f"INSERT INTO {table} (thread_id, {columns}) SELECT {mark}, {columns} FROM {table} "
+            f"WHERE thread_id = {mark}"
+        )
+        for thread_id in ids:
+            checkpointer.conn.execute(query, (thread_id, source))
+    if sqlite:
+        checkpointer.conn.commit()
+    return ids
+
+
+def forked_threads(checkpointer: Any) -> int:
+    """How many threads have a checkpoint with two children (the history forks there)."""
+    rows = checkpointer.conn.execute(
+        "SELECT thread_id FROM checkpoints WHERE parent_checkpoint_id IS NOT NULL "
+        "GROUP BY thread_id, checkpoint_ns, parent_checkpoint_id HAVING count(*) > 1"
+    ).fetchall()
+    return len({row[0] if isinstance(row, tuple) else row["thread_id"] for row in rows})
+
+
 #: How a test opens a store's checkpointer itself.
 Saver = Callable[[], AbstractContextManager[Any]]
 
@@ -464,6 +500,21 @@ def _react_loop(model: Any, tools: list[Any], checkpointer: Any, *, send: bool) 
 
 #: The graphs a resume is tried on.
 TRIP_KINDS = ["create_agent", "send_loop"]
+
+
+#: The call of the trip's earlier tool round, which returned.
+EARLIER_CALL = {"name": "book_hotel", "args": {"city": "Bergen"}, "id": "call_bergen"}
+
+
+def earlier_round(kind: str, checkpointer: Any, thread_id: str) -> None:
+    """A tool round of ``thread_id`` that completed: the model called ``book_hotel`` for
+    Bergen, it returned, and the model answered; the thread's history then holds where the
+    graph's tool node leads (its task's edge to the model)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    trip = Trip(kind, checkpointer, [AIMessage("", tool_calls=[EARLIER_CALL]), AIMessage("Done.")])
+    trip.invoke({"messages": [HumanMessage("Book Bergen")]}, thread_id)
+    assert trip.runs == ["book_hotel"]
 
 
 def failed_trip(kind: str, checkpointer: Any, thread_id: str, calls: list[Any]) -> Trip:

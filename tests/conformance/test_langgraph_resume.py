@@ -22,14 +22,17 @@ from tests.stores import (
     CAR_ERROR,
     CARD_CALL,
     CARD_ERROR,
+    EARLIER_CALL,
     HOTEL_CALL,
     TRIP_KINDS,
     Saver,
     Trip,
     agent,
     config,
+    earlier_round,
     failed_trip,
     postgres_url,
+    refusing_model,
     store,
     stuck_thread,
     waiting_thread,
@@ -139,6 +142,115 @@ def test_a_tool_node_step_is_completed(store: tuple[str, Saver], tmp_path: Path,
         assert {c: len(answered[c]) for c in answered} == {c["id"]: 1 for c in calls}
         assert len(trip.seen) == (1 if way == "new input" else 0)
     run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
+@pytest.mark.parametrize("way", ["invoke(None)", "Command(resume=...)"])
+@pytest.mark.parametrize("kind", [*TRIP_KINDS, "tool_node"])
+def test_an_earlier_tool_round_says_where_the_step_leads(
+    store: tuple[str, Saver], tmp_path: Path, kind: str, way: str
+) -> None:
+    """No task of the failed step finished (one call that raised; a ``ToolNode``'s one task),
+    so the step itself does not say where the tool node leads; the thread's earlier tool
+    round does (its task wrote the edge to the model), and the repair leads there: the model
+    is called once, with one result per call, and no tool runs again."""
+    url, saver = store
+    calls = [HOTEL_CALL, CARD_CALL] if kind == "tool_node" else [CARD_CALL]
+    with saver() as checkpointer:
+        earlier_round(kind, checkpointer, "trip")
+        failed_trip(kind, checkpointer, "trip", calls)
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    assert "invoke(None) runs again" in checked.stderr
+    assert "does not say where" not in checked.stderr
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        trip = Trip(kind, checkpointer, [REPLY])
+        assert trip.graph.get_state(config("trip")).next == ("model",)
+        state = trip.invoke(WAYS[way], "trip")
+        assert trip.runs == []
+        assert len(trip.seen) == 1
+        every = [EARLIER_CALL, *calls]
+        assert {c: len(r) for c, r in results(trip.seen[0]).items()} == {c["id"]: 1 for c in every}
+        assert state["messages"][-1].content == REPLY.content
+    run(["check", "--select", "ALL", url], cwd=tmp_path, expect=0)
+
+
+@pytest.mark.parametrize("kind", [*TRIP_KINDS, "tool_node"])
+def test_without_an_earlier_round_check_says_the_repair_waits(
+    store: tuple[str, Saver], tmp_path: Path, kind: str
+) -> None:
+    """A thread whose only tool step failed whole: nothing in the store says where the tool
+    node leads, which check's warning says; after the fix ``invoke(None)`` runs nothing."""
+    url, saver = store
+    with saver() as checkpointer:
+        failed_trip(kind, checkpointer, "trip", [CARD_CALL])
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    unled = "the store does not say where tools leads: no earlier step of the thread ran tools"
+    assert unled in checked.stderr, checked.show()
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        trip = Trip(kind, checkpointer, [REPLY])
+        state = trip.invoke(None, "trip")
+        assert trip.runs == []
+        assert trip.seen == []
+        assert state["messages"][-1].tool_call_id == "call_card"
+
+
+def test_an_earlier_round_that_ended_the_run_leaves_the_way_on_open(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """A ``create_agent`` tool node leads to the model, or ends the run after a tool that
+    returns directly: the thread's history shows both, so nothing is guessed (check says
+    so), and after the fix ``invoke(None)`` runs nothing, as without history."""
+    from langchain.agents import create_agent
+    from langchain_core.tools import tool
+
+    url, saver = store
+    runs: list[str] = []
+
+    @tool(return_direct=True)
+    def look_up(city: str) -> str:
+        """Look ``city`` up; the answer goes to the user as it is."""
+        runs.append("look_up")
+        return f"{city}: sunny"
+
+    @tool
+    def book_hotel(city: str) -> str:
+        """Book a hotel in ``city``."""
+        runs.append("book_hotel")
+        return f"booked {city}: H-1"
+
+    @tool
+    def charge_card(amount: int) -> str:
+        """Charge ``amount`` to the card."""
+        runs.append("charge_card")
+        raise RuntimeError(CARD_ERROR)
+
+    look = {"name": "look_up", "args": {"city": "Oslo"}, "id": "call_look"}
+    replies = [
+        AIMessage("", tool_calls=[look]),
+        AIMessage("", tool_calls=[EARLIER_CALL]),
+        AIMessage("Booked."),
+        AIMessage("", tool_calls=[CARD_CALL]),
+    ]
+    tools = [look_up, book_hotel, charge_card]
+    with saver() as checkpointer:
+        graph = create_agent(refusing_model(replies, []), tools=tools, checkpointer=checkpointer)
+        for said in ("Weather?", "Book Bergen"):
+            graph.invoke({"messages": [HumanMessage(said)]}, config("trip"))
+        with pytest.raises(RuntimeError, match=CARD_ERROR):
+            graph.invoke({"messages": [HumanMessage("Pay")]}, config("trip"))
+    checked = run(["check", url], cwd=tmp_path, expect=1)
+    led = "the store does not say where tools leads: its earlier steps led to model or the end"
+    assert led in checked.stderr, checked.show()
+    run(["fix", url], cwd=tmp_path, expect=0)
+    with saver() as checkpointer:
+        seen: list[list[Any]] = []
+        graph = create_agent(refusing_model([REPLY], seen), tools=tools, checkpointer=checkpointer)
+        runs.clear()
+        state = graph.invoke(None, config("trip"))
+        assert runs == []
+        assert seen == []
+        assert state["messages"][-1].tool_call_id == "call_card"
 
 
 @pytest.mark.parametrize("kind", TRIP_KINDS)
