@@ -429,18 +429,19 @@ class CheckpointStore:
         torn: tuple[type[Exception], ...] = (*_TORN, *_row_errors())
         for thread_id, namespace in pairs:
             with self.driver_errors():
-                refused = over_limit(
-                    "its latest checkpoint and its writes",
-                    self._stored_size(thread_id, namespace),
-                    self.max_record,
-                )
-                if refused is not None:
-                    yield Thread(thread_id, namespace, None, None, unloadable=refused)
-                    continue
+                thread: Thread | None
                 try:
-                    thread = self._thread(thread_id, namespace)
+                    refused = over_limit(
+                        "its latest checkpoint and its writes",
+                        self._stored_size(thread_id, namespace),
+                        self.max_record,
+                    )
+                    if refused is not None:
+                        thread = Thread(thread_id, namespace, None, None, unloadable=refused)
+                    else:
+                        thread = self._thread(thread_id, namespace)
                 except torn as exc:  # a torn or foreign blob, a row of another shape
-                    # (PostgreSQL's own reading of it may refuse it first)
+                    # (PostgreSQL's own reading of it, or of its size, may refuse it first)
                     why = f"its latest checkpoint cannot be read: {_shown(exc, self.url)}"
                     thread = Thread(thread_id, namespace, None, None, unloadable=why)
             if thread is not None:
