@@ -416,6 +416,32 @@ CARD_CALL = {"name": "charge_card", "args": {"amount": 40}, "id": "call_card"}
 CAR_CALL = {"name": "rent_car", "args": {"city": "Oslo"}, "id": "call_car"}
 
 
+def trip_tools(runs: list[str]) -> list[Any]:
+    """The trip's tools, each counting its runs in ``runs``: ``book_hotel`` returns,
+    ``charge_card`` raises `CARD_ERROR` and ``rent_car`` raises `CAR_ERROR`."""
+    from langchain_core.tools import tool
+
+    @tool
+    def book_hotel(city: str) -> str:
+        """Book a hotel in ``city``."""
+        runs.append("book_hotel")
+        return f"booked {city}: H-1"
+
+    @tool
+    def charge_card(amount: int) -> str:
+        """Charge ``amount`` to the card."""
+        runs.append("charge_card")
+        raise RuntimeError(CARD_ERROR)
+
+    @tool
+    def rent_car(city: str) -> str:
+        """Rent a car in ``city``."""
+        runs.append("rent_car")
+        raise RuntimeError(CAR_ERROR)
+
+    return [book_hotel, charge_card, rent_car]
+
+
 class Trip:
     """A real graph over a trip's tools, ``book_hotel`` (returns a booking), ``charge_card``
     (raises `CARD_ERROR`) and ``rent_car`` (raises `CAR_ERROR`), each counting its runs, with the
@@ -425,31 +451,9 @@ class Trip:
     every call of a reply in one task (``kind="tool_node"``)."""
 
     def __init__(self, kind: str, checkpointer: Any, replies: list[Any]) -> None:
-        from langchain_core.tools import tool
-
         self.runs: list[str] = []
         self.seen: list[list[Any]] = []
-        runs = self.runs
-
-        @tool
-        def book_hotel(city: str) -> str:
-            """Book a hotel in ``city``."""
-            runs.append("book_hotel")
-            return f"booked {city}: H-1"
-
-        @tool
-        def charge_card(amount: int) -> str:
-            """Charge ``amount`` to the card."""
-            runs.append("charge_card")
-            raise RuntimeError(CARD_ERROR)
-
-        @tool
-        def rent_car(city: str) -> str:
-            """Rent a car in ``city``."""
-            runs.append("rent_car")
-            raise RuntimeError(CAR_ERROR)
-
-        tools = [book_hotel, charge_card, rent_car]
+        tools = trip_tools(self.runs)
         model = refusing_model(replies, self.seen)
         if kind == "create_agent":
             from langchain.agents import create_agent

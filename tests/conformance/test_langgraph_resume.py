@@ -35,6 +35,7 @@ from tests.stores import (
     refusing_model,
     store,
     stuck_thread,
+    trip_tools,
     waiting_thread,
 )
 
@@ -213,18 +214,6 @@ def test_an_earlier_round_that_ended_the_run_leaves_the_way_on_open(
         runs.append("look_up")
         return f"{city}: sunny"
 
-    @tool
-    def book_hotel(city: str) -> str:
-        """Book a hotel in ``city``."""
-        runs.append("book_hotel")
-        return f"booked {city}: H-1"
-
-    @tool
-    def charge_card(amount: int) -> str:
-        """Charge ``amount`` to the card."""
-        runs.append("charge_card")
-        raise RuntimeError(CARD_ERROR)
-
     look = {"name": "look_up", "args": {"city": "Oslo"}, "id": "call_look"}
     replies = [
         AIMessage("", tool_calls=[look]),
@@ -232,7 +221,7 @@ def test_an_earlier_round_that_ended_the_run_leaves_the_way_on_open(
         AIMessage("Booked."),
         AIMessage("", tool_calls=[CARD_CALL]),
     ]
-    tools = [look_up, book_hotel, charge_card]
+    tools = [look_up, *trip_tools(runs)[:2]]  # book_hotel, charge_card
     with saver() as checkpointer:
         graph = create_agent(refusing_model(replies, []), tools=tools, checkpointer=checkpointer)
         for said in ("Weather?", "Book Bergen"):
