@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +123,50 @@ def test_fix_never_writes_a_repair_of_bytes_it_did_not_check(
     assert code == 2, err
     assert not out_path.exists()
     assert sorted(os.listdir(tmp_path)) == ["corpus.jsonl"]
+
+
+# The reader itself (`cli.inputs.FileInput`, `cli.inputs.SharedFile`), in one process.
+
+
+def test_a_read_after_a_same_size_rewrite_is_refused(tmp_path: Path) -> None:
+    """Same size, same inode: the modification time alone tells the bytes are not the ones
+    the file was opened with, and the read says so rather than return them."""
+    from toolpatch.cli.inputs import InputChanged, Source
+
+    path = tmp_path / "corpus.jsonl"
+    path.write_bytes(b"x" * 10_000)
+    with Source(str(path), path).opened() as opened:
+        assert not isinstance(opened, Iterator)
+        assert opened.read(0, 100) == b"x" * 100
+        rewrite_same_size(path)
+        with pytest.raises(InputChanged, match=r"read it \(its modification time changed\)$"):
+            opened.read(100, 100)
+
+
+@pytest.mark.parametrize("proc", [True, False], ids=["descriptor", "name"])
+def test_a_shared_file_is_the_one_opened_or_an_error(
+    proc: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another file renamed over the input: through the main process's descriptor (Linux) the
+    reader gets the bytes opened; through the name (elsewhere, or without ``/proc``) it gets
+    an error, never the other file's bytes."""
+    from toolpatch.cli.inputs import InputChanged, Source
+
+    if proc and sys.platform != "linux":
+        pytest.skip("only Linux has /proc/PID/fd")
+    path = tmp_path / "corpus.jsonl"
+    path.write_bytes(b"a" * 1_000)
+    with Source(str(path), path).opened() as opened:
+        assert not isinstance(opened, Iterator)
+        shared = opened.shared()
+        other = tmp_path / "other"
+        other.write_bytes(b"b" * 1_000)
+        other.replace(path)
+        if proc:
+            with shared.opened() as read:
+                assert read.read(0, 10) == b"a" * 10
+            return
+        monkeypatch.setattr(sys, "platform", "not-linux")
+        said = r"read it \(another file was put in its place\)$"
+        with pytest.raises(InputChanged, match=said), shared.opened():
+            pass
