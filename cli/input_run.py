@@ -210,7 +210,7 @@ OUT_OF_MEMORY = (
 )
 
 
-def _mapper(read: FileInput | object, pool: ProcessMapper | None) -> Mapper | None:
+def _mapper(read: FileInput | Iterator[bytes], pool: ProcessMapper | None) -> Mapper | None:
     """How batches of the open input ``read`` are processed: in this process (``None``), or by
     the pool's workers, which read a plain file's batches from the file this process opened
     themselves (a compressed file is decompressed here, and its batches are sent to them as
@@ -344,7 +344,7 @@ def _kept(
             filename=framing_name(source),
             options=options,
             fix=False,
-            mapper=_mapper(data, pool),
+            mapper=pool,  # the bytes are read: workers, if any, are sent them
             progress=progress,
         )
         for _ in stream:
