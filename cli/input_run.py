@@ -141,7 +141,7 @@ def process(
             filename=framing_name(source),
             options=options,
             fix=mode.fixes,
-            mapper=_mapper(source, pool),
+            mapper=_mapper(read, pool),
             progress=progress,
             every_list=every_list,
         )
@@ -210,14 +210,15 @@ OUT_OF_MEMORY = (
 )
 
 
-def _mapper(source: Source, pool: ProcessMapper | None) -> Mapper | None:
-    """How batches are processed: in this process (``None``), or by the pool's workers, which
-    read a plain file's batches from the file themselves (a compressed file is decompressed
-    here, and its batches are sent to them as bytes, as stdin's are)."""
+def _mapper(read: FileInput | Iterator[bytes], pool: ProcessMapper | None) -> Mapper | None:
+    """How batches of the open input ``read`` are processed: in this process (``None``), or by
+    the pool's workers, which read a plain file's batches from the file this process opened
+    themselves (a compressed file is decompressed here, and its batches are sent to them as
+    bytes, as stdin's are)."""
     if pool is None:
         return None
-    if source.path is not None and source.compression is None:
-        return pool.reading(source.path)
+    if isinstance(read, FileInput):
+        return pool.reading(read)
     return pool
 
 
@@ -343,7 +344,7 @@ def _kept(
             filename=framing_name(source),
             options=options,
             fix=False,
-            mapper=_mapper(source, pool),
+            mapper=pool,  # the bytes are read: workers, if any, are sent them
             progress=progress,
         )
         for _ in stream:

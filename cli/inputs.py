@@ -10,12 +10,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
 import patchcore
 
+from .atomic_write import FileIdentity
 from .compressed import Compression, file_blocks
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ class Source(msgspec.Struct, frozen=True):
             if self.compression is not None:
                 yield Decompressed(file_blocks(self.compression, fd), status)
             elif stat.S_ISREG(status.st_mode):
-                yield FileInput(fd)
+                yield FileInput(fd, str(self.path))
             else:  # a device, a FIFO, a socket named on the command line
                 yield history_stream(_blocks(partial(os.read, fd)))
         finally:
@@ -229,38 +230,113 @@ def _stdin_is_a_device() -> bool:
 
 
 class FileInput:
-    """A regular file, read at any offset (`patchcore.RandomAccess`).
+    """A regular file, read at any offset (`patchcore.RandomAccess`), that must stay the file
+    it was when it was opened.
 
     ``pread`` rather than a memory map: a file that shrinks while it is read is then an error
-    to report, where a mapped page that is gone would kill the process.
+    to report, where a mapped page that is gone would kill the process. After each read its
+    identity (`FileIdentity`: device, inode, size, modification time) is looked at again, so
+    bytes another process wrote in place meanwhile are never taken for the ones the run began
+    with (docs/cli.md#a-file-that-changes-while-it-is-read).
+
+    ``identity``: what it must be, for a file opened again in another process (`SharedFile`);
+    by default what ``fstat`` says now.
     """
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, path: str, *, identity: FileIdentity | None = None) -> None:
         self.fd = fd
+        self.path = path
         self.status = os.fstat(fd)
         """What ``fstat`` said when it was opened (what a fix checks before it replaces it)."""
-        self._size = self.status.st_size
+        self.identity = identity if identity is not None else FileIdentity.of(self.status)
+        self.check_unchanged()
 
     @property
     def size(self) -> int:
         """Its length when it was opened."""
-        return self._size
+        return self.identity.size
 
     def read(self, offset: int, size: int) -> bytes:
         """``size`` bytes from ``offset`` on (fewer only at its end).
 
         Raises:
-            OSError: It is shorter than it was (it changed while being read).
+            InputChanged: It is not the file it was (it changed while being read).
         """
-        wanted = min(size, self._size - offset)
+        wanted = min(size, self.size - offset)
         data = os.pread(self.fd, wanted, offset)
         while len(data) < wanted:
             more = os.pread(self.fd, wanted - len(data), offset + len(data))
             if not more:
-                msg = "the input file changed while it was being read"
-                raise OSError(msg)
+                break
             data += more
+        self.check_unchanged()
+        if len(data) < wanted:  # shorter, with a size and time as they were: still changed
+            msg = InputChanged.REASON.format(change="it is shorter than it was")
+            raise InputChanged(msg)
         return data
+
+    def check_unchanged(self) -> None:
+        """Raise `InputChanged` if the open file is no longer what `identity` says."""
+        change = self.identity.change(FileIdentity.of(os.fstat(self.fd)))
+        if change is not None:
+            msg = InputChanged.REASON.format(change=change)
+            raise InputChanged(msg)
+
+    def shared(self) -> SharedFile:
+        """How a worker process reads this very file (`SharedFile`)."""
+        return SharedFile(self.path, os.getpid(), self.fd, self.identity)
+
+
+class InputChanged(OSError):
+    """The input file is no longer the one the run opened: another process replaced it or
+    wrote to it while it was read. Its findings would describe bytes nobody checked, so the
+    input is an error instead (exit 2)."""
+
+    REASON = "the file changed while toolpatch read it ({change})"
+
+
+class SharedFile(NamedTuple):
+    """A `FileInput` as a worker process gets it (picklable): the worker reads the file the main
+    process opened, not whatever has the name now.
+
+    On Linux the worker opens the main process's own descriptor (``/proc/PID/fd/N``: the same
+    file, renamed over or removed or not); elsewhere, or without ``/proc``, it opens the name.
+    Either way `FileInput` then checks that it is the file the main process identified, before
+    and after each read.
+    """
+
+    path: str
+    owner: int
+    """The main process, which holds the file open."""
+    fd: int
+    """Its descriptor there."""
+    identity: FileIdentity
+
+    @contextmanager
+    def opened(self) -> Iterator[FileInput]:
+        """The file, open in this process.
+
+        Raises:
+            InputChanged: It is not the file the main process opened.
+            OSError: It cannot be opened.
+        """
+        fd = self._reopen()
+        try:
+            yield FileInput(fd, self.path, identity=self.identity)
+        finally:
+            os.close(fd)
+
+    def _reopen(self) -> int:
+        if sys.platform == "linux":
+            try:
+                return os.open(f"/proc/{self.owner}/fd/{self.fd}", os.O_RDONLY)
+            except OSError:  # no /proc here (some containers): the name, checked by identity
+                pass
+        try:
+            return os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except FileNotFoundError:
+            msg = InputChanged.REASON.format(change="it was removed or renamed")
+            raise InputChanged(msg) from None
 
 
 def _walk(directory: Path, exclusions: Exclusions) -> list[Source]:

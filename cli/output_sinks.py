@@ -223,6 +223,9 @@ class ReplacedFile(Sink):
         except OSError as exc:
             self._failure = exc
             return
+        # The kernel copied what the file holds now: the bytes that were checked only if it
+        # is still the file it was (`cli.inputs.FileInput`; an error for the input if not).
+        source.check_unchanged()
         super().copy(source, offset + copied, size - copied)  # what the kernel could not copy
 
     def _target(self) -> AtomicFile:

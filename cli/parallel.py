@@ -18,7 +18,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import patchcore
@@ -28,6 +27,8 @@ if TYPE_CHECKING:  # imported when a pool starts: most runs never need one
     from concurrent.futures import Future, ProcessPoolExecutor
 
     from patchcore import Mapper, Result
+
+    from .inputs import FileInput, SharedFile
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -109,15 +110,12 @@ def _alive(pid: int) -> bool:
 
 
 def _from_file(
-    function: Callable[[Batch], R], path: str, offset: int, size: int, first_line: int
+    function: Callable[[Batch], R], file: SharedFile, offset: int, size: int, first_line: int
 ) -> R:
-    """In a worker: read a batch from the input file itself, then run ``function`` on it."""
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        data = handle.read(size)
-    if len(data) != size:
-        msg = "the input file changed while it was being read"
-        raise OSError(msg)
+    """In a worker: read a batch from the file the main process opened (`SharedFile`: never
+    another one put under its name), then run ``function`` on it."""
+    with file.opened() as read:
+        data = read.read(offset, size)
     return function(Batch(data, first_line, offset, size))
 
 
@@ -142,10 +140,12 @@ class ProcessMapper:
     def __call__(self, function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         return self._ordered(lambda item: (function, (item,)), items)
 
-    def reading(self, path: Path) -> Mapper:
-        """The same map over batches of the regular file ``path``: each process reads its
+    def reading(self, file: FileInput) -> Mapper:
+        """The same map over batches of the regular file ``file``: each process reads its
         batch from the file (the page cache) instead of receiving it through a pipe, which
-        would cost this process as much as the work saves."""
+        would cost this process as much as the work saves. Each reads the file this process
+        opened, and checks that it is still what it was (`cli.inputs.SharedFile`)."""
+        shared = file.shared()
 
         def mapper(
             function: Callable[[Batch], Result], batches: Iterable[Batch]
@@ -153,7 +153,7 @@ class ProcessMapper:
             def task(batch: Batch) -> _Task[Result]:
                 if batch.data is not None:  # already read (the input is not a file)
                     return function, (batch,)
-                return _from_file, (function, str(path), batch.offset, batch.size, batch.first_line)
+                return _from_file, (function, shared, batch.offset, batch.size, batch.first_line)
 
             return self._ordered(task, batches)
 

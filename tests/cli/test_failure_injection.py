@@ -473,7 +473,8 @@ def test_a_file_that_shrinks_while_it_is_read_is_an_error(tmp_path: Path) -> Non
         assert not isinstance(opened, Iterator)
         assert opened.read(9_000, 500) == b"x" * 500
         os.truncate(path, 4_000)
-        with pytest.raises(OSError, match="changed while it was being read"):
+        expected = r"the file changed while toolpatch read it \(its size went from 10,000 to 4,000"
+        with pytest.raises(OSError, match=expected):
             opened.read(3_000, 2_000)
 
 
@@ -517,7 +518,7 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
     try:
         with ReplacedFile(target, in_place=False) as sink:
             sink.write(b"new ")
-            sink.copy(FileInput(fd), 1_000, 9_000_000)
+            sink.copy(FileInput(fd, str(source)), 1_000, 9_000_000)
             sink.finish(changed=True, emit=lambda data: None)
     finally:
         os.close(fd)
@@ -560,7 +561,7 @@ def test_a_large_repair_in_place_is_written_out_as_it_is_made(
     try:
         with ReplacedFile(target, in_place=in_place) as sink:
             sink.write(b"x" * 1_500_000)
-            sink.copy(FileInput(fd), 0, 3_072_000)
+            sink.copy(FileInput(fd, str(source)), 0, 3_072_000)
             sink.write(b"y" * 100)
             sink.finish(changed=True, emit=lambda data: None)
     finally:
