@@ -32,7 +32,7 @@ from .exit_codes import ExitCode
 from .input_errors import InputError
 from .input_run import Mode, Outcome
 from .inputs import DEFAULT_WALK, Source, WalkSettings, resolve
-from .object_inputs import ObjectSource, object_sources, split_urls
+from .object_inputs import ObjectSource, RefusedURL, checked_url, object_sources, split_urls
 from .open_files import OpenForWriting
 from .options import OutputFormat
 from .output_sinks import ReportFile
@@ -119,11 +119,18 @@ def _output_prefix(
     mode: Mode, output: Path | str | None, *, urls: bool
 ) -> tuple[str | None, Path | None]:
     """``-o`` of a run: for ``fix`` over URLs, a PREFIX each input is written under (a URL or
-    a folder; ``-`` stays standard output); else a file."""
+    a folder; ``-`` stays standard output); else a file.
+
+    Raises:
+        typer.BadParameter: The PREFIX is a URL toolpatch does not write (`checked_url`).
+    """
     if output is None:
         return None, None
     if mode is Mode.FIX and urls and str(output) != "-":
-        return str(output), None
+        try:
+            return checked_url(str(output)), None
+        except RefusedURL as exc:
+            raise typer.BadParameter(str(exc), param_hint="--output") from None
     return None, Path(output)
 
 

@@ -50,6 +50,8 @@ try:
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="langgraph", part="a langgraph+ store URL") from None
 
+from toolpatch.cli.redaction import without_secrets
+
 from .checkpoint_values import (
     StoredSerializer,
     Unloadable,
@@ -58,7 +60,7 @@ from .checkpoint_values import (
     load_messages,
     stored_send,
 )
-from .store_files import StoreError, existing_sqlite, over_limit, tables, without_secrets
+from .store_files import StoreError, existing_sqlite, over_limit, tables
 from .stores import STORE_KINDS, StoreThread
 
 #: The channel a LangChain agent's state keeps its messages in (``create_agent``'s
