@@ -26,6 +26,7 @@ from msgspec import structs
 import patchcore
 from patchcore import MissingExtra
 
+from .cluster_address import ClusterAddress
 from .cluster_run import Task, cluster_outcomes, process_input
 from .console import NORMAL, SILENT, Printer, is_terminal, stderr_printer, wants_color
 from .exit_codes import ExitCode
@@ -134,16 +135,15 @@ def _output_prefix(
     return None, Path(output)
 
 
-def _connected(address: str) -> Any:
-    """A client of the cluster at ``address``; one that cannot be had ends the run (exit 2)."""
+def _connected(address: ClusterAddress, *, inputs: int) -> Any:
+    """A client of the cluster at ``address`` (a local one of at most a worker per core and
+    per input); one that cannot be had within the connection's timeout ends the run (exit 2)."""
     from patchcore import MissingExtra
 
     try:
         from toolpatch.integrations.dask import connect
 
-        return connect(address)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--dask") from None
+        return connect(address.scheduler, workers=address.local_workers(inputs))
     except (OSError, MissingExtra) as exc:
         sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")
         raise typer.Exit(ExitCode.ERROR) from None
@@ -336,7 +336,7 @@ def _run_inputs(settings: Settings) -> int:
         fix_output = output if mode is Mode.FIX else None
         done: Iterator[Outcome]
         if settings.dask is not None:
-            client = _connected(settings.dask)
+            client = _connected(settings.dask, inputs=len(sources))
             stack.callback(client.close)
             done = cluster_outcomes(
                 client,
