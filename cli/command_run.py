@@ -41,7 +41,7 @@ from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
 from .settings import Command, Settings
-from .shown_names import renamed, shown_source
+from .shown_names import renamed, shown_name, shown_source
 from .stores import database_hint, split_paths, store_outcomes
 from .summary_table import render_tables
 from .text_report import (
@@ -246,8 +246,6 @@ def _run_inputs(settings: Settings) -> int:
     sources, stores, output = _inputs(settings)
     words = STRIPPING if settings.command is Command.STRIP else FIXING
     printer = stderr_printer(settings.color)
-    if verbosity > 1 and settings.config.path is not None:
-        printer.text(f"Using configuration {settings.config.path}")
 
     diff_printer = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
     stdout_product = mode is Mode.FIX_DIFF or (
@@ -394,6 +392,8 @@ def _run_inputs(settings: Settings) -> int:
             defects = [f for f in summary.listed() if not patchcore.is_training_target(f)]
             render_provider_errors(defects, report_to or printer)
     if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
+        if verbosity >= NORMAL and settings.config.path is not None:  # what chose the rules
+            printer.text(f"Configuration: {shown_name(str(settings.config.path))}")
         render_summary(summary, printer, verbosity=verbosity)
     if report_file is not None and report_file.failure is not None:  # a full disk: said once
         reason = f"cannot write the report: {report_file.failure.strerror}"

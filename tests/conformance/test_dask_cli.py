@@ -161,7 +161,7 @@ def test_an_address_without_a_scheduler_is_an_error(tmp_path: Path) -> None:
     assert "no Dask scheduler answers at tcp://127.0.0.1:9" in result.stderr
     usage = toolpatch_plain(["check", "--dask", "local:x", str(tmp_path)])
     assert usage.returncode == 2
-    assert "local:N takes a number" in usage.stderr
+    assert "is not a cluster's address" in usage.stderr
 
 
 def test_a_server_that_is_not_a_scheduler_is_an_error_within_the_timeout(tmp_path: Path) -> None:
