@@ -709,7 +709,8 @@ def _shown(exc: Exception, url: str) -> str:
     """What a row of another shape raised, as its thread's error says it (an error whose text
     alone says nothing, a ``KeyError``'s key, with its type), without the URL's secrets."""
     bare = isinstance(exc, LookupError | AttributeError | RecursionError)
-    return without_secrets(repr(exc) if bare else str(exc), url)
+    shown: str = without_secrets(repr(exc) if bare else str(exc), url)  # typed: mypy reads cli/
+    return shown
 
 
 def _check_shape(saved: CheckpointTuple) -> None:
