@@ -26,13 +26,14 @@ from msgspec import structs
 import patchcore
 from patchcore import MissingExtra
 
+from .cluster_address import ClusterAddress
 from .cluster_run import Task, cluster_outcomes, process_input
 from .console import NORMAL, SILENT, Printer, is_terminal, stderr_printer, wants_color
 from .exit_codes import ExitCode
 from .input_errors import InputError
 from .input_run import Mode, Outcome
 from .inputs import DEFAULT_WALK, Source, WalkSettings, resolve
-from .object_inputs import ObjectSource, object_sources, split_urls
+from .object_inputs import ObjectSource, RefusedURL, checked_url, object_sources, split_urls
 from .open_files import OpenForWriting
 from .options import OutputFormat
 from .output_sinks import ReportFile
@@ -40,7 +41,7 @@ from .parallel import ProcessMapper, available_cores
 from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
 from .settings import Command, Settings
-from .shown_names import renamed, shown_source
+from .shown_names import renamed, shown_name, shown_source
 from .stores import database_hint, split_paths, store_outcomes
 from .summary_table import render_tables
 from .text_report import (
@@ -119,24 +120,30 @@ def _output_prefix(
     mode: Mode, output: Path | str | None, *, urls: bool
 ) -> tuple[str | None, Path | None]:
     """``-o`` of a run: for ``fix`` over URLs, a PREFIX each input is written under (a URL or
-    a folder; ``-`` stays standard output); else a file."""
+    a folder; ``-`` stays standard output); else a file.
+
+    Raises:
+        typer.BadParameter: The PREFIX is a URL toolpatch does not write (`checked_url`).
+    """
     if output is None:
         return None, None
     if mode is Mode.FIX and urls and str(output) != "-":
-        return str(output), None
+        try:
+            return checked_url(str(output)), None
+        except RefusedURL as exc:
+            raise typer.BadParameter(str(exc), param_hint="--output") from None
     return None, Path(output)
 
 
-def _connected(address: str) -> Any:
-    """A client of the cluster at ``address``; one that cannot be had ends the run (exit 2)."""
+def _connected(address: ClusterAddress, *, inputs: int) -> Any:
+    """A client of the cluster at ``address`` (a local one of at most a worker per core and
+    per input); one that cannot be had within the connection's timeout ends the run (exit 2)."""
     from patchcore import MissingExtra
 
     try:
         from toolpatch.integrations.dask import connect
 
-        return connect(address)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--dask") from None
+        return connect(address.scheduler, workers=address.local_workers(inputs))
     except (OSError, MissingExtra) as exc:
         sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")
         raise typer.Exit(ExitCode.ERROR) from None
@@ -239,8 +246,6 @@ def _run_inputs(settings: Settings) -> int:
     sources, stores, output = _inputs(settings)
     words = STRIPPING if settings.command is Command.STRIP else FIXING
     printer = stderr_printer(settings.color)
-    if verbosity > 1 and settings.config.path is not None:
-        printer.text(f"Using configuration {settings.config.path}")
 
     diff_printer = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
     stdout_product = mode is Mode.FIX_DIFF or (
@@ -329,7 +334,7 @@ def _run_inputs(settings: Settings) -> int:
         fix_output = output if mode is Mode.FIX else None
         done: Iterator[Outcome]
         if settings.dask is not None:
-            client = _connected(settings.dask)
+            client = _connected(settings.dask, inputs=len(sources))
             stack.callback(client.close)
             done = cluster_outcomes(
                 client,
@@ -387,6 +392,8 @@ def _run_inputs(settings: Settings) -> int:
             defects = [f for f in summary.listed() if not patchcore.is_training_target(f)]
             render_provider_errors(defects, report_to or printer)
     if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
+        if verbosity >= NORMAL and settings.config.path is not None:  # what chose the rules
+            printer.text(f"Configuration: {shown_name(str(settings.config.path))}")
         render_summary(summary, printer, verbosity=verbosity)
     if report_file is not None and report_file.failure is not None:  # a full disk: said once
         reason = f"cannot write the report: {report_file.failure.strerror}"

@@ -1,9 +1,11 @@
 """Project configuration: ``[tool.toolpatch]`` in ``pyproject.toml``, or a ``toolpatch.toml``.
 
 Found as ruff finds its own: walking up from the common parent of the inputs (the current
-directory for stdin), the nearest folder with a ``toolpatch.toml`` (top-level keys) or a
+directory for stdin and URLs), the nearest folder with a ``toolpatch.toml`` (top-level keys) or a
 ``pyproject.toml`` that has a ``[tool.toolpatch]`` table wins; in one folder ``toolpatch.toml``
-wins. ``--config PATH`` names the file instead, ``--config 'KEY = VALUE'`` overrides one key,
+wins. The walk stops at the repository's root or the home folder (`searched`), and a file found
+that others than its owner may write, or in a folder they may write, is refused (`_trusted`).
+``--config PATH`` names the file instead, ``--config 'KEY = VALUE'`` overrides one key,
 ``--isolated`` ignores every file. The TOML parser is imported only when there is something to
 parse, and a ``pyproject.toml`` that never mentions toolpatch is not parsed at all, so a run
 without configuration costs nothing.
@@ -294,19 +296,81 @@ def _read(path: Path, table: Mapping[str, Any]) -> Config:
         raise ConfigError(msg) from None
 
 
-def discover(start: Path) -> Config:
-    """The configuration nearest to ``start`` (a folder), walking up; empty when there is none.
+#: What marks a repository's root folder, as black's ``find_project_root`` reads it.
+REPOSITORY_MARKERS = (".git", ".hg")
+
+
+def searched(start: Path) -> list[Path]:
+    """The folders discovery looks in, nearest first: ``start`` and its parents up to the first
+    that is a repository's root (it holds a `REPOSITORY_MARKERS` entry, as black bounds a
+    project) or the home folder, never above it; outside both, up to the file system's root,
+    as ruff walks."""
+    home = Path.home()
+    folders = []
+    for folder in (start, *start.parents):
+        folders.append(folder)
+        if folder == home or any((folder / marker).exists() for marker in REPOSITORY_MARKERS):
+            break
+    return folders
+
+
+def writable_by_others(path: Path) -> str | None:
+    """Who besides its owner may write ``path`` (a file or a folder), in words, or ``None``:
+    everyone (``o+w``), or a group with another member than the owner (``g+w``; a user's
+    private group, named as the user and with no other listed member, is the owner alone)."""
+    status = path.stat()
+    if status.st_mode & 0o002:
+        return "every user"
+    if not status.st_mode & 0o020:
+        return None
+    try:
+        import grp
+        import pwd
+
+        owner = pwd.getpwuid(status.st_uid).pw_name
+        group = grp.getgrgid(status.st_gid)
+    except (ImportError, KeyError):  # no such databases (Windows), or no name for the ids
+        return "its group"
+    if group.gr_name == owner and set(group.gr_mem) <= {owner}:
+        return None
+    return f"the group {group.gr_name}"
+
+
+def _trusted(path: Path) -> Path:
+    """``path``, a configuration file found by discovery, when no one but its owner may write
+    it or its folder: a file planted in a shared folder (``/tmp``) must not choose the texts
+    a repair writes or turn the live-session guard off.
 
     Raises:
-        ConfigError: The file found is not valid TOML or has a bad or unknown key.
+        ConfigError: Someone else may (the message says who and how to go on).
     """
-    for folder in (start, *start.parents):
+    for what in (path, path.parent):
+        who = writable_by_others(what)
+        if who is not None:
+            kind = "it" if what == path else f"its folder {what}"
+            msg = (
+                f"{path}: not used: {kind} may be written by {who} (docs/cli.md#configuration): "
+                "chmod go-w, name a file with --config, or use --isolated"
+            )
+            raise ConfigError(msg)
+    return path
+
+
+def discover(start: Path) -> Config:
+    """The configuration nearest to ``start`` (a folder), among the `searched` folders; empty
+    when there is none.
+
+    Raises:
+        ConfigError: The file found may be written by others than its owner (`_trusted`), is
+            not valid TOML or has a bad or unknown key.
+    """
+    for folder in searched(start):
         for name in (TOOLPATCH_TOML, PYPROJECT_TOML):
             candidate = folder / name
             if candidate.is_file():
                 section = _section(candidate)
                 if section is not None:
-                    return _read(candidate, section)
+                    return _read(_trusted(candidate), section)
     return Config()
 
 
@@ -347,7 +411,7 @@ def search_start(paths: Sequence[str], *, stdin_filename: str | None) -> Path:
     folders = []
     for given in paths or ["-"]:
         name = stdin_filename if given == "-" else given
-        if name is None:
+        if name is None or "://" in name:  # a URL (an object, a store): from the current folder
             continue
         absolute = Path(os.path.abspath(name))
         folders.append(str(absolute if absolute.is_dir() else absolute.parent))

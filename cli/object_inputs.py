@@ -14,8 +14,16 @@ repair is complete, and only if it is still the object that was read (its ETag, 
 and modification time, as the store reports them); otherwise nothing is written and the input
 gets an error, as a local file changed while it was fixed does.
 
+Only the protocols of `PROTOCOLS` are read (docs/cli.md#urls): a URL of another
+(``http://``, ``zip://``), or one that chains file systems (``::``), is refused before fsspec
+sees it, wherever it comes from: a PATH, ``-o PREFIX``, or an object's name that would make
+one. Nothing is written but to the object read (``fix`` in place) or under the ``-o PREFIX``
+named: an output name is built from an object's name only when each of its segments is a
+plain name (no ``..``), and under a local PREFIX only when it resolves inside it.
+
 Credentials are fsspec's and the cloud SDKs' own (environment variables, config files,
-instance roles): toolpatch takes none and prints none.
+instance roles): toolpatch takes none, and shows every URL through the one redaction
+(`cli.redaction`).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from patchcore import MissingExtra
 from .compressed import Compression, decompressed
 from .inputs import CHUNK_BYTES, HISTORY_SUFFIXES, Source, WalkSettings, resolve
 from .output_sinks import Sink, WriteFailed
+from .redaction import redacted, without_secrets
 
 #: ``scheme://``: what makes a PATH a URL (a store URL, ``langgraph+…://``, is `cli.stores`').
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -51,16 +60,65 @@ def split_urls(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     return [p for p in paths if not is_object_url(p)], [p for p in paths if is_object_url(p)]
 
 
-def file_system(url: str) -> tuple[Any, str]:
-    """The fsspec file system of ``url`` and the path in it.
+#: The URL protocols toolpatch reads and writes (docs/cli.md#object-stores), each with the
+#: extra its file system needs (``None``: none of toolpatch's): this machine's files and the
+#: object stores, under their fsspec names and aliases (``s3a``, Hadoop's name for S3;
+#: ``gcs``, gcsfs's for ``gs``; ``abfs``, ``abfss``, adlfs's for ``az``). Not HTTP (whose
+#: "folders" are a page's links, and whose writes are requests to whoever serves it), nor
+#: fsspec's archives, caches and chains.
+PROTOCOLS: dict[str, str | None] = {
+    "file": None,
+    "s3": "s3",
+    "s3a": "s3",
+    "gs": None,
+    "gcs": None,
+    "az": None,
+    "abfs": None,
+    "abfss": None,
+}
+
+
+class RefusedURL(ValueError):
+    """A URL toolpatch does not read or write: another protocol, a chain, or an output name
+    that would lead outside the ``-o PREFIX`` named. Its message shows the URL redacted."""
+
+
+def checked_url(url: str) -> str:
+    """``url`` (or a local path), when toolpatch may hand it to fsspec.
 
     Raises:
+        RefusedURL: Its protocol is not one of `PROTOCOLS`, or it chains file systems
+            (fsspec's ``::``, which would reach another protocol from a permitted one), or it
+            is a ``file://`` URL with a host or user (fsspec would read it as a relative path).
+    """
+    match = _URL.match(url)
+    scheme = match.group(0)[:-3] if match is not None else None
+    if scheme is not None and scheme.lower() not in PROTOCOLS:
+        known = ", ".join(f"{name}://" for name in PROTOCOLS)
+        msg = f"{scheme}:// URLs are not read or written (only {known}: docs/cli.md#object-stores)"
+        raise RefusedURL(msg)
+    if "::" in url:
+        msg = "a chained URL ('::') is not read: name the object itself (docs/cli.md#urls)"
+        raise RefusedURL(msg)
+    if scheme is not None and scheme.lower() == "file" and not url[7:].startswith("/"):
+        msg = "a file:// URL names a file of this machine: file:///absolute/path, no host or user"
+        raise RefusedURL(msg)
+    return url
+
+
+def file_system(url: str) -> tuple[Any, str]:
+    """The fsspec file system of ``url`` and the path in it: the only way toolpatch reaches
+    fsspec, so only a `checked_url` does.
+
+    Raises:
+        RefusedURL: It is not a URL toolpatch reads (`checked_url`).
         MissingExtra: fsspec, or the file system's own package (``s3fs`` for ``s3://``), is
             not installed.
         OSError: Another file system's package is missing (fsspec names it).
     """
-    scheme = url.split("://", 1)[0]
-    extra = "s3" if scheme in ("s3", "s3a") else None
+    checked_url(url)
+    scheme = url.split("://", 1)[0].lower()
+    extra = PROTOCOLS.get(scheme)
     try:
         import fsspec.core
 
@@ -123,7 +181,7 @@ class ObjectSource(Source, frozen=True):
         """
         if self.failure is not None:
             raise OSError(self.failure)
-        fs, path = file_system(self.url)
+        fs, path = file_system(self.url)  # a checked URL: object_sources made it
         identity = _identity(fs, path)
         with fs.open(path, "rb", block_size=CHUNK_BYTES) as handle:
             read: Callable[[int], bytes] = handle.read
@@ -250,7 +308,7 @@ class ObjectSink(Sink):
                 os.makedirs(os.path.dirname(path), exist_ok=True)
             fs.put_file(self._spool.name, path)
         except Exception as exc:  # a store's own error too; an upload is whole or nothing
-            msg = f"cannot write {self._url}: {_named(exc)}"
+            msg = f"cannot write {redacted(self._url)}: {without_secrets(_named(exc), self._url)}"
             raise WriteFailed(msg) from None
 
     def __exit__(
@@ -267,9 +325,10 @@ def object_sources(
     urls: Sequence[str], *, walk: WalkSettings, output_prefix: str | None
 ) -> Iterator[Source]:
     """The inputs the URLs name, in order: each object (a prefix walked), or a local file for
-    ``file://``; a URL that names nothing readable is one input that fails with why. With
-    ``output_prefix``, each input's ``fix`` goes there under its name relative to the prefix
-    walked (a named object: its base name)."""
+    ``file://``, named by its URL redacted (`cli.redaction`); a URL that names nothing
+    readable, or an object whose name cannot be written safely, is one input that fails with
+    why. With ``output_prefix`` (a `checked_url`), each input's ``fix`` goes there under its
+    name relative to the prefix walked (a named object: its base name)."""
     for url in urls:
         try:
             fs, path = file_system(url)
@@ -278,11 +337,24 @@ def object_sources(
                 continue
             found = _listed(fs, path, url, walk=walk)
         except Exception as exc:  # OSError, MissingExtra, a store's own (no access, ...)
-            yield ObjectSource(url, None, url=url, failure=_named(exc))
+            yield _failed(url, without_secrets(_named(exc), url))
             continue
         for name, size, relative, explicit in found:
-            target = None if output_prefix is None else _joined(output_prefix, relative)
-            yield ObjectSource(name, None, explicit=explicit, url=name, size=size, target=target)
+            try:
+                target = None if output_prefix is None else _joined(output_prefix, relative)
+                checked_url(name)
+                _plain(relative)  # a URL with a '..' may name another object once resolved
+            except RefusedURL as exc:
+                yield _failed(name, str(exc))
+                continue
+            yield ObjectSource(
+                redacted(name), None, explicit=explicit, url=name, size=size, target=target
+            )
+
+
+def _failed(url: str, why: str) -> ObjectSource:
+    """An input that fails with ``why`` wherever it is processed, named by ``url`` redacted."""
+    return ObjectSource(redacted(url), None, url=url, failure=why)
 
 
 def _local(
@@ -298,18 +370,47 @@ def _local(
             yield structs.replace(source, name=name)
             continue
         relative = os.path.relpath(absolute, path) if os.path.isdir(path) else source.path.name
-        yield ObjectSource(
-            name,
-            None,
-            explicit=source.explicit,
-            url=name,
-            size=None,
-            target=_joined(output_prefix, relative.replace(os.sep, "/")),
+        try:
+            target = _joined(output_prefix, relative.replace(os.sep, "/"))
+        except RefusedURL as exc:
+            yield _failed(name, str(exc))
+            continue
+        yield ObjectSource(name, None, explicit=source.explicit, url=name, size=None, target=target)
+
+
+def _plain(relative: str) -> str:
+    """``relative`` (an object's name below the prefix walked), when every segment of it is a
+    plain name: none is ``..``, ``.`` or empty, none holds a backslash (a separator on Windows).
+
+    Raises:
+        RefusedURL: It is not: joined to a prefix, it could name something outside it.
+    """
+    parts = relative.split("/")
+    if any(part in ("", ".", "..") or "\\" in part for part in parts):
+        msg = (
+            f"its name below the prefix, {relative!r}, has a '..', '.' or empty segment: "
+            "it could lead outside the prefix, so it is neither read nor written (rename it)"
         )
+        raise RefusedURL(msg)
+    return relative
 
 
 def _joined(prefix: str, relative: str) -> str:
-    return prefix.rstrip("/") + "/" + relative
+    """Where ``fix -o PREFIX`` writes the input named ``relative`` below the prefix walked:
+    under PREFIX, and only there (a local PREFIX: the path resolved, symlinks followed).
+
+    Raises:
+        RefusedURL: ``relative`` is not `_plain`, or the path would resolve outside PREFIX.
+    """
+    target = prefix.rstrip("/") + "/" + _plain(relative)
+    fs, root = file_system(prefix)
+    if is_local(fs):
+        top = os.path.realpath(root)
+        where = os.path.realpath(file_system(target)[1])
+        if os.path.commonpath([top, where]) != top:
+            msg = f"not written: {relative!r} resolves outside -o {prefix} (to {where})"
+            raise RefusedURL(msg)
+    return target
 
 
 def _listed(

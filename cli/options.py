@@ -17,6 +17,7 @@ from typing import Annotated, Any, NamedTuple, Optional, TypeVar
 
 import typer
 
+from .cluster_address import ClusterAddress, cluster_address
 from .console import ColorMode
 
 #: The environment variable that chooses ``check``'s report (and, naming a text form, ``fix``'s).
@@ -243,13 +244,25 @@ THREAD = _valued(
     does="Only this thread (session) of the store URLs given as PATH (repeatable). "
     "Default: every thread's latest checkpoint (docs/stores.md).",
 )
+
+
+def _cluster_address(given: str) -> ClusterAddress:
+    """``--dask``'s value checked as it is parsed: an odd one is a usage error at once."""
+    try:
+        return cluster_address(given)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 DASK = _valued(
     "dask",
-    str,
+    ClusterAddress,
     "--dask",
     metavar="ADDRESS",
     does="Run every input as a task on a Dask cluster: tcp://HOST:PORT (its scheduler), or "
-    "local / local:N (N worker processes here). The [dask] extra; docs/large-corpora.md.",
+    "local / local:N (N worker processes here, never more than the cores or the inputs). "
+    "The [dask] extra; docs/large-corpora.md.",
+    parser=_cluster_address,
 )
 EXIT_ZERO = _flag(
     "exit_zero",

@@ -36,6 +36,7 @@ import typer
 import patchcore
 
 from . import config_files as configuration
+from .cluster_address import ClusterAddress
 from .config_files import LIVE_SESSION_MINUTES, Config, refusal
 from .console import ColorMode, verbosity
 from .exit_codes import ExitCode
@@ -195,7 +196,7 @@ class Settings(msgspec.Struct):
     jobs: int | None = None
     force: bool = False
     threads: list[str] | None = None
-    dask: str | None = None
+    dask: ClusterAddress | None = None
     full: bool = False
 
     @classmethod

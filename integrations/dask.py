@@ -202,30 +202,30 @@ def _fix_whole(
     return FileRepair(source, target, len(result.fixed), len(result.remaining), 1)
 
 
-def connect(address: str) -> Any:
-    """A ``dask.distributed`` client for ``address``: ``tcp://host:port`` (or any address a
-    scheduler listens on) connects to that cluster; ``local`` starts a ``LocalCluster`` of one
-    worker process per core here, ``local:N`` of N. Close it when done (it closes a local
-    cluster it started too).
+#: How long a scheduler has to answer ``--dask tcp://…``: the connection, its handshake and a
+#: first request together.
+CONNECT_SECONDS = 10.0
+
+
+def connect(scheduler: str | None, *, workers: int, timeout: float = CONNECT_SECONDS) -> Any:
+    """A ``dask.distributed`` client of the scheduler at ``scheduler`` (``tcp://host:port``,
+    checked by `toolpatch.cli.cluster_address`), or, for ``None``, of a ``LocalCluster`` of
+    ``workers`` worker processes started here. Close it when done (it closes a local cluster it
+    started too).
 
     Raises:
         MissingExtra: ``distributed`` is not installed (the ``[dask]`` extra).
-        ValueError: ``local:N`` with an N that is not a positive number.
-        OSError: No scheduler answers at ``address``.
+        OSError: No Dask scheduler answers at ``scheduler`` within ``timeout`` seconds.
     """
     try:
         from distributed import Client
     except ModuleNotFoundError as missing:
         raise MissingExtra(missing, extra="dask", part="--dask") from None
-    if address == "local" or address.startswith("local:"):
-        count = address.partition(":")[2]
-        if count and not (count.isdigit() and int(count) > 0):
-            msg = f"local:N takes a number of worker processes, not {count!r}"
-            raise ValueError(msg)
+    if scheduler is None:
         # A LocalCluster the client owns (closed with it). One thread per worker process: the
         # engine is Python, so threads would share one interpreter lock.
         return Client(
-            n_workers=int(count) if count else None,
+            n_workers=workers,
             threads_per_worker=1,
             processes=True,
             # on this machine only, on free ports (a fixed port may be taken: a warning)
@@ -238,8 +238,44 @@ def connect(address: str) -> Any:
             silence_logs=logging.CRITICAL,
             set_as_default=False,
         )
+    _ask_identity(scheduler, timeout)
     try:
-        return Client(address, set_as_default=False, timeout="10s")
+        return Client(scheduler, set_as_default=False, timeout=timeout)
     except (OSError, TimeoutError) as exc:
-        msg = f"no Dask scheduler answers at {address}: {exc}"
+        msg = f"no Dask scheduler answers at {scheduler}: {exc}"
         raise OSError(msg) from None
+
+
+def _ask_identity(scheduler: str, timeout: float) -> None:
+    """Ask what answers at ``scheduler``, all within ``timeout`` seconds. ``Client`` bounds the
+    connection but not the handshake after it: a server of another protocol (an HTTP server)
+    that accepts the connection and never answers in Dask's held it for ever.
+
+    Raises:
+        OSError: Nothing answers in time, or what answers is not a Dask scheduler.
+    """
+    import asyncio
+
+    from distributed.comm import connect as connected
+    from distributed.core import send_recv
+
+    async def identity() -> Any:
+        comm = await connected(scheduler, timeout=timeout)
+        try:
+            return await send_recv(comm, op="identity")
+        finally:
+            comm.abort()
+
+    try:
+        answer = asyncio.run(asyncio.wait_for(identity(), timeout))
+    except (OSError, asyncio.TimeoutError) as exc:
+        why = str(exc) or f"no answer within {timeout:g} s"
+        msg = f"no Dask scheduler answers at {scheduler}: {why}"
+        raise OSError(msg) from None
+    except Exception as exc:  # what a server of another protocol sends, read as Dask's
+        msg = f"no Dask scheduler answers at {scheduler}: it answered {type(exc).__name__}"
+        raise OSError(msg) from None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind != "Scheduler":
+        msg = f"what answers at {scheduler} is not a Dask scheduler (it is {kind or 'unknown'})"
+        raise OSError(msg)

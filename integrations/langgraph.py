@@ -50,6 +50,8 @@ try:
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="langgraph", part="a langgraph+ store URL") from None
 
+from toolpatch.cli.redaction import without_secrets
+
 from .checkpoint_values import (
     StoredSerializer,
     Unloadable,
@@ -58,7 +60,7 @@ from .checkpoint_values import (
     load_messages,
     stored_send,
 )
-from .store_files import StoreError, existing_sqlite, over_limit, tables, without_secrets
+from .store_files import StoreError, existing_sqlite, over_limit, tables
 from .stores import STORE_KINDS, StoreThread
 
 #: The channel a LangChain agent's state keeps its messages in (``create_agent``'s
@@ -707,7 +709,8 @@ def _shown(exc: Exception, url: str) -> str:
     """What a row of another shape raised, as its thread's error says it (an error whose text
     alone says nothing, a ``KeyError``'s key, with its type), without the URL's secrets."""
     bare = isinstance(exc, LookupError | AttributeError | RecursionError)
-    return without_secrets(repr(exc) if bare else str(exc), url)
+    shown: str = without_secrets(repr(exc) if bare else str(exc), url)  # typed: mypy reads cli/
+    return shown
 
 
 def _check_shape(saved: CheckpointTuple) -> None:

@@ -1,5 +1,5 @@
-"""What the store integrations share: their error, showing a URL without its secrets, and
-opening an existing SQLite file.
+"""What the store integrations share: their error, and opening an existing SQLite file (a
+URL is shown without its secrets by the one redaction, `toolpatch.cli.redaction`).
 
 Opening a path with ``sqlite3.connect`` creates an empty database where there was none, and a
 check must never leave a file behind or write to one: a store's file is opened only when it
@@ -10,13 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from urllib.parse import quote, unquote, urlsplit
-
-#: What a URL's secrets are shown as.
-HIDDEN = "***"
-#: Query parameters whose value is a secret (libpq's ``password``, ``sslpassword``, and the
-#: like of other drivers), by a word in their name.
-SECRET_WORDS = ("password", "secret", "token")
+from urllib.parse import quote
 
 
 class StoreError(Exception):
@@ -34,58 +28,6 @@ def over_limit(what: str, size: int | None, limit: int) -> str | None:
     if size is None or size <= limit:
         return None
     return f"{what} take {size} bytes, more than the record-size limit of {limit_text(limit)}"
-
-
-def redacted(url: str) -> str:
-    """``url`` as toolpatch shows it: its password and secret query parameters as ``***``.
-
-    >>> redacted("langgraph+postgresql://bob:pw@db:5432/app?sslpassword=k&sslmode=require")
-    'langgraph+postgresql://bob:***@db:5432/app?sslpassword=***&sslmode=require'
-    """
-    scheme, sep, rest = url.partition("://")
-    where, at, host = rest.rpartition("@")
-    user, colon, _ = where.partition(":")
-    if at and colon:
-        rest = f"{user}:{HIDDEN}@{host}"
-    address, question, query = rest.partition("?")
-    if question:
-        pairs = []
-        for pair in query.split("&"):
-            name, equals, value = pair.partition("=")
-            pairs.append(f"{name}={HIDDEN}" if equals and value and _secret(name) else pair)
-        rest = f"{address}?{'&'.join(pairs)}"
-    return f"{scheme}{sep}{rest}"
-
-
-def without_secrets(text: str, url: str) -> str:
-    """``text`` (a driver's message) with ``url`` and each of its secrets hidden: a driver's
-    error can quote the connection string it was given."""
-    text = text.replace(url, redacted(url))
-    for secret in sorted(_secrets(url), key=len, reverse=True):
-        text = text.replace(secret, HIDDEN)
-    return text
-
-
-def _secrets(url: str) -> set[str]:
-    """The password and secret parameter values of ``url``, as written and decoded."""
-    found: set[str] = set()
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return found
-    if password:
-        found |= {password, unquote(password)}
-    for pair in parts.query.split("&"):
-        name, equals, value = pair.partition("=")
-        if equals and value and _secret(name):
-            found |= {value, unquote(value)}
-    return {secret for secret in found if secret}
-
-
-def _secret(name: str) -> bool:
-    """Whether a query parameter's value is a secret, by its name."""
-    return any(word in name.lower() for word in SECRET_WORDS)
 
 
 def existing_sqlite(path: str, *, write: bool = False) -> sqlite3.Connection:

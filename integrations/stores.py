@@ -19,8 +19,9 @@ from typing import Any
 
 from patchcore import Conversation, Finding, Options, Result
 from patchcore.raw.codec import MAX_RECORD_BYTES
+from toolpatch.cli.redaction import redacted, without_secrets
 
-from .store_files import StoreError, redacted, without_secrets
+from .store_files import StoreError
 
 __all__ = [
     "Evaluation",

@@ -109,13 +109,17 @@ def test_stdin_discovers_from_the_current_folder_or_the_stdin_filename(tmp_path:
     run(named, input=DANGLING, cwd=tmp_path, expect=0)
 
 
-def test_verbose_names_the_configuration_used(tmp_path: Path) -> None:
+def test_the_summary_names_the_configuration_used(tmp_path: Path) -> None:
     write(tmp_path / "h.json", CLEAN)
-    path = toolpatch_toml(tmp_path, 'select = ["TP0"]\n')
-    verbose = run(["check", "-v", "h.json"], cwd=tmp_path, expect=0)
-    assert str(path) in verbose.stderr
-    plain = run(["check", "h.json"], cwd=tmp_path, expect=0)
-    assert "toolpatch.toml" not in plain.stderr
+    toolpatch_toml(tmp_path, 'select = ["TP0"]\n')
+    for args in (["check", "-v", "h.json"], ["check", "h.json"]):
+        shown = run(args, cwd=tmp_path, expect=0)
+        assert shown.stderr_lines[-2:] == [
+            "Configuration: toolpatch.toml",
+            "No findings in 1 file.",
+        ]
+    quiet = run(["check", "-q", "h.json"], cwd=tmp_path, expect=0)
+    assert "toolpatch.toml" not in quiet.stderr
 
 
 # --------------------------------------------------------------------------------------------

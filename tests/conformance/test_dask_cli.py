@@ -8,11 +8,13 @@ replaced and its task run again by Dask: the run still ends with every object re
 
 from __future__ import annotations
 
+import http.server
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -159,7 +161,30 @@ def test_an_address_without_a_scheduler_is_an_error(tmp_path: Path) -> None:
     assert "no Dask scheduler answers at tcp://127.0.0.1:9" in result.stderr
     usage = toolpatch_plain(["check", "--dask", "local:x", str(tmp_path)])
     assert usage.returncode == 2
-    assert "local:N takes a number" in usage.stderr
+    assert "is not a cluster's address" in usage.stderr
+
+
+def test_a_server_that_is_not_a_scheduler_is_an_error_within_the_timeout(tmp_path: Path) -> None:
+    """An HTTP server accepts the connection and never answers in Dask's protocol: the run
+    ends within the connection's timeout with one line, not hanging for ever."""
+    from toolpatch.integrations.dask import CONNECT_SECONDS
+
+    (tmp_path / "h.json").write_bytes(b'{"messages": []}')
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    try:
+        address = f"tcp://127.0.0.1:{web.server_address[1]}"
+        started = time.monotonic()
+        result = toolpatch_plain(["check", "--dask", address, str(tmp_path)])
+        elapsed = time.monotonic() - started
+    finally:
+        web.shutdown()
+        web.server_close()
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        f"toolpatch: error: no Dask scheduler answers at {address}: no answer within 10 s"
+    ]
+    assert elapsed < CONNECT_SECONDS + 15
 
 
 def toolpatch_plain(args: list[str]) -> subprocess.CompletedProcess[str]:

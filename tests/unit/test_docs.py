@@ -17,6 +17,8 @@ CITATION = re.compile(r"docs/([a-z0-9_-]+\.md)(?:#([A-Za-z0-9_-]+))?")
 #: A link from one page to another: ``](pairing.md#keyless-calls)``, ``](#tp001-...)``.
 LINK = re.compile(r"\]\(([a-z0-9_-]+\.md)?(?:#([A-Za-z0-9_-]+))?\)")
 SCANNED = ("*.py", "*.md", "*.toml", "*.yaml")
+#: A test a page cites as the check of what it states: ``tests/cli/test_x.py::test_name``.
+CITED_TEST = re.compile(r"(tests/[a-z0-9_/]+\.py)::([a-z0-9_]+)")
 
 
 def scanned_files() -> list[Path]:
@@ -48,6 +50,20 @@ def test_every_cited_docs_anchor_exists() -> None:
             elif anchor is not None and anchor not in anchors(DOCS / page):
                 broken.append(f"{where}: docs/{page} has no heading #{anchor}")
     assert broken == []
+
+
+def test_every_test_a_page_cites_exists() -> None:
+    """A rule a page states with the test that checks it (docs/cli.md#safety) names a test that
+    is there."""
+    missing = []
+    for page in sorted(DOCS.glob("*.md")):
+        for match in CITED_TEST.finditer(page.read_text(encoding="utf-8")):
+            module, name = ROOT / match.group(1), match.group(2)
+            if not module.is_file() or f"def {name}(" not in module.read_text(encoding="utf-8"):
+                missing.append(f"{page.name}: {match.group(0)}")
+    assert missing == []
+    safety = (DOCS / "cli.md").read_text(encoding="utf-8").partition("\n## Safety\n")[2]
+    assert CITED_TEST.search(safety.partition("\n## ")[0])
 
 
 def test_slugs_follow_github() -> None:

@@ -1,0 +1,88 @@
+"""``--dask ADDRESS`` checked as it is parsed
+(docs/large-corpora.md#on-a-cluster-from-the-command-line): an odd address is a usage error at
+once (no input listed, nothing of Dask started, no wait and no traceback), and ``local:N``
+starts no more worker processes than ``--jobs`` would: the cores, and the inputs. The
+connection's timeout is checked on a real cluster, tests/conformance/test_dask_cli.py.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.builders import DANGLING, write
+from tests.helpers import run, run_process
+from toolpatch.cli.cluster_address import ClusterAddress, cluster_address
+from toolpatch.cli.parallel import available_cores
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "foo",
+        "tcp://",
+        "tcp://127.0.0.1",
+        "tcp://h:0",
+        "tcp://h:99999",
+        "tcp://u:p@h:1/x",
+        "inproc://x",
+        "http://h:8786",
+        "local:",
+        "local:0",
+        "local:x",
+        "local:-1",
+        " local",
+    ],
+)
+def test_an_odd_address_is_a_usage_error_at_once(address: str, tmp_path: Path) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    started = time.monotonic()
+    result = run_process(["check", "--dask", address, "h.json"], cwd=tmp_path, expect=2)
+    assert time.monotonic() - started < 10  # a process's start-up: no 20 s wait
+    assert "Invalid value for '--dask'" in result.stderr, result.show()
+    assert "h.json" not in result.stderr.replace(" h.json", "")  # no input was read
+
+
+@pytest.mark.parametrize(
+    ("address", "parsed"),
+    [
+        ("local", ClusterAddress(None, None)),
+        ("local:3", ClusterAddress(None, 3)),
+        ("tcp://scheduler:8786", ClusterAddress("tcp://scheduler:8786")),
+        ("tls://10.0.0.7:8786", ClusterAddress("tls://10.0.0.7:8786")),
+        ("tcp://[::1]:8786", ClusterAddress("tcp://[::1]:8786")),
+    ],
+)
+def test_the_documented_addresses_are_taken(address: str, parsed: ClusterAddress) -> None:
+    assert cluster_address(address) == parsed
+
+
+def test_a_local_cluster_is_bounded_as_jobs_are() -> None:
+    cores = available_cores()
+    assert ClusterAddress(None, 64).local_workers(1) == 1
+    assert ClusterAddress(None, 64).local_workers(1000) == cores
+    assert ClusterAddress(None, None).local_workers(1000) == cores
+    assert ClusterAddress(None, 1).local_workers(1000) == 1
+    assert ClusterAddress(None, None).local_workers(0) == 1
+
+
+def test_local_64_for_one_file_asks_for_one_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run asks the integration for the bounded count (the cluster itself is not started:
+    its start is the conformance tests')."""
+    import toolpatch.integrations.dask as integration
+
+    asked: list[tuple[str | None, int]] = []
+
+    def refuse(scheduler: str | None, *, workers: int) -> None:
+        asked.append((scheduler, workers))
+        raise OSError("not started by this test")
+
+    monkeypatch.setattr(integration, "connect", refuse)
+    write(tmp_path / "h.json", DANGLING)
+    result = run(["check", "--dask", "local:64", "h.json"], cwd=tmp_path, expect=2)
+    assert asked == [(None, 1)], result.show()
+    assert result.stderr_lines[-1] == "toolpatch: error: not started by this test"
