@@ -338,7 +338,10 @@ class Stream:
         (`patchcore.raw.held_lines`)."""
         bom = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
         held = HeldLines()
-        held.add(memoryview(head)[bom:])
+        # the head itself (a slice of it: a copy), never a view of it: whoever still holds the
+        # chunk (a profiler's sampled frame, on a Dask worker) would keep the head from being
+        # emptied ("Existing exports of data")
+        held.add(head[bom:] if bom else head)
         del head[:]
         offset = bom
         chunks = itertools.chain((b"",), self._chunks)  # the head may hold batches already

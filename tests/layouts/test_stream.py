@@ -22,6 +22,7 @@ import patchcore
 from benchmarks.corpus import lines as corpus_lines
 from patchcore.options import Options
 from patchcore.pipeline import WHOLE_LIMIT, Stream, Unchanged, run
+from patchcore.raw.held_lines import HeldLines
 from tests.builders import InMemory, chunked, streamed
 from tests.conftest import SAMPLES
 from tests.helpers import run_process as toolpatch
@@ -92,6 +93,37 @@ def test_a_stream_without_every_list_counts_the_clean_lists_and_keeps_the_rest(
     assert report.line_count == whole.line_count
     if fix:
         assert output == (data if whole.output is None else whole.output)
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_a_chunk_someone_still_holds_does_not_stop_the_stream(
+    bom: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk handed to the held lines may outlive the call: Dask's profiler, on a cluster's
+    worker, keeps the frames it samples, and with them their arguments. The head the stream
+    empties once it is held must not be exported to such a chunk: a view of it made the
+    emptying fail ("BufferError: Existing exports of data"), a cluster run's internal error."""
+    kept: list[Any] = []
+    add = HeldLines.add
+
+    def holding(self: HeldLines, chunk: Any) -> None:
+        kept.append(chunk)  # as a sampled frame holds it
+        add(self, chunk)
+
+    monkeypatch.setattr(HeldLines, "add", holding)
+    data = bom + corpus(40, dialect="openai-chat")
+    stream = Stream(
+        chunked(data, 977),
+        filename="input.jsonl",
+        options=patchcore.make_options(),
+        fix=True,
+        whole_limit=300,
+        batch_bytes=5000,
+    )
+    output = b"".join(bytes(p) for p in stream)
+    whole = run(data, filename="input.jsonl", options=patchcore.make_options(), fix=True)
+    assert output == whole.output
+    assert kept
 
 
 def test_a_streamed_result_holds_each_finding_once() -> None:
