@@ -1,5 +1,5 @@
 """``--output-format json`` (one array) and ``jsonl`` (one object per line), both written as
-each input is done, an object at a time (docs/cli.md#safety: reports stream).
+each input is done, an object at a time (docs/cli.md#reports).
 
 Both hold the same objects (`patchcore.finding_record`, `cli.machine_reports.records`), in input
 order: for each input its warnings (parts not checked) and findings, or its error entry when it

@@ -30,7 +30,7 @@ def json_text(value: Any, *, indent: int | None = None) -> str:
 class StreamedArray:
     """The text of a JSON document (indented by 2) whose one long array is written an item at
     a time, so that a report holds one item, never the whole array or its text
-    (docs/cli.md#safety: reports stream): `head`, then `item` for each item, then `tail` are
+    (docs/cli.md#reports): `head`, then `item` for each item, then `tail` are
     together the bytes of `json_text` over the whole document.
 
     ``document`` holds the array as ``[StreamedArray.PLACE]``.

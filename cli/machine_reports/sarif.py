@@ -241,7 +241,7 @@ def unplanned(place: Place, reason: str) -> dict[str, Any]:
 
 class SarifReporter(Reporter):
     """One SARIF log (files named from the directory it ran in), its results written as each
-    input is done (docs/cli.md#safety: reports stream). The log says before its results
+    input is done (docs/cli.md#reports). The log says before its results
     whether the run succeeded (its invocation), which only the last input decides: the results
     go to a temporary file (in memory while small) and follow the log's head when the run is
     over. A temporary file that cannot be written is the report's `failure`."""
