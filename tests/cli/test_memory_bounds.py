@@ -359,7 +359,7 @@ def test_twice_the_findings_take_no_more_report_memory(
     the input's bytes and the plan of its fixes) does not grow with them: 6 k findings are
     reported in what 3 k are (within a megabyte), a few megabytes either way (SARIF's results
     wait in a temporary file, in memory while small). The reports that gathered every finding
-    took about 3 and 6 KB more a finding."""
+    took about 8 KB (JSON) and 20 KB (SARIF) more a finding: 23 -> 47 MB, 61 -> 123 MB."""
     overheads = []
     for count in (3000, 6000):
         path = tmp_path / f"c{count}.jsonl"
