@@ -395,9 +395,11 @@ def _run_inputs(settings: Settings) -> int:
         if verbosity >= NORMAL and settings.config.path is not None:  # what chose the rules
             printer.text(f"Configuration: {shown_name(str(settings.config.path))}")
         render_summary(summary, printer, verbosity=verbosity)
-    if report_file is not None and report_file.failure is not None:  # a full disk: said once
-        reason = f"cannot write the report: {report_file.failure.strerror}"
-        printer.line(error_pieces(InputError(str(output), reason)))
+    failures = [part.failure for part in (report_file, reporter) if part is not None]
+    failure = next(filter(None, failures), None)
+    if failure is not None:  # a full disk: said once
+        reason = f"cannot write the report: {failure.strerror}"
+        printer.line(error_pieces(InputError(str(output or "-"), reason)))
         return int(ExitCode.ERROR)
     return int(
         summary.exit_code(

@@ -69,21 +69,26 @@ class Reporter(ABC):
 
     def __init__(self, stream: IO[bytes]) -> None:
         self.stream = stream
+        self.failure: OSError | None = None
+        """What kept the report from being written other than its stream (a temporary file
+        that could not be written), said once at the end as the stream's own failure is."""
 
     @abstractmethod
     def add(self, outcome: Outcome) -> None:
         """Take one input's outcome (formats that stream write it now)."""
 
     def finish(self) -> None:
-        """Write what is left once every input was added (whole-document formats override it;
-        the streaming ones have written everything already)."""
+        """Write what is left once every input was added (the end of a document; a format
+        written a line at a time has written everything already)."""
         self.stream.flush()
 
-    def write(self, text: str) -> None:
-        """Write ``text`` as UTF-8 and flush, so a follower of the report sees each part.
+    def write(self, text: str, *, flush: bool = True) -> None:
+        """Write ``text`` as UTF-8 and ``flush``, so a follower of the report sees each part
+        (a report written an object at a time flushes once an input's objects are written).
 
         A lone surrogate (a JSON ``"\\ud800"`` in the input) has no UTF-8 form; it is written
         as that same escape, which inside a JSON string is the exact value again.
         """
         self.stream.write(text.encode("utf-8", errors="backslashreplace"))
-        self.stream.flush()
+        if flush:
+            self.stream.flush()

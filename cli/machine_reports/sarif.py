@@ -23,6 +23,8 @@ so that the replacements of all the results, each applied once, give the bytes `
 from __future__ import annotations
 
 import base64
+import shutil
+import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,10 +33,11 @@ from patchcore import Finding, format_pointer
 
 from ..input_errors import InputError
 from ..input_run import Outcome
+from ..output_sinks import SPOOL_MEMORY
 from ..project import REPOSITORY, docs_url, rule_url
 from ..stores import is_store_url
 from .base import InputWarning, Reporter
-from .records import json_text
+from .records import StreamedArray
 from .sarif_artifacts import SRCROOT, artifact_location, directory_uri
 from .sarif_regions import TextPositions
 
@@ -237,15 +240,23 @@ def unplanned(place: Place, reason: str) -> dict[str, Any]:
 
 
 class SarifReporter(Reporter):
-    """One SARIF log, written when the run is over (files named from the directory it ran in)."""
+    """One SARIF log (files named from the directory it ran in), its results written as each
+    input is done (docs/cli.md#reports). The log says before its results
+    whether the run succeeded (its invocation), which only the last input decides: the results
+    go to a temporary file (in memory while small) and follow the log's head when the run is
+    over. A temporary file that cannot be written is the report's `failure`."""
 
     needs_bytes = True
 
     def __init__(self, stream: IO[bytes]) -> None:
         super().__init__(stream)
         self.root = Path.cwd()
-        self.results: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
+        self.results = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
+        self.empty = True
+        # Where the results go in the log: the same place (so the same indent) whatever the
+        # notifications before them say.
+        self.layout = StreamedArray(self.log())
 
     def add(self, outcome: Outcome) -> None:
         source = outcome.source
@@ -258,16 +269,25 @@ class SarifReporter(Reporter):
         if outcome.error is not None:
             self.notifications.append(notification(place, outcome.error))
         elif outcome.result is not None:
-            self.results += [warning_result(place, w) for w in InputWarning.all_of(outcome)]
-            self.results += [
-                result(place, finding, planned(outcome.plan, index, finding))
-                for index, finding in enumerate(outcome.result.findings)
-            ]
+            for warning in InputWarning.all_of(outcome):
+                self._result(warning_result(place, warning))
+            for index, finding in enumerate(outcome.result.findings):
+                self._result(result(place, finding, planned(outcome.plan, index, finding)))
             if outcome.unplanned is not None:
                 self.notifications.append(unplanned(place, outcome.unplanned))
 
+    def _result(self, sarif_result: dict[str, Any]) -> None:
+        """Write one result to the temporary file (as the log holds it)."""
+        if self.failure is None:
+            text = self.layout.item(sarif_result, first=self.empty)
+            try:
+                self.results.write(text.encode("utf-8", errors="backslashreplace"))
+            except OSError as exc:
+                self.failure = exc
+        self.empty = False
+
     def log(self) -> dict[str, Any]:
-        """The whole SARIF log."""
+        """The SARIF log, its results as `StreamedArray.PLACE`."""
         driver = {
             "name": "toolpatch",
             "informationUri": REPOSITORY,
@@ -286,9 +306,16 @@ class SarifReporter(Reporter):
             "originalUriBaseIds": {SRCROOT: root},
             "invocations": [invocation],
             "columnKind": "utf16CodeUnits",
-            "results": self.results,
+            "results": [StreamedArray.PLACE],
         }
         return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
     def finish(self) -> None:
-        self.write(json_text(self.log(), indent=2) + "\n")
+        with self.results:
+            if self.failure is not None:
+                return
+            log = StreamedArray(self.log())
+            self.write(log.head(), flush=False)
+            self.results.seek(0)
+            shutil.copyfileobj(self.results, self.stream)
+            self.write(log.tail(empty=self.empty) + "\n")

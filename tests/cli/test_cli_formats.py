@@ -411,12 +411,13 @@ def test_sarif_rules_link_their_documentation(inputs: Path) -> None:
 def test_clean_input_gives_an_empty_report(tmp_path: Path) -> None:
     (tmp_path / "clean.json").write_text('[{"role": "user", "content": "hi"}]')
     as_json = run(["check", "--output-format", "json", "clean.json"], cwd=tmp_path, expect=0)
-    assert json.loads(as_json.stdout) == []
+    assert as_json.stdout == b"[]\n"  # written as it goes, closed with no item in it
     as_jsonl = run(["check", "--output-format", "jsonl", "clean.json"], cwd=tmp_path, expect=0)
     assert as_jsonl.stdout == b""
     as_sarif = run(["check", "--output-format", "sarif", "clean.json"], cwd=tmp_path, expect=0)
     sarif_run = json.loads(as_sarif.stdout)["runs"][0]
     assert sarif_run["results"] == [] and sarif_run["invocations"][0]["executionSuccessful"]
+    assert b'\n      "results": []\n' in as_sarif.stdout
 
 
 # --------------------------------------------------------------------------------------------
