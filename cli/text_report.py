@@ -87,7 +87,9 @@ def finding_pieces(
     pieces += [(" ", ""), (finding.message, "")]
     origin = origin_note(finding)
     if origin:
-        pieces.append((origin, "green" if "recovered" in origin else "yellow"))
+        assert finding.fix is not None  # a finding has an origin only with its fix
+        recovered = finding.fix.origin is patchcore.Origin.RECOVERED
+        pieces.append((origin, "green" if recovered else "yellow"))
     pieces.append((f" [{where}]", "dim"))
     return pieces
 

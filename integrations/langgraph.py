@@ -175,15 +175,18 @@ class ToolStep:
     errors: dict[str, str]
     unled: str | None = None
 
-    def runs_again(self, messages: Sequence[BaseMessage]) -> list[str]:
-        """The calls ``invoke(None)`` would run again: those without a result in
-        ``messages`` (the stored ones with the pending writes added), as report text."""
+    def open_calls(self, messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+        """The step's calls without a result in ``messages`` (the stored ones with the pending
+        writes added): what ``invoke(None)`` would run again, and what the repair answers."""
         answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        return [call for call in self.calls if call.get("id") not in answered]
+
+    def runs_again(self, messages: Sequence[BaseMessage]) -> list[str]:
+        """The calls ``invoke(None)`` would run again (`open_calls`), as report text."""
         return [
             f"{call.get('name')} ({call.get('id')})"
             + (f", which raised {self.errors[call['id']]}" if call.get("id") in self.errors else "")
-            for call in self.calls
-            if call.get("id") not in answered
+            for call in self.open_calls(messages)
         ]
 
 
@@ -271,8 +274,7 @@ def _with_errors(
     one call left without a result. The error is the text LangGraph stored (nothing is
     constructed from it); a value that is not text is not used, nor a cancellation
     (`CANCELLED`): it says what LangGraph did to the task, not what the tool did."""
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    open_ids = [str(c["id"]) for c in step.calls if c.get("id") not in answered]
+    open_ids = [str(c["id"]) for c in step.open_calls(messages)]
     failed = [
         (task, value) for task, channel, value in saved.pending_writes or [] if channel == ERROR
     ]
