@@ -69,8 +69,9 @@ def odd_entry(entry: Entry) -> Conversation | None:
 
 #: Why a pending call of a live session has no fix (after the finding's own sentence).
 STILL_RUNNING = (
-    "the session may still be running (its log was written to recently): the tool may "
-    "still be running and write its own result, so none is made up"
+    "the session may still be running (its log was written to recently, or a process holds "
+    "it open for writing): the tool may still be running and write its own result, so none is "
+    "made up"
 )
 
 
