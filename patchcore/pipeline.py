@@ -476,23 +476,31 @@ class _RecordMeter:
             DecodeError: The line being read, or the blank run, is past the limit.
         """
         size = len(piece)
-        ink = len(piece.rstrip())  # up to the last non-blank byte (whitespace as bytes.strip)
+        # up to the last non-blank byte (whitespace as bytes.strip); a piece that ends on ink,
+        # as most do, is not copied to find it
+        ink = size if size and piece[-1] not in _BLANK else len(piece.rstrip())
+        breaks = piece.count(b"\n", 0, ink)  # each byte's line break counted once
         if ink:
             self._blank = size - ink
-            self._blank_line = self._breaks + piece.count(b"\n", 0, ink) + 2
+            self._blank_line = self._breaks + breaks + 2
         else:
             self._blank += size
-        last_break = piece.rfind(b"\n")
+        breaks += piece.count(b"\n", ink)
+        last_break = piece.rfind(b"\n") if breaks else -1
         if last_break < 0:
             self._line += size
         else:
             self._line = size - last_break - 1
             self._bom = 0
-        self._breaks += piece.count(b"\n")
+        self._breaks += breaks
         if self._line > self._limit + self._bom:
             raise too_large(self._limit, line=self._breaks + 1)
         if self._blank > self._limit:
             raise too_blank(self._limit, line=min(self._blank_line, self._breaks + 1))
+
+
+#: The bytes ``bytes.strip`` takes for blank space (ASCII whitespace), as byte values.
+_BLANK = frozenset(b" \t\n\r\x0b\x0c")
 
 
 def _file_pieces(file: RandomAccess, offset: int, size: int) -> Iterator[bytes]:
