@@ -15,57 +15,67 @@ repaired bytes; a patch two fixes share is in both.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from patchcore.errors import SelfCheckError
+from patchcore.errors import DecodeError, SelfCheckError
 from patchcore.layouts import layout_of
-from patchcore.layouts.base import WholeLayout, unique_edits
+from patchcore.layouts.base import Layout, WholeLayout, unique_edits
 from patchcore.raw.codec import Decoded, Framing, Record, decode
 
 if TYPE_CHECKING:
-    from patchcore.model import Finding
+    from patchcore.model import Finding, Pointer
     from patchcore.options import Options
     from patchcore.raw.hunks import Extent
     from patchcore.raw.splice import Patch
     from patchcore.result import Result
 
 
+#: What tells a finding of the check from another: the same finding of the ``fix`` run over the
+#: same bytes has the same (code, pointer, call id, line, column).
+FindingKey = tuple[str, "Pointer", "str | None", "int | None", "int | None"]
+
+
+def finding_key(finding: Finding) -> FindingKey:
+    """The identity a finding has in a check and in the ``fix`` run of the same bytes."""
+    return (finding.code, finding.pointer, finding.call_id, finding.line, finding.column)
+
+
 @dataclass(frozen=True, slots=True)
 class FixPlan:
-    """The repair of an input, patch by patch, with the findings each patch fixes.
+    """The repair of an input, patch by patch, each with the findings whose fix writes it.
+
+    It holds the patches and, for each fixed finding, its own (by `finding_key`): not the
+    ``fix`` run's result, whose findings a report of the check already holds, so that a plan
+    costs a few hundred bytes a fix, not a second copy of every finding.
 
     Attributes:
-        result: What `fix_document` returns for the input (``result.output``: the repair).
         patches: The repair as patches of the whole input (byte-order mark included), sorted
-            and disjoint: applied to the input together, they give ``result.output``.
-        owners: For each patch, the indexes in ``result.findings`` of the findings whose fix
-            writes it (at least one).
+            and disjoint: applied to the input together, they give what ``fix`` writes.
+        owned: For each fixed finding's key, the patches its fix writes (at least one).
     """
 
-    result: Result
     patches: tuple[Patch, ...] = ()
-    owners: tuple[frozenset[int], ...] = ()
-    _owned: dict[int, tuple[Patch, ...]] = field(init=False, repr=False, compare=False)
+    owned: Mapping[FindingKey, tuple[Patch, ...]] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        owned: dict[int, list[Patch]] = {}
-        for patch, owners in zip(self.patches, self.owners, strict=True):
-            for index in owners:
-                owned.setdefault(index, []).append(patch)
-        object.__setattr__(self, "_owned", {k: tuple(v) for k, v in owned.items()})
-
-    def of(self, index: int) -> tuple[Patch, ...]:
-        """The patches of the fix of ``result.findings[index]`` (none when it is not fixed)."""
-        return self._owned.get(index, ())
+    def of(self, finding: Finding) -> tuple[Patch, ...]:
+        """The patches of ``finding``'s fix (none when ``fix`` does not apply it): the finding
+        of a check of the same bytes, or of the ``fix`` run itself."""
+        return self.owned.get(finding_key(finding), ())
 
 
 def plan_fixes(data: bytes, *, filename: str | None, options: Options) -> FixPlan:
-    """`fix_document` of ``data``, with its repair as patches owned by findings.
+    """What `fix_document` writes for ``data``, as patches owned by the findings they fix.
+
+    A layout of records (a JSON document, conversation lines) is planned record by record, as
+    ``fix`` repairs it: each record's result is let go once its patches are owned, so the plan
+    of a corpus of many findings holds its patches only. A whole layout (an agent session) is
+    planned from its one repair.
 
     Raises:
-        DecodeError, NoHistoryError, ShapeError, SelfCheckError: As `fix_document`.
+        DecodeError, NoHistoryError, ShapeError, SelfCheckError: As `fix_document` (a record
+            that is not JSON, kept by ``keep_invalid_lines``, has nothing to plan).
     """
     decoded = decode(
         data,
@@ -74,28 +84,38 @@ def plan_fixes(data: bytes, *, filename: str | None, options: Options) -> FixPla
         max_record=options.max_record_bytes,
     )
     layout = layout_of(decoded, options)
-    result = layout.process(decoded, options=options, fix=True)
-    if result.output is None:
-        return FixPlan(result)
-    index = {id(finding): k for k, finding in enumerate(result.findings)}
-    if isinstance(layout, WholeLayout):
-        groups = [_whole_patches(layout, decoded, result)]
-    else:
-        groups = _record_patches(decoded, result.fixed)
     patches: list[Patch] = []
-    owners: list[frozenset[int]] = []
+    owned: dict[FindingKey, tuple[Patch, ...]] = {}
     shift = len(decoded.bom)
-    for fixed, combined, alone in groups:
-        patches += [(start + shift, end + shift, new) for (start, end, new), _ in combined]
-        owners += [
-            frozenset(index[id(fixed[k])] for k in found) for found in attributed(combined, alone)
-        ]
-    from patchcore.raw.splice import apply_patches
+    for fixed, combined, alone in _groups(layout, decoded, options):
+        placed = [(start + shift, end + shift, new) for (start, end, new), _ in combined]
+        patches += placed
+        for patch, found in zip(placed, attributed(combined, alone), strict=True):
+            for k in found:
+                key = finding_key(fixed[k])
+                owned[key] = (*owned.get(key, ()), patch)
+    return FixPlan(tuple(patches), owned)
 
-    if apply_patches(data, patches) != result.output:  # a bug: never offer a wrong fix
-        msg = "internal error: the repair's patches do not give the repair"
-        raise SelfCheckError(msg, line=1, column=1)
-    return FixPlan(result, tuple(patches), tuple(owners))
+
+def _groups(layout: Layout, decoded: Decoded, options: Options) -> Iterator[_Group]:
+    """The fixed findings and patches of each part of the input ``fix`` repairs on its own."""
+    if isinstance(layout, WholeLayout):
+        result = layout.process(decoded, options=options, fix=True)
+        if result.output is not None:
+            yield _whole_patches(layout, decoded, result)
+        return
+    from patchcore.layouts.records import process_record
+
+    jsonl = decoded.framing is Framing.JSONL
+    for record in decoded.records:
+        try:
+            result = process_record(
+                record, layout=layout.name, options=options, fix=True, jsonl=jsonl
+            )
+        except DecodeError:  # a line kept as it is (the check said so): nothing to fix there
+            continue
+        if result.patches:
+            yield _record_patches(record, result)
 
 
 #: A patch and the range of the input it is about (for a hunk of a line diff, its whole lines).
@@ -105,40 +125,42 @@ _Placed = tuple["Patch", "Extent"]
 _Group = tuple[Sequence["Finding"], list[_Placed], list[list[_Placed]]]
 
 
-def _record_patches(decoded: Decoded, fixed: Sequence[Finding]) -> list[_Group]:
-    """Record by record, as `patchcore.layouts.records.process_record` splices them."""
+def _record_patches(record: Record, result: Result) -> _Group:
+    """A record's repair and each of its fixes alone, as `patchcore.layouts.records` splices
+    them; the repair is checked against the record's own (a bug: never offer a wrong fix)."""
     from patchcore.raw.jsonspan import Spans
-    from patchcore.raw.splice import splice_patches
+    from patchcore.raw.splice import apply_patches, splice_patches
 
-    by_record: dict[int, list[Finding]] = {}
-    records = decoded.records
-    at_line = {record.line: k for k, record in enumerate(records)}
-    for finding in fixed:
-        place = 0 if decoded.framing is Framing.JSON else at_line[finding.line or 0]
-        by_record.setdefault(place, []).append(finding)
-    groups: list[_Group] = []
-    for place, findings in by_record.items():
-        record: Record = records[place]
-        spans = Spans(record.raw)
-        combined = splice_patches(record.raw, unique_edits(findings), spans=spans)
-        alone = [splice_patches(record.raw, unique_edits([f]), spans=spans) for f in findings]
-        groups.append(
-            (findings, _placed(combined, record.offset), [_placed(a, record.offset) for a in alone])
-        )
-    return groups
+    spans = Spans(record.raw)
+    fixed = result.fixed
+    combined = splice_patches(record.raw, unique_edits(fixed), spans=spans)
+    if apply_patches(record.raw, combined) != apply_patches(record.raw, result.patches):
+        raise _wrong_patches(line=record.line)
+    alone = [splice_patches(record.raw, unique_edits([f]), spans=spans) for f in fixed]
+    return fixed, _placed(combined, record.offset), [_placed(a, record.offset) for a in alone]
 
 
 def _whole_patches(layout: WholeLayout, decoded: Decoded, result: Result) -> _Group:
-    """The hunks of the whole layout's repair, and of each fix written alone."""
+    """The hunks of the whole layout's repair, and of each fix written alone; the hunks are
+    checked against the repair (a bug: never offer a wrong fix)."""
     from patchcore.raw.hunks import hunks
+    from patchcore.raw.splice import apply_patches
 
     bom = len(decoded.bom)
     assert result.output is not None
     combined = hunks(decoded.body, result.output[bom:])
+    if apply_patches(decoded.body, [patch for patch, _ in combined]) != result.output[bom:]:
+        raise _wrong_patches(line=1)
     alone = [
         hunks(decoded.body, layout.write(decoded, unique_edits([f]))[bom:]) for f in result.fixed
     ]
     return result.fixed, combined, alone
+
+
+def _wrong_patches(*, line: int) -> SelfCheckError:
+    return SelfCheckError(
+        "internal error: the repair's patches do not give the repair", line=line, column=1
+    )
 
 
 def _placed(patches: Sequence[Patch], offset: int) -> list[_Placed]:

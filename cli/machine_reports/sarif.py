@@ -26,7 +26,7 @@ import base64
 import shutil
 import tempfile
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import patchcore
 from patchcore import Finding, format_pointer
@@ -40,9 +40,6 @@ from .base import InputWarning, Reporter
 from .records import StreamedArray
 from .sarif_artifacts import SRCROOT, artifact_location, directory_uri
 from .sarif_regions import TextPositions
-
-if TYPE_CHECKING:
-    from patchcore import FixPlan
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -152,18 +149,6 @@ def _thread_location(thread: str) -> dict[str, str]:
     return {"name": thread, "fullyQualifiedName": thread, "kind": "resource"}
 
 
-def planned(plan: FixPlan | None, index: int, finding: Finding) -> tuple[Patch, ...]:
-    """The patches of the ``index``-th finding's fix in ``plan`` (the run of ``fix`` over the
-    same bytes, which finds the same findings in the same order), if ``fix`` applies it."""
-    if plan is None or index >= len(plan.result.findings):
-        return ()
-    twin = plan.result.findings[index]
-    same = (twin.code, twin.pointer, twin.call_id, twin.line, twin.column)
-    if same != (finding.code, finding.pointer, finding.call_id, finding.line, finding.column):
-        return ()
-    return plan.of(index)
-
-
 def rule_descriptor(rule: patchcore.Rule) -> dict[str, Any]:
     """A rule's ``reportingDescriptor``."""
     return {
@@ -271,8 +256,9 @@ class SarifReporter(Reporter):
         elif outcome.result is not None:
             for warning in InputWarning.all_of(outcome):
                 self._result(warning_result(place, warning))
-            for index, finding in enumerate(outcome.result.findings):
-                self._result(result(place, finding, planned(outcome.plan, index, finding)))
+            plan = outcome.plan
+            for finding in outcome.result.findings:
+                self._result(result(place, finding, () if plan is None else plan.of(finding)))
             if outcome.unplanned is not None:
                 self.notifications.append(unplanned(place, outcome.unplanned))
 

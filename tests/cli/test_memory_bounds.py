@@ -318,22 +318,27 @@ def test_fix_diff_of_a_large_file_holds_what_fix_holds(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # measured processes of 40 k findings
-@pytest.mark.parametrize("output_format", ["json", "sarif"])
-def test_a_report_of_many_findings_holds_what_the_check_holds(
-    tmp_path: Path, output_format: str
-) -> None:
+def test_a_report_of_many_findings_holds_what_the_check_holds(tmp_path: Path) -> None:
     """The JSON report gathered every finding's object and then the text of them all, SARIF its
     whole log (about 10 KB and 23 KB a finding: 100 k findings took 1 GB and 2.3 GB, 300 k
     ended in "internal error: MemoryError" and an empty report). Both are written as they go
-    (docs/cli.md#reports): 40 k findings fit in the memory limit, the report complete."""
+    (docs/cli.md#reports): 40 k findings fit in the memory limit, the report complete.
+
+    SARIF's fixes are planned record by record, their plan a few hundred bytes a fix: its run
+    holds about what the JSON report's does. (It held a second ``fix`` run's whole result and
+    repair beside the check's: 5.7 KB a finding more than JSON, 342 MB against 113 MB.)"""
     (tmp_path / "c.jsonl").write_bytes(b"".join(dangling_lines(40_000)))
-    args = ["check", "-j1", "--output-format", output_format, "-o", "report", "c.jsonl"]
-    report = measured(args, tmp_path, limit_mb=LIMIT_MB)
-    assert report["exit"] == 1, report
-    written = json.loads((tmp_path / "report").read_bytes())
-    listed = written if output_format == "json" else written["runs"][0]["results"]
-    assert len(listed) == 40_000
-    assert report["peak_kb"] < {"json": 200, "sarif": 450}[output_format] * 1024, report
+    peaks = {}
+    for output_format in ("json", "sarif"):
+        args = ["check", "-j1", "--output-format", output_format, "-o", "report", "c.jsonl"]
+        report = measured(args, tmp_path, limit_mb=LIMIT_MB)
+        assert report["exit"] == 1, report
+        written = json.loads((tmp_path / "report").read_bytes())
+        listed = written if output_format == "json" else written["runs"][0]["results"]
+        assert len(listed) == 40_000
+        peaks[output_format] = report["peak_kb"]
+    assert peaks["json"] < 200 * 1024, peaks
+    assert peaks["sarif"] - peaks["json"] < 40_000 * 2, peaks  # under 2 KB a finding more
 
 
 def report_overhead(outcome: Outcome, output_format: OutputFormat) -> int:

@@ -35,26 +35,29 @@ def test_the_patches_are_the_repair_and_each_fixed_finding_owns_some(
     expected = (case.unsafe if unsafe else None) or case.expected
     repaired = data if expected is None else expected.read_bytes()  # nothing safe to fix
     assert apply_patches(data, plan.patches) == repaired
-    assert all(owners for owners in plan.owners)
-    fixed = {id(finding) for finding in plan.result.fixed}
-    for index, finding in enumerate(plan.result.findings):
-        assert bool(plan.of(index)) == (id(finding) in fixed), finding.code
+    owned = {patch for patches in plan.owned.values() for patch in patches}
+    assert owned == set(plan.patches), "every patch has an owner"
+    result = patchcore.fix_document(data, filename=case.path, options=options)
+    fixed = {id(finding) for finding in result.fixed}
+    for finding in result.findings:
+        assert bool(plan.of(finding)) == (id(finding) in fixed), finding.code
 
 
 def test_nothing_to_fix_has_no_patches() -> None:
     data = (SAMPLES / "openai-chat" / "clean.json").read_bytes()
     plan = patchcore.plan_fixes(data, filename="clean.json", options=patchcore.make_options())
-    assert plan.result.output is None and plan.patches == () and plan.owners == ()
+    assert plan.patches == () and not plan.owned
 
 
 def test_one_insertion_two_calls_answer_is_both_findings() -> None:
     """Two calls of one message left open: one insertion (one edit) answers both, and both
     findings own it."""
     data = (SAMPLES / "gemini" / "rest-idless-parallel.json").read_bytes()
-    plan = patchcore.plan_fixes(data, filename="x.json", options=patchcore.make_options())
-    assert len(plan.result.fixed) == 2
-    (owners,) = plan.owners
-    assert owners == {0, 1}
+    options = patchcore.make_options()
+    plan = patchcore.plan_fixes(data, filename="x.json", options=options)
+    first, second = patchcore.fix_document(data, filename="x.json", options=options).fixed
+    (patch,) = plan.patches
+    assert plan.of(first) == plan.of(second) == (patch,)
 
 
 def test_attribution_prefers_the_very_same_patch() -> None:
