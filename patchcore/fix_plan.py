@@ -17,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from patchcore.errors import DecodeError, SelfCheckError
@@ -87,10 +88,10 @@ def plan_fixes(data: bytes, *, filename: str | None, options: Options) -> FixPla
     patches: list[Patch] = []
     owned: dict[FindingKey, tuple[Patch, ...]] = {}
     shift = len(decoded.bom)
-    for fixed, combined, alone in _groups(layout, decoded, options):
+    for fixed, combined, owners in _groups(layout, decoded, options):
         placed = [(start + shift, end + shift, new) for (start, end, new), _ in combined]
         patches += placed
-        for patch, found in zip(placed, attributed(combined, alone), strict=True):
+        for patch, found in zip(placed, owners, strict=True):
             for k in found:
                 key = finding_key(fixed[k])
                 owned[key] = (*owned.get(key, ()), patch)
@@ -121,29 +122,41 @@ def _groups(layout: Layout, decoded: Decoded, options: Options) -> Iterator[_Gro
 #: A patch and the range of the input it is about (for a hunk of a line diff, its whole lines).
 _Placed = tuple["Patch", "Extent"]
 #: The fixed findings of a part of the input, the repair's patches there (of the input's body)
-#: and each finding's own patches, as its fix alone would write them.
-_Group = tuple[Sequence["Finding"], list[_Placed], list[list[_Placed]]]
+#: and, for each patch, the indexes of the findings whose fix writes it.
+_Group = tuple[Sequence["Finding"], list[_Placed], list[set[int]]]
 
 
 def _record_patches(record: Record, result: Result) -> _Group:
     """A record's repair and each of its fixes alone, as `patchcore.layouts.records` splices
     them; the repair is checked against the record's own (a bug: never offer a wrong fix)."""
     from patchcore.raw.jsonspan import Spans
+    from patchcore.raw.positions import LineStarts
     from patchcore.raw.splice import apply_patches, splice_patches
 
-    spans = Spans(record.raw)
+    # One reading of the record for every splice: each fix alone is spliced into the same
+    # bytes, and reading them again for each would make a record of N fixes cost N times its
+    # size (5,000 results into one list took 91 s).
+    raw = record.raw
+    splice = partial(
+        splice_patches, raw, spans=Spans(raw), lines=LineStarts(raw), ensure_ascii=raw.isascii()
+    )
     fixed = result.fixed
-    combined = splice_patches(record.raw, unique_edits(fixed), spans=spans)
-    if apply_patches(record.raw, combined) != apply_patches(record.raw, result.patches):
+    combined = splice(unique_edits(fixed))
+    if apply_patches(raw, combined) != apply_patches(raw, result.patches):
         raise _wrong_patches(line=record.line)
-    alone = [splice_patches(record.raw, unique_edits([f]), spans=spans) for f in fixed]
-    return fixed, _placed(combined, record.offset), [_placed(a, record.offset) for a in alone]
+    alone = [_placed(splice(unique_edits([f])), record.offset) for f in fixed]
+    placed = _placed(combined, record.offset)
+    return fixed, placed, attributed(placed, alone)
 
 
 def _whole_patches(layout: WholeLayout, decoded: Decoded, result: Result) -> _Group:
-    """The hunks of the whole layout's repair, and of each fix written alone; the hunks are
-    checked against the repair (a bug: never offer a wrong fix)."""
+    """The hunks of the whole layout's repair, each owned by the fixes whose edits land in it
+    (`WholeLayout.reach`: the entries they change, the points where new ones go), found in
+    one pass over the hunks (writing each fix alone, as records are planned, made a session of
+    N fixes cost N writes of the whole file: 1,000 unanswered calls took 7.5 s); the hunks
+    are checked against the repair (a bug: never offer a wrong fix)."""
     from patchcore.raw.hunks import hunks
+    from patchcore.raw.jsonspan import Spans
     from patchcore.raw.splice import apply_patches
 
     bom = len(decoded.bom)
@@ -151,10 +164,32 @@ def _whole_patches(layout: WholeLayout, decoded: Decoded, result: Result) -> _Gr
     combined = hunks(decoded.body, result.output[bom:])
     if apply_patches(decoded.body, [patch for patch, _ in combined]) != result.output[bom:]:
         raise _wrong_patches(line=1)
-    alone = [
-        hunks(decoded.body, layout.write(decoded, unique_edits([f]))[bom:]) for f in result.fixed
+    spans = Spans(decoded.records[0].raw) if decoded.framing is Framing.JSON else None
+    reaches = [
+        (fix, layout.reach(decoded, edit, spans))
+        for fix, finding in enumerate(result.fixed)
+        for edit in unique_edits([finding])
     ]
-    return result.fixed, combined, alone
+    return result.fixed, combined, reached(combined, reaches, fixes=len(result.fixed))
+
+
+def reached(
+    combined: Sequence[_Placed], reaches: Sequence[tuple[int, Extent]], *, fixes: int
+) -> list[set[int]]:
+    """For each of the ``combined`` patches (sorted, disjoint), the fixes one of whose
+    ``reaches`` lands in its range: a range that overlaps it, or a point inside it (its ends
+    included). A patch no fix reaches is all of theirs."""
+    starts = [start for _, (start, _) in combined]
+    owners: list[set[int]] = [set() for _ in combined]
+    for fix, (start, end) in reaches:
+        k = bisect_right(starts, end) - 1
+        while k >= 0 and combined[k][1][1] >= start:
+            first, last = combined[k][1]
+            if start == end or (start < last and first < end):
+                owners[k].add(fix)
+            k -= 1
+    every = set(range(fixes))
+    return [found or every for found in owners]
 
 
 def _wrong_patches(*, line: int) -> SelfCheckError:

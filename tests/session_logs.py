@@ -406,3 +406,14 @@ def sdk_conversations(entries: list[Any]) -> list[list[dict[str, Any]]]:
         else:
             out.append({"role": role, "content": list(blocks)})
     return list(threads.values())
+
+
+def claude_code_session(turns: int) -> bytes:
+    """A Claude Code session of ``turns`` turns, each a call nobody answered and then a new
+    prompt (each a finding whose repair adds a line and re-chains the prompt's line)."""
+    lines = [cc_user(1, None, "go")]
+    for k in range(turns):
+        number = 2 + 2 * k
+        lines.append(cc_assistant(number, number - 1, f"msg_{k}", tool_use(f"toolu_{k}", "Bash")))
+        lines.append(cc_user(number + 1, number, "next"))
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from patchcore.dialects import Dialect
     from patchcore.model import Edit, Finding
     from patchcore.options import Options
+    from patchcore.raw.jsonspan import Spans
 
 _UNSET: Any = object()
 
@@ -165,6 +166,15 @@ class WholeLayout(Layout):
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         """The input (byte-order mark included) with ``edits`` applied: every byte they do not
         touch is kept."""
+
+    def reach(self, decoded: Decoded, edit: Edit, spans: Spans | None) -> tuple[int, int]:
+        """Where in the body ``write`` lands ``edit``: the bytes it changes, or the point where
+        it inserts (`patchcore.raw.splice.edit_reach`, for a layout whose entries are the
+        lines of JSON Lines or the elements of one document, ``spans`` its `Spans`). What
+        tells a report which part of a whole repair is whose fix (`patchcore.plan_fixes`)."""
+        from patchcore.raw.splice import edit_reach
+
+        return edit_reach(decoded, edit, spans)
 
     def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
         return self.concluded(

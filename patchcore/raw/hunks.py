@@ -9,12 +9,16 @@ a UTF-8 character or a CRLF in two, so each one's old and new bytes are text on 
 
 from __future__ import annotations
 
-from difflib import SequenceMatcher
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 
 from patchcore.raw.splice import Patch
 
 #: A range of the old text: ``(start, end)`` offsets.
 Extent = tuple[int, int]
+
+#: A run of lines that changed: ``old[i1:i2]`` became ``new[j1:j2]``, as ``(i1, i2, j1, j2)``.
+_Run = tuple[int, int, int, int]
 
 #: How many bytes are compared at a time while looking for the first (or last) difference.
 _BLOCK = 1 << 16
@@ -43,15 +47,59 @@ def hunks(old: bytes, new: bytes) -> list[tuple[Patch, Extent]]:
     old_starts = _starts(old_lines, start)
     new_starts = _starts(new_lines, start)
     patches: list[tuple[Patch, Extent]] = []
-    matcher = SequenceMatcher(None, old_lines, new_lines)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
+    for i1, i2, j1, j2 in _changed_runs(old_lines, new_lines):
         patch = _trimmed(old[old_starts[i1] : old_starts[i2]], new[new_starts[j1] : new_starts[j2]])
         at, end, text = patch
         base = old_starts[i1]
         patches.append(((base + at, base + end, text), (base, old_starts[i2])))
     return patches
+
+
+def _changed_runs(
+    old: Sequence[bytes], new: Sequence[bytes]
+) -> Iterator[tuple[int, int, int, int]]:
+    """The runs of lines that differ, ``old[i1:i2]`` becoming ``new[j1:j2]``, in order, between
+    runs the two share. Found in one walk over both (a repair inserts and edits lines here and
+    there: a general diff, difflib's, took time quadratic in a session of thousands of
+    repaired turns): where the lines differ, the next of ``old``'s lines to come back in ``new``
+    or the next of ``new``'s to come back in ``old``, whichever is nearer, ends the run; a line
+    that never comes back is changed."""
+    at_new: dict[bytes, list[int]] = {}
+    for index, line in enumerate(new):
+        at_new.setdefault(line, []).append(index)
+    at_old: dict[bytes, list[int]] = {}
+    for index, line in enumerate(old):
+        at_old.setdefault(line, []).append(index)
+
+    def next_at(places: dict[bytes, list[int]], line: bytes, start: int) -> int | None:
+        found = places.get(line, ())
+        k = bisect_left(found, start)
+        return found[k] if k < len(found) else None
+
+    i = j = 0
+    run: tuple[int, int] | None = None  # where the current changed run started
+    while i < len(old) and j < len(new):
+        if old[i] == new[j]:
+            if run is not None:
+                yield run[0], i, run[1], j
+                run = None
+            i += 1
+            j += 1
+            continue
+        if run is None:
+            run = (i, j)
+        inserted = next_at(at_new, old[i], j)  # new[j:inserted] came in before old[i]
+        deleted = next_at(at_old, new[j], i)  # old[i:deleted] went before new[j]
+        if inserted is not None and (deleted is None or inserted - j <= deleted - i):
+            j = inserted
+        elif deleted is not None:
+            i = deleted
+        else:
+            i += 1
+            j += 1
+    if run is not None or i < len(old) or j < len(new):
+        start = run if run is not None else (i, j)
+        yield start[0], len(old), start[1], len(new)
 
 
 def _starts(lines: list[bytes], start: int) -> list[int]:

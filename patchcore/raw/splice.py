@@ -317,6 +317,7 @@ def splice_patches(
     raw: Raw | None = None,
     ensure_ascii: bool | None = None,
     spans: Spans | None = None,
+    lines: LineStarts | None = None,
 ) -> list[Patch]:
     """The patches that apply ``edits`` to ``buf``; nothing outside the edited places changes.
 
@@ -327,10 +328,12 @@ def splice_patches(
 
     An array that both loses and gains elements is rebuilt from its elements (each spliced on
     its own first, if edits reach inside it), joined with the array's own separator.
-    ``spans``: the caller's `Spans` of ``buf``, if it has one (the values found are reused).
+    ``spans`` and ``lines``: the caller's `Spans` and `LineStarts` of ``buf``, if it has them
+    (what they found is reused: a caller splicing many edit sets into one buffer, each fix of
+    a plan alone, finds its values and line breaks once).
     """
     spans = Spans(buf) if spans is None else spans
-    lines = LineStarts(buf)
+    lines = LineStarts(buf) if lines is None else lines
     read = raw or spans.raw
     ascii_only = buf.isascii() if ensure_ascii is None else ensure_ascii
     inserts: dict[Pointer, dict[int, list[Any]]] = {}
@@ -509,6 +512,46 @@ def splice_lines(decoded: Decoded, edits: Sequence[Edit]) -> list[bytes]:
             out.pop()
         out[-1] = out[-1].removesuffix(b"\r")
     return out
+
+
+def edit_reach(decoded: Decoded, edit: Edit, spans: Spans | None) -> tuple[int, int]:
+    """Where in ``decoded``'s body an edit of its entries lands, as `splice_lines` (JSON Lines)
+    and `splice` (a document, ``spans`` its `Spans`) write it: the bytes of the entry (or the
+    value) it changes or removes, or, for new entries, the point where they go in (an empty
+    range). What a report needs to tell which change of a whole repair is whose, without
+    writing each edit alone."""
+    from patchcore.raw.codec import Framing
+
+    records = decoded.records
+    if decoded.framing is Framing.JSONL:
+        if isinstance(edit, Insert) and not edit.array:
+            if edit.index == 0:
+                return 0, 0
+            before = records[edit.index - 1]
+            ends = before.index + 1 < len(decoded.lines)  # a line break after it
+            point = before.offset + len(decoded.lines[before.index]) + ends
+            return point, point
+        record = records[_message_of(edit)]
+        return record.offset, record.offset + len(record.raw)
+    assert spans is not None, "a document's edits are found in its spans"
+    base = records[0].offset
+    if isinstance(edit, Insert):
+        previous = edit.index - 1
+        point = (
+            spans.elements(edit.array)[previous][1]
+            if previous >= 0
+            else spans.span(edit.array)[0] + 1
+        )
+        return base + point, base + point
+    pointer = edit.pointer
+    while pointer:
+        try:
+            start, end = spans.span(pointer)
+            return base + start, base + end
+        except KeyError:  # a member to add: where its object is
+            pointer = pointer[:-1]
+    start, end = spans.span(())
+    return base + start, base + end
 
 
 def _message_of(edit: Edit) -> int:

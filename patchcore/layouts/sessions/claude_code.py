@@ -149,8 +149,14 @@ class _Repair(TurnRepair):
         super().__init__(entries, options)
         self._fields: set[str] = set()
         self._block_keys: tuple[str, ...] | None = None
+        # Which lines hang off each uuid, found once: looking through the later lines for
+        # each repaired turn made a session of N unanswered turns cost N passes over it.
+        self._hanging: dict[str, list[int]] = {}
         for line in entries:
             value = line.value
+            parent = value.get("parentUuid") if isinstance(value, dict) else None
+            if isinstance(parent, str):
+                self._hanging.setdefault(parent, []).append(line.position)
             if not isinstance(value, dict) or value.get("type") != "user":
                 continue
             blocks = [b for b in _content(value) if tag(b, "type") == "tool_result"]
@@ -220,11 +226,7 @@ class _Repair(TurnRepair):
         own = parent.value.get("uuid")
         if not isinstance(own, str):
             return []
-        return [
-            line.position
-            for line in self.entries[parent.position + 1 :]
-            if isinstance(line.value, dict) and line.value.get("parentUuid") == own
-        ]
+        return [at for at in self._hanging.get(own, ()) if at > parent.position]
 
 
 def _result_line(last: Mapping[str, Any], message: dict[str, Any]) -> dict[str, Any]:
