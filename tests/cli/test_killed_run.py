@@ -50,6 +50,19 @@ main()
 """
 
 
+#: Runs ``python -m toolpatch ARGS`` with SIGINT as a terminal's foreground job has it. A process
+#: inherits an ignored signal: a non-interactive shell starts its background jobs (a CI script's
+#: ``... &``, ``nohup``) with SIGINT ignored, and Python then installs no KeyboardInterrupt
+#: handler, so Ctrl-C is ignored as that user asked. Started so, the SIGINT test's toolpatch
+#: ignored the signal, finished its repair and exited 0: the test failed in every full run of
+#: the suite started that way and passed when run from a terminal.
+AS_IN_A_TERMINAL = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.executable, [sys.executable, "-m", "toolpatch", *sys.argv[1:]])
+"""
+
+
 @pytest.fixture(scope="module")
 def corpus() -> bytes:
     # long enough that a signal sent once its repair is being written arrives before the end,
@@ -175,7 +188,7 @@ def test_an_interrupted_parallel_fix_exits_like_a_shell_and_leaves_the_input(
     the worker gone."""
     path = tmp_path / "big.jsonl"
     path.write_bytes(corpus)
-    main, started = fix_in_flight([sys.executable, "-m", "toolpatch"], path)
+    main, started = fix_in_flight([sys.executable, "-c", AS_IN_A_TERMINAL], path)
     main.send_signal(sent)
     stderr = assert_all_end(main, started, code)
     assert stderr.endswith(said), stderr
