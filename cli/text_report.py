@@ -214,6 +214,19 @@ class Summary(msgspec.Struct):
             return ExitCode.FINDINGS
         return ExitCode.FINDINGS if self._remaining() else ExitCode.OK
 
+    @staticmethod
+    def _waiting(outcomes: list[Outcome]) -> int:
+        """How many safe fixes ``fix`` would not write yet: those of a session log taken for a
+        running agent's, which ``fix`` leaves as it is until the agent has stopped (or
+        ``--force``; docs/cli.md#live-sessions). ``-o`` elsewhere would write them, but a
+        check cannot know where ``fix`` will be asked to write."""
+        return sum(
+            fixability(f) == "safe" and not patchcore.is_training_target(f)
+            for o in outcomes
+            if o.result is not None and o.result.live and o.source.path is not None
+            for f in o.result.findings
+        )
+
     @property
     def noun(self) -> str:
         """What the summary counts: files, the threads of stores, or inputs of both."""
@@ -237,7 +250,11 @@ class Summary(msgspec.Struct):
             ]
             if findings:
                 kinds = Counter(fixability(f) for f in findings)
-                how = f"{kinds['safe']} fixable with `toolpatch fix`"
+                later = self._waiting(with_findings)
+                stopped = f"{later} fixable once the agent has stopped or with `--force`"
+                how = f"{kinds['safe'] - later} fixable with `toolpatch fix`"
+                if later:
+                    how = f"{how}, {stopped}" if kinds["safe"] > later else stopped
                 if kinds["unsafe"]:
                     how += f", {kinds['unsafe']} more with `--unsafe-fixes`"
                 parts.append(

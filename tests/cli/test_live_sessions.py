@@ -150,6 +150,11 @@ def test_a_live_log_is_not_written_at_all(tmp_path: Path) -> None:
     original = target.read_bytes()
     checked = run(["check", "--color", "never", str(target)], expect=1)
     assert "TP001 [*]" in checked.stderr and RUNNING in checked.stderr
+    # its summary said "1 fixable with `toolpatch fix`", which writes nothing here
+    summary = "Found 2 findings in 1 file (1 fixable once the agent has stopped or with `--force`)"
+    assert summary in checked.stderr
+    forced = run(["check", "--force", "--color", "never", str(target)], expect=1)
+    assert "Found 2 findings in 1 file (2 fixable with `toolpatch fix`)" in forced.stderr
     result = run(["fix", "--color", "never", str(target)], expect=1)
     assert target.read_bytes() == original
     assert "Fixed" not in result.stderr
