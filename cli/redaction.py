@@ -14,6 +14,7 @@ URL's ``X-Amz-Signature`` and ``X-Amz-Credential``, an Azure SAS's ``sig``).
 
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote
 
 #: What a URL's secrets are shown as.
@@ -46,11 +47,19 @@ def redacted(url: str) -> str:
 
 def without_secrets(text: str, url: str) -> str:
     """``text`` (a driver's or a store's message) with ``url`` and each of its secrets hidden:
-    an error can quote the URL it was given, or a part of it."""
+    an error can quote the URL it was given, or a part of it. A secret is hidden where it
+    stands as a word of its own (not inside a longer run of letters and digits): a password
+    ``p`` once made ``port`` and ``accepting`` into ``***ort`` and ``acce***ting``.
+
+    >>> without_secrets('to "db", port 1 failed for user "u" (p)', "postgresql://u:p@db:1/x")
+    'to "db", port 1 failed for user "u" (***)'
+    """
     text = text.replace(url, redacted(url))
-    for secret in sorted(_secrets(url), key=len, reverse=True):
-        text = text.replace(secret, HIDDEN)
-    return text
+    secrets = sorted(_secrets(url), key=len, reverse=True)
+    if not secrets:
+        return text
+    words = "|".join(re.escape(secret) for secret in secrets)
+    return re.sub(rf"(?<![^\W_])(?:{words})(?![^\W_])", HIDDEN, text)
 
 
 def _secrets(url: str) -> set[str]:

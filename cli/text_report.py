@@ -23,6 +23,7 @@ from .exit_codes import ExitCode
 from .file_hints import kept_message, training_note
 from .input_errors import InputError
 from .input_run import EXCLUDED, Mode, Outcome
+from .stores import is_store_url
 
 if TYPE_CHECKING:
     from patchcore import Finding, Result
@@ -229,11 +230,10 @@ class Summary(msgspec.Struct):
 
     @property
     def noun(self) -> str:
-        """What the summary counts: files, the threads of stores, or inputs of both."""
-        threads = {o.source.thread is not None for o in self.outcomes}
-        if threads == {True}:
-            return "thread"
-        return "input" if threads == {True, False} else "file"
+        """What the summary counts: files, the threads of stores, or inputs (of both kinds, or
+        a store, bucket or prefix that could not be read as a whole: no file, and no thread)."""
+        kinds = {_kind(o.source) for o in self.outcomes}
+        return kinds.pop() if len(kinds) == 1 else "input"
 
     def line(self) -> str:
         """One closing sentence with the counts."""
@@ -318,6 +318,17 @@ class Summary(msgspec.Struct):
         return (
             ", ".join([first[0].upper() + first[1:], *(p[0].lower() + p[1:] for p in rest)]) + "."
         )
+
+
+def _kind(source: Source) -> str:
+    """What the summary calls ``source``: a ``thread`` of a store, a ``file`` (standard input,
+    an object of a bucket), or an ``input`` named by a URL that is neither (a store or a
+    prefix that could not be read)."""
+    if source.thread is not None:
+        return "thread"
+    named = source.name
+    url = source.path is None and "://" in named
+    return "input" if url and (is_store_url(named) or named.endswith("/")) else "file"
 
 
 def _why_skipped(outcome: Outcome) -> str:

@@ -393,7 +393,9 @@ class CheckpointStore:
         try:
             yield
         except _driver_errors() as exc:
-            message = str(exc).strip() or type(exc).__name__
+            # one line: libpq's message runs on ("...refused\n\tIs the server running ..."),
+            # which a report would show with its line break escaped
+            message = " ".join(str(exc).split()) or type(exc).__name__
             raise StoreError(without_secrets(message, self.url)) from None
 
     def __enter__(self) -> CheckpointStore:

@@ -289,6 +289,20 @@ def test_no_password_is_shown_for_a_store_that_cannot_be_reached(tmp_path: Path)
                 assert "bob:***@127.0.0.1:1/app?sslpassword=***" in result.stderr, result.show()
 
 
+def test_a_refused_connection_is_one_line_that_hides_only_the_password(tmp_path: Path) -> None:
+    """libpq's message runs on two lines, shown with a literal ``\\n\\t``; a password ``p``
+    was hidden inside every word that holds a p (``***ort``, ``acce***ting``); and the closing
+    line said "1 file" of a store."""
+    url = "langgraph+postgresql://u:p@127.0.0.1:1/app?connect_timeout=3"
+    result = run(["check", "--color", "never", url], cwd=tmp_path, expect=2)
+    error, closing = result.stderr_lines
+    assert error.startswith("langgraph+postgresql://u:***@127.0.0.1:1/app?connect_timeout=3: ")
+    assert "\\n" not in error and "\\t" not in error, error
+    assert "port 1 failed: Connection refused Is the server running" in error, error
+    assert "accepting TCP/IP connections" in error, error
+    assert closing == "1 input could not be processed."
+
+
 @pytest.mark.slow  # a subprocess per report
 def test_no_password_is_shown_for_a_store_read(postgres_url: str, tmp_path: Path) -> None:
     """The test server trusts every password: a thread read and repaired through a URL with
