@@ -34,14 +34,15 @@ Item = list[str]
 
 
 def _message(conversation: Conversation, index: int, *, kind: str) -> Item:
-    """The ``index``-th message: its position and role, its words, and its calls and results."""
+    """The ``index``-th message: its position and role, its words, and its calls and results.
+    Its position counts from 1, as the findings table's "6 of 8" does (it said "#5" there)."""
     assert conversation.messages is not None
     value = conversation.messages[index]
     words = [visible_lines(message_text.shorten(message_text.text(value), TEXT_LIMIT))]
     for line in tool_lines(conversation, value, index):
         shown = message_text.shorten(line.detail, TEXT_LIMIT)
         words.append(visible(f"{line.label.strip()} {line.what.strip()} {shown}".rstrip()))
-    title = visible(f"#{index} {message_text.role(value)}")
+    title = visible(f"#{index + 1} {message_text.role(value)}")  # counted as the table counts
     return [kind, title, "\n".join(w for w in words if w)]
 
 

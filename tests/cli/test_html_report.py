@@ -183,6 +183,9 @@ def test_each_finding_has_its_excerpt_with_the_inserted_result(tmp_path: Path) -
         if row[7] == "safe":
             (inserted,) = [text for kind, _, text in items if kind == "insert"]
             assert row[5] in inserted  # the synthetic result names its call
+        # the calling message, counted as the table counts it ("6 of 8", not "#5")
+        (title,) = [title for kind, title, _ in items if kind == "call"]
+        assert title.startswith(f"#{row[8] + 1} "), (title, row[8])
 
 
 def test_excerpts_are_capped(tmp_path: Path) -> None:
@@ -242,6 +245,9 @@ def test_hostile_text_is_escaped_everywhere(tmp_path: Path) -> None:
     assert (row[4], row[5]) == (HOSTILE, HOSTILE_IMG)  # the exact values, once parsed
     assert any(HOSTILE in text for _, _, text in page.excerpts()[0])
     assert page.totals["warnings"] >= 1
+    # the Kind column's words are kept whole (the cells' "wrap anywhere" made "warni/ng")
+    assert '<td class="kind">warning</td>' in text
+    assert ".grid .kind { white-space: nowrap; overflow-wrap: normal; }" in text
 
 
 def test_the_page_loads_nothing_and_runs_only_its_own_script(tmp_path: Path) -> None:
