@@ -1,13 +1,14 @@
-"""Time toolpatch against its baselines, interleaved in one run, and print the table. ``python -m
-benchmarks.run`` generates the bench corpora (``benchmarks.corpus``: 5,000 conversations per
-dialect, LangChain and OpenAI Chat, and a realistic LangChain corpus with 0.1 % of calls
-unanswered), then runs every case ``--repeat`` times, round-robin (so a machine that slows down
-mid-run slows every case alike), each case a process of its own: plain ``toolpatch fix`` of the
-file (every core, as a user runs it) and with ``--jobs 1``, plain ``fix -`` as a filter (``<
-corpus > out``), plain ``check``, the bare orjson pass, the filter and the bare pass again with
-their output to ``/dev/null`` (the compute ratios, beside the ratios with files written), the
-same pass on the corpus's two halves at once (the machine's two-process capacity), and
-deepagents' middleware when it is installed; over the realistic corpus, plain ``fix`` and
+"""Time toolpatch against its baselines, interleaved in one run, and print the table.
+
+``python -m benchmarks.run`` generates the bench corpora (``benchmarks.corpus``: 5,000
+conversations per dialect, LangChain and OpenAI Chat, and a realistic LangChain corpus with 0.1
+% of calls unanswered), then runs every case ``--repeat`` times, round-robin (so a machine that
+slows down mid-run slows every case alike), each case a process of its own: plain ``toolpatch
+fix`` of the file (every core, as a user runs it) and with ``--jobs 1``, plain ``fix -`` as a
+filter (``< corpus > out``), plain ``check``, the bare orjson pass, the filter and the bare pass
+again with their output to ``/dev/null`` (the compute ratios, beside the ratios with files
+written), the same pass on the corpus's two halves at once (the machine's two-process capacity),
+and deepagents' middleware when it is installed; over the realistic corpus, plain ``fix`` and
 ``check``; then, with ``distributed`` installed, ``fix --dask`` on clusters of one and two
 workers, round-robin too, the clusters up only while their own cases run. It prints medians,
 ratios against the bare pass, and each case's peak RSS (its largest process), then the targets
