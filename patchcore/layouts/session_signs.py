@@ -78,6 +78,22 @@ def codex_entry(value: dict[str, Any]) -> bool:
     return tag(value, "type") in CODEX_LINE_TYPES
 
 
+#: The keys of the first line of a rollout Codex wrote before its lines were wrapped
+#: (codex-rs ``SessionMeta``, and ``git`` beside it from ``SessionMetaWithGit``).
+_CODEX_BARE_META_KEYS = frozenset({"id", "timestamp", "instructions", "git"})
+
+
+def codex_bare_meta(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the first line of a rollout of the layouts Codex wrote before
+    ``{timestamp, type, payload}``: ``{"record_type": "session_meta", "id", ...}``, or earlier
+    the bare ``{"id", "timestamp", "instructions"?, "git"?}``."""
+    if not isinstance(value.get("id"), str):
+        return False
+    if value.get("record_type") == "session_meta":
+        return True
+    return isinstance(value.get("timestamp"), str) and value.keys() <= _CODEX_BARE_META_KEYS
+
+
 def gemini_cli_metadata(value: dict[str, Any]) -> bool:
     """Whether a JSON object is a Gemini CLI session log's metadata line (a whole session
     document has ``messages`` besides)."""
@@ -93,6 +109,7 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     claude_code_entry,
     agent_sdk_entry,
     codex_entry,
+    codex_bare_meta,
     gemini_cli_metadata,
 )
 

@@ -4,7 +4,8 @@ A session's conversations run across its event lines, so they are rebuilt here t
 issue describes Claude Code and Codex rebuilding them (not with toolpatch's reader): Claude Code
 keeps the user and assistant lines of each thread (main, or sidechain) in file order, lines of
 one response (``message.id``) making one assistant message and consecutive user lines one user
-message; Codex keeps the ``response_item`` payloads. A Claude Agent SDK stream (JSON Lines, or
+message; Codex keeps the ``response_item`` payloads (in the 2025 layouts, the lines after the first
+that have no ``record_type``). A Claude Agent SDK stream (JSON Lines, or
 one JSON array) keeps the user and assistant entries of each conversation (the main thread,
 ``parent_tool_use_id`` null, and each subagent's, named by that id) in file order, consecutive
 entries of one type making one message. A Gemini CLI session log keeps the last version of each
@@ -31,6 +32,7 @@ FOLDERS = {
     "claude-code": "*.fixed.json*",
     "claude-agent-sdk": "*.fixed.json*",
     "codex": "*.fixed.json*",
+    "codex-bare": "*.fixed.jsonl",
     "gemini-cli": "*.fixed.jsonl",
 }
 FIXED = sorted(
@@ -96,6 +98,10 @@ def conversations(path: Path) -> list[tuple[str, list[Any]]]:
         return [("anthropic", thread) for thread in sdk_conversations(lines)]
     if path.parent.name == "codex":
         items = [line["payload"] for line in lines if line["type"] == "response_item"]
+        return [("responses", [as_codex_runs_it(item) for item in items])]
+    if path.parent.name == "codex-bare":
+        # RolloutRecorder::resume: every line after the first that is an item (no record_type)
+        items = [line for line in lines[1:] if "record_type" not in line]
         return [("responses", [as_codex_runs_it(item) for item in items])]
     return [("anthropic", thread) for thread in claude_threads(lines)]
 

@@ -39,6 +39,8 @@ from patchcore.options import Options
 from patchcore.result import Conversation, fix_edits
 
 SHELL_CALL = "local_shell_call"
+#: What `Codex.read_line` says of a line that holds a Responses item of the conversation.
+ITEM = object()
 
 
 class CodexItems(OpenAIResponses):
@@ -74,8 +76,41 @@ class Codex(SessionLayout):
     name = "codex-rollout"
     dialect = CODEX_ITEMS
 
+    #: Where a line holds its Responses item (`item`).
+    item_at: Pointer = ("payload",)
+
     def recognises_entry(self, value: dict[str, Any]) -> bool:
         return codex_entry(value)
+
+    def read_line(self, value: dict[str, Any]) -> object:
+        """What a line of the rollout is: `ITEM` (a Responses item of the conversation), the
+        payload of an event (an ``event_msg``, whose ``exec_command_end`` may say a lost output
+        whole), ``None`` for another line kept as it is, or why it is kept unread (a string)."""
+        kind = tag(value, "type")
+        payload = value.get("payload")
+        if kind == "response_item" and isinstance(payload, dict):
+            return ITEM
+        if kind == "event_msg" and isinstance(payload, dict):
+            return payload
+        if kind == "response_item":
+            return f"a response_item whose payload is {json_kind(payload)}"
+        if kind not in CODEX_LINE_TYPES:
+            return f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
+        return None
+
+    def item(self, value: dict[str, Any]) -> dict[str, Any]:
+        """The Responses item of a line `read_line` says is one."""
+        item: dict[str, Any] = value["payload"]
+        return item
+
+    def new_line(self, item: dict[str, Any], caller: dict[str, Any]) -> dict[str, Any]:
+        """The line that holds a new ``item``, answering a call held by the line ``caller``: a
+        ``response_item`` with the call line's ``timestamp``."""
+        line: dict[str, Any] = {}
+        if "timestamp" in caller:
+            line["timestamp"] = caller["timestamp"]
+        line.update(type="response_item", payload=item)
+        return line
 
     def analyse_entries(
         self, lines: Sequence[Entry], options: Options, *, fixing: bool
@@ -85,20 +120,17 @@ class Codex(SessionLayout):
         events: list[dict[str, Any]] = []
         for line in lines:
             odd = odd_entry(line)
-            kind = tag(line.value, "type")
             if odd is not None:
                 notes.append(odd)
-            elif kind == "response_item" and isinstance(line.value.get("payload"), dict):
+                continue
+            read = self.read_line(line.value)
+            if isinstance(read, str):
+                notes.append(unread(line, read))
+            elif read is ITEM:
                 items.append(line)
-            elif kind == "event_msg" and isinstance(line.value.get("payload"), dict):
-                events.append(line.value["payload"])
-            elif kind == "response_item":
-                payload = json_kind(line.value.get("payload"))
-                notes.append(unread(line, f"a response_item whose payload is {payload}"))
-            elif kind not in CODEX_LINE_TYPES:
-                what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
-                notes.append(unread(line, what))
-        payloads = [line.value["payload"] for line in items]
+            elif isinstance(read, dict):
+                events.append(read)
+        payloads = [self.item(line.value) for line in items]
         context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
         try:
             found = check_list(
@@ -111,16 +143,17 @@ class Codex(SessionLayout):
             )
         except ShapeError as error:
             line = items[int(error.path[0])]
-            raise relocated(error, line, ("payload", *error.path[1:])) from None
-        edits = _LineEdits(items, next(line for line in lines if isinstance(line.value, dict)))
+            raise relocated(error, line, (*self.item_at, *error.path[1:])) from None
+        head = next(line for line in lines if isinstance(line.value, dict))
+        edits = _LineEdits(self, items, head)
         findings = []
         for finding in found:
             line = items[finding.message_index]
-            row, column = place(line, ("payload", *finding.call_path))
+            row, column = place(line, (*self.item_at, *finding.call_path))
             findings.append(
                 replace(
                     finding,
-                    message_path=("payload",),
+                    message_path=self.item_at,
                     line=row,
                     column=column,
                     fix=edits.fix(finding.fix),
@@ -145,7 +178,8 @@ class _LineEdits:
     (a damaged one may begin with an orphan output), and the repaired file must read as one too.
     """
 
-    def __init__(self, items: Sequence[Entry], first: Entry) -> None:
+    def __init__(self, layout: Codex, items: Sequence[Entry], first: Entry) -> None:
+        self.layout = layout
         self.items = items
         self.first = first.position
         self.done: dict[int, Edit] = {}
@@ -175,19 +209,15 @@ class _LineEdits:
         return Delete((self.items[int(edit.pointer[0])].position,))
 
     def _line(self, item: Any, index: int) -> dict[str, Any]:
-        """A new ``response_item`` line for an item inserted at ``index``, with the timestamp
-        of the line of the call it answers (the nearest earlier item with its ``call_id``)."""
+        """A new line for an item inserted at ``index``, written by the layout after the line
+        of the call it answers (the nearest earlier item with its ``call_id``)."""
         answered = item.get("call_id") if isinstance(item, dict) else None
         caller = next(
             (
                 line
                 for line in reversed(self.items[:index])
-                if line.value["payload"].get("call_id") == answered
+                if self.layout.item(line.value).get("call_id") == answered
             ),
             self.items[index - 1],
         )
-        line: dict[str, Any] = {}
-        if "timestamp" in caller.value:
-            line["timestamp"] = caller.value["timestamp"]
-        line.update(type="response_item", payload=item)
-        return line
+        return self.layout.new_line(item, caller.value)
