@@ -94,6 +94,20 @@ def codex_bare_meta(value: dict[str, Any]) -> bool:
     return isinstance(value.get("timestamp"), str) and value.keys() <= _CODEX_BARE_META_KEYS
 
 
+#: The keys of the ``init`` event Gemini CLI's ``--output-format stream-json`` begins with.
+_GEMINI_STREAM_INIT_KEYS = frozenset({"type", "timestamp", "session_id", "model"})
+
+
+def gemini_stream_init(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the ``init`` event of Gemini CLI's stream-json output:
+    ``{"type": "init", "timestamp", "session_id", "model"}``, those keys and no other."""
+    return (
+        value.get("type") == "init"
+        and value.keys() == _GEMINI_STREAM_INIT_KEYS
+        and all(isinstance(value[key], str) for key in _GEMINI_STREAM_INIT_KEYS)
+    )
+
+
 def gemini_cli_metadata(value: dict[str, Any]) -> bool:
     """Whether a JSON object is a Gemini CLI session log's metadata line (a whole session
     document has ``messages`` besides)."""
@@ -111,6 +125,7 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     codex_entry,
     codex_bare_meta,
     gemini_cli_metadata,
+    gemini_stream_init,
 )
 
 

@@ -57,6 +57,7 @@ SESSION_FOLDERS = (
     "codex/",
     "codex-bare/",
     "gemini-cli/",
+    "gemini-stream-json/",
     "cline/",
 )
 FIXABILITY = ("safe", "unsafe", "none")
