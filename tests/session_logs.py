@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from tests.helpers import text
@@ -57,6 +58,11 @@ CLAUDE_SESSION = {
 
 
 compact_jsonl = jsonl(separators=(",", ":"), ensure_ascii=False)
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """The objects of a JSON Lines sample, one a line (to derive a variant of it)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def line_uuid(number: int) -> str:

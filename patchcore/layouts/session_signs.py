@@ -94,6 +94,20 @@ def codex_bare_meta(value: dict[str, Any]) -> bool:
     return isinstance(value.get("timestamp"), str) and value.keys() <= _CODEX_BARE_META_KEYS
 
 
+def copilot_start(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the ``session.start`` event a GitHub Copilot CLI
+    ``events.jsonl`` begins with: ``{"type": "session.start", "data": {"sessionId", ...}, "id",
+    "timestamp", "parentId": null}``."""
+    data = value.get("data")
+    return (
+        value.get("type") == "session.start"
+        and isinstance(data, dict)
+        and isinstance(data.get("sessionId"), str)
+        and isinstance(value.get("id"), str)
+        and "parentId" in value
+    )
+
+
 #: The keys of the ``init`` event Gemini CLI's ``--output-format stream-json`` begins with.
 _GEMINI_STREAM_INIT_KEYS = frozenset({"type", "timestamp", "session_id", "model"})
 
@@ -124,6 +138,7 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     agent_sdk_entry,
     codex_entry,
     codex_bare_meta,
+    copilot_start,
     gemini_cli_metadata,
     gemini_stream_init,
 )

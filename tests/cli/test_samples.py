@@ -56,6 +56,7 @@ SESSION_FOLDERS = (
     "claude-agent-sdk/",
     "codex/",
     "codex-bare/",
+    "copilot/",
     "gemini-cli/",
     "gemini-stream-json/",
     "cline/",

@@ -4,26 +4,16 @@ and never answered, live by its events' own clock."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
 import patchcore
 from tests.builders import found
 from tests.sample_cases import SAMPLES
+from tests.session_logs import compact_jsonl, read_events
 
 KILLED = SAMPLES / "gemini-stream-json/killed-mid-tool.jsonl"
 COMPLETE = SAMPLES / "gemini-stream-json/complete-run.jsonl"
 NAME = "gemini-run.jsonl"
-
-
-def events(path: Any) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def jsonl(rows: list[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in rows).encode()
 
 
 def test_a_run_killed_mid_tool_is_reported_not_passed_as_clean() -> None:
@@ -44,9 +34,9 @@ def test_a_run_killed_mid_tool_is_reported_not_passed_as_clean() -> None:
 def test_a_long_answer_streamed_in_chunks_does_not_hide_the_calls() -> None:
     """Where the model's text chunks were most of the lines, the log was read one conversation
     a line (each ``message`` event a Responses message) and passed with no findings."""
-    rows = events(KILLED)
+    rows = read_events(KILLED)
     chunks = [{**rows[2], "content": f" part {n}"} for n in range(6)]
-    report = patchcore.check_document(jsonl([*rows[:3], *chunks, *rows[3:]]), filename=NAME)
+    report = patchcore.check_document(compact_jsonl([*rows[:3], *chunks, *rows[3:]]), filename=NAME)
     assert report.layout == "gemini-stream-json"
     assert [f.code for f in report.findings] == ["TP002", "TP002"]
 
@@ -67,8 +57,8 @@ def test_every_result_answers_its_call_error_or_not() -> None:
 
 
 def test_a_result_lost_mid_run_is_a_dangling_call() -> None:
-    rows = [row for row in events(COMPLETE) if row.get("status") != "error"]
-    report = patchcore.check_document(jsonl(rows), filename=NAME)
+    rows = [row for row in read_events(COMPLETE) if row.get("status") != "error"]
+    report = patchcore.check_document(compact_jsonl(rows), filename=NAME)
     assert found(report.findings) == [("TP001", "read_file-1772439003282-0c7e3a9b5d1f4")]
 
 
@@ -84,9 +74,10 @@ def test_its_clock_is_the_newest_event() -> None:
 
 def test_a_call_renamed_to_an_unknown_type_is_said_not_passed() -> None:
     rows = [
-        {**row, "type": "tool_call"} if row["type"] == "tool_use" else row for row in events(KILLED)
+        {**row, "type": "tool_call"} if row["type"] == "tool_use" else row
+        for row in read_events(KILLED)
     ]
-    report = patchcore.check_document(jsonl(rows), filename=NAME)
+    report = patchcore.check_document(compact_jsonl(rows), filename=NAME)
     assert [r.note for r in report.conversations if r.warning] == [
         "an event of unknown type 'tool_call'; kept as it is"
     ] * 3
@@ -95,7 +86,7 @@ def test_a_call_renamed_to_an_unknown_type_is_said_not_passed() -> None:
 def test_an_init_with_other_keys_is_no_stream() -> None:
     """Positive evidence only: an ``init`` with keys the CLI never writes is not its stream (and
     the lines, no corpus either, are refused)."""
-    rows = events(COMPLETE)
+    rows = read_events(COMPLETE)
     rows[0] = {**rows[0], "cwd": "/home/ana"}
     with pytest.raises(patchcore.NoHistoryError):
-        patchcore.check_document(jsonl(rows), filename=NAME)
+        patchcore.check_document(compact_jsonl(rows), filename=NAME)

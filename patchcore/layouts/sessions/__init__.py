@@ -13,6 +13,7 @@ from patchcore.layouts.sessions.agent_sdk import AgentSdk
 from patchcore.layouts.sessions.claude_code import ClaudeCode
 from patchcore.layouts.sessions.codex import Codex
 from patchcore.layouts.sessions.codex_bare import CodexBare
+from patchcore.layouts.sessions.copilot import Copilot
 from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
 from patchcore.layouts.sessions.gemini_stream import GeminiStream
 from patchcore.layouts.sessions.layout import SessionLayout
@@ -24,6 +25,7 @@ SESSION_LAYOUTS: tuple[SessionLayout, ...] = (
     ClaudeCode(),
     Codex(),
     CodexBare(),
+    Copilot(),
     GeminiCliLog(),
     GeminiStream(),
 )
