@@ -94,6 +94,24 @@ def codex_bare_meta(value: dict[str, Any]) -> bool:
     return isinstance(value.get("timestamp"), str) and value.keys() <= _CODEX_BARE_META_KEYS
 
 
+#: The records Kimi CLI writes in its context file besides messages, and their one other key.
+KIMI_RECORDS = {"_system_prompt": "content", "_checkpoint": "id", "_usage": "token_count"}
+
+
+def kimi_record(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is one of the records of a Kimi CLI ``context.jsonl`` that is no
+    message: ``{"role": "_system_prompt", "content"}``, ``{"role": "_checkpoint", "id"}``,
+    ``{"role": "_usage", "token_count"}``, those two keys and no other."""
+    other = KIMI_RECORDS.get(tag(value, "role") or "")
+    return other is not None and value.keys() == {"role", other}
+
+
+def kimi_start(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the first record of a Kimi CLI ``context.jsonl``: its
+    ``_system_prompt``, or a ``_checkpoint`` in a file older than that."""
+    return kimi_record(value) and value["role"] != "_usage"
+
+
 def copilot_start(value: dict[str, Any]) -> bool:
     """Whether a JSON object is the ``session.start`` event a GitHub Copilot CLI
     ``events.jsonl`` begins with: ``{"type": "session.start", "data": {"sessionId", ...}, "id",
@@ -139,6 +157,7 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     codex_entry,
     codex_bare_meta,
     copilot_start,
+    kimi_start,
     gemini_cli_metadata,
     gemini_stream_init,
 )

@@ -57,6 +57,7 @@ SESSION_FOLDERS = (
     "codex/",
     "codex-bare/",
     "copilot/",
+    "kimi/",
     "gemini-cli/",
     "gemini-stream-json/",
     "cline/",

@@ -73,3 +73,8 @@ def test_a_first_line_with_other_keys_is_no_bare_rollout() -> None:
         FIRST.read_bytes().split(b"\n")[1:]
     )
     assert patchcore.check_document(data, filename="x.jsonl").layout != "codex-rollout-bare"
+
+
+def test_strip_takes_the_repair_back() -> None:
+    fixed = (SAMPLES / "codex-bare/interrupted-shell.fixed.jsonl").read_bytes()
+    assert patchcore.strip_document(fixed, filename="r.jsonl").output == FIRST.read_bytes()

@@ -11,39 +11,11 @@ import patchcore
 from tests.builders import found
 from tests.provider_rules import openai_chat
 from tests.sample_cases import SAMPLES
-from tests.session_logs import compact_jsonl, read_events
+from tests.session_logs import compact_jsonl, copilot_chat, read_events
 
 INTERRUPTED = SAMPLES / "copilot/interrupted-bash.jsonl"
 COMPACTED = SAMPLES / "copilot/compacted.jsonl"
 NAME = "events.jsonl"
-
-
-def chat(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The main agent's messages as the CLI sends them, rebuilt here from the SDK's event
-    types (not with toolpatch's reader)."""
-    messages: list[dict[str, Any]] = []
-    for row in rows:
-        data = row["data"]
-        if row.get("agentId"):
-            continue
-        if row["type"] == "user.message":
-            messages.append({"role": "user", "content": data["content"]})
-        elif row["type"] == "assistant.message":
-            message: dict[str, Any] = {"role": "assistant", "content": data["content"]}
-            if data.get("toolRequests"):
-                message["tool_calls"] = [
-                    {
-                        "id": r["toolCallId"],
-                        "type": "function",
-                        "function": {"name": r["name"], "arguments": json.dumps(r["arguments"])},
-                    }
-                    for r in data["toolRequests"]
-                ]
-            messages.append(message)
-        elif row["type"] == "tool.execution_complete":
-            text = data["result"]["content"] if data["success"] else data["error"]["message"]
-            messages.append({"role": "tool", "tool_call_id": data["toolCallId"], "content": text})
-    return messages
 
 
 def test_an_aborted_call_is_found_in_its_tool_request() -> None:
@@ -64,28 +36,40 @@ def test_the_repair_is_a_failed_completion_chained_into_the_read_events() -> Non
     new = rows[7]
     assert new["type"] == "tool.execution_complete"
     assert new["data"]["success"] is False
-    assert openai_chat(chat(rows)) == []
-    assert openai_chat(chat(read_events(INTERRUPTED))) != []
+    assert openai_chat(copilot_chat(rows)) == []
+    assert openai_chat(copilot_chat(read_events(INTERRUPTED))) != []
     assert patchcore.fix_document(repaired, filename=NAME).output is None
 
 
+def after_compaction(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` and a turn whose view call is still open at the end."""
+    request = {"toolCallId": "call_Vw6Gy2Nd8Qs4Tz1Jf7Hk3Pm9", "name": "view", "arguments": {}}
+    event = {
+        "type": "assistant.message",
+        "data": {"messageId": "m-view", "content": "", "toolRequests": [request]},
+        "id": "6c1f0e2d-7a3b-4c5d-9e8f-0a1b2c3d4e5f",
+        "timestamp": "2026-06-14T21:02:55.930Z",
+        "parentId": rows[-1]["id"],
+    }
+    return [*rows, event]
+
+
 def test_a_call_before_a_compaction_is_reported_and_its_counts_kept() -> None:
-    data = COMPACTED.read_bytes()
+    data = compact_jsonl(after_compaction(read_events(COMPACTED)))
     report = patchcore.fix_document(data, filename=NAME)
     before, pending = report.findings
     assert (before.code, before.fix) == ("TP001", None)
     assert "counted the conversation's messages" in before.message
-    assert pending.fix is not None
+    assert (pending.code, pending.fix is not None) == ("TP002", True)
     assert report.output is not None
-    kept = [line for line in report.output.splitlines() if b"compaction_complete" in line]
-    assert kept == [line for line in data.splitlines() if b"compaction_complete" in line]
+    assert report.output.startswith(data), "only the open call at the end is answered"
 
 
 def test_a_failed_compaction_counts_nothing() -> None:
     rows = read_events(COMPACTED)
     rows[8]["data"] = {"success": False, "error": "model call failed"}
     report = patchcore.fix_document(compact_jsonl(rows), filename=NAME)
-    assert [f.fix is not None for f in report.findings] == [True, True]
+    assert [f.fix is not None for f in report.findings] == [True]
 
 
 def test_a_rewind_removes_the_calls_it_rewound() -> None:
@@ -142,3 +126,8 @@ def test_its_clock_is_the_newest_event() -> None:
     assert patchcore.check_document(
         data, filename=NAME, options=patchcore.make_options(live_since=last)
     ).live
+
+
+def test_strip_takes_the_repair_back_and_rechains() -> None:
+    fixed = (SAMPLES / "copilot/interrupted-bash.fixed.jsonl").read_bytes()
+    assert patchcore.strip_document(fixed, filename=NAME).output == INTERRUPTED.read_bytes()

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from tests.provider_rules import anthropic, gemini_cli, responses
+from tests.provider_rules import anthropic, gemini_cli, openai_chat, responses
 from tests.sample_cases import SAMPLES
-from tests.session_logs import sdk_conversations
+from tests.session_logs import copilot_chat, sdk_conversations
 
 #: Each folder of session samples, with the names of its repaired logs (gemini-cli/ also holds
 #: session documents, which are message lists).
@@ -33,6 +33,8 @@ FOLDERS = {
     "claude-agent-sdk": "*.fixed.json*",
     "codex": "*.fixed.json*",
     "codex-bare": "*.fixed.jsonl",
+    "copilot": "interrupted-bash.fixed.jsonl",
+    "kimi": "*.fixed.jsonl",
     "gemini-cli": "*.fixed.jsonl",
 }
 FIXED = sorted(
@@ -99,6 +101,11 @@ def conversations(path: Path) -> list[tuple[str, list[Any]]]:
     if path.parent.name == "codex":
         items = [line["payload"] for line in lines if line["type"] == "response_item"]
         return [("responses", [as_codex_runs_it(item) for item in items])]
+    if path.parent.name == "kimi":
+        # Context.restore: every line that is no _system_prompt / _checkpoint / _usage record
+        return [("openai-chat", [line for line in lines if not line["role"].startswith("_")])]
+    if path.parent.name == "copilot":
+        return [("openai-chat", copilot_chat(lines))]
     if path.parent.name == "codex-bare":
         # RolloutRecorder::resume: every line after the first that is an item (no record_type)
         items = [line for line in lines[1:] if "record_type" not in line]
@@ -112,7 +119,12 @@ def as_codex_runs_it(item: dict[str, Any]) -> dict[str, Any]:
     return {**item, "type": "function_call"} if item["type"] == "local_shell_call" else item
 
 
-VALIDATORS = {"anthropic": anthropic, "responses": responses, "gemini-cli": gemini_cli}
+VALIDATORS = {
+    "anthropic": anthropic,
+    "responses": responses,
+    "gemini-cli": gemini_cli,
+    "openai-chat": openai_chat,
+}
 
 
 def test_every_session_folder_has_repaired_samples() -> None:

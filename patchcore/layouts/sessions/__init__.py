@@ -16,6 +16,7 @@ from patchcore.layouts.sessions.codex_bare import CodexBare
 from patchcore.layouts.sessions.copilot import Copilot
 from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
 from patchcore.layouts.sessions.gemini_stream import GeminiStream
+from patchcore.layouts.sessions.kimi import Kimi
 from patchcore.layouts.sessions.layout import SessionLayout
 
 #: Every session layout, in the order detection tries them (the SDK's entries may carry a
@@ -28,6 +29,7 @@ SESSION_LAYOUTS: tuple[SessionLayout, ...] = (
     Copilot(),
     GeminiCliLog(),
     GeminiStream(),
+    Kimi(),
 )
 
 __all__ = ["SESSION_LAYOUTS", "SessionLayout"]

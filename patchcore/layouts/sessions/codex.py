@@ -33,10 +33,10 @@ from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
 from patchcore.layouts.sessions.codex_outputs import recorded_outputs
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
+from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
-from patchcore.result import Conversation, fix_edits
+from patchcore.result import Conversation
 
 SHELL_CALL = "local_shell_call"
 #: What `Codex.read_line` says of a line that holds a Responses item of the conversation.
@@ -160,13 +160,8 @@ class Codex(SessionLayout):
                 )
             )
         first = items[0].record.line if items else 1
-        listed = Conversation(
-            "", first, CODEX_ITEMS.name, len(payloads), None, False, tuple(findings)
-        )
-        if options.keeps_messages(found):
-            # The engine's own fixes: edits of the list, before they were addressed to lines.
-            listed = listed.with_messages(payloads, context, fix_edits(found))
-        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
+        read = listed(first, CODEX_ITEMS.name, payloads, context, found, findings, options)
+        reports = sorted([read, *notes], key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))
 
 

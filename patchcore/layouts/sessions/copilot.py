@@ -52,7 +52,7 @@ from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import copilot_start
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
+from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
 from patchcore.model import NAMESPACE, Delete, Edit, Finding, Fix, Insert, Replace
 from patchcore.options import Options
 from patchcore.result import Conversation
@@ -296,13 +296,8 @@ class Copilot(SessionLayout):
             )
             shown.append(finding.fix.edits if fix is not None and finding.fix else ())
         first = thread.lines[0].record.line
-        listed = Conversation(
-            "", first, CHAT.name, len(thread.messages), None, False, tuple(located)
-        )
-        if options.keeps_messages(found):
-            # The engine's own fixes: edits of the list, before they were addressed to events.
-            listed = listed.with_messages(thread.messages, context, tuple(shown))
-        return listed, located
+        read = listed(first, CHAT.name, thread.messages, context, found, located, options, shown)
+        return read, located
 
 
 def _pointer(finding: Finding) -> tuple[str | int, ...]:

@@ -38,7 +38,7 @@ from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import gemini_stream_init
 from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
+from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
 from patchcore.options import Options
 from patchcore.result import Conversation
 
@@ -139,8 +139,7 @@ class GeminiStream(SessionLayout):
                 )
             )
         first = lines[0].record.line if lines else 1
-        listed = Conversation("", first, RESPONSES.name, len(items), None, False, tuple(findings))
-        if options.keeps_messages(found):
-            listed = listed.with_messages(items, context, [() for _ in found])
-        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
+        nothing = [() for _ in found]
+        stream = listed(first, RESPONSES.name, items, context, found, findings, options, nothing)
+        reports = sorted([stream, *notes], key=lambda r: r.line or 0)
         return Analysis(tuple(reports), tuple(findings))
