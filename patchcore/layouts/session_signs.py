@@ -49,9 +49,19 @@ AGENT_SDK_MARKERS = frozenset({"parent_tool_use_id", "session_id"})
 _CLAUDE_CODE_KEYS = frozenset({"sessionId", "parentUuid"})
 _AGENT_SDK_TYPES = MESSAGE_TYPES | AGENT_SDK_EVENT_TYPES
 
-#: The line types of a Codex rollout.
+#: The line types of a Codex rollout (``world_state``, a snapshot of the thread's settings,
+#: and ``token_usage_record``, a model call's token counts, as Codex CLI 0.171 writes them:
+#: neither holds a message or a call).
 CODEX_LINE_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "world_state",
+        "token_usage_record",
+    }
 )
 
 

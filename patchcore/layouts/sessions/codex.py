@@ -103,12 +103,17 @@ class Codex(SessionLayout):
         item: dict[str, Any] = value["payload"]
         return item
 
-    def new_line(self, item: dict[str, Any], caller: dict[str, Any]) -> dict[str, Any]:
+    def new_line(
+        self, item: dict[str, Any], caller: dict[str, Any], ordinal: int | None
+    ) -> dict[str, Any]:
         """The line that holds a new ``item``, answering a call held by the line ``caller``: a
-        ``response_item`` with the call line's ``timestamp``."""
+        ``response_item`` with the call line's ``timestamp``, and the ``ordinal`` it is given
+        (`_LineEdits`)."""
         line: dict[str, Any] = {}
         if "timestamp" in caller:
             line["timestamp"] = caller["timestamp"]
+        if ordinal is not None:
+            line["ordinal"] = ordinal
         line.update(type="response_item", payload=item)
         return line
 
@@ -144,8 +149,7 @@ class Codex(SessionLayout):
         except ShapeError as error:
             line = items[int(error.path[0])]
             raise relocated(error, line, (*self.item_at, *error.path[1:])) from None
-        head = next(line for line in lines if isinstance(line.value, dict))
-        edits = _LineEdits(self, items, head)
+        edits = _LineEdits(self, items, lines)
         findings = []
         for finding in found:
             line = items[finding.message_index]
@@ -171,12 +175,20 @@ class _LineEdits:
 
     The file's first JSON object is never removed: it is what makes the file read as a rollout
     (a damaged one may begin with an orphan output), and the repaired file must read as one too.
+
+    Codex numbers every line it writes (``ordinal``: 0, 1, 2, ... in recent releases) and, when
+    it resumes, reads the last line's number to go on from it: it refuses a rollout whose final
+    line has none ("final paginated rollout record ... is missing an ordinal"). So a new line
+    that becomes the file's last is numbered on from the line before it. One in the middle is
+    not: every number after it is taken, and renumbering the later lines would rewrite them;
+    Codex reads a line without one there (docs/formats.md#codex).
     """
 
-    def __init__(self, layout: Codex, items: Sequence[Entry], first: Entry) -> None:
+    def __init__(self, layout: Codex, items: Sequence[Entry], lines: Sequence[Entry]) -> None:
         self.layout = layout
         self.items = items
-        self.first = first.position
+        self.lines = lines
+        self.first = next(line.position for line in lines if isinstance(line.value, dict))
         self.done: dict[int, Edit] = {}
 
     def fix(self, fix: Fix | None) -> Fix | None:
@@ -197,13 +209,25 @@ class _LineEdits:
         lines) and drop whole items (lines)."""
         if isinstance(edit, Insert):
             assert not edit.array
-            after = self.items[edit.index - 1]
-            lines = tuple(self._line(value, edit.index) for value in edit.values)
-            return Insert((), after.position + 1, lines)
+            at = self.items[edit.index - 1].position + 1
+            ordinal = self._next_ordinal() if at == len(self.lines) else None
+            lines = tuple(
+                self._line(value, edit.index, None if ordinal is None else ordinal + k)
+                for k, value in enumerate(edit.values)
+            )
+            return Insert((), at, lines)
         assert isinstance(edit, Delete) and len(edit.pointer) == 1
         return Delete((self.items[int(edit.pointer[0])].position,))
 
-    def _line(self, item: Any, index: int) -> dict[str, Any]:
+    def _next_ordinal(self) -> int | None:
+        """The number after the final line's ``ordinal``, or ``None`` where it has none."""
+        final = self.lines[-1].value
+        ordinal = final.get("ordinal") if isinstance(final, dict) else None
+        if isinstance(ordinal, int) and not isinstance(ordinal, bool):
+            return ordinal + 1
+        return None
+
+    def _line(self, item: Any, index: int, ordinal: int | None) -> dict[str, Any]:
         """A new line for an item inserted at ``index``, written by the layout after the line
         of the call it answers (the nearest earlier item with its ``call_id``)."""
         answered = item.get("call_id") if isinstance(item, dict) else None
@@ -215,4 +239,4 @@ class _LineEdits:
             ),
             self.items[index - 1],
         )
-        return self.layout.new_line(item, caller.value)
+        return self.layout.new_line(item, caller.value, ordinal)

@@ -74,6 +74,8 @@ class CodexBare(Codex):
     def item(self, value: dict[str, Any]) -> dict[str, Any]:
         return value
 
-    def new_line(self, item: dict[str, Any], caller: dict[str, Any]) -> dict[str, Any]:
-        """The item itself, as these releases wrote every item."""
+    def new_line(
+        self, item: dict[str, Any], caller: dict[str, Any], ordinal: int | None
+    ) -> dict[str, Any]:
+        """The item itself, as these releases wrote every item (they numbered no line)."""
         return item
