@@ -9,9 +9,9 @@ that have no ``record_type``). A Claude Agent SDK stream (JSON Lines, or
 one JSON array) keeps the user and assistant entries of each conversation (the main thread,
 ``parent_tool_use_id`` null, and each subagent's, named by that id) in file order, consecutive
 entries of one type making one message. A Gemini CLI session log keeps the last version of each
-message (by ``id``, in the place of its first), less what a ``$rewindTo`` dropped, unless a
-``$set`` gives the messages; they are held to Gemini's rules through the history they resume
-into.
+message (by ``id``, in the place of its first), less what a ``$rewindTo`` dropped, a ``$set``
+of messages replacing those before it; they are held to Gemini's rules through the history
+they resume into.
 """
 
 from __future__ import annotations
@@ -75,9 +75,9 @@ def claude_threads(lines: list[Any]) -> list[list[dict[str, Any]]]:
 
 
 def gemini_cli_messages(lines: list[Any]) -> list[Any]:
-    """The messages Gemini CLI reads back from its session log."""
+    """The messages Gemini CLI reads back from its session log (``loadConversationRecord``: one
+    map by id, a ``$set`` of messages a checkpoint that replaces it)."""
     latest: dict[str, Any] = {}
-    listed: list[Any] = []
     for line in lines:
         if not isinstance(line, dict):
             continue
@@ -87,9 +87,9 @@ def gemini_cli_messages(lines: list[Any]) -> list[Any]:
             latest = {key: latest[key] for key in keys[:cut]}
         elif isinstance(line.get("id"), str):
             latest[line["id"]] = line
-        elif isinstance(line.get("$set"), dict) and "messages" in line["$set"]:
-            listed = line["$set"]["messages"] if isinstance(line["$set"]["messages"], list) else []
-    return listed or list(latest.values())
+        elif isinstance(line.get("$set"), dict) and isinstance(line["$set"].get("messages"), list):
+            latest = {m["id"]: m for m in line["$set"]["messages"] if isinstance(m.get("id"), str)}
+    return list(latest.values())
 
 
 def conversations(path: Path) -> list[tuple[str, list[Any]]]:
