@@ -22,9 +22,10 @@ as it is. A ``session.snapshot_rewind`` removed ``data.upToEventId`` and every e
 from the session: the messages of those events are no part of it.
 
 The conversation is read as the OpenAI Chat messages it stands for and paired with that
-dialect. A repair is what the CLI itself records for a tool that failed
-(``tool.execution_complete`` with ``success: false`` and ``error.message``, as its event relay
-writes one): one new event per unanswered call, after the last event of the call's turn that
+dialect. A repair is what the CLI itself records for a call it finds without a result when it
+resumes (``tool.execution_complete`` with ``success: false`` and ``error: {message, code:
+"interrupted"}``; Copilot CLI 1.0.102 appends one after its ``session.resume`` event): one new
+event per unanswered call, here after the last event of the call's turn that
 names it, its ``id`` a UUIDv5 of the session and the call, its ``parentId`` the event before
 it, and the event that followed it re-chained onto the new one.
 
@@ -184,7 +185,9 @@ class _Edits:
         return (Insert((), anchor + 1, tuple(events)), *self._rechained(last, parent))
 
     def _event(self, value: dict[str, Any], before: dict[str, Any], parent: object) -> Any:
-        """A ``tool.execution_complete`` of a failed call, as the CLI records one."""
+        """A ``tool.execution_complete`` of an interrupted call, as the CLI records one when it
+        resumes a session whose call has none (``success: false``, ``error.code:
+        "interrupted"``), holding the rule's text."""
         call = value["tool_call_id"]
         event: dict[str, Any] = {"type": "tool.execution_complete"}
         if self.agent is not None:
@@ -192,7 +195,7 @@ class _Edits:
         event["data"] = {
             "toolCallId": call,
             "success": False,
-            "error": {"message": value["content"]},
+            "error": {"message": value["content"], "code": "interrupted"},
         }
         event["id"] = str(uuid.uuid5(NAMESPACE, f"{self.session}/{call}"))
         if "timestamp" in before:
