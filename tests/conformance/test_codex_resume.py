@@ -20,33 +20,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fake_upstream import Handler, Upstream, serving
 from tests.helpers import TP001_TEXT, TP002_TEXT, run, text
 from tests.npm_clients import binary
 
 #: The command the fake model asks Codex to run: each run appends one line.
 COMMAND = "echo ran >> runs.txt"
 CALL_ID = "call_fakeRunsTxt1"
-
-
-class Upstream(ThreadingHTTPServer):
-    """The fake Responses API: the requests it got, and its pairing rule."""
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.requests: list[dict[str, Any]] = []
-        self.refused: list[str] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
 def unpaired(items: list[Any]) -> str | None:
@@ -62,25 +48,19 @@ def unpaired(items: list[Any]) -> str | None:
     return None
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: Upstream
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the test reads the requests, not a log."""
-
+class _Handler(Handler):
     def do_GET(self) -> None:
         self.send_response(404)
         self.end_headers()
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
-        self.server.requests.append(body)
+        body = self.request_body()
         items = [i for i in body.get("input", []) if isinstance(i, dict)]
         refusal = unpaired(items)
         if refusal is not None:
-            self.server.refused.append(refusal)
-            error = {"message": refusal, "type": "invalid_request_error", "param": "input"}
-            self._send(400, "application/json", json.dumps({"error": error}).encode())
+            self.refuse(
+                refusal, {"message": refusal, "type": "invalid_request_error", "param": "input"}
+            )
             return
         number = len(self.server.requests)
         if any(i.get("type") == "function_call" for i in items):
@@ -114,26 +94,13 @@ class _Handler(BaseHTTPRequestHandler):
             {"type": "response.completed", "response": {"id": f"resp_{number}", "usage": usage}},
         ]
         stream = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-        self._send(200, "text/event-stream", stream.encode())
-
-    def _send(self, status: int, kind: str, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.reply(200, "text/event-stream", stream.encode())
 
 
 @pytest.fixture
 def upstream() -> Iterator[Upstream]:
-    server = Upstream()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Upstream(_Handler, "/v1")) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class Codex:

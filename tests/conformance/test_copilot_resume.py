@@ -22,32 +22,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fake_upstream import Handler, Upstream, serving
 from tests.helpers import TP001_TEXT, TP002_TEXT, run, text
 from tests.npm_clients import binary, installed
 
 COMMAND = "echo ran >> runs.txt"
 CALL_ID = "call_fakeRunsTxt1"
-
-
-class Upstream(ThreadingHTTPServer):
-    """The fake Chat Completions API: the requests it got, and its pairing rule."""
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.requests: list[dict[str, Any]] = []
-        self.refused: list[str] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
 def unanswered(messages: list[dict[str, Any]]) -> str | None:
@@ -60,18 +46,12 @@ def unanswered(messages: list[dict[str, Any]]) -> str | None:
     return None
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: Upstream
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the test reads the requests, not a log."""
-
+class _Handler(Handler):
     def do_GET(self) -> None:
-        self._send(200, "application/json", json.dumps({"object": "list", "data": []}).encode())
+        self.reply(200, "application/json", json.dumps({"object": "list", "data": []}).encode())
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
-        self.server.requests.append(body)
+        body = self.request_body()
         messages = body.get("messages", [])
         missing = unanswered(messages)
         if missing is not None:
@@ -80,9 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
                 f"responding to each 'tool_call_id'. The following tool_call_ids did not have "
                 f"response messages: {missing}"
             )
-            self.server.refused.append(refusal)
-            error = {"message": refusal, "type": "invalid_request_error"}
-            self._send(400, "application/json", json.dumps({"error": error}).encode())
+            self.refuse(refusal, {"message": refusal, "type": "invalid_request_error"})
             return
         if any(m.get("tool_calls") for m in messages):
             delta: dict[str, Any] = {"role": "assistant", "content": "Done."}
@@ -113,26 +91,13 @@ class _Handler(BaseHTTPRequestHandler):
             + "\n\n"
             for choice in chunks
         )
-        self._send(200, "text/event-stream", (stream + "data: [DONE]\n\n").encode())
-
-    def _send(self, status: int, kind: str, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.reply(200, "text/event-stream", (stream + "data: [DONE]\n\n").encode())
 
 
 @pytest.fixture
 def upstream() -> Iterator[Upstream]:
-    server = Upstream()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Upstream(_Handler, "/v1")) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class Copilot:

@@ -16,28 +16,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fake_upstream import Handler, Upstream, serving
 from tests.helpers import TP002_TEXT, run, text
 from tests.npm_clients import binary
-
-
-class Upstream(ThreadingHTTPServer):
-    """The fake Gemini API: the requests it got, and its pairing rule."""
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.requests: list[dict[str, Any]] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
 
 
 def _key(part: dict[str, Any], kind: str) -> object:
@@ -57,21 +44,14 @@ def unanswered(contents: list[dict[str, Any]]) -> object:
     return None
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: Upstream
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the test reads the requests, not a log."""
-
+class _Handler(Handler):
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
-        self.server.requests.append(body)
+        body = self.request_body()
         contents = body.get("contents", [])
         missing = unanswered(contents)
         if missing is not None:
-            error = {"code": 400, "status": "INVALID_ARGUMENT"}
-            error["message"] = f"function call {missing} has no function response"
-            self._send(400, "application/json", json.dumps({"error": error}).encode())
+            refusal = f"function call {missing} has no function response"
+            self.refuse(refusal, {"code": 400, "message": refusal, "status": "INVALID_ARGUMENT"})
             return
         called = any("functionCall" in p for c in contents for p in c.get("parts", []))
         call = {"functionCall": {"name": "list_directory", "args": {"dir_path": "."}}}
@@ -86,26 +66,13 @@ class _Handler(BaseHTTPRequestHandler):
                 "totalTokenCount": 15,
             },
         }
-        self._send(200, "text/event-stream", f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-
-    def _send(self, status: int, kind: str, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.reply(200, "text/event-stream", f"data: {json.dumps(chunk)}\r\n\r\n".encode())
 
 
 @pytest.fixture
 def upstream() -> Iterator[Upstream]:
-    server = Upstream()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Upstream(_Handler)) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class Gemini:
