@@ -69,8 +69,9 @@ class Codex(SessionLayout):
     short_name = "codex"
     title = "Codex rollout"
     recognised_by = (
-        "JSON Lines of `{timestamp, type, payload}` with `type` session_meta / response_item / "
-        "event_msg / turn_context / compacted; Responses items in the `response_item` payloads"
+        "JSON Lines of `{timestamp, ordinal?, type, payload}` with `type` session_meta / "
+        "response_item / event_msg / turn_context / compacted / world_state / "
+        "token_usage_record; Responses items in the `response_item` payloads"
     )
     containers = "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`"
     name = "codex-rollout"

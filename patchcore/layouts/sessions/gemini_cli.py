@@ -101,8 +101,8 @@ class GeminiCliLog(SessionLayout):
     title = "Gemini CLI session log"
     recognised_by = (
         "JSON Lines whose first record is `{sessionId, projectHash, ...}`, then message records "
-        "(`id`, `type`, `content`, `toolCalls`; the last version of an id wins), `$set` and "
-        "`$rewindTo` records"
+        "(`id`, `type`, `content`, `toolCalls`; the last version of an id wins), `$set` (a "
+        "list of messages: a checkpoint) and `$rewindTo` records"
     )
     containers = "`~/.gemini/tmp/<project>/chats/session-*.jsonl`"
     name = "gemini-cli-log"
