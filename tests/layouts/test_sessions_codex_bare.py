@@ -1,6 +1,7 @@
-"""Codex rollouts of the 2025 layouts, items written bare (docs/formats.md#codex-rollouts-of-2025):
-read as one conversation of their items, never one line per conversation; the meta, state and
-event lines kept; a new output a bare line; the session's clock the file's."""
+"""Codex rollouts of the 2025 layouts, items written bare
+(docs/formats.md#codex-rollouts-of-2025-items-bare): read as one conversation of their items,
+never one line per conversation; the meta, state and event lines kept; a new output a bare
+line; the session's clock the file's."""
 
 from __future__ import annotations
 
