@@ -12,11 +12,24 @@ from __future__ import annotations
 from patchcore.layouts.sessions.agent_sdk import AgentSdk
 from patchcore.layouts.sessions.claude_code import ClaudeCode
 from patchcore.layouts.sessions.codex import Codex
+from patchcore.layouts.sessions.codex_bare import CodexBare
+from patchcore.layouts.sessions.copilot import Copilot
 from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
+from patchcore.layouts.sessions.gemini_stream import GeminiStream
+from patchcore.layouts.sessions.kimi import Kimi
 from patchcore.layouts.sessions.layout import SessionLayout
 
 #: Every session layout, in the order detection tries them (the SDK's entries may carry a
 #: ``uuid``, which alone would read as Claude Code's).
-SESSION_LAYOUTS: tuple[SessionLayout, ...] = (AgentSdk(), ClaudeCode(), Codex(), GeminiCliLog())
+SESSION_LAYOUTS: tuple[SessionLayout, ...] = (
+    AgentSdk(),
+    ClaudeCode(),
+    Codex(),
+    CodexBare(),
+    Copilot(),
+    GeminiCliLog(),
+    GeminiStream(),
+    Kimi(),
+)
 
 __all__ = ["SESSION_LAYOUTS", "SessionLayout"]

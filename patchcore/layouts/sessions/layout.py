@@ -46,7 +46,8 @@ from patchcore.result import Conversation
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.model import Edit
+    from patchcore.dialects.base import ListContext
+    from patchcore.model import Edit, Finding
     from patchcore.options import Options
 
 
@@ -65,6 +66,30 @@ def odd_entry(entry: Entry) -> Conversation | None:
     if not isinstance(entry.value, dict):
         return unread(entry, f"{entry.one} that is {json_kind(entry.value)}, not an event")
     return None
+
+
+def listed(
+    first: int,
+    dialect: str,
+    messages: Sequence[Any],
+    context: ListContext,
+    found: Sequence[Finding],
+    located: Sequence[Finding],
+    options: Options,
+    shown: Sequence[tuple[Edit, ...]] | None = None,
+) -> Conversation:
+    """The conversation a session layout read from its entries, starting on line ``first``:
+    ``messages`` as the engine checked them (``found``), its findings ``located`` in the file;
+    the messages kept for whoever shows them where ``options`` ask, with each finding's edits
+    of the list (``shown``, by default the engine's own, before they were addressed to
+    entries)."""
+    from patchcore.result import fix_edits
+
+    conversation = Conversation("", first, dialect, len(messages), None, False, tuple(located))
+    if options.keeps_messages(found):
+        edits = fix_edits(found) if shown is None else tuple(shown)
+        conversation = conversation.with_messages(messages, context, edits)
+    return conversation
 
 
 #: Why a pending call of a live session has no fix (after the finding's own sentence).
