@@ -68,6 +68,15 @@ def _resumed_after_fix(home: ClaudeCodeHome, session: str, prompt: str) -> Reque
     return sent
 
 
+def _resumed_without_the_call(home: ClaudeCodeHome, session: str, prompt: str) -> None:
+    """Resume the session as it is with PROMPT: the request is accepted, but tells the model
+    of no call and no result (the client left the unanswered call out)."""
+    _, requests = home.claude(prompt, resume=session)
+    sent = _sent(requests)
+    assert sent.refused is None
+    assert sent.blocks("tool_use") == [] and sent.blocks("tool_result") == []
+
+
 def test_a_session_it_writes_is_read_whole(home: ClaudeCodeHome) -> None:
     """Every line type Claude Code 2.1.332 writes in a session with a tool call is known: no
     warning, no finding, and the call is paired."""
@@ -130,11 +139,7 @@ def test_a_result_removed_from_the_middle(home: ClaudeCodeHome) -> None:
     log.write_text("".join(kept))
     broken = log.read_bytes()
 
-    _, requests = home.claude("again", resume=session)
-    before = _sent(requests)
-    assert before.refused is None
-    assert before.blocks("tool_use") == [] and before.blocks("tool_result") == []
-
+    _resumed_without_the_call(home, session, "again")
     log.write_bytes(broken)
     after = _resumed_after_fix(home, session, "again")
     assert [b["id"] for b in after.blocks("tool_use")] == [call_id]
@@ -172,3 +177,22 @@ def test_the_fake_refuses_as_the_api_does(home: ClaudeCodeHome) -> None:
         answer = json.loads(refused.value.read())
         assert answer["error"]["type"] == "invalid_request_error"
         assert answer["error"]["message"].startswith(error)
+
+
+def test_a_result_line_split_by_a_raw_line_break(home: ClaudeCodeHome) -> None:
+    """A result line split in two by a raw line break inside its output (TP201). The client
+    reads neither half and leaves the call out of what it sends; after `fix` the line is whole
+    again and the model is told the tool's real output, with no result made up."""
+    result, _ = home.claude("run: printf 'one two'")
+    session = str(result["session_id"])
+    log = home.log(session)
+    whole = log.read_bytes()
+    assert whole.count(b'"content":"one two"') == 1
+    broken = whole.replace(b'"content":"one two"', b'"content":"one\ntwo"')
+    log.write_bytes(broken)
+
+    _resumed_without_the_call(home, session, "again")
+    log.write_bytes(broken)
+    after = _resumed_after_fix(home, session, "again")
+    (call,) = after.blocks("tool_use")
+    assert _results(after) == {call["id"]: ["one\ntwo"]}

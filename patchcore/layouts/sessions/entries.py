@@ -24,7 +24,7 @@ from typing import Any
 
 from patchcore.errors import DecodeError, ShapeError
 from patchcore.model import Edit, Pointer
-from patchcore.raw.codec import Decoded, Framing, Record
+from patchcore.raw.codec import Decoded, Framing, Record, parse, parses_alone
 from patchcore.raw.jsonspan import Spans
 from patchcore.raw.positions import Locator, line_and_column
 from patchcore.raw.splice import splice, splice_lines
@@ -42,6 +42,11 @@ class Entry:
         column: The column its bytes start at on that line.
         root: Its pointer in the file's record: ``()`` for a line, ``(position,)`` for an
             element of the array.
+        pieces: The positions of the lines after it that hold the rest of it, where a raw
+            line break inside a JSON string split it (`split_entry`): it is read whole, and its
+            ``value`` is what the lines joined back hold.
+        rest_of: For such a later piece, the position of the entry it is the rest of (its
+            ``value`` is ``None``: it is read with that entry).
     """
 
     position: int
@@ -50,6 +55,8 @@ class Entry:
     problem: str | None = None
     column: int = 1
     root: Pointer = ()
+    pieces: tuple[int, ...] = ()
+    rest_of: int | None = None
 
     @property
     def noun(self) -> str:
@@ -73,14 +80,53 @@ def read_entries(decoded: Decoded) -> list[Entry]:
     return _elements(decoded.records[0])
 
 
+#: The most lines one entry split by raw line breaks is read back from (a tool's output with a
+#: few line breaks written raw): a bound on the joins tried at a line that does not parse.
+MAX_PIECES = 16
+#: Why a line that a raw line break inside a JSON string cut short does not parse.
+_CUT_IN_A_STRING = "unterminated string"
+
+
 def _lines(decoded: Decoded) -> list[Entry]:
-    entries = []
-    for position, record in enumerate(decoded.records):
+    records = decoded.records
+    entries: list[Entry] = []
+    split: Entry | None = None  # the last entry read from several lines
+    for position, record in enumerate(records):
+        if split is not None and position in split.pieces:
+            entries.append(Entry(position, record, None, rest_of=split.position))
+            continue
         try:
             entries.append(Entry(position, record, record.parse()))
         except DecodeError as error:
-            entries.append(Entry(position, record, None, error.reason))
+            joined = split_entry(records, position) if _CUT_IN_A_STRING in error.reason else None
+            if joined is None:
+                entries.append(Entry(position, record, None, error.reason))
+            else:
+                value, pieces = joined
+                split = Entry(position, record, value, pieces=pieces)
+                entries.append(split)
     return entries
+
+
+def split_entry(records: Sequence[Record], first: int) -> tuple[Any, tuple[int, ...]] | None:
+    """The object that line ``first`` and the lines after it hold when a raw line break inside
+    a JSON string split one entry over them (an agent that wrote a tool's output without
+    escaping it; docs/cli.md#torn-lines), and the positions of those later lines; ``None``
+    when no join of up to `MAX_PIECES` lines, each not JSON on its own, is one object. The
+    lines are joined back with the line break escaped (``\\n``), so the value holds the
+    text as it was written."""
+    joined = records[first].raw
+    for position in range(first + 1, min(first + MAX_PIECES, len(records))):
+        piece = records[position].raw
+        if not piece.strip() or parses_alone(piece):
+            return None
+        joined += b"\\n" + piece
+        try:
+            value = parse(joined)
+        except DecodeError:
+            continue
+        return (value, tuple(range(first + 1, position + 1))) if isinstance(value, dict) else None
+    return None
 
 
 def _elements(document: Record) -> list[Entry]:
