@@ -9,6 +9,7 @@ Claude Code writes; every expected value is stated here.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import patchcore
@@ -91,3 +92,45 @@ def test_no_more_than_sixteen_lines_make_one_entry() -> None:
     report = _check(_written_raw("\n".join(["x"] * 9)))
     assert found(report.findings) == [("TP001", "toolu_Ls")]
     assert len([r for r in report.conversations if r.warning]) == 17
+
+
+def test_a_split_call_gets_its_result_after_its_last_piece() -> None:
+    """An unanswered call on a split line: its result goes after the whole entry, never between
+    its pieces, and the entry is written on one line (TP201 ignored too: an edit that follows a
+    split entry writes it whole, its text unchanged)."""
+    records = [
+        cc_user(1, None, "List."),
+        cc_assistant(2, 1, "msg_Ls", tool_use("toolu_Ls", "Bash", command="ls\npwd")),
+    ]
+    data = compact_jsonl(records).replace(b"\\n", b"\n")
+    whole = compact_jsonl(records).split(b"\n")
+    for ignore in ([], ["TP201"]):
+        options = patchcore.make_options(ignore=ignore)
+        fixed = patchcore.fix_document(data, filename=NAME, options=options)
+        expected = {("TP002", "toolu_Ls"), *([] if ignore else [("TP201", None)])}
+        assert set(found(fixed.findings)) == expected
+        assert fixed.output is not None
+        lines = fixed.output.split(b"\n")
+        assert lines[:2] == whole[:2]
+        assert b'"tool_use_id":"toolu_Ls"' in lines[2]
+        assert _check(fixed.output).findings == ()
+
+
+def test_a_split_line_that_hangs_off_a_call_is_re_pointed_whole() -> None:
+    """A split line whose ``parentUuid`` a repair changes (it hung off the unanswered call's
+    line): the change is written into the whole entry."""
+    records = [
+        cc_user(1, None, "List."),
+        cc_assistant(2, 1, "msg_Ls", CALL),
+        cc_user(3, 2, "Stop.\nList the tests instead."),
+    ]
+    data = compact_jsonl(records).replace(b"\\n", b"\n")
+    fixed = _fix(data)
+    assert found(fixed.findings) == [("TP001", "toolu_Ls"), ("TP201", None)]
+    assert fixed.output is not None
+    *_, result, prompt, end = fixed.output.split(b"\n")
+    assert end == b""
+    assert prompt == compact_jsonl(records[2:]).rstrip(b"\n").replace(
+        records[2]["parentUuid"].encode(), json.loads(result)["uuid"].encode()
+    )
+    assert _check(fixed.output).findings == ()

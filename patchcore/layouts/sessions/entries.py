@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from patchcore.errors import DecodeError, ShapeError
-from patchcore.model import Edit, Pointer
+from patchcore.model import Delete, Edit, Insert, Pointer
 from patchcore.raw.codec import Decoded, Framing, Record, parse, parses_alone
 from patchcore.raw.jsonspan import Spans
 from patchcore.raw.positions import Locator, line_and_column
@@ -102,19 +102,21 @@ def _lines(decoded: Decoded) -> list[Entry]:
             if joined is None:
                 entries.append(Entry(position, record, None, error.reason))
             else:
-                value, pieces = joined
-                split = Entry(position, record, value, pieces=pieces)
+                value, raw, pieces = joined
+                whole = Record(raw, record.line, record.index, record.offset)
+                split = Entry(position, whole, value, pieces=pieces)
                 entries.append(split)
     return entries
 
 
-def split_entry(records: Sequence[Record], first: int) -> tuple[Any, tuple[int, ...]] | None:
+def split_entry(records: Sequence[Record], first: int) -> tuple[Any, bytes, tuple[int, ...]] | None:
     """The object that line ``first`` and the lines after it hold when a raw line break inside
     a JSON string split one entry over them (an agent that wrote a tool's output without
     escaping it; docs/cli.md#torn-lines), and the positions of those later lines; ``None``
     when no join of up to `MAX_PIECES` lines, each not JSON on its own, is one object. The
     lines are joined back with the line break escaped (``\\n``), so the value holds the
-    text as it was written."""
+    text as it was written; the joined bytes come with it (what the entry's `Record` holds:
+    a place inside it is found in them, on the first line)."""
     joined = records[first].raw
     for position in range(first + 1, min(first + MAX_PIECES, len(records))):
         piece = records[position].raw
@@ -125,7 +127,9 @@ def split_entry(records: Sequence[Record], first: int) -> tuple[Any, tuple[int, 
             value = parse(joined)
         except DecodeError:
             continue
-        return (value, tuple(range(first + 1, position + 1))) if isinstance(value, dict) else None
+        if not isinstance(value, dict):
+            return None
+        return value, joined, tuple(range(first + 1, position + 1))
     return None
 
 
@@ -146,8 +150,44 @@ def _elements(document: Record) -> list[Entry]:
 def write_entries(decoded: Decoded, edits: Sequence[Edit]) -> bytes:
     """The file with ``edits`` applied; every entry they do not touch keeps its bytes."""
     if decoded.framing is Framing.JSONL:
-        return decoded.join(splice_lines(decoded, edits))
+        mended, edits = _joined_where_edited(decoded, edits)
+        return decoded.join(splice_lines(mended, edits))
     return decoded.join([splice(decoded.records[0].raw, edits)])
+
+
+def _joined_where_edited(decoded: Decoded, edits: Sequence[Edit]) -> tuple[Decoded, list[Edit]]:
+    """``decoded`` with each entry that raw line breaks split (`split_entry`) on one line, its
+    breaks escaped, where an edit reaches into it, follows it or removes the line after it (its
+    first piece: TP201's fix removes the pieces), and ``edits`` with the removal of its later
+    lines: an edit of such an entry is written into it whole (its text unchanged, byte for
+    byte), never into one of its pieces, and a new entry after it comes after the last."""
+    records, lines = list(decoded.records), list(decoded.lines)
+    removed = {
+        e.pointer[0]
+        for e in edits
+        if isinstance(e, Delete) and len(e.pointer) == 1 and isinstance(e.pointer[0], int)
+    }
+    reached: set[object] = {k - 1 for k in removed}
+    for edit in edits:
+        if isinstance(edit, Insert):
+            reached.add(edit.array[0] if edit.array else edit.index - 1)
+        else:
+            reached.add(edit.pointer[0])
+    more: list[Edit] = []
+    joined_any = False
+    for position in sorted(k for k in reached if isinstance(k, int) and 0 <= k < len(records)):
+        record = records[position]
+        joined = None if parses_alone(record.raw) else split_entry(records, position)
+        if joined is None:
+            continue
+        _, raw, pieces = joined
+        records[position] = Record(raw, record.line, record.index, record.offset)
+        lines[record.index] = raw
+        more += [Delete((k,)) for k in pieces if k not in removed]
+        joined_any = True
+    if not joined_any:
+        return decoded, list(edits)
+    return Decoded(decoded.bom, decoded.framing, lines, records), [*edits, *more]
 
 
 def place(entry: Entry, pointer: Pointer) -> tuple[int, int]:

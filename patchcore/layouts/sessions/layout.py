@@ -72,9 +72,10 @@ def odd_entry(entry: Entry) -> Conversation | None:
 def with_split_lines(analysis: Analysis, entries: Sequence[Entry], dialect: str) -> Analysis:
     """``analysis`` with a TP201 finding for each entry that raw line breaks inside a JSON
     string split over several lines (`patchcore.layouts.sessions.entries.split_entry`): its
-    fix writes the entry back on one line, the line breaks escaped, so the text it holds is
-    the same and the agent, which reads a line at a time, reads it again."""
-    from patchcore.model import Delete, Finding, Fix, Replace
+    fix removes the later pieces, and the writer puts the entry back on one line, the breaks
+    escaped (`patchcore.layouts.sessions.entries.write_entries`), so the text it holds is the
+    same and the agent, which reads a line at a time, reads it again."""
+    from patchcore.model import Delete, Finding, Fix
     from patchcore.rules import RULES, Applicability
 
     rule = RULES["TP201"]
@@ -84,10 +85,7 @@ def with_split_lines(analysis: Analysis, entries: Sequence[Entry], dialect: str)
             continue
         last = entry.pieces[-1]
         lines = f"lines {entry.record.line}-{entries[last].record.line}"
-        edits: tuple[Edit, ...] = (
-            Replace((entry.position,), entry.value),
-            *(Delete((k,)) for k in entry.pieces),
-        )
+        edits: tuple[Edit, ...] = tuple(Delete((k,)) for k in entry.pieces)
         fix = Fix(Applicability.SAFE, rule.fix_description or "", edits)
         message = f"{lines} hold one entry, split by a raw line break inside a JSON string"
         position = entry.position
