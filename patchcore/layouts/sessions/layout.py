@@ -58,10 +58,17 @@ def unread(entry: Entry, why: str) -> Conversation:
     return Conversation(where, entry.record.line, None, 0, f"{why}; kept as it is", warning=True)
 
 
+#: What a line a crash cut short may hold and nothing else: NUL bytes, and blank space.
+_NUL_LINE = b"\x00 \t\r"
+
+
 def odd_entry(entry: Entry) -> Conversation | None:
     """The warning for an entry that is no JSON object at all, or ``None`` for an object."""
     if entry.rest_of is not None:
         return unread(entry, "the rest of a line that a raw line break split (TP201)")
+    if entry.problem is not None and not entry.record.raw.strip(_NUL_LINE):
+        nuls = entry.record.raw.count(b"\x00")
+        return unread(entry, f"{nuls} NUL bytes and nothing else, as a crash leaves a log")
     if entry.problem is not None:
         return unread(entry, f"not JSON ({entry.problem})")
     if not isinstance(entry.value, dict):

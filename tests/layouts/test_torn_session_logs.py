@@ -1,7 +1,8 @@
-"""An agent session's entry split over lines by raw line breaks inside a JSON string (TP201,
-docs/cli.md#torn-lines): read whole, reported, and written back on one line with the breaks
-escaped, so the text it holds is the same byte for byte; a torn line that no later lines
-complete stays a warning.
+"""The torn files an agent leaves behind (docs/cli.md#torn-lines). An entry split over lines by
+raw line breaks inside a JSON string (TP201): read whole, reported, and written back on one line
+with the breaks escaped, so the text it holds is the same byte for byte; a torn line that no
+later lines complete stays a warning. NUL bytes a crash left: the log is read, the lines that
+hold them kept as they are and reported; any other input with NUL bytes is still refused.
 
 Sessions are built with the session builders (``tests/session_logs.py``), in the compact form
 Claude Code writes; every expected value is stated here.
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import json
 from typing import Any
+
+import pytest
 
 import patchcore
 from tests.builders import found
@@ -134,3 +137,35 @@ def test_a_split_line_that_hangs_off_a_call_is_re_pointed_whole() -> None:
         records[2]["parentUuid"].encode(), json.loads(result)["uuid"].encode()
     )
     assert _check(fixed.output).findings == ()
+
+
+def test_a_session_log_with_nul_bytes_is_read_and_they_are_kept() -> None:
+    """A line of NUL bytes only (the end of a log a crash cut short, and the log the agent went
+    on writing after it), and a torn line that ends in NUL bytes: each a warning, kept byte for
+    byte; the rest is checked and repaired."""
+    records = [cc_user(1, None, "List."), cc_assistant(2, 1, "msg_Ls", CALL)]
+    lines = compact_jsonl(records).split(b"\n")
+    torn = lines[1][:40] + b"\x00" * 8
+    data = b"\n".join([lines[0], b"\x00" * 300, torn, lines[1], b""])
+    report = _fix(data)
+    warnings = [(r.line, r.note) for r in report.conversations if r.warning]
+    assert warnings == [
+        (2, "300 NUL bytes and nothing else, as a crash leaves a log; kept as it is"),
+        (
+            3,
+            "not JSON (invalid JSON: control character U+0000 inside a string (it must be "
+            "written \\u0000)); kept as it is",
+        ),
+    ]
+    assert found(report.findings) == [("TP002", "toolu_Ls")]
+    assert report.output is not None
+    assert report.output.split(b"\n")[:4] == data.split(b"\n")[:4]
+
+
+def test_other_inputs_with_nul_bytes_are_still_refused() -> None:
+    """A corpus of conversation lines with a NUL line is refused as before (without
+    ``keep_invalid_lines``): only an agent session log is read past them."""
+    data = b'{"messages": [{"role": "user", "content": "Hi"}]}\n' + b"\x00" * 4
+    with pytest.raises(patchcore.DecodeError) as refused:
+        _check(data)
+    assert refused.value.reason.startswith("NUL byte") and refused.value.line == 2
