@@ -196,3 +196,66 @@ def test_a_result_line_split_by_a_raw_line_break(home: ClaudeCodeHome) -> None:
     after = _resumed_after_fix(home, session, "again")
     (call,) = after.blocks("tool_use")
     assert _results(after) == {call["id"]: ["one\ntwo"]}
+
+
+def _torn_last_line(log: bytes) -> bytes:
+    """The log with its last line cut in the middle (no line break after it)."""
+    *lines, last, end = log.split(b"\n")
+    assert end == b""
+    return b"\n".join([*lines, last[: len(last) // 2]])
+
+
+def _synthetic_error(log: bytes) -> bytes:
+    """The log with an API error Claude Code writes for a failed request at its end: an
+    assistant line of model ``<synthetic>`` (its last assistant line's keys, a new uuid)."""
+    last = [json.loads(line) for line in log.splitlines() if b'"type":"assistant"' in line][-1]
+    message = {
+        "id": "f1e2d3c4-0000-4000-8000-000000000001",
+        "model": "<synthetic>",
+        "role": "assistant",
+        "stop_reason": "stop_sequence",
+        "stop_sequence": "",
+        "type": "message",
+        "usage": {"input_tokens": 0, "output_tokens": 0},
+        "content": [{"type": "text", "text": "API Error: Connection error."}],
+    }
+    line = {
+        **last,
+        "parentUuid": last["uuid"],
+        "uuid": "11111111-2222-4333-8444-555555555555",
+        "message": message,
+        "isApiErrorMessage": True,
+    }
+    return log + json.dumps(line, separators=(",", ":")).encode() + b"\n"
+
+
+#: What an agent's crash or a failed request leaves at the end of a log (docs/cli.md#torn-lines).
+TORN_ENDS = {
+    "a torn last line": _torn_last_line,
+    "NUL bytes at the end": lambda log: log + b"\x00" * 300,
+    "a trailing <synthetic> API error": _synthetic_error,
+}
+
+
+@pytest.mark.parametrize("torn", TORN_ENDS)
+def test_what_a_crash_leaves_at_the_end_does_not_stop_a_resume(
+    home: ClaudeCodeHome, torn: str
+) -> None:
+    """Measured: Claude Code 2.1.332 resumes each, before and after `fix`, and tells the model
+    the session's call and result as they were (its `<synthetic>` lines it never sends); `fix`
+    keeps every byte of the log (it has no call to answer) and reports what it keeps."""
+    result, _ = home.claude("run: echo hi")
+    session = str(result["session_id"])
+    log = home.log(session)
+    broken = TORN_ENDS[torn](log.read_bytes())
+    for fixed in (False, True):
+        log.write_bytes(broken)
+        if fixed:
+            run(["fix", "--force", str(log)], expect=0)
+            assert log.read_bytes() == broken
+        result, requests = home.claude("again", resume=session)
+        sent = _sent(requests)
+        assert sent.refused is None and result["is_error"] is False
+        (call,) = sent.blocks("tool_use")
+        assert _results(sent) == {call["id"]: ["hi"]}
+        assert "API Error" not in json.dumps(sent.messages), "a <synthetic> line is never sent"
