@@ -21,7 +21,7 @@ from tests.fake_anthropic import FakeAnthropic, Request
 from tests.npm_clients import binary
 
 #: The tools a run may use without asking (``claude -p`` cannot ask).
-TOOLS = "Bash Read"
+TOOLS = "Bash"
 #: How long one ``claude -p`` may take against the local fake (it answers at once).
 RUN_SECONDS = 120
 

@@ -7,15 +7,13 @@ orphan or duplicate ``tool_result``: a 400 ``invalid_request_error`` with Anthro
 text), and otherwise answers from a small script keyed on the conversation:
 
 * a user prompt ``run: COMMAND`` gets a ``tool_use`` of the ``Bash`` tool running COMMAND;
-* a prompt ``read: PATH`` gets a ``tool_use`` of the ``Read`` tool on PATH;
-* a user turn that holds ``tool_result`` blocks gets the final text ``Done.``;
-  (the last ``user`` message decides: Claude Code may send a ``system`` message after it);
+* a user turn that holds ``tool_result`` blocks gets the final text ``Done.`` (the last
+  ``user`` message decides: Claude Code may send a ``system`` message after it);
 * anything else gets the text ``OK.``.
 
 Every request is kept (`requests`), so a test counts what the model was told: which results it
 got, which calls it saw, and whether a request was refused. Replies are streamed as Server-Sent
-Events when the request asks for a stream (Claude Code always does for its main loop), and sent
-as one JSON message otherwise.
+Events, as Claude Code asks for them.
 """
 
 from __future__ import annotations
@@ -92,7 +90,7 @@ def _text_of(message: dict[str, Any]) -> str:
     )
 
 
-def reply_to(body: dict[str, Any]) -> list[dict[str, Any]]:
+def _reply_to(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The content blocks the script answers ``body`` with (see the module's docstring)."""
     users = [
         m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"
@@ -108,8 +106,6 @@ def reply_to(body: dict[str, Any]) -> list[dict[str, Any]]:
         if line.startswith("run: "):
             command = {"command": line[5:], "description": "Run the command"}
             return [_tool_use("Bash", command)]
-        if line.startswith("read: "):
-            return [_tool_use("Read", {"file_path": line[6:]})]
     return [{"type": "text", "text": "OK."}]
 
 
@@ -189,10 +185,7 @@ def _handler(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 error = {"type": "invalid_request_error", "message": request.refused}
                 self._send(400, json.dumps({"type": "error", "error": error}).encode())
                 return
-            message = _message(reply_to(request.body))
-            if not request.body.get("stream"):
-                self._send(200, json.dumps(message).encode())
-                return
+            message = _message(_reply_to(request.body))
             stream = "".join(
                 f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _events(message)
             )
