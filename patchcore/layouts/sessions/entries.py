@@ -18,13 +18,15 @@ byte.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from patchcore.errors import DecodeError, ShapeError
 from patchcore.model import Delete, Edit, Insert, Pointer
-from patchcore.raw.codec import Decoded, Framing, Record, parse, parses_alone
+from patchcore.raw.codec import Decoded, Framing, Record, parses_alone
 from patchcore.raw.jsonspan import Spans
 from patchcore.raw.positions import Locator, line_and_column
 from patchcore.raw.splice import splice, splice_lines
@@ -90,47 +92,62 @@ _CUT_IN_A_STRING = "unterminated string"
 def _lines(decoded: Decoded) -> list[Entry]:
     records = decoded.records
     entries: list[Entry] = []
-    split: Entry | None = None  # the last entry read from several lines
     for position, record in enumerate(records):
-        if split is not None and position in split.pieces:
-            entries.append(Entry(position, record, None, rest_of=split.position))
-            continue
         try:
             entries.append(Entry(position, record, record.parse()))
         except DecodeError as error:
-            joined = split_entry(records, position) if _CUT_IN_A_STRING in error.reason else None
-            if joined is None:
-                entries.append(Entry(position, record, None, error.reason))
-            else:
-                value, raw, pieces = joined
-                whole = Record(raw, record.line, record.index, record.offset)
-                split = Entry(position, whole, value, pieces=pieces)
-                entries.append(split)
+            entries.append(Entry(position, record, None, error.reason))
+    position = 0
+    while position < len(entries):
+        entry = entries[position]
+        cut = entry.problem is not None and _CUT_IN_A_STRING in entry.problem
+        joined = (
+            split_entry(records, position, lambda k: entries[k].problem is None) if cut else None
+        )
+        if joined is None:
+            position += 1
+            continue
+        value, raw, pieces = joined
+        record = entry.record
+        whole = Record(raw, record.line, record.index, record.offset)
+        entries[position] = Entry(position, whole, value, pieces=pieces)
+        for k in pieces:
+            entries[k] = Entry(k, records[k], None, rest_of=position)
+        position = pieces[-1] + 1
     return entries
 
 
-def split_entry(records: Sequence[Record], first: int) -> tuple[Any, bytes, tuple[int, ...]] | None:
+def split_entry(
+    records: Sequence[Record], first: int, alone: Callable[[int], bool]
+) -> tuple[Any, bytes, tuple[int, ...]] | None:
     """The object that line ``first`` and the lines after it hold when a raw line break inside
     a JSON string split one entry over them (an agent that wrote a tool's output without
     escaping it; docs/cli.md#torn-lines), and the positions of those later lines; ``None``
-    when no join of up to `MAX_PIECES` lines, each not JSON on its own, is one object. The
-    lines are joined back with the line break escaped (``\\n``), so the value holds the
-    text as it was written; the joined bytes come with it (what the entry's `Record` holds:
-    a place inside it is found in them, on the first line)."""
+    when no join of up to `MAX_PIECES` lines, none JSON on its own (``alone`` says which line
+    is), is one object. The lines are joined back with the line break escaped (``\\n``), so
+    the value holds the text as it was written; the joined bytes come with it (what the
+    entry's `Record` holds: a place inside it is found in them, on the first line). A join is
+    tried with msgspec alone, its errors never located: a hostile log of torn lines costs a
+    few failed decodes a line, and a joined entry only msgspec refuses (a number such as
+    ``1e400``) stays unread."""
     joined = records[first].raw
     for position in range(first + 1, min(first + MAX_PIECES, len(records))):
         piece = records[position].raw
-        if not piece.strip() or parses_alone(piece):
+        if not piece.strip() or alone(position):
             return None
         joined += b"\\n" + piece
         try:
-            value = parse(joined)
-        except DecodeError:
+            value = _JOINED.decode(joined)
+        except (msgspec.DecodeError, RecursionError):
             continue
         if not isinstance(value, dict):
             return None
         return value, joined, tuple(range(first + 1, position + 1))
     return None
+
+
+#: The decoder a join is tried with (`split_entry`).
+_JOINED = msgspec.json.Decoder()
 
 
 def _elements(document: Record) -> list[Entry]:
@@ -177,7 +194,11 @@ def _joined_where_edited(decoded: Decoded, edits: Sequence[Edit]) -> tuple[Decod
     joined_any = False
     for position in sorted(k for k in reached if isinstance(k, int) and 0 <= k < len(records)):
         record = records[position]
-        joined = None if parses_alone(record.raw) else split_entry(records, position)
+        joined = (
+            None
+            if parses_alone(record.raw)
+            else split_entry(records, position, lambda k: parses_alone(records[k].raw))
+        )
         if joined is None:
             continue
         _, raw, pieces = joined
