@@ -908,6 +908,49 @@ def pydantic_ai(messages: Messages) -> list[Violation]:
     return found
 
 
+# --- Vercel AI SDK UIMessage (docs/formats.md#vercel-ai-sdk-uimessage) ---------------------
+
+AI_SDK_MISSING = "AI_MissingToolResultsError: Tool result is missing for tool call {id}."
+AI_SDK_4_MISSING = "AI_MessageConversionError: ToolInvocation must have a result: {id}"
+#: AI SDK 5+ states in which the SDK sends the part's call with a result (or, for a decided
+#: approval, the decision it answers the call with); ``input-streaming`` parts are not sent.
+AI_SDK_ANSWERED = {"output-available", "output-error", "output-denied", "approval-responded"}
+
+
+def ai_sdk_ui(messages: Messages) -> list[Violation]:
+    """The AI SDK's check of a ``UIMessage`` list: AI SDK 5+ sends every tool part but one
+    still streaming its input as a call, and refuses the prompt (``MissingToolResultsError``)
+    when a call that is not the provider's has neither a result nor an approval decision;
+    AI SDK 4 refuses (``convertToCoreMessages``) an invocation without a ``result``, reading
+    ``parts`` when the message has them, else ``toolInvocations``. A v5+ output-error must
+    carry ``errorText`` (the SDK's schema)."""
+    found: list[Violation] = []
+    for index, raw in enumerate(messages):
+        message = _dict(raw)
+        if message.get("role") != "assistant":
+            continue
+        parts = [_dict(p) for p in _blocks(message, "parts")]
+        invocations = [p["toolInvocation"] for p in parts if "toolInvocation" in p]
+        if not isinstance(message.get("parts"), list):
+            invocations = list(_blocks(message, "toolInvocations"))
+        for invocation in map(_dict, invocations):
+            if invocation.get("state") != "result" or "result" not in invocation:
+                error = AI_SDK_4_MISSING.format(id=invocation.get("toolCallId"))
+                found.append(Violation("ai-sdk-ui", "unanswered", index, error))
+        for part in parts:
+            kind = str(part.get("type", ""))
+            if "toolInvocation" in part or not kind.startswith(("tool-", "dynamic-tool")):
+                continue
+            state = part.get("state")
+            if state == "output-error" and not isinstance(part.get("errorText"), str):
+                found.append(Violation("ai-sdk-ui", "shape", index, "errorText: Required"))
+            sent_alone = state not in AI_SDK_ANSWERED and state != "input-streaming"
+            if sent_alone and part.get("providerExecuted") is not True:
+                error = AI_SDK_MISSING.format(id=part.get("toolCallId"))
+                found.append(Violation("ai-sdk-ui", "unanswered", index, error))
+    return found
+
+
 # --- dispatch --------------------------------------------------------------------------------
 
 VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
@@ -920,13 +963,14 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "bedrock": bedrock,
     "langchain": langgraph,
     "pydantic-ai": pydantic_ai,
+    "ai-sdk-ui": ai_sdk_ui,
 }
 
 
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
     ``anthropic``, ``openai-responses``, ``openai-agents-js``, ``gemini``, ``gemini-cli``,
-    ``bedrock``, ``langchain``, ``pydantic-ai``).
+    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``).
 
     Raises:
         KeyError: No validator for that dialect.

@@ -206,6 +206,7 @@ ORDER = (
     "openai-agents-js",
     "gemini",
     "bedrock",
+    "ai-sdk-ui",
     "mixed",
     "strict/openai-chat",
     "strict/langchain",

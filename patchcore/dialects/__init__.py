@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from patchcore.dialects.ai_sdk_ui import AISdkUI
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import Dialect, Recognition
 from patchcore.dialects.bedrock import Bedrock
@@ -18,6 +19,7 @@ from patchcore.errors import UnknownDialectError, did_you_mean
 #: all its messages and sees a marker of its own in one of them).
 DIALECTS: tuple[Dialect, ...] = (
     LangChain(),
+    AISdkUI(),
     OpenAIAgentsJS(),
     OpenAIResponses(),
     Gemini(),

@@ -1,0 +1,54 @@
+// Judges message lists with the AI SDK itself (the npm package `ai`, installed by
+// tests/npm_clients.py): run by tests/conformance/test_ai_sdk.py as
+// `node ai_sdk_judge.cjs CLIENT_FOLDER`, it reads {"kind": "ui" | "model", "messages": [...]}
+// on stdin and prints what the SDK made of it, as JSON:
+//   valid      the SDK's schema accepts the list (validateUIMessages, or modelMessageSchema
+//              for each ModelMessage), else `error` says why;
+//   prompt     the model messages (converted with convertToModelMessages for a UIMessage list)
+//              pass the SDK's own prompt check, which generateText runs before any request
+//              (a tool call without a result: MissingToolResultsError), else `error` says why;
+//   calls, results   the tool-call and tool-result ids of the model messages.
+const { createRequire } = require('node:module');
+const path = require('node:path');
+
+const need = createRequire(path.resolve(process.argv[2], 'package.json'));
+const ai = need('ai');
+const { MockLanguageModelV3 } = need('ai/test');
+
+const model = new MockLanguageModelV3({
+  doGenerate: async () => ({
+    content: [{ type: 'text', text: 'ok' }],
+    finishReason: 'stop',
+    usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+    warnings: [],
+  }),
+});
+
+async function judge({ kind, messages }) {
+  let modelMessages = messages;
+  try {
+    if (kind === 'ui') {
+      await ai.validateUIMessages({ messages });
+      modelMessages = await ai.convertToModelMessages(messages);
+    } else {
+      for (const message of messages) ai.modelMessageSchema.parse(message);
+    }
+  } catch (error) {
+    return { valid: false, prompt: false, error: `${error.name}: ${error.message}` };
+  }
+  const parts = modelMessages.flatMap(m => (Array.isArray(m.content) ? m.content : []));
+  const ids = type => parts.filter(p => p.type === type).map(p => p.toolCallId);
+  const seen = { calls: ids('tool-call'), results: ids('tool-result') };
+  try {
+    await ai.generateText({ model, messages: modelMessages });
+  } catch (error) {
+    return { valid: true, prompt: false, error: `${error.name}: ${error.message}`, ...seen };
+  }
+  return { valid: true, prompt: true, ...seen };
+}
+
+let input = '';
+process.stdin.on('data', chunk => (input += chunk));
+process.stdin.on('end', async () => {
+  process.stdout.write(JSON.stringify(await judge(JSON.parse(input))));
+});

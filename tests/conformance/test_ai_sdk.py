@@ -1,0 +1,104 @@
+"""The AI SDK itself judges toolpatch's reading and repair of ``UIMessage`` lists
+(docs/formats.md#vercel-ai-sdk-uimessage).
+
+The pinned npm package ``ai`` (tests/clients/ai-sdk, installed by `tests.npm_clients`) runs
+``ai_sdk_judge.cjs`` beside this file: its ``validateUIMessages`` checks the list, its
+``convertToModelMessages`` turns it into the model's history, and ``generateText`` (on the
+SDK's mock model, no network) runs the SDK's own prompt check, which refuses a tool call
+without a result (``MissingToolResultsError``). Every AI SDK 5+ sample is held to it, found on
+disk: what ``fix`` writes is accepted, with a result for every call it sends; an input with a
+finding the fix answers is refused; an input whose findings have no fix (a part awaiting
+approval) is refused as it is, and left so. The AI SDK 4 samples are in a shape the current
+SDK no longer reads, and are held to the SDK 4 rules of tests/provider_rules.py only.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import patchcore
+from tests.npm_clients import installed
+from tests.sample_cases import SAMPLES
+
+JUDGE = Path(__file__).with_name("ai_sdk_judge.cjs")
+#: The samples in AI SDK 5+ shape (the v4-* ones are AI SDK 4's).
+SAMPLE_FILES = sorted(
+    path
+    for path in (SAMPLES / "ai-sdk-ui").glob("*.json")
+    if not path.name.startswith("v4-") and path.suffixes[:1] not in ([".fixed"], [".drop"])
+)
+
+
+def judge(messages: list[Any]) -> dict[str, Any]:
+    """What the AI SDK makes of a ``UIMessage`` list (see ``ai_sdk_judge.cjs``)."""
+    node = shutil.which("node")
+    assert node is not None, "the AI SDK conformance tests need Node.js"
+    run = subprocess.run(
+        [node, str(JUDGE), str(installed("ai-sdk"))],
+        input=json.dumps({"kind": "ui", "messages": messages}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    verdict: dict[str, Any] = json.loads(run.stdout)
+    return verdict
+
+
+def ui_lists(data: bytes, filename: str) -> list[list[Any]]:
+    """The message lists toolpatch reads as ``UIMessage`` lists in ``data``."""
+    report = patchcore.check_document(data, filename=filename)
+    document = json.loads(data)
+    lists = []
+    for conversation in report.conversations:
+        assert conversation.dialect == "ai-sdk-ui", conversation
+        value = document
+        for key in conversation.pointer.split("/")[1:]:
+            value = value[int(key)] if isinstance(value, list) else value[key]
+        lists.append(value)
+    assert lists, filename
+    return lists
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)
+def test_the_sdk_accepts_what_fix_writes_and_refuses_what_it_repairs(path: Path) -> None:
+    data = path.read_bytes()
+    report = patchcore.fix_document(data, filename=path.name)
+    repaired = report.output if report.output is not None else data
+    for messages in ui_lists(repaired, path.name):
+        verdict = judge(messages)
+        assert verdict["valid"], verdict
+        if not report.remaining:
+            assert verdict["prompt"], verdict
+            assert sorted(verdict["calls"]) == sorted(verdict["results"]), verdict
+    if report.fixed or report.remaining:
+        refused = [judge(messages) for messages in ui_lists(data, path.name)]
+        assert any("MissingToolResultsError" in v.get("error", "") for v in refused), refused
+    if report.remaining:
+        assert all(not judge(m)["prompt"] for m in ui_lists(repaired, path.name))
+
+
+def test_the_samples_cover_every_state_the_sdk_reads() -> None:
+    """The samples hold every state of a tool part, a dynamic tool and a provider's own call,
+    so that the SDK judges each reading."""
+    states, kinds, provider = set(), set(), False
+    for path in SAMPLE_FILES:
+        for messages in ui_lists(path.read_bytes(), path.name):
+            for message in messages:
+                for part in message.get("parts", []):
+                    if "toolCallId" in part:
+                        states.add(part["state"])
+                        kinds.add(part["type"] == "dynamic-tool")
+                        provider |= part.get("providerExecuted") is True
+    assert {"input-streaming", "input-available", "approval-requested", "output-available"} <= (
+        states
+    )
+    assert {"output-error", "output-denied"} <= states
+    assert kinds == {True, False}
+    assert provider
