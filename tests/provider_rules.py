@@ -951,6 +951,44 @@ def ai_sdk_ui(messages: Messages) -> list[Violation]:
     return found
 
 
+def ai_sdk_model(messages: Messages) -> list[Violation]:
+    """The AI SDK's prompt check of ``ModelMessage`` lists (``convertToLanguageModelPrompt``):
+    consecutive tool messages are one; a ``tool-call`` that is not ``providerExecuted`` must
+    have its ``tool-result`` before the next user or system message and the list's end, unless
+    a ``tool-approval-response`` answers the ``tool-approval-request`` naming it."""
+    found: list[Violation] = []
+    requested: dict[Any, Any] = {}
+    approved: set[Any] = set()
+    for message in map(_dict, messages):
+        for part in map(_dict, _blocks(message)):
+            if part.get("type") == "tool-approval-request":
+                requested[part.get("approvalId")] = part.get("toolCallId")
+            elif part.get("type") == "tool-approval-response" and message.get("role") == "tool":
+                approved.add(requested.get(part.get("approvalId")))
+    open_calls: dict[Any, int] = {}
+
+    def close(index: int) -> None:
+        for ident, at in open_calls.items():
+            if ident not in approved:
+                found.append(
+                    Violation("ai-sdk-model", "unanswered", at, AI_SDK_MISSING.format(id=ident))
+                )
+        open_calls.clear()
+
+    for index, message in enumerate(map(_dict, messages)):
+        role = message.get("role")
+        for part in map(_dict, _blocks(message)):
+            if role == "assistant" and part.get("type") == "tool-call":
+                if part.get("providerExecuted") is not True:
+                    open_calls[part.get("toolCallId")] = index
+            elif role == "tool" and part.get("type") == "tool-result":
+                open_calls.pop(part.get("toolCallId"), None)
+        if role in ("user", "system"):
+            close(index)
+    close(len(messages))
+    return found
+
+
 # --- dispatch --------------------------------------------------------------------------------
 
 VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
@@ -964,13 +1002,14 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "langchain": langgraph,
     "pydantic-ai": pydantic_ai,
     "ai-sdk-ui": ai_sdk_ui,
+    "ai-sdk-model": ai_sdk_model,
 }
 
 
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
     ``anthropic``, ``openai-responses``, ``openai-agents-js``, ``gemini``, ``gemini-cli``,
-    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``).
+    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``ai-sdk-model``).
 
     Raises:
         KeyError: No validator for that dialect.

@@ -207,6 +207,7 @@ ORDER = (
     "gemini",
     "bedrock",
     "ai-sdk-ui",
+    "ai-sdk-model",
     "mixed",
     "strict/openai-chat",
     "strict/langchain",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from patchcore.dialects.ai_sdk_model import AISdkModel
 from patchcore.dialects.ai_sdk_ui import AISdkUI
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import Dialect, Recognition
@@ -20,6 +21,7 @@ from patchcore.errors import UnknownDialectError, did_you_mean
 DIALECTS: tuple[Dialect, ...] = (
     LangChain(),
     AISdkUI(),
+    AISdkModel(),
     OpenAIAgentsJS(),
     OpenAIResponses(),
     Gemini(),

@@ -147,6 +147,7 @@ class AISdkUI(Dialect):
         "a list; `messages` of a chat saved by an app built on `useChat` (a database row, a "
         "JSON file), or of a request to its chat route"
     )
+    spelling_of = "openai-chat"  # its plain messages, `{role, content}`, are Chat's
     provider_errors: ClassVar[Mapping[str, str]] = dict.fromkeys(
         ("TP001", "TP002"), "AI_MissingToolResultsError: Tool result is missing for tool call {id}."
     )

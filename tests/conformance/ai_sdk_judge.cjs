@@ -7,7 +7,8 @@
 //   prompt     the model messages (converted with convertToModelMessages for a UIMessage list)
 //              pass the SDK's own prompt check, which generateText runs before any request
 //              (a tool call without a result: MissingToolResultsError), else `error` says why;
-//   calls, results   the tool-call and tool-result ids of the model messages.
+//   calls, results   the ids of the model messages' tool-call parts, but the provider's own
+//              (providerExecuted), which the SDK leaves to the provider, and of its tool-result parts.
 const { createRequire } = require('node:module');
 const path = require('node:path');
 
@@ -34,10 +35,11 @@ async function judge({ kind, messages }) {
       for (const message of messages) ai.modelMessageSchema.parse(message);
     }
   } catch (error) {
-    return { valid: false, prompt: false, error: `${error.name}: ${error.message}` };
+    return { valid: false, prompt: false, error: `${error.name}: ${error.message}`.slice(0, 500) };
   }
   const parts = modelMessages.flatMap(m => (Array.isArray(m.content) ? m.content : []));
-  const ids = type => parts.filter(p => p.type === type).map(p => p.toolCallId);
+  const ids = type =>
+    parts.filter(p => p.type === type && p.providerExecuted !== true).map(p => p.toolCallId);
   const seen = { calls: ids('tool-call'), results: ids('tool-result') };
   try {
     await ai.generateText({ model, messages: modelMessages });

@@ -1,11 +1,13 @@
-"""The AI SDK itself judges toolpatch's reading and repair of ``UIMessage`` lists
-(docs/formats.md#vercel-ai-sdk-uimessage).
+"""The AI SDK itself judges toolpatch's reading and repair of ``UIMessage`` and ``ModelMessage``
+lists (docs/formats.md#vercel-ai-sdk-uimessage, docs/formats.md#vercel-ai-sdk-modelmessage).
 
 The pinned npm package ``ai`` (tests/clients/ai-sdk, installed by `tests.npm_clients`) runs
-``ai_sdk_judge.cjs`` beside this file: its ``validateUIMessages`` checks the list, its
-``convertToModelMessages`` turns it into the model's history, and ``generateText`` (on the
+``ai_sdk_judge.cjs`` beside this file: its ``validateUIMessages`` checks a UIMessage list and
+``convertToModelMessages`` turns it into the model's history (its ``modelMessageSchema``
+checks each ModelMessage of the other lists), and ``generateText`` (on the
 SDK's mock model, no network) runs the SDK's own prompt check, which refuses a tool call
-without a result (``MissingToolResultsError``). Every AI SDK 5+ sample is held to it, found on
+without a result (``MissingToolResultsError``). Every AI SDK 5+ sample of both dialects is
+held to it, found on
 disk: what ``fix`` writes is accepted, with a result for every call it sends; an input with a
 finding the fix answers is refused; an input whose findings have no fix (a part awaiting
 approval) is refused as it is, and left so. The AI SDK 4 samples are in a shape the current
@@ -27,21 +29,24 @@ from tests.npm_clients import installed
 from tests.sample_cases import SAMPLES
 
 JUDGE = Path(__file__).with_name("ai_sdk_judge.cjs")
+#: What the judge calls each dialect's lists.
+KINDS = {"ai-sdk-ui": "ui", "ai-sdk-model": "model"}
 #: The samples in AI SDK 5+ shape (the v4-* ones are AI SDK 4's).
 SAMPLE_FILES = sorted(
     path
-    for path in (SAMPLES / "ai-sdk-ui").glob("*.json")
+    for folder in KINDS
+    for path in (SAMPLES / folder).glob("*.json")
     if not path.name.startswith("v4-") and path.suffixes[:1] not in ([".fixed"], [".drop"])
 )
 
 
-def judge(messages: list[Any]) -> dict[str, Any]:
-    """What the AI SDK makes of a ``UIMessage`` list (see ``ai_sdk_judge.cjs``)."""
+def judge(kind: str, messages: list[Any]) -> dict[str, Any]:
+    """What the AI SDK makes of a message list of ``kind`` (see ``ai_sdk_judge.cjs``)."""
     node = shutil.which("node")
     assert node is not None, "the AI SDK conformance tests need Node.js"
     run = subprocess.run(
         [node, str(JUDGE), str(installed("ai-sdk"))],
-        input=json.dumps({"kind": "ui", "messages": messages}),
+        input=json.dumps({"kind": kind, "messages": messages}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -51,17 +56,17 @@ def judge(messages: list[Any]) -> dict[str, Any]:
     return verdict
 
 
-def ui_lists(data: bytes, filename: str) -> list[list[Any]]:
-    """The message lists toolpatch reads as ``UIMessage`` lists in ``data``."""
+def sdk_lists(data: bytes, filename: str) -> list[tuple[str, list[Any]]]:
+    """The message lists toolpatch reads in ``data``, each with the judge's name of its kind."""
     report = patchcore.check_document(data, filename=filename)
     document = json.loads(data)
     lists = []
     for conversation in report.conversations:
-        assert conversation.dialect == "ai-sdk-ui", conversation
+        assert conversation.dialect in KINDS, conversation
         value = document
         for key in conversation.pointer.split("/")[1:]:
             value = value[int(key)] if isinstance(value, list) else value[key]
-        lists.append(value)
+        lists.append((KINDS[conversation.dialect], value))
     assert lists, filename
     return lists
 
@@ -71,25 +76,25 @@ def test_the_sdk_accepts_what_fix_writes_and_refuses_what_it_repairs(path: Path)
     data = path.read_bytes()
     report = patchcore.fix_document(data, filename=path.name)
     repaired = report.output if report.output is not None else data
-    for messages in ui_lists(repaired, path.name):
-        verdict = judge(messages)
+    for kind, messages in sdk_lists(repaired, path.name):
+        verdict = judge(kind, messages)
         assert verdict["valid"], verdict
         if not report.remaining:
             assert verdict["prompt"], verdict
-            assert sorted(verdict["calls"]) == sorted(verdict["results"]), verdict
+            assert set(verdict["calls"]) <= set(verdict["results"]), verdict
     if report.fixed or report.remaining:
-        refused = [judge(messages) for messages in ui_lists(data, path.name)]
+        refused = [judge(*listed) for listed in sdk_lists(data, path.name)]
         assert any("MissingToolResultsError" in v.get("error", "") for v in refused), refused
     if report.remaining:
-        assert all(not judge(m)["prompt"] for m in ui_lists(repaired, path.name))
+        assert all(not judge(*listed)["prompt"] for listed in sdk_lists(repaired, path.name))
 
 
 def test_the_samples_cover_every_state_the_sdk_reads() -> None:
-    """The samples hold every state of a tool part, a dynamic tool and a provider's own call,
-    so that the SDK judges each reading."""
+    """The UIMessage samples hold every state of a tool part, a dynamic tool and a provider's
+    own call, so that the SDK judges each reading."""
     states, kinds, provider = set(), set(), False
     for path in SAMPLE_FILES:
-        for messages in ui_lists(path.read_bytes(), path.name):
+        for _, messages in sdk_lists(path.read_bytes(), path.name):
             for message in messages:
                 for part in message.get("parts", []):
                     if "toolCallId" in part:
