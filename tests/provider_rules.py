@@ -989,6 +989,35 @@ def ai_sdk_model(messages: Messages) -> list[Violation]:
     return found
 
 
+# --- LlamaIndex ChatMessage (docs/formats.md#llamaindex-chatmessage) -------------------------
+
+
+def llama_index_as_openai(messages: Messages) -> list[dict[str, Any]]:
+    """The OpenAI Chat messages LlamaIndex's OpenAI integration sends for ``ChatMessage``
+    dumps: an assistant message's calls are its ``additional_kwargs.tool_calls`` and its
+    ``tool_call`` blocks (one per id); a tool message answers its ``tool_call_id``."""
+    sent: list[dict[str, Any]] = []
+    for raw in messages:
+        message = _dict(raw)
+        extras = _dict(message.get("additional_kwargs"))
+        role = message.get("role")
+        if role == "tool":
+            sent.append({"role": "tool", "tool_call_id": extras.get("tool_call_id")})
+            continue
+        calls = [_dict(c) for c in extras.get("tool_calls") or []]
+        ids = {c.get("id") for c in calls}
+        for block in map(_dict, _blocks(message, "blocks")):
+            if block.get("block_type") == "tool_call" and block.get("tool_call_id") not in ids:
+                calls.append({"id": block.get("tool_call_id"), "type": "function"})
+        sent.append({"role": role, "content": "", **({"tool_calls": calls} if calls else {})})
+    return sent
+
+
+def llama_index(messages: Messages) -> list[Violation]:
+    """OpenAI Chat's rules, held to what LlamaIndex sends for the messages."""
+    return openai_chat(llama_index_as_openai(messages))
+
+
 # --- dispatch --------------------------------------------------------------------------------
 
 VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
@@ -1003,13 +1032,14 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "pydantic-ai": pydantic_ai,
     "ai-sdk-ui": ai_sdk_ui,
     "ai-sdk-model": ai_sdk_model,
+    "llama-index": llama_index,
 }
 
 
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
     ``anthropic``, ``openai-responses``, ``openai-agents-js``, ``gemini``, ``gemini-cli``,
-    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``ai-sdk-model``).
+    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``ai-sdk-model``, ``llama-index``).
 
     Raises:
         KeyError: No validator for that dialect.

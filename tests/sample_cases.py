@@ -208,6 +208,7 @@ ORDER = (
     "bedrock",
     "ai-sdk-ui",
     "ai-sdk-model",
+    "llama-index",
     "mixed",
     "strict/openai-chat",
     "strict/langchain",

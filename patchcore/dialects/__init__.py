@@ -11,6 +11,7 @@ from patchcore.dialects.cline import Cline
 from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.langchain import LangChain
+from patchcore.dialects.llama_index import LlamaIndex
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
 from patchcore.dialects.pydantic_ai import PydanticAI
@@ -22,6 +23,7 @@ DIALECTS: tuple[Dialect, ...] = (
     LangChain(),
     AISdkUI(),
     AISdkModel(),
+    LlamaIndex(),
     OpenAIAgentsJS(),
     OpenAIResponses(),
     Gemini(),
