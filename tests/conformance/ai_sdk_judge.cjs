@@ -2,38 +2,57 @@
 // tests/npm_clients.py): run by tests/conformance/test_ai_sdk.py as
 // `node ai_sdk_judge.cjs CLIENT_FOLDER`, it reads {"kind": "ui" | "model", "messages": [...]}
 // on stdin and prints what the SDK made of it, as JSON:
-//   valid      the SDK's schema accepts the list (validateUIMessages, or modelMessageSchema
-//              for each ModelMessage), else `error` says why;
-//   prompt     the model messages (converted with convertToModelMessages for a UIMessage list)
-//              pass the SDK's own prompt check, which generateText runs before any request
-//              (a tool call without a result: MissingToolResultsError), else `error` says why;
+//   valid      the SDK's schema accepts the list (AI SDK 5+: validateUIMessages, or
+//              modelMessageSchema for each ModelMessage; AI SDK 4: convertToCoreMessages for a
+//              UIMessage list, which throws for an invocation without a result, and
+//              coreMessageSchema for each CoreMessage), else `error` says why;
+//   prompt     the model messages (converted first for a UIMessage list) pass the SDK's own
+//              prompt check, which generateText runs before any request (AI SDK 5+: a tool call
+//              without a result is MissingToolResultsError), else `error` says why;
 //   calls, results   the ids of the model messages' tool-call parts, but the provider's own
-//              (providerExecuted), which the SDK leaves to the provider, and of its tool-result parts.
+//              (providerExecuted), which the SDK leaves to the provider, and of its
+//              tool-result parts.
 const { createRequire } = require('node:module');
 const path = require('node:path');
 
 const need = createRequire(path.resolve(process.argv[2], 'package.json'));
 const ai = need('ai');
-const { MockLanguageModelV3 } = need('ai/test');
+const mocks = need('ai/test');
+const modern = typeof ai.validateUIMessages === 'function';
 
-const model = new MockLanguageModelV3({
-  doGenerate: async () => ({
-    content: [{ type: 'text', text: 'ok' }],
-    finishReason: 'stop',
-    usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
-    warnings: [],
-  }),
-});
+const model = modern
+  ? new mocks.MockLanguageModelV3({
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+        finishReason: 'stop',
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        warnings: [],
+      }),
+    })
+  : new mocks.MockLanguageModelV1({
+      doGenerate: async () => ({
+        text: 'ok',
+        finishReason: 'stop',
+        usage: { promptTokens: 1, completionTokens: 1 },
+        rawCall: { rawPrompt: null, rawSettings: {} },
+      }),
+    });
+
+async function converted(kind, messages) {
+  if (kind === 'ui') {
+    if (!modern) return ai.convertToCoreMessages(messages);
+    await ai.validateUIMessages({ messages });
+    return ai.convertToModelMessages(messages);
+  }
+  const schema = modern ? ai.modelMessageSchema : ai.coreMessageSchema;
+  for (const message of messages) schema.parse(message);
+  return messages;
+}
 
 async function judge({ kind, messages }) {
-  let modelMessages = messages;
+  let modelMessages;
   try {
-    if (kind === 'ui') {
-      await ai.validateUIMessages({ messages });
-      modelMessages = await ai.convertToModelMessages(messages);
-    } else {
-      for (const message of messages) ai.modelMessageSchema.parse(message);
-    }
+    modelMessages = await converted(kind, messages);
   } catch (error) {
     return { valid: false, prompt: false, error: `${error.name}: ${error.message}`.slice(0, 500) };
   }
