@@ -80,6 +80,25 @@ APPROVAL = "approval-requested"
 #: An AI SDK 4 invocation's states: only ``result`` carries one.
 V4_STATES = frozenset({"partial-call", "call", "result"})
 
+#: The part types a ``UIMessage`` holds besides tool parts (``tool-NAME``, ``dynamic-tool``) and
+#: data parts (``data-NAME``): AI SDK 5+ (``validateUIMessages``) and AI SDK 4 (``source``,
+#: ``tool-invocation``). A part of another type is none of the SDK's: such a message is not
+#: read as one (a call of a kind not known here must not pass unread).
+PART_TYPES = frozenset(
+    {
+        "text",
+        "reasoning",
+        "custom",
+        "source-url",
+        "source-document",
+        "file",
+        "reasoning-file",
+        "step-start",
+        "source",
+        "tool-invocation",
+    }
+)
+
 #: The member of an AI SDK 4 ``parts`` entry that holds the invocation.
 V4_MEMBER = "toolInvocation"
 
@@ -114,9 +133,16 @@ def tool_name(part: Mapping[str, Any]) -> str | None:
 
 
 def _typed(parts: object) -> bool:
-    """Whether ``parts`` is a list of typed parts (every element an object with a string
-    ``type``): what tells a ``UIMessage`` from a Gemini turn, whose parts carry no ``type``."""
-    return isinstance(parts, list) and all(tag(part, "type") is not None for part in parts)
+    """Whether ``parts`` is a list of the SDK's typed parts: what tells a ``UIMessage`` from a
+    Gemini turn, whose parts carry no ``type``."""
+    return isinstance(parts, list) and all(_known(tag(part, "type")) for part in parts)
+
+
+def _known(kind: str | None) -> bool:
+    """Whether ``kind`` is a part type of a ``UIMessage``."""
+    if kind is None:
+        return False
+    return kind in PART_TYPES or kind.startswith(("tool-", "data-")) or kind == "dynamic-tool"
 
 
 def _invocations(message: Mapping[str, Any], pointer: Pointer) -> Iterator[tuple[Pointer, Any]]:

@@ -120,3 +120,12 @@ def test_a_corpus_line_of_ui_messages_is_not_taken_for_openai_chat() -> None:
     data = b"".join(json.dumps({"id": n, "messages": line}).encode() + b"\n" for n in range(3))
     report = patchcore.check_document(data, filename="chats.jsonl")
     assert found(report.findings) == [("TP001", "call-1")] * 3
+
+
+def test_a_message_with_a_part_of_an_unknown_type_is_not_read_as_another_dialect() -> None:
+    """A part type the SDK does not write (a tool part renamed, say) is no UIMessage's, and
+    OpenAI Chat, which reads any message with a role, passed over its ``parts``: the call in
+    it went unread and the list was "clean". Now nothing reads the list, and it is refused."""
+    renamed = {**tool_part("input-available"), "type": "toolx_getWeather"}
+    with pytest.raises(patchcore.PatchcoreError):
+        patchcore.check_document(chat(renamed), filename="chat.json")
