@@ -50,6 +50,7 @@ from patchcore.dialects.base import (
     list_field,
     optional_name,
 )
+from patchcore.engine.apply import value_at
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Answer
 from patchcore.model import (
@@ -79,6 +80,8 @@ WAITING = "input-available"
 APPROVAL = "approval-requested"
 #: An AI SDK 4 invocation's states: only ``result`` carries one.
 V4_STATES = frozenset({"partial-call", "call", "result"})
+#: The states of an AI SDK 4 invocation that waits for its result.
+OPEN_V4_STATES = frozenset({"partial-call", "call"})
 
 #: The part types a ``UIMessage`` holds besides tool parts (``tool-NAME``, ``dynamic-tool``) and
 #: data parts (``data-NAME``): AI SDK 5+ (``validateUIMessages``) and AI SDK 4 (``source``,
@@ -300,7 +303,9 @@ class AISdkUI(Dialect):
                 continue
             message = messages[defect.message_index]
             pointer = context.message_pointer(defect.message_index)
-            copies = [call.path] if call.kind is not None else _copies(message, call)
+            copies = (
+                [call.path] if call.kind is not None else _copies(message, call, strip=defect.strip)
+            )
             edits: list[Edit] = []
             for path in copies:
                 where = (*pointer, *path)
@@ -313,14 +318,24 @@ class AISdkUI(Dialect):
         return plan
 
 
-def _copies(message: Mapping[str, Any], call: ToolCall) -> list[Pointer]:
+def _copies(message: Mapping[str, Any], call: ToolCall, *, strip: bool) -> list[Pointer]:
     """The paths of an AI SDK 4 invocation in both places it is written (``parts`` and
-    ``toolInvocations``, matched on ``toolCallId`` as ``updateToolCallResult`` matches them);
-    the one read always comes first."""
+    ``toolInvocations``, matched on ``toolCallId`` as ``updateToolCallResult`` matches them),
+    the one read first; the other copy only while it says what the one read says (it waits
+    for its result; for ``strip``, it holds the same result): a copy that says anything else
+    is kept as it is."""
     paths: list[Pointer] = [call.path]
+    read = value_at(message, call.path)
     if call.path[0] == "parts" and call.id is not None:
         for k, invocation in enumerate(message.get("toolInvocations") or []):
-            if isinstance(invocation, dict) and invocation.get("toolCallId") == call.id:
+            if not isinstance(invocation, dict) or invocation.get("toolCallId") != call.id:
+                continue
+            if strip:
+                same = invocation.get("state") == "result" and "result" in invocation
+                same = same and invocation["result"] == read.get("result")
+            else:
+                same = invocation.get("state") in OPEN_V4_STATES
+            if same:
                 paths.append(("toolInvocations", k))
     return paths
 

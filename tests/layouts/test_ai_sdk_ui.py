@@ -129,3 +129,21 @@ def test_a_message_with_a_part_of_an_unknown_type_is_not_read_as_another_dialect
     renamed = {**tool_part("input-available"), "type": "toolx_getWeather"}
     with pytest.raises(patchcore.PatchcoreError):
         patchcore.check_document(chat(renamed), filename="chat.json")
+
+
+def test_an_ai_sdk_4_copy_that_says_something_else_is_kept() -> None:
+    """The ``toolInvocations`` copy of an open invocation is answered with it only while it
+    too waits for its result: a copy whose state says anything else (here, none) is kept."""
+    invocation = {"state": "call", "toolCallId": "c1", "toolName": "getWeather", "args": {}}
+    assistant = {
+        "id": "a1",
+        "role": "assistant",
+        "content": "",
+        "toolInvocations": [{**invocation, "state": None}],
+        "parts": [{"type": "tool-invocation", "toolInvocation": invocation}],
+    }
+    report = patchcore.fix_document(json.dumps([USER, assistant, LATER]).encode(), filename="c")
+    assert report.output is not None
+    repaired = json.loads(report.output)[1]
+    assert repaired["toolInvocations"] == [{**invocation, "state": None}]
+    assert repaired["parts"][0]["toolInvocation"]["state"] == "result"
