@@ -305,7 +305,8 @@ def formats(**given: Any) -> int:
         "message and sees a marker of its own wins; --dialect NAME forces one. Lists are found "
         "anywhere in a document; JSON Lines hold one conversation or one message per line, or "
         f"are an agent session log (the last {len(SESSION_LAYOUTS)} above), read as a whole, as "
-        "is a JSON array of Claude Agent SDK messages."
+        "is a JSON array of Claude Agent SDK messages. A document written as a JSON string "
+        "(an older LlamaIndex chat store) is read inside the string."
     )
     for line in wrapped(closing, width):
         printer.text(line)

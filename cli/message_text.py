@@ -3,7 +3,8 @@
 Best effort and display only: the dialect adapters decide what is a call and a result; this
 module only finds words to show, in the places the supported formats keep them (LangChain
 ``{"type", "data"}`` and ``dumpd`` envelopes, ``content`` strings and blocks, Gemini and
-pydantic-ai ``parts``, Responses ``output``, Bedrock and Gemini single-key blocks).
+pydantic-ai ``parts``, LlamaIndex ``blocks``, Responses ``output``, Bedrock and Gemini
+single-key blocks).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from patchcore import Pointer
 #: Keys naming a message's kind, in the order they are trusted.
 ROLE_KEYS = ("role", "type", "kind", "part_kind")
 #: Keys holding a message's or block's words (Gemini results: ``response.error``/``result``).
-TEXT_KEYS = ("text", "content", "parts", "output", "response", "error", "result")
+TEXT_KEYS = ("text", "content", "parts", "blocks", "output", "response", "error", "result")
 #: Keys holding a call's arguments, and the keys of objects that wrap a call.
-ARGUMENT_KEYS = ("args", "arguments", "input")
+ARGUMENT_KEYS = ("args", "arguments", "input", "tool_kwargs")
 CALL_WRAPPERS = ("function", "functionCall", "function_call", "toolUse")
 
 

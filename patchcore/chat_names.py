@@ -23,6 +23,11 @@ FOREIGN_PARTS = frozenset(
         "function_call_output",
         "custom_tool_call",
         "custom_tool_call_output",
+        # the Vercel AI SDK's ModelMessage parts
+        "tool-call",
+        "tool-result",
+        "tool-approval-request",
+        "tool-approval-response",
     }
 )
 

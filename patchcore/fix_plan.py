@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from patchcore.errors import DecodeError, SelfCheckError
 from patchcore.layouts import read_input
 from patchcore.layouts.base import Layout, WholeLayout, unique_edits
+from patchcore.layouts.encoded import EncodedDocument
 from patchcore.raw.codec import Decoded, Framing, Record
 
 if TYPE_CHECKING:
@@ -98,6 +99,11 @@ def _groups(layout: Layout, decoded: Decoded, options: Options) -> Iterator[_Gro
         result = layout.process(decoded, options=options, fix=True)
         if result.output is not None:
             yield _whole_patches(layout, decoded, result)
+        return
+    if isinstance(layout, EncodedDocument):  # one string, written again whole: every fix's
+        result = layout.process(decoded, options=options, fix=True)
+        if result.patches:
+            yield result.fixed, _placed(result.patches, 0), [set(range(len(result.fixed)))]
         return
     from patchcore.layouts.records import process_record
 

@@ -401,11 +401,15 @@ def assert_fix_is_idempotent(history: list[dict[str, Any]]) -> None:
 def json_value(path: Path) -> object:
     """A file's JSON value: its JSON document, or the list of its JSON Lines' values (blank
     lines left out: one message per line is a message list, one conversation per line a list
-    of records)."""
+    of records); a document written as a JSON string is the document the string holds
+    (docs/formats.md#json-document-in-a-string)."""
     text = path.read_text(encoding="utf-8-sig")
     if path.suffix == ".jsonl":
         return [json.loads(line) for line in text.splitlines() if line.strip()]
-    return json.loads(text)
+    value = json.loads(text)
+    if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
+        return json.loads(value)
+    return value
 
 
 def read_corpus(relative: str) -> bytes:

@@ -908,6 +908,116 @@ def pydantic_ai(messages: Messages) -> list[Violation]:
     return found
 
 
+# --- Vercel AI SDK UIMessage (docs/formats.md#vercel-ai-sdk-uimessage) ---------------------
+
+AI_SDK_MISSING = "AI_MissingToolResultsError: Tool result is missing for tool call {id}."
+AI_SDK_4_MISSING = "AI_MessageConversionError: ToolInvocation must have a result: {id}"
+#: AI SDK 5+ states in which the SDK sends the part's call with a result (or, for a decided
+#: approval, the decision it answers the call with); ``input-streaming`` parts are not sent.
+AI_SDK_ANSWERED = {"output-available", "output-error", "output-denied", "approval-responded"}
+
+
+def ai_sdk_ui(messages: Messages) -> list[Violation]:
+    """The AI SDK's check of a ``UIMessage`` list: AI SDK 5+ sends every tool part but one
+    still streaming its input as a call, and refuses the prompt (``MissingToolResultsError``)
+    when a call that is not the provider's has neither a result nor an approval decision;
+    AI SDK 4 refuses (``convertToCoreMessages``) an invocation without a ``result``, reading
+    ``parts`` when the message has them, else ``toolInvocations``. A v5+ output-error must
+    carry ``errorText`` (the SDK's schema)."""
+    found: list[Violation] = []
+    for index, raw in enumerate(messages):
+        message = _dict(raw)
+        if message.get("role") != "assistant":
+            continue
+        parts = [_dict(p) for p in _blocks(message, "parts")]
+        invocations = [p["toolInvocation"] for p in parts if "toolInvocation" in p]
+        if not isinstance(message.get("parts"), list):
+            invocations = list(_blocks(message, "toolInvocations"))
+        for invocation in map(_dict, invocations):
+            if invocation.get("state") != "result" or "result" not in invocation:
+                error = AI_SDK_4_MISSING.format(id=invocation.get("toolCallId"))
+                found.append(Violation("ai-sdk-ui", "unanswered", index, error))
+        for part in parts:
+            kind = str(part.get("type", ""))
+            if "toolInvocation" in part or not kind.startswith(("tool-", "dynamic-tool")):
+                continue
+            state = part.get("state")
+            if state == "output-error" and not isinstance(part.get("errorText"), str):
+                found.append(Violation("ai-sdk-ui", "shape", index, "errorText: Required"))
+            sent_alone = state not in AI_SDK_ANSWERED and state != "input-streaming"
+            if sent_alone and part.get("providerExecuted") is not True:
+                error = AI_SDK_MISSING.format(id=part.get("toolCallId"))
+                found.append(Violation("ai-sdk-ui", "unanswered", index, error))
+    return found
+
+
+def ai_sdk_model(messages: Messages) -> list[Violation]:
+    """The AI SDK's prompt check of ``ModelMessage`` lists (``convertToLanguageModelPrompt``):
+    consecutive tool messages are one; a ``tool-call`` that is not ``providerExecuted`` must
+    have its ``tool-result`` before the next user or system message and the list's end, unless
+    a ``tool-approval-response`` answers the ``tool-approval-request`` naming it."""
+    found: list[Violation] = []
+    requested: dict[Any, Any] = {}
+    approved: set[Any] = set()
+    for message in map(_dict, messages):
+        for part in map(_dict, _blocks(message)):
+            if part.get("type") == "tool-approval-request":
+                requested[part.get("approvalId")] = part.get("toolCallId")
+            elif part.get("type") == "tool-approval-response" and message.get("role") == "tool":
+                approved.add(requested.get(part.get("approvalId")))
+    open_calls: dict[Any, int] = {}
+
+    def close(index: int) -> None:
+        for ident, at in open_calls.items():
+            if ident not in approved:
+                found.append(
+                    Violation("ai-sdk-model", "unanswered", at, AI_SDK_MISSING.format(id=ident))
+                )
+        open_calls.clear()
+
+    for index, message in enumerate(map(_dict, messages)):
+        role = message.get("role")
+        for part in map(_dict, _blocks(message)):
+            if role == "assistant" and part.get("type") == "tool-call":
+                if part.get("providerExecuted") is not True:
+                    open_calls[part.get("toolCallId")] = index
+            elif role == "tool" and part.get("type") == "tool-result":
+                open_calls.pop(part.get("toolCallId"), None)
+        if role in ("user", "system"):
+            close(index)
+    close(len(messages))
+    return found
+
+
+# --- LlamaIndex ChatMessage (docs/formats.md#llamaindex-chatmessage) -------------------------
+
+
+def llama_index_as_openai(messages: Messages) -> list[dict[str, Any]]:
+    """The OpenAI Chat messages LlamaIndex's OpenAI integration sends for ``ChatMessage``
+    dumps: an assistant message's calls are its ``additional_kwargs.tool_calls`` and its
+    ``tool_call`` blocks (one per id); a tool message answers its ``tool_call_id``."""
+    sent: list[dict[str, Any]] = []
+    for raw in messages:
+        message = _dict(raw)
+        extras = _dict(message.get("additional_kwargs"))
+        role = message.get("role")
+        if role == "tool":
+            sent.append({"role": "tool", "tool_call_id": extras.get("tool_call_id")})
+            continue
+        calls = [_dict(c) for c in extras.get("tool_calls") or []]
+        ids = {c.get("id") for c in calls}
+        for block in map(_dict, _blocks(message, "blocks")):
+            if block.get("block_type") == "tool_call" and block.get("tool_call_id") not in ids:
+                calls.append({"id": block.get("tool_call_id"), "type": "function"})
+        sent.append({"role": role, "content": "", **({"tool_calls": calls} if calls else {})})
+    return sent
+
+
+def llama_index(messages: Messages) -> list[Violation]:
+    """OpenAI Chat's rules, held to what LlamaIndex sends for the messages."""
+    return openai_chat(llama_index_as_openai(messages))
+
+
 # --- dispatch --------------------------------------------------------------------------------
 
 VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
@@ -920,13 +1030,16 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "bedrock": bedrock,
     "langchain": langgraph,
     "pydantic-ai": pydantic_ai,
+    "ai-sdk-ui": ai_sdk_ui,
+    "ai-sdk-model": ai_sdk_model,
+    "llama-index": llama_index,
 }
 
 
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
     ``anthropic``, ``openai-responses``, ``openai-agents-js``, ``gemini``, ``gemini-cli``,
-    ``bedrock``, ``langchain``, ``pydantic-ai``).
+    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``ai-sdk-model``, ``llama-index``).
 
     Raises:
         KeyError: No validator for that dialect.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from patchcore.dialects.ai_sdk_model import AISdkModel
+from patchcore.dialects.ai_sdk_ui import AISdkUI
 from patchcore.dialects.anthropic import Anthropic
 from patchcore.dialects.base import Dialect, Recognition
 from patchcore.dialects.bedrock import Bedrock
@@ -9,6 +11,7 @@ from patchcore.dialects.cline import Cline
 from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.langchain import LangChain
+from patchcore.dialects.llama_index import LlamaIndex
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
 from patchcore.dialects.pydantic_ai import PydanticAI
@@ -18,6 +21,9 @@ from patchcore.errors import UnknownDialectError, did_you_mean
 #: all its messages and sees a marker of its own in one of them).
 DIALECTS: tuple[Dialect, ...] = (
     LangChain(),
+    AISdkUI(),
+    AISdkModel(),
+    LlamaIndex(),
     OpenAIAgentsJS(),
     OpenAIResponses(),
     Gemini(),

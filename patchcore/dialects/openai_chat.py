@@ -120,6 +120,8 @@ class OpenAIChat(ResultMessageDialect):
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or tag(message, "role") not in ROLES:
             return Recognition.NO
+        if "parts" in message or "toolInvocations" in message:
+            return Recognition.NO  # an AI SDK UIMessage's: its calls are there, never read here
         content = message.get("content")
         if isinstance(content, list):
             if not all(_content_part(p) for p in content):

@@ -190,6 +190,10 @@ _LangChainMessages = Union[_AI, _Tool, _Human, _System, _Chat, _Function]  # noq
 # OpenAI Chat: the role picks the class (a role the format does not have fails to decode).
 class _ChatMessage(_Message, tag_field="role"):
     content: _Content = None
+    # An AI SDK UIMessage has a role too, but its calls are in ``parts`` (AI SDK 4: also in
+    # ``toolInvocations``): a message holding either fails to decode, and takes the full path.
+    parts: None = None
+    toolInvocations: None = None
 
 
 class _ChatAssistant(_ChatMessage, tag="assistant"):

@@ -2,8 +2,9 @@
 
 `layout_of` is the one place an input's layout is decided, from its head (`Head`): the agent
 session layouts first (their first entry tells), then one message per line, one conversation
-per line, and a JSON document. Whoever needs the layout (the pipeline, the batcher, the Dask
-integration, ``toolpatch show``) asks it, with the whole input or just its start.
+per line, a JSON document written as a string, and a JSON document. Whoever needs the layout
+(the pipeline, the batcher, the Dask integration, ``toolpatch show``) asks it, with the whole
+input or just its start.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from patchcore.chat_names import MESSAGE_KEYS
 from patchcore.errors import DecodeError, InvalidLineError
 from patchcore.layouts.base import Head, Layout
+from patchcore.layouts.encoded import ENCODED_DOCUMENT
 from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
 from patchcore.layouts.session_signs import may_be_session
 from patchcore.raw.codec import (
@@ -110,6 +112,7 @@ def _candidates(head: Head) -> Iterator[Layout]:
 
         yield MESSAGE_LINES
     yield CONVERSATION_LINES
+    yield ENCODED_DOCUMENT
     yield JSON_DOCUMENT
 
 
