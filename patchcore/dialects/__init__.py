@@ -11,6 +11,7 @@ from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
+from patchcore.dialects.pi import Pi
 from patchcore.dialects.pydantic_ai import PydanticAI
 from patchcore.errors import UnknownDialectError, did_you_mean
 
@@ -30,8 +31,9 @@ DIALECTS: tuple[Dialect, ...] = (
 
 #: Every adapter a caller can force by name: the detected ones, then those that content cannot
 #: tell from another dialect (Cline's task histories are Anthropic messages read by Cline's
-#: convention; the CLI forces it by file name, docs/formats.md#cline-and-roo-code-task-histories).
-NAMED: tuple[Dialect, ...] = (*DIALECTS, Cline())
+#: convention; the CLI forces it by file name, docs/formats.md#cline-and-roo-code-task-histories;
+#: pi's messages are read in pi's session files, docs/formats.md#pi-and-openclaw-sessions).
+NAMED: tuple[Dialect, ...] = (*DIALECTS, Cline(), Pi())
 
 _BY_NAME = {dialect.name: dialect for dialect in NAMED}
 

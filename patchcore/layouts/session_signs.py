@@ -54,6 +54,23 @@ CODEX_LINE_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 )
 
+#: The entry types of a pi (or openclaw) session file, its header's included
+#: (pi-mono ``session-manager.ts``).
+PI_ENTRY_TYPES = frozenset(
+    {
+        "session",
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
+
 
 def claude_code_entry(value: dict[str, Any]) -> bool:
     """Whether a JSON object is a Claude Code session line."""
@@ -88,12 +105,19 @@ def gemini_cli_metadata(value: dict[str, Any]) -> bool:
     )
 
 
+def pi_header(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a pi session file's header (what pi's loader requires,
+    ``type: "session"`` and a string ``id``, and the ``cwd`` every header has)."""
+    return tag(value, "type") == "session" and isinstance(value.get("id"), str) and "cwd" in value
+
+
 #: Every layout's sign, whatever the order the layouts are asked in.
 _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     claude_code_entry,
     agent_sdk_entry,
     codex_entry,
     gemini_cli_metadata,
+    pi_header,
 )
 
 

@@ -14,9 +14,16 @@ from patchcore.layouts.sessions.claude_code import ClaudeCode
 from patchcore.layouts.sessions.codex import Codex
 from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
 from patchcore.layouts.sessions.layout import SessionLayout
+from patchcore.layouts.sessions.pi import PiSession
 
 #: Every session layout, in the order detection tries them (the SDK's entries may carry a
 #: ``uuid``, which alone would read as Claude Code's).
-SESSION_LAYOUTS: tuple[SessionLayout, ...] = (AgentSdk(), ClaudeCode(), Codex(), GeminiCliLog())
+SESSION_LAYOUTS: tuple[SessionLayout, ...] = (
+    AgentSdk(),
+    ClaudeCode(),
+    Codex(),
+    GeminiCliLog(),
+    PiSession(),
+)
 
 __all__ = ["SESSION_LAYOUTS", "SessionLayout"]

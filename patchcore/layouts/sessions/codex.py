@@ -25,18 +25,21 @@ from dataclasses import replace
 from typing import Any
 
 from patchcore.chat_names import tag
-from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.dialects.openai_responses import OpenAIResponses
-from patchcore.engine.check import check_list
-from patchcore.errors import ShapeError, json_kind
+from patchcore.errors import json_kind
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
 from patchcore.layouts.sessions.codex_outputs import recorded_outputs
-from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
+from patchcore.layouts.sessions.entries import Entry
+from patchcore.layouts.sessions.layout import (
+    SessionLayout,
+    checked_entries,
+    odd_entry,
+    unread,
+)
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
-from patchcore.result import Conversation, fix_edits
+from patchcore.result import Conversation
 
 SHELL_CALL = "local_shell_call"
 
@@ -99,42 +102,19 @@ class Codex(SessionLayout):
                 what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
                 notes.append(unread(line, what))
         payloads = [line.value["payload"] for line in items]
-        context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
-        try:
-            found = check_list(
-                payloads,
-                dialect=CODEX_ITEMS,
-                context=context,
-                options=options,
-                plan_unsafe=options.unsafe_fixes or not fixing,
-                recorded=recorded_outputs(events, payloads),
-            )
-        except ShapeError as error:
-            line = items[int(error.path[0])]
-            raise relocated(error, line, ("payload", *error.path[1:])) from None
         edits = _LineEdits(items, next(line for line in lines if isinstance(line.value, dict)))
-        findings = []
-        for finding in found:
-            line = items[finding.message_index]
-            row, column = place(line, ("payload", *finding.call_path))
-            findings.append(
-                replace(
-                    finding,
-                    message_path=("payload",),
-                    line=row,
-                    column=column,
-                    fix=edits.fix(finding.fix),
-                )
-            )
-        first = items[0].record.line if items else 1
-        listed = Conversation(
-            "", first, CODEX_ITEMS.name, len(payloads), None, False, tuple(findings)
+        listed = checked_entries(
+            items,
+            payloads,
+            member="payload",
+            dialect=CODEX_ITEMS,
+            options=options,
+            fixing=fixing,
+            fix=edits.fix,
+            recorded=recorded_outputs(events, payloads),
         )
-        if options.keeps_messages(found):
-            # The engine's own fixes: edits of the list, before they were addressed to lines.
-            listed = listed.with_messages(payloads, context, fix_edits(found))
         reports = sorted([listed, *notes], key=lambda r: r.line or 0)
-        return Analysis(tuple(reports), tuple(findings))
+        return Analysis(tuple(reports), listed.findings)
 
 
 class _LineEdits:

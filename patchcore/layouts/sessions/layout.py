@@ -32,7 +32,8 @@ a log its agent still appends to.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -40,13 +41,13 @@ from msgspec import structs
 
 from patchcore.errors import json_kind
 from patchcore.layouts.base import Analysis, Head, WholeLayout, held_back
-from patchcore.layouts.sessions.entries import Entry, read_entries, write_entries
+from patchcore.layouts.sessions.entries import Entry, place, read_entries, relocated, write_entries
 from patchcore.raw.codec import Decoded, Framing
-from patchcore.result import Conversation
+from patchcore.result import Conversation, fix_edits
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.model import Edit
+    from patchcore.model import Edit, Fix
     from patchcore.options import Options
 
 
@@ -65,6 +66,62 @@ def odd_entry(entry: Entry) -> Conversation | None:
     if not isinstance(entry.value, dict):
         return unread(entry, f"{entry.one} that is {json_kind(entry.value)}, not an event")
     return None
+
+
+def checked_entries(
+    items: Sequence[Entry],
+    messages: Sequence[Any],
+    *,
+    member: str,
+    dialect: Dialect,
+    options: Options,
+    fixing: bool,
+    fix: Callable[[Fix | None], Fix | None],
+    recorded: Mapping[str, str] | None = None,
+) -> Conversation:
+    """The one conversation of a session whose messages are each held whole by one entry, at
+    ``member`` of ``items[k]`` for ``messages[k]`` (a Codex rollout's payloads, a pi branch's
+    messages, ...): checked by the engine, each finding located in the file and its fix turned
+    by ``fix`` into edits of the file's entries.
+
+    Raises:
+        ShapeError: A message has a tool-related field of the wrong shape (located).
+    """
+    from patchcore.dialects.base import SESSION_LOG, ListContext
+    from patchcore.engine.check import check_list
+    from patchcore.errors import ShapeError
+
+    context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
+    try:
+        found = check_list(
+            messages,
+            dialect=dialect,
+            context=context,
+            options=options,
+            plan_unsafe=options.unsafe_fixes or not fixing,
+            recorded=recorded,
+        )
+    except ShapeError as error:
+        entry = items[int(error.path[0])]
+        raise relocated(error, entry, (member, *error.path[1:])) from None
+    findings = []
+    for finding in found:
+        row, column = place(items[finding.message_index], (member, *finding.call_path))
+        findings.append(
+            replace(
+                finding,
+                message_path=(member,),
+                line=row,
+                column=column,
+                fix=fix(finding.fix),
+            )
+        )
+    first = items[0].record.line if items else 1
+    listed = Conversation("", first, dialect.name, len(messages), None, False, tuple(findings))
+    if options.keeps_messages(found):
+        # The engine's own fixes: edits of the list, before they were addressed to entries.
+        listed = listed.with_messages(messages, context, fix_edits(found))
+    return listed
 
 
 #: Why a pending call of a live session has no fix (after the finding's own sentence).
