@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from patchcore.chat_names import tag
+from patchcore.chat_names import openhands_event, tag
 
 #: The entry types of the Anthropic session logs that hold a message.
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -118,6 +118,7 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     codex_entry,
     gemini_cli_metadata,
     pi_header,
+    openhands_event,
 )
 
 

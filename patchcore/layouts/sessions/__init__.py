@@ -14,6 +14,7 @@ from patchcore.layouts.sessions.claude_code import ClaudeCode
 from patchcore.layouts.sessions.codex import Codex
 from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
 from patchcore.layouts.sessions.layout import SessionLayout
+from patchcore.layouts.sessions.openhands import OpenHandsTrajectory
 from patchcore.layouts.sessions.pi import PiSession
 
 #: Every session layout, in the order detection tries them (the SDK's entries may carry a
@@ -24,6 +25,7 @@ SESSION_LAYOUTS: tuple[SessionLayout, ...] = (
     Codex(),
     GeminiCliLog(),
     PiSession(),
+    OpenHandsTrajectory(),
 )
 
 __all__ = ["SESSION_LAYOUTS", "SessionLayout"]

@@ -106,7 +106,7 @@ class Codex(SessionLayout):
         listed = checked_entries(
             items,
             payloads,
-            member="payload",
+            inside=("payload",),
             dialect=CODEX_ITEMS,
             options=options,
             fixing=fixing,

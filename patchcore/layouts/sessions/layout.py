@@ -47,7 +47,7 @@ from patchcore.result import Conversation, fix_edits
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.model import Edit, Fix
+    from patchcore.model import Edit, Fix, Pointer
     from patchcore.options import Options
 
 
@@ -72,7 +72,7 @@ def checked_entries(
     items: Sequence[Entry],
     messages: Sequence[Any],
     *,
-    member: str,
+    inside: Pointer,
     dialect: Dialect,
     options: Options,
     fixing: bool,
@@ -80,9 +80,9 @@ def checked_entries(
     recorded: Mapping[str, str] | None = None,
 ) -> Conversation:
     """The one conversation of a session whose messages are each held whole by one entry, at
-    ``member`` of ``items[k]`` for ``messages[k]`` (a Codex rollout's payloads, a pi branch's
-    messages, ...): checked by the engine, each finding located in the file and its fix turned
-    by ``fix`` into edits of the file's entries.
+    ``inside`` of ``items[k]`` for ``messages[k]`` (a Codex rollout's payloads, a pi branch's
+    messages, an OpenHands trajectory's events themselves): checked by the engine, each finding
+    located in the file and its fix turned by ``fix`` into edits of the file's entries.
 
     Raises:
         ShapeError: A message has a tool-related field of the wrong shape (located).
@@ -103,14 +103,14 @@ def checked_entries(
         )
     except ShapeError as error:
         entry = items[int(error.path[0])]
-        raise relocated(error, entry, (member, *error.path[1:])) from None
+        raise relocated(error, entry, (*inside, *error.path[1:])) from None
     findings = []
     for finding in found:
-        row, column = place(items[finding.message_index], (member, *finding.call_path))
+        row, column = place(items[finding.message_index], (*inside, *finding.call_path))
         findings.append(
             replace(
                 finding,
-                message_path=(member,),
+                message_path=inside,
                 line=row,
                 column=column,
                 fix=fix(finding.fix),

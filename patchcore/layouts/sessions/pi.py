@@ -172,7 +172,7 @@ class PiSession(SessionLayout):
         listed = checked_entries(
             items,
             messages,
-            member="message",
+            inside=("message",),
             dialect=PI,
             options=options,
             fixing=fixing,

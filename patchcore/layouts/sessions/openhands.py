@@ -1,0 +1,116 @@
+"""OpenHands trajectories: the events of one conversation, saved as one JSON array (the
+trajectories OpenHands records and replays, ``tests/runtime/trajs/*.json``) or one a line.
+
+Each event is an action or an observation (`patchcore.dialects.openhands`). The conversation is
+the events in order, the list OpenHands' conversation memory builds its messages from: an
+action with ``tool_call_metadata`` is a call, answered by the observation with the same
+``tool_call_id``; the ``finish`` action is never answered.
+
+Repair: for an action left without its observation, the ``ErrorObservation`` the agent
+controller writes for a pending action when the agent stops or fails (``_reset``), right after
+the action (and the observations answering its response's other calls), with the next free
+event ``id`` and the action's ``timestamp``. Events are never removed nor moved.
+
+An event store on disk (``sessions/<sid>/events/<id>.json``, one event a file) is a folder,
+not one input: it is not read (docs/formats.md#openhands-trajectories).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from patchcore.chat_names import openhands_event
+from patchcore.dialects.openhands import OpenHands
+from patchcore.layouts.base import Analysis
+from patchcore.layouts.sessions.entries import Entry
+from patchcore.layouts.sessions.layout import SessionLayout, checked_entries, odd_entry, unread
+from patchcore.model import Delete, Edit, Fix, Insert
+from patchcore.options import Options
+from patchcore.result import Conversation
+
+OPENHANDS = OpenHands()
+
+
+class OpenHandsTrajectory(SessionLayout):
+    """An OpenHands trajectory: a JSON array (or JSON Lines) of events."""
+
+    short_name = "openhands"
+    title = "OpenHands trajectory"
+    recognised_by = (
+        "a JSON array (or JSON Lines) of events with `id`, `timestamp`, `source` and `action` "
+        "or `observation`; `tool_call_metadata` links an action and its observation"
+    )
+    containers = "trajectories saved by OpenHands (`save_trajectory_path`, `tests/runtime/trajs`)"
+    name = "openhands-trajectory"
+    dialect = OPENHANDS
+    arrays = True
+
+    def recognises_entry(self, value: dict[str, Any]) -> bool:
+        return openhands_event(value)
+
+    def analyse_entries(
+        self, entries: Sequence[Entry], options: Options, *, fixing: bool
+    ) -> Analysis:
+        notes: list[Conversation] = []
+        items: list[Entry] = []
+        for entry in entries:
+            odd = odd_entry(entry)
+            if odd is not None:
+                notes.append(odd)
+            elif openhands_event(entry.value):
+                items.append(entry)
+            else:
+                notes.append(unread(entry, "an object that is no OpenHands event"))
+        edits = _EventEdits(items, entries, strip=options.strip)
+        listed = checked_entries(
+            items,
+            [e.value for e in items],
+            inside=(),
+            dialect=OPENHANDS,
+            options=options,
+            fixing=fixing,
+            fix=edits.fix,
+        )
+        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
+        return Analysis(tuple(reports), listed.findings)
+
+
+class _EventEdits:
+    """Turns the engine's new observations into new events of the file (each edit once, so
+    that fixes sharing an edit still share it), each with the next free ``id``. Moves are not
+    offered, nor removals but ``strip``'s of the observations toolpatch wrote: an event's ``id``
+    and ``cause`` tie it to the others."""
+
+    def __init__(self, items: Sequence[Entry], entries: Sequence[Entry], *, strip: bool) -> None:
+        self.items = items
+        self.strip = strip
+        ids = [e.value["id"] for e in entries if openhands_event(e.value)]
+        self.next_id = max(ids, default=-1) + 1
+        self.done: dict[int, Edit | None] = {}
+
+    def fix(self, fix: Fix | None) -> Fix | None:
+        if fix is None:
+            return None
+        edits = [self._edit(edit) for edit in fix.edits]
+        if any(edit is None for edit in edits):
+            return None
+        return replace(fix, edits=tuple(e for e in edits if e is not None))
+
+    def _edit(self, edit: Edit) -> Edit | None:
+        if id(edit) not in self.done:
+            self.done[id(edit)] = self._translated(edit)
+        return self.done[id(edit)]
+
+    def _translated(self, edit: Edit) -> Edit | None:
+        if isinstance(edit, Delete) and len(edit.pointer) == 1 and self.strip:
+            return Delete((self.items[int(edit.pointer[0])].position,))
+        if not isinstance(edit, Insert) or not all(isinstance(v, dict) for v in edit.values):
+            return None
+        after = self.items[edit.index - 1]
+        events = []
+        for value in edit.values:
+            events.append({"id": self.next_id, **value})
+            self.next_id += 1
+        return Insert((), after.position + 1, tuple(events))
