@@ -32,12 +32,13 @@ from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
 from patchcore.layouts.sessions.codex_outputs import recorded_outputs
 from patchcore.layouts.sessions.entries import Entry
 from patchcore.layouts.sessions.layout import (
+    EntryEdits,
     SessionLayout,
     checked_entries,
     odd_entry,
     unread,
 )
-from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
+from patchcore.model import Delete, Edit, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation
 
@@ -117,42 +118,29 @@ class Codex(SessionLayout):
         return Analysis(tuple(reports), listed.findings)
 
 
-class _LineEdits:
-    """Turns edits of the item list into edits of the file's lines (each edit once, so that the
-    fixes sharing an edit still share it).
+class _LineEdits(EntryEdits):
+    """Turns edits of the item list into edits of the file's lines.
 
     The file's first JSON object is never removed: it is what makes the file read as a rollout
     (a damaged one may begin with an orphan output), and the repaired file must read as one too.
     """
 
     def __init__(self, items: Sequence[Entry], first: Entry) -> None:
+        super().__init__()
         self.items = items
         self.first = first.position
-        self.done: dict[int, Edit] = {}
 
-    def fix(self, fix: Fix | None) -> Fix | None:
-        if fix is None:
-            return None
-        edits = tuple(self._edit(edit) for edit in fix.edits)
-        if Delete((self.first,)) in edits:
-            return None
-        return replace(fix, edits=edits)
-
-    def _edit(self, edit: Edit) -> Edit:
-        if id(edit) not in self.done:
-            self.done[id(edit)] = self._translated(edit)
-        return self.done[id(edit)]
-
-    def _translated(self, edit: Edit) -> Edit:
+    def translated(self, edit: Edit) -> tuple[Edit, ...] | None:
         """Responses results are whole items: their fixes add items beside the calls (new
         lines) and drop whole items (lines)."""
         if isinstance(edit, Insert):
             assert not edit.array
             after = self.items[edit.index - 1]
             lines = tuple(self._line(value, edit.index) for value in edit.values)
-            return Insert((), after.position + 1, lines)
+            return (Insert((), after.position + 1, lines),)
         assert isinstance(edit, Delete) and len(edit.pointer) == 1
-        return Delete((self.items[int(edit.pointer[0])].position,))
+        position = self.items[int(edit.pointer[0])].position
+        return None if position == self.first else (Delete((position,)),)
 
     def _line(self, item: Any, index: int) -> dict[str, Any]:
         """A new ``response_item`` line for an item inserted at ``index``, with the timestamp

@@ -31,7 +31,7 @@ a log its agent still appends to.
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -122,6 +122,35 @@ def checked_entries(
         # The engine's own fixes: edits of the list, before they were addressed to entries.
         listed = listed.with_messages(messages, context, fix_edits(found))
     return listed
+
+
+class EntryEdits(ABC):
+    """Turns the engine's edits of a session's message list (`checked_entries`) into edits of
+    the file's entries, each edit once, so that the fixes sharing an edit (one new entry
+    answering a turn's calls) still share it. A fix with an edit the layout does not offer
+    (`translated` gives ``None``) is offered without it: not at all."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, tuple[Edit, ...] | None] = {}
+
+    def fix(self, fix: Fix | None) -> Fix | None:
+        """``fix`` as edits of the entries, or ``None`` where the layout does not offer it."""
+        if fix is None:
+            return None
+        translated = [self._edits(edit) for edit in fix.edits]
+        if any(edits is None for edits in translated):
+            return None
+        return replace(fix, edits=tuple(e for edits in translated if edits for e in edits))
+
+    def _edits(self, edit: Edit) -> tuple[Edit, ...] | None:
+        if id(edit) not in self._done:
+            self._done[id(edit)] = self.translated(edit)
+        return self._done[id(edit)]
+
+    @abstractmethod
+    def translated(self, edit: Edit) -> tuple[Edit, ...] | None:
+        """The edits of the entries that make one edit of the list, or ``None`` where the
+        layout does not offer it."""
 
 
 #: Why a pending call of a live session has no fix (after the finding's own sentence).

@@ -18,15 +18,20 @@ not one input: it is not read (docs/formats.md#openhands-trajectories).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from patchcore.chat_names import openhands_event
 from patchcore.dialects.openhands import OpenHands
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.sessions.entries import Entry
-from patchcore.layouts.sessions.layout import SessionLayout, checked_entries, odd_entry, unread
-from patchcore.model import Delete, Edit, Fix, Insert
+from patchcore.layouts.sessions.layout import (
+    EntryEdits,
+    SessionLayout,
+    checked_entries,
+    odd_entry,
+    unread,
+)
+from patchcore.model import Delete, Edit, Insert
 from patchcore.options import Options
 from patchcore.result import Conversation
 
@@ -77,35 +82,22 @@ class OpenHandsTrajectory(SessionLayout):
         return Analysis(tuple(reports), listed.findings)
 
 
-class _EventEdits:
-    """Turns the engine's new observations into new events of the file (each edit once, so
-    that fixes sharing an edit still share it), each with the next free ``id``. Moves are not
+class _EventEdits(EntryEdits):
+    """Turns the engine's new observations into new events of the file, each with the next
+    free ``id``. Moves are not
     offered, nor removals but ``strip``'s of the observations toolpatch wrote: an event's ``id``
     and ``cause`` tie it to the others."""
 
     def __init__(self, items: Sequence[Entry], entries: Sequence[Entry], *, strip: bool) -> None:
+        super().__init__()
         self.items = items
         self.strip = strip
         ids = [e.value["id"] for e in entries if openhands_event(e.value)]
         self.next_id = max(ids, default=-1) + 1
-        self.done: dict[int, Edit | None] = {}
 
-    def fix(self, fix: Fix | None) -> Fix | None:
-        if fix is None:
-            return None
-        edits = [self._edit(edit) for edit in fix.edits]
-        if any(edit is None for edit in edits):
-            return None
-        return replace(fix, edits=tuple(e for e in edits if e is not None))
-
-    def _edit(self, edit: Edit) -> Edit | None:
-        if id(edit) not in self.done:
-            self.done[id(edit)] = self._translated(edit)
-        return self.done[id(edit)]
-
-    def _translated(self, edit: Edit) -> Edit | None:
+    def translated(self, edit: Edit) -> tuple[Edit, ...] | None:
         if isinstance(edit, Delete) and len(edit.pointer) == 1 and self.strip:
-            return Delete((self.items[int(edit.pointer[0])].position,))
+            return (Delete((self.items[int(edit.pointer[0])].position,)),)
         if not isinstance(edit, Insert) or not all(isinstance(v, dict) for v in edit.values):
             return None
         after = self.items[edit.index - 1]
@@ -113,4 +105,4 @@ class _EventEdits:
         for value in edit.values:
             events.append({"id": self.next_id, **value})
             self.next_id += 1
-        return Insert((), after.position + 1, tuple(events))
+        return (Insert((), after.position + 1, tuple(events)),)

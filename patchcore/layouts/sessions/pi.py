@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from patchcore.chat_names import tag
@@ -46,12 +45,13 @@ from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import PI_ENTRY_TYPES, pi_header
 from patchcore.layouts.sessions.entries import Entry
 from patchcore.layouts.sessions.layout import (
+    EntryEdits,
     SessionLayout,
     checked_entries,
     odd_entry,
     unread,
 )
-from patchcore.model import NAMESPACE, Delete, Edit, Fix, Insert, Replace
+from patchcore.model import NAMESPACE, Delete, Edit, Insert, Replace
 from patchcore.options import Options
 from patchcore.result import Conversation
 
@@ -193,35 +193,22 @@ class PiSession(SessionLayout):
         return Analysis(tuple(reports), listed.findings)
 
 
-class _EntryEdits:
-    """Turns edits of the sent list into edits of the file's entries (each edit once, so that
-    the fixes sharing an edit still share it): a new result is a new entry linked into the
-    resumed branch; a removed result (``strip``, an orphan with unsafe fixes) is an entry
-    unlinked from it. Moves, which would re-link entries across the tree, are not offered."""
+class _EntryEdits(EntryEdits):
+    """Turns edits of the sent list into edits of the file's entries: a new result is a new
+    entry linked into the resumed branch; a removed result (``strip``, an orphan with unsafe
+    fixes) is an entry unlinked from it. Moves, which would re-link entries across the tree,
+    are not offered."""
 
     def __init__(self, branch: _Branch, items: Sequence[Entry], entries: Sequence[Entry]) -> None:
+        super().__init__()
         self.branch = branch
         self.items = items
         self.session = branch.header.value.get("id")
         self.taken = {e.value.get("id") for e in entries if isinstance(e.value, dict)}
         objects = [e for e in entries if isinstance(e.value, dict)]
         self.last, self.previous = objects[-1], objects[-2] if len(objects) > 1 else None
-        self.done: dict[int, tuple[Edit, ...] | None] = {}
 
-    def fix(self, fix: Fix | None) -> Fix | None:
-        if fix is None:
-            return None
-        translated = [self._edits(edit) for edit in fix.edits]
-        if any(edits is None for edits in translated):
-            return None
-        return replace(fix, edits=tuple(e for edits in translated if edits for e in edits))
-
-    def _edits(self, edit: Edit) -> tuple[Edit, ...] | None:
-        if id(edit) not in self.done:
-            self.done[id(edit)] = self._translated(edit)
-        return self.done[id(edit)]
-
-    def _translated(self, edit: Edit) -> tuple[Edit, ...] | None:
+    def translated(self, edit: Edit) -> tuple[Edit, ...] | None:
         if isinstance(edit, Insert) and all(isinstance(v, dict) for v in edit.values):
             return self._inserted(edit.index, edit.values)
         if isinstance(edit, Delete) and len(edit.pointer) == 1:
