@@ -11,6 +11,7 @@ from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
+from patchcore.dialects.opencode import Opencode
 from patchcore.dialects.pi import Pi
 from patchcore.dialects.pydantic_ai import PydanticAI
 from patchcore.errors import UnknownDialectError, did_you_mean
@@ -23,6 +24,7 @@ DIALECTS: tuple[Dialect, ...] = (
     OpenAIResponses(),
     Gemini(),
     GeminiCli(),
+    Opencode(),
     Bedrock(),
     Anthropic(),
     PydanticAI(),
