@@ -8,6 +8,7 @@ from patchcore.dialects.bedrock import Bedrock
 from patchcore.dialects.cline import Cline
 from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.gemini_cli import GeminiCli
+from patchcore.dialects.goose import Goose
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
@@ -34,8 +35,9 @@ DIALECTS: tuple[Dialect, ...] = (
 #: Every adapter a caller can force by name: the detected ones, then those that content cannot
 #: tell from another dialect (Cline's task histories are Anthropic messages read by Cline's
 #: convention; the CLI forces it by file name, docs/formats.md#cline-and-roo-code-task-histories;
-#: pi's messages are read in pi's session files, docs/formats.md#pi-and-openclaw-sessions).
-NAMED: tuple[Dialect, ...] = (*DIALECTS, Cline(), Pi())
+#: pi's and Goose's messages are read in their session files: docs/formats.md, "pi and
+#: openclaw sessions", "Goose sessions").
+NAMED: tuple[Dialect, ...] = (*DIALECTS, Cline(), Pi(), Goose())
 
 _BY_NAME = {dialect.name: dialect for dialect in NAMED}
 

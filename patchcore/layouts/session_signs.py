@@ -111,6 +111,16 @@ def pi_header(value: dict[str, Any]) -> bool:
     return tag(value, "type") == "session" and isinstance(value.get("id"), str) and "cwd" in value
 
 
+def goose_metadata(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a Goose session file's metadata line (``SessionMetadata``:
+    goose requires ``description`` and ``message_count``)."""
+    return (
+        isinstance(value.get("description"), str)
+        and isinstance(value.get("message_count"), int)
+        and "role" not in value
+    )
+
+
 #: Every layout's sign, whatever the order the layouts are asked in.
 _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     claude_code_entry,
@@ -119,6 +129,7 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     gemini_cli_metadata,
     pi_header,
     openhands_event,
+    goose_metadata,
 )
 
 

@@ -51,7 +51,17 @@ STRICT = [case for case in CASES if case.select]
 DROP = [case for case in CASES if case.drop]
 #: The folders of agent session logs (and Cline task histories), which the drop repair never
 #: touches.
-SESSION_FOLDERS = ("claude-code/", "claude-agent-sdk/", "codex/", "gemini-cli/", "cline/")
+SESSION_FOLDERS = (
+    "claude-code/",
+    "claude-agent-sdk/",
+    "codex/",
+    "gemini-cli/",
+    "cline/",
+    "pi/",
+    "openhands/",
+    "opencode/",
+    "goose/",
+)
 FIXABILITY = ("safe", "unsafe", "none")
 
 

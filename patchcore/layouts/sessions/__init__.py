@@ -13,6 +13,7 @@ from patchcore.layouts.sessions.agent_sdk import AgentSdk
 from patchcore.layouts.sessions.claude_code import ClaudeCode
 from patchcore.layouts.sessions.codex import Codex
 from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
+from patchcore.layouts.sessions.goose import GooseSession
 from patchcore.layouts.sessions.layout import SessionLayout
 from patchcore.layouts.sessions.openhands import OpenHandsTrajectory
 from patchcore.layouts.sessions.pi import PiSession
@@ -26,6 +27,7 @@ SESSION_LAYOUTS: tuple[SessionLayout, ...] = (
     GeminiCliLog(),
     PiSession(),
     OpenHandsTrajectory(),
+    GooseSession(),
 )
 
 __all__ = ["SESSION_LAYOUTS", "SessionLayout"]

@@ -35,6 +35,7 @@ from patchcore.layouts.sessions.layout import (
     EntryEdits,
     SessionLayout,
     checked_entries,
+    in_order,
     odd_entry,
     unread,
 )
@@ -114,8 +115,7 @@ class Codex(SessionLayout):
             fix=edits.fix,
             recorded=recorded_outputs(events, payloads),
         )
-        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
-        return Analysis(tuple(reports), listed.findings)
+        return in_order(listed, notes)
 
 
 class _LineEdits(EntryEdits):

@@ -68,6 +68,31 @@ def odd_entry(entry: Entry) -> Conversation | None:
     return None
 
 
+def messages_and_notes(
+    entries: Iterable[Entry], message: Callable[[Any], bool], why: str
+) -> tuple[list[Entry], list[Conversation]]:
+    """The entries that hold a message (``message`` says which JSON values do), and a warning
+    for each other one, kept unread (``why`` says what it is)."""
+    items: list[Entry] = []
+    notes: list[Conversation] = []
+    for entry in entries:
+        odd = odd_entry(entry)
+        if odd is not None:
+            notes.append(odd)
+        elif message(entry.value):
+            items.append(entry)
+        else:
+            notes.append(unread(entry, why))
+    return items, notes
+
+
+def in_order(listed: Conversation, notes: Iterable[Conversation]) -> Analysis:
+    """The analysis of a session of one conversation: it and the notes about the entries kept
+    unread, in the order of the file, and its findings."""
+    reports = sorted([listed, *notes], key=lambda r: r.line or 0)
+    return Analysis(tuple(reports), listed.findings)
+
+
 def checked_entries(
     items: Sequence[Entry],
     messages: Sequence[Any],

@@ -28,12 +28,11 @@ from patchcore.layouts.sessions.layout import (
     EntryEdits,
     SessionLayout,
     checked_entries,
-    odd_entry,
-    unread,
+    in_order,
+    messages_and_notes,
 )
 from patchcore.model import Delete, Edit, Insert
 from patchcore.options import Options
-from patchcore.result import Conversation
 
 OPENHANDS = OpenHands()
 
@@ -58,16 +57,9 @@ class OpenHandsTrajectory(SessionLayout):
     def analyse_entries(
         self, entries: Sequence[Entry], options: Options, *, fixing: bool
     ) -> Analysis:
-        notes: list[Conversation] = []
-        items: list[Entry] = []
-        for entry in entries:
-            odd = odd_entry(entry)
-            if odd is not None:
-                notes.append(odd)
-            elif openhands_event(entry.value):
-                items.append(entry)
-            else:
-                notes.append(unread(entry, "an object that is no OpenHands event"))
+        items, notes = messages_and_notes(
+            entries, openhands_event, "an object that is no OpenHands event"
+        )
         edits = _EventEdits(items, entries, strip=options.strip)
         listed = checked_entries(
             items,
@@ -78,8 +70,7 @@ class OpenHandsTrajectory(SessionLayout):
             fixing=fixing,
             fix=edits.fix,
         )
-        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
-        return Analysis(tuple(reports), listed.findings)
+        return in_order(listed, notes)
 
 
 class _EventEdits(EntryEdits):

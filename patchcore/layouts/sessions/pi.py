@@ -48,6 +48,7 @@ from patchcore.layouts.sessions.layout import (
     EntryEdits,
     SessionLayout,
     checked_entries,
+    in_order,
     odd_entry,
     unread,
 )
@@ -189,8 +190,7 @@ class PiSession(SessionLayout):
                     "resumes the last entry's); not read",
                 )
             )
-        reports = sorted([listed, *notes], key=lambda r: r.line or 0)
-        return Analysis(tuple(reports), listed.findings)
+        return in_order(listed, notes)
 
 
 class _EntryEdits(EntryEdits):
