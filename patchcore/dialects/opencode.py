@@ -15,16 +15,18 @@ written nowhere.
 
 Repair, in the part's own ``state``, as opencode's session processor settles a tool part it
 finds unfinished when a run stops (``processor.ts``: ``{...part.state, status: "error", error:
-"Tool execution aborted", time: {start, end}}``): ``status`` becomes ``error``, ``error`` the
-rule's text, ``time`` ``{start, end}``; every other member of the state (``input``, a pending
-part's ``raw``, a running part's ``title`` and ``metadata``) stays, in its place. ``start`` is a
-running part's own start, or the message's ``time.created``; ``end`` the message's
-``time.completed``, or ``start``. ``toolpatch strip`` puts the state back: a part that has
-``raw`` was pending (no ``time``), any other was running (``time`` its ``start``).
+"Tool execution aborted", time: {start, end}}``): ``status`` becomes ``error``, an ``error``
+member the rule's text, and the end time is added (a pending part's whole ``time``); only those
+members are edited, every other one (``input``, a pending part's ``raw``, a running part's
+``title`` and ``metadata``) keeps its bytes. ``start`` is a running part's own start, or the
+message's ``time.created``; ``end`` the message's ``time.completed``, or ``start``. ``toolpatch
+strip`` takes them back: a part that has ``raw`` was pending, any other running. A state
+opencode would not write is reported without a fix (`ODD_STATE`).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,7 +42,16 @@ from patchcore.dialects.base import (
 )
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Answer
-from patchcore.model import Edit, MessageView, Pointer, Replace, Role, ToolCall, ToolResult
+from patchcore.model import (
+    Delete,
+    Edit,
+    MessageView,
+    Pointer,
+    Replace,
+    Role,
+    ToolCall,
+    ToolResult,
+)
 from patchcore.model import format_pointer as pointer_text
 
 #: The states of a tool part that has its result.
@@ -68,34 +79,77 @@ def _number(value: object) -> int | float | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def settled(state: Mapping[str, Any], info: Mapping[str, Any], text: str) -> dict[str, Any]:
-    """``state`` settled as an error with ``text``, as opencode's processor settles a tool part
-    left unfinished (the message's ``info`` gives the times a pending part lacks)."""
+#: A member of a state, by its keys (``("time", "end")``).
+Member = tuple[str, ...]
+
+#: Why an unfinished part whose state opencode could not have written gets no result.
+ODD_STATE = (
+    "its state is not one opencode writes (a pending state has `raw` and no `time`, a running "
+    "one a `time` with only its `start`): it is reported, not settled"
+)
+
+
+def settleable(state: object) -> bool:
+    """Whether ``state`` is an unfinished state as opencode writes it, which `settling` can
+    settle and `unsettling` can give back exactly."""
+    if not isinstance(state, dict) or "error" in state:
+        return False
+    if state.get("status") == "pending":
+        return "raw" in state and "time" not in state
+    time = state.get("time")
+    return (
+        state.get("status") == "running"
+        and "raw" not in state
+        and isinstance(time, dict)
+        and "start" in time
+        and "end" not in time
+    )
+
+
+def settling(
+    state: Mapping[str, Any], info: Mapping[str, Any], text: str
+) -> list[tuple[Member, Any]]:
+    """The members (keys inside ``state``) that settle it as an error with ``text``, as
+    opencode's processor settles a tool part left unfinished, each with its value: ``status``,
+    ``error``, and the end time (a pending part gets its whole ``time``, started when its
+    message was)."""
     times = _object(info.get("time"))
-    own = _object(state.get("time"))
-    start = _number(own.get("start"))
-    if start is None:
-        start = _number(times.get("created")) or 0
     end = _number(times.get("completed"))
-    new = dict(state)
-    new["status"] = "error"
-    new["error"] = text
-    new["time"] = {"start": start, "end": start if end is None else end}
+    members: list[tuple[Member, Any]] = [(("status",), "error"), (("error",), text)]
+    if state.get("status") == "pending":
+        start = _number(times.get("created")) or 0
+        members.append((("time",), {"start": start, "end": start if end is None else end}))
+    else:
+        start = _number(_object(state.get("time")).get("start")) or 0
+        members.append((("time", "end"), start if end is None else end))
+    return members
+
+
+def unsettling(state: Mapping[str, Any]) -> tuple[list[tuple[Member, Any]], list[Member]]:
+    """What gives back the state `settling` settled: the ``status`` it had (pending where the
+    state has ``raw``), and the members it added, to remove."""
+    pending = "raw" in state
+    added: list[Member] = [("error",), ("time",) if pending else ("time", "end")]
+    return [(("status",), "pending" if pending else "running")], added
+
+
+def _applied(
+    state: Mapping[str, Any], members: list[tuple[Member, Any]], removed: list[Member]
+) -> dict[str, Any]:
+    """``state`` with ``members`` set (a member it lacks added last, as an edit adds it) and the
+    members at ``removed`` taken out."""
+    new = copy.deepcopy(dict(state))
+    for pointer, value in members:
+        _parent(new, pointer)[pointer[-1]] = value
+    for pointer in removed:
+        _parent(new, pointer).pop(pointer[-1], None)
     return new
 
 
-def unsettled(state: Mapping[str, Any]) -> dict[str, Any]:
-    """The state `settled` was given: pending where it has ``raw`` (``time`` was added), else
-    running (``time`` was its own ``start``); ``error`` was added either way."""
-    old = {key: value for key, value in state.items() if key != "error"}
-    if "raw" in state:
-        old.pop("time", None)
-        old["status"] = "pending"
-    else:
-        old["status"] = "running"
-        time = state.get("time")
-        old["time"] = {"start": time.get("start") if isinstance(time, dict) else None}
-    return old
+def _parent(value: dict[str, Any], pointer: Member) -> dict[str, Any]:
+    for key in pointer[:-1]:
+        value = value[key]
+    return value
 
 
 class Opencode(Dialect):
@@ -130,16 +184,18 @@ class Opencode(Dialect):
                 continue
             where = (*pointer, "parts", k)
             key = pointer_text(where)
+            state = part.get("state")
+            done = isinstance(state, dict) and state.get("status") in DONE
             calls.append(
                 ToolCall(
                     id=call_id(part.get("callID"), (*where, "callID")),
                     name=optional_name(part.get("tool")),
                     path=("parts", k),
                     key=key,
+                    unanswerable=None if done or settleable(state) else ODD_STATE,
                 )
             )
-            state = part.get("state")
-            if isinstance(state, dict) and state.get("status") in DONE:
+            if done:
                 results.append(ToolResult(key, ("parts", k, "state"), keyed=False))
         return MessageView(Role.CALLER, tuple(calls), inner_results=tuple(results))
 
@@ -162,13 +218,17 @@ class Opencode(Dialect):
     def written_result(
         self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
     ) -> Any:
-        """The state `settled` writes for ``call``, from the state it was given (what
-        ``strip`` compares the part's state with)."""
+        """The state `settling` makes of the state the part had before (what ``strip``
+        compares the part's state with), or ``None`` where no settleable state was there."""
         state = caller["parts"][call.path[-1]]["state"]
-        return settled(unsettled(state), _info(caller), text)
+        before = _applied(state, *unsettling(state))
+        if not settleable(before):
+            return None
+        return _applied(before, settling(before, _info(caller), text), [])
 
     @staticmethod
     def _edits(messages: Sequence[Any], context: ListContext, defect: Defect) -> tuple[Edit, ...]:
+        """Edits of the members that change, so that the rest of the state keeps its bytes."""
         call = defect.call
         if defect.code not in ANSWERED or call is None or not call.answerable:
             return ()
@@ -176,6 +236,11 @@ class Opencode(Dialect):
         state = message["parts"][call.path[-1]]["state"]
         where = (*context.message_pointer(defect.message_index), *call.path, "state")
         if defect.strip:
-            return (Replace(where, unsettled(state)),)
-        assert defect.text is not None
-        return (Replace(where, settled(state, _info(message), defect.text)),)
+            members, removed = unsettling(state)
+        else:
+            assert defect.text is not None
+            members, removed = settling(state, _info(message), defect.text), []
+        return (
+            *(Replace((*where, *pointer), value) for pointer, value in members),
+            *(Delete((*where, *pointer)) for pointer in removed),
+        )

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 import patchcore
-from patchcore.dialects.opencode import settled, unsettled
 from tests.builders import found
 from tests.sample_cases import SAMPLES
 
@@ -45,14 +44,24 @@ def test_an_export_is_read_as_opencode_messages() -> None:
     ],
 )
 def test_settling_keeps_the_state_and_strip_takes_it_back(state: dict[str, Any]) -> None:
-    new = settled(state, {"time": {"created": 10, "completed": 20}}, "lost")
-    assert (new["status"], new["error"], new["time"]["end"]) == ("error", "lost", 20)
-    assert [k for k in new if k not in ("error", "time")] == [
-        k for k in state if k not in ("time",)
-    ]
+    info = {**INFO, "time": {"created": 10, "completed": 20}}
+    data = export({"info": info, "parts": [tool_part("c1", state)]})
+    fixed = patchcore.fix_document(data, filename=NAME).output
+    assert fixed is not None
+    new = json.loads(fixed)["messages"][0]["parts"][0]["state"]
+    assert (new["status"], new["time"]["end"]) == ("error", 20)
+    assert new["error"].startswith("Tool call bash with id c1 ")
+    assert [k for k in new if k not in ("error", "time")] == [k for k in state if k != "time"]
     assert new["input"] == state["input"]
-    assert unsettled(new) == state
-    assert list(unsettled(new)) == list(state)
+    assert new["time"]["start"] == state.get("time", {"start": 10})["start"]
+    assert patchcore.strip_document(fixed, filename=NAME).output == data
+
+
+def test_a_state_opencode_would_not_write_is_reported_not_settled() -> None:
+    odd = tool_part("c1", {"status": "running", "input": {}})  # running, but never started
+    report = patchcore.fix_document(export({"info": INFO, "parts": [odd]}), filename=NAME)
+    (finding,) = report.findings
+    assert (finding.code, finding.fix, report.output) == ("TP002", None, None)
 
 
 def test_a_completed_or_failed_part_is_answered() -> None:
