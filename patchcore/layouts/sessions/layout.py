@@ -12,21 +12,20 @@ are kept as they are and reported as warnings. Checking, the repair and its self
 
 A session may still be running. It is while some process holds its log open for writing
 (`patchcore.options.Options.held_open`, as the caller found), however old its last entry. Else
-its own clock says: where the entries
-record when they were written (Claude Code's and Codex's ``timestamp``, Gemini CLI's
-``timestamp`` and ``lastUpdated``), the session is live when its newest entry is at or after
+its own clock says: where the entries record when they were written (Claude Code's, Codex's,
+pi's and OpenHands' ``timestamp``, Gemini CLI's ``timestamp`` and ``lastUpdated``, Goose's
+``created``), the session is live when its newest entry is at or after
 `patchcore.options.Options.live_since`; a log that records no time (the Claude Agent SDK's
-stream) is live as the caller judged it from outside (``live``: its file was written to
-moments ago). The file's own time is no witness where the log has one: a copy, a checkout or an
-unpacked archive gives an ended session the time of now, and ``cp -p`` gives a running one an
-old one. A call pending in the last turn of a live session (TP002, or TP003 there) may belong
-to a tool that is still running: a made-up result would be a second one once the agent writes
-the real one, so such a finding is reported without a fix (`held_while_live`). Calls the
-history has moved past (TP001) are answered as in any session. ``toolpatch strip`` is not
-held: it removes results toolpatch made up, which leaves a call the agent may still answer
-pending again, as it was. Either way the result says the session is live
-(`patchcore.result.Result.live`): whoever writes a repair must not put a new file in place of
-a log its agent still appends to.
+stream) is live as the caller judged it from outside (``live``: its file was written to moments
+ago). The file's own time is no witness where the log has one: a copy, a checkout or an unpacked
+archive gives an ended session the time of now, and ``cp -p`` gives a running one an old one. A
+call pending in the last turn of a live session (TP002, or TP003 there) may belong to a tool
+that is still running: a made-up result would be a second one once the agent writes the real
+one, so such a finding is reported without a fix (`held_while_live`). Calls the history has
+moved past (TP001) are answered as in any session. ``toolpatch strip`` is not held: it removes
+results toolpatch made up, which leaves a call the agent may still answer pending again, as it
+was. Either way the result says the session is live (`patchcore.result.Result.live`): whoever
+writes a repair must not put a new file in place of a log its agent still appends to.
 """
 
 from __future__ import annotations
