@@ -18,19 +18,44 @@ agent stops or fails (``AgentController._reset``): an ``ErrorObservation`` with 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from patchcore.chat_names import openhands_event, tag
-from patchcore.dialects.base import Recognition, ResultMessageDialect, call_id, optional_name
+from patchcore.dialects.base import (
+    ListContext,
+    Recognition,
+    ResultMessageDialect,
+    call_id,
+    optional_name,
+)
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 #: The action OpenHands never answers: it ends the run and is sent as text.
 FINISH = "finish"
 
 
+#: Where a model response keeps its calls, inside an event's ``tool_call_metadata``.
+RESPONSE_CALLS = ("model_response", "choices", 0, "message", "tool_calls")
+
+
 def _metadata(value: Mapping[str, Any]) -> Mapping[str, Any] | None:
     metadata = value.get("tool_call_metadata")
     return metadata if isinstance(metadata, dict) else None
+
+
+def _response_calls(metadata: Mapping[str, Any]) -> tuple[object, list[Any]]:
+    """The id of the model response an action came from, and the calls that response made
+    (``[]`` where the metadata does not hold them)."""
+    value: Any = metadata
+    for key in RESPONSE_CALLS:
+        if isinstance(key, int):
+            value = value[key] if isinstance(value, list) and len(value) > key else None
+        else:
+            value = value.get(key) if isinstance(value, dict) else None
+        if key == "model_response":
+            response = value.get("id") if isinstance(value, dict) else None
+    return response, value if isinstance(value, list) else []
 
 
 class OpenHands(ResultMessageDialect):
@@ -65,28 +90,74 @@ class OpenHands(ResultMessageDialect):
             return MessageView(Role.CALLER, calls=(call,))
         return MessageView(Role.RESULTS, results=(ToolResult(ident, name=name),))
 
+    def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:
+        """Each action's own call, and, on the first action of a model response, the calls of
+        that response that no action of the list carries: OpenHands queues one action per
+        call and writes each as it runs it, so a run stopped in between leaves calls that only
+        the response names. Its conversation memory holds the response's message back until
+        every one of its calls is answered, so they are calls like the others (a response
+        whose only call is ``finish`` holds nothing back)."""
+        views = super().views(messages, context)
+        carried = {call.id for view in views for call in view.calls}
+        seen: set[object] = set()
+        for index, (message, view) in enumerate(zip(messages, views, strict=True)):
+            if view.role is not Role.CALLER:
+                continue
+            response, calls = _response_calls(message["tool_call_metadata"])
+            if response is None or response in seen:
+                continue
+            seen.add(response)
+            pointer = context.message_pointer(index)
+            extra = [
+                _response_call(raw, (*pointer, "tool_call_metadata", *RESPONSE_CALLS, k))
+                for k, raw in enumerate(calls)
+                if isinstance(raw, dict) and raw.get("id") not in carried
+            ]
+            views[index] = replace(view, calls=(*view.calls, *extra))
+        return views
+
     def result_message(
         self, caller: Any, call: ToolCall, text: str, style: Mapping[str, Any]
     ) -> dict[str, Any]:
+        """An ``ErrorObservation`` with the calling action's metadata, named for ``call``; its
+        ``cause`` is the action's id where the call is the action's own (a call only its
+        response names has no action to be caused by)."""
+        metadata = dict(caller["tool_call_metadata"])
+        own = metadata.get("tool_call_id") == call.id
+        metadata.update(function_name=call.name or "unknown", tool_call_id=call.id)
         result: dict[str, Any] = {}
         if "timestamp" in caller:
             result["timestamp"] = caller["timestamp"]
-        result.update(source="agent", message=text, cause=caller.get("id"), observation="error")
-        result.update(tool_call_metadata=caller["tool_call_metadata"], content=text)
+        result.update(source="agent", message=text)
+        if own and caller.get("id") is not None:
+            result["cause"] = caller["id"]
+        result.update(observation="error", tool_call_metadata=metadata, content=text)
         result["extras"] = {"error_id": ""}
         return result
 
     def written_result(
         self, messages: Sequence[Any], caller: Any, call: ToolCall, text: str, style: Any
     ) -> Any:
-        """The observation ``fix`` writes, with the ``id`` the layout gave it: that of the
-        observation of the list caused by ``caller`` (``toolpatch strip`` compares them)."""
+        """The observation ``fix`` writes, with the ``id`` the layout gave it: that of the error
+        observation of the list that answers ``call`` (``toolpatch strip`` compares them)."""
         given = next(
             (
                 m.get("id")
                 for m in messages
-                if isinstance(m, dict) and "observation" in m and m.get("cause") == caller.get("id")
+                if tag(m, "observation") == "error"
+                and (_metadata(m) or {}).get("tool_call_id") == call.id
             ),
             None,
         )
         return {"id": given, **self.result_message(caller, call, text, style)}
+
+
+def _response_call(raw: Mapping[str, Any], pointer: Pointer) -> ToolCall:
+    """A call of a model response (OpenAI Chat's shape, as litellm returns it)."""
+    function = raw.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    return ToolCall(
+        id=call_id(raw.get("id"), (*pointer, "id")),
+        name=optional_name(name),
+        path=tuple(pointer[-len(RESPONSE_CALLS) - 2 :]),
+    )

@@ -5,6 +5,9 @@ with the ErrorObservation OpenHands' agent controller writes for it."""
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pytest
 
 import patchcore
 from tests.builders import found
@@ -47,23 +50,35 @@ def test_a_pending_action_gets_the_error_observation_openhands_writes() -> None:
     assert new["id"] == max(e["id"] for e in json.loads(data)) + 1
 
 
-def test_the_sent_history_pairs_every_call_after_the_repair() -> None:
-    """What OpenHands' conversation memory sends: an action's call only once an observation
-    answers it; before the repair the stopped command is held back from the model, after it
-    the call and its error result are both sent."""
-    for name in ("stopped-mid-command", "killed-at-the-end"):
-        data = (SAMPLES / f"openhands/{name}.json").read_bytes()
-        fixed = patchcore.fix_document(data, filename=NAME).output
-        assert fixed is not None
-        for events, held in ((json.loads(data), 1), (json.loads(fixed), 0)):
-            answered = {
-                e["tool_call_metadata"]["tool_call_id"]
-                for e in events
-                if "observation" in e and "tool_call_metadata" in e
-            }
-            calls = [
-                e["tool_call_metadata"]["tool_call_id"]
-                for e in events
-                if "action" in e and "tool_call_metadata" in e and e["action"] != "finish"
-            ]
-            assert len([c for c in calls if c not in answered]) == held, name
+def held_back(events: list[dict[str, Any]]) -> list[str]:
+    """The model responses OpenHands' conversation memory never sends, as ``process_events``
+    decides it: a non-finish action's response waits until an observation answers each call
+    that response made (``pending_tool_call_action_messages``)."""
+    answered = {
+        e["tool_call_metadata"]["tool_call_id"]
+        for e in events
+        if "observation" in e and "tool_call_metadata" in e
+    }
+    responses = {
+        e["tool_call_metadata"]["model_response"]["id"]: e["tool_call_metadata"]["model_response"]
+        for e in events
+        if "action" in e and "tool_call_metadata" in e and e["action"] != "finish"
+    }
+    return sorted(
+        rid
+        for rid, response in responses.items()
+        if any(c["id"] not in answered for c in response["choices"][0]["message"]["tool_calls"])
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["stopped-mid-command", "killed-at-the-end", "stopped-between-calls"]
+)
+def test_the_memory_sends_every_response_after_the_repair(name: str) -> None:
+    """Before the repair a response (and what the model said with it) is held back from the
+    model for good; after it, every response is complete and sent."""
+    data = (SAMPLES / f"openhands/{name}.json").read_bytes()
+    fixed = patchcore.fix_document(data, filename=NAME).output
+    assert fixed is not None
+    assert len(held_back(json.loads(data))) == 1
+    assert held_back(json.loads(fixed)) == []

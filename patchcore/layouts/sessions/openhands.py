@@ -3,8 +3,9 @@ trajectories OpenHands records and replays, ``tests/runtime/trajs/*.json``) or o
 
 Each event is an action or an observation (`patchcore.dialects.openhands`). The conversation is
 the events in order, the list OpenHands' conversation memory builds its messages from: an
-action with ``tool_call_metadata`` is a call, answered by the observation with the same
-``tool_call_id``; the ``finish`` action is never answered.
+action with ``tool_call_metadata`` is a call (and so is each call of its model response that no
+action carries), answered by the observation with the same ``tool_call_id``; the ``finish``
+action is never answered.
 
 Repair: for an action left without its observation, the ``ErrorObservation`` the agent
 controller writes for a pending action when the agent stops or fails (``_reset``), right after
