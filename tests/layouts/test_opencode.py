@@ -1,4 +1,4 @@
-"""opencode exports (docs/formats.md#opencode-sessions): a tool part carries its own state; an
+"""opencode exports (docs/formats.md#opencode): a tool part carries its own state; an
 unfinished one is settled in place as opencode's session processor settles it, and strip puts
 it back."""
 
