@@ -1,7 +1,8 @@
 """Agent session logs: whole-file layouts of events holding conversations.
 
-A Claude Code session, a Claude Agent SDK message stream, a Codex rollout or a Gemini CLI
-session log is neither one conversation per line nor one message per line: its conversations
+A Claude Code session, a Claude Agent SDK message stream, a Codex rollout, a Gemini CLI
+session log, a pi session, an OpenHands trajectory or a Goose session file is neither one
+conversation per line nor one message per line: its conversations
 are spread over event entries. A file is one when its first JSON object is an entry of such a
 layout: the first line of JSON Lines or, for a layout kept as a JSON array too, the array's
 first element (`patchcore.layouts.base.Head.first_entry`).
