@@ -82,3 +82,14 @@ def test_the_memory_sends_every_response_after_the_repair(name: str) -> None:
     assert fixed is not None
     assert len(held_back(json.loads(data))) == 1
     assert held_back(json.loads(fixed)) == []
+
+
+def test_a_trajectorys_zoneless_times_do_not_judge_it_live() -> None:
+    """Its ``timestamp``s have no zone: whether it may still be written to is the caller's
+    judgement from outside (the file's time), whatever they say."""
+    data = (SAMPLES / "openhands/killed-at-the-end.json").read_bytes()
+    ended = patchcore.make_options(live=False, live_since=0.0)
+    assert patchcore.fix_document(data, filename=NAME, options=ended).output is not None
+    running = patchcore.make_options(live=True, live_since=4_102_444_800.0)  # 2100
+    result = patchcore.fix_document(data, filename=NAME, options=running)
+    assert result.live and result.output is None and result.last_entry is None

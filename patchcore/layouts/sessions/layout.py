@@ -12,8 +12,8 @@ are kept as they are and reported as warnings. Checking, the repair and its self
 
 A session may still be running. It is while some process holds its log open for writing
 (`patchcore.options.Options.held_open`, as the caller found), however old its last entry. Else
-its own clock says: where the entries record when they were written (Claude Code's, Codex's,
-pi's and OpenHands' ``timestamp``, Gemini CLI's ``timestamp`` and ``lastUpdated``, Goose's
+its own clock says: where the entries record when they were written (Claude Code's, Codex's
+and pi's ``timestamp``, Gemini CLI's ``timestamp`` and ``lastUpdated``, Goose's
 ``created``), the session is live when its newest entry is at or after
 `patchcore.options.Options.live_since`; a log that records no time (the Claude Agent SDK's
 stream) is live as the caller judged it from outside (``live``: its file was written to moments

@@ -18,7 +18,7 @@ not one input: it is not read (docs/formats.md#openhands-trajectories).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from patchcore.chat_names import openhands_event
@@ -51,6 +51,13 @@ class OpenHandsTrajectory(SessionLayout):
     name = "openhands-trajectory"
     dialect = OPENHANDS
     arrays = True
+
+    def entry_times(self, value: dict[str, Any]) -> Iterable[object]:
+        """None: OpenHands writes an event's ``timestamp`` in the local time of the machine
+        that ran it, without its zone, so it cannot say how long ago that was; whether the
+        trajectory may still be written to is judged from outside (``Options.live``), as for a
+        log that records no time."""
+        return ()
 
     def recognises_entry(self, value: dict[str, Any]) -> bool:
         return openhands_event(value)
