@@ -99,19 +99,21 @@ class OpenHands(ResultMessageDialect):
         whose only call is ``finish`` holds nothing back)."""
         views = super().views(messages, context)
         carried = {call.id for view in views for call in view.calls}
-        seen: set[object] = set()
+        seen: set[str] = set()
         for index, (message, view) in enumerate(zip(messages, views, strict=True)):
             if view.role is not Role.CALLER:
                 continue
             response, calls = _response_calls(message["tool_call_metadata"])
-            if response is None or response in seen:
+            if not isinstance(response, str) or response in seen:
                 continue
             seen.add(response)
             pointer = context.message_pointer(index)
             extra = [
                 _response_call(raw, (*pointer, "tool_call_metadata", *RESPONSE_CALLS, k))
                 for k, raw in enumerate(calls)
-                if isinstance(raw, dict) and raw.get("id") not in carried
+                if isinstance(raw, dict)
+                and isinstance(raw.get("id"), str)
+                and raw["id"] not in carried
             ]
             views[index] = replace(view, calls=(*view.calls, *extra))
         return views

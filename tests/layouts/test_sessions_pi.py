@@ -177,3 +177,22 @@ def test_an_unknown_entry_is_kept_and_said() -> None:
     report = patchcore.check_document(data, filename=NAME)
     warnings = [c.note for c in report.conversations if c.warning]
     assert warnings == ["an entry of unknown type 'telemetry'; kept as it is"]
+
+
+def test_an_entry_without_a_string_id_gets_no_entries_hung_off_it() -> None:
+    """A corrupted id (found by the corruption properties: a list) neither breaks the reading
+    nor has new entries hang off it: the call is reported without a fix."""
+    broken = message(2, 1, calling("call_Lost"))
+    broken["id"] = []
+    data = session(message(1, None, ask("Run it.")), broken)
+    result = patchcore.fix_document(data, filename=NAME)
+    (finding,) = result.findings
+    assert (finding.code, finding.fix, result.output) == ("TP002", None, None)
+
+
+def test_a_parent_id_that_is_no_string_ends_the_branch() -> None:
+    loose = message(2, None, ask("And now?"))
+    loose["parentId"] = ["e0000001"]
+    data = session(message(1, None, calling("call_Root")), loose)
+    report = patchcore.check_document(data, filename=NAME)
+    assert [c.message_count for c in report.conversations if c.dialect == "pi"] == [1]

@@ -85,7 +85,10 @@ class _Branch:
         by_id = {e.value["id"]: e for e in body if isinstance(e.value.get("id"), str)}
         path = [body[-1]]
         seen = {id(body[-1])}
-        while (parent := by_id.get(path[-1].value.get("parentId"))) and id(parent) not in seen:
+        while isinstance(link := path[-1].value.get("parentId"), str):
+            parent = by_id.get(link)
+            if parent is None or id(parent) in seen:
+                break
             path.append(parent)
             seen.add(id(parent))
         return path[::-1]
@@ -204,8 +207,8 @@ class _EntryEdits(EntryEdits):
         self.branch = branch
         self.items = items
         self.session = branch.header.value.get("id")
-        self.taken = {e.value.get("id") for e in entries if isinstance(e.value, dict)}
         objects = [e for e in entries if isinstance(e.value, dict)]
+        self.taken = {e.value["id"] for e in objects if isinstance(e.value.get("id"), str)}
         self.last, self.previous = objects[-1], objects[-2] if len(objects) > 1 else None
 
     def translated(self, edit: Edit) -> tuple[Edit, ...] | None:
@@ -215,12 +218,15 @@ class _EntryEdits(EntryEdits):
             return self._unlinked(self.items[int(edit.pointer[0])])
         return None
 
-    def _inserted(self, index: int, messages: Sequence[dict[str, Any]]) -> tuple[Edit, ...]:
+    def _inserted(self, index: int, messages: Sequence[dict[str, Any]]) -> tuple[Edit, ...] | None:
         """New message entries where the list gets them at ``index``: right after the entry of
-        the message before, on its branch, with the timestamp of the calling entry."""
+        the message before, on its branch, with the timestamp of the calling entry (none in a
+        tree whose entry there has no id to hang them off)."""
         after = self.items[index - 1]
         caller = next((e for e in reversed(self.items[:index]) if _calls(e)), after)
         parent = after.value.get("id")
+        if self.branch.tree and not isinstance(parent, str):
+            return None
         values = []
         for message in messages:
             value: dict[str, Any] = {"type": "message"}
