@@ -59,6 +59,9 @@ class Outcome(msgspec.Struct):
     result: Result | None = None
     error: InputError | None = None
     skipped: str | None = None
+    skipped_as: str = "no message history"
+    """What the closing line counts a skipped input as, when it is not excluded or a file of
+    another kind (a store's thread that never got to its first step has a kind of its own)."""
     diff: str | None = None
     """The unified diff, for ``fix --diff`` when the input would change."""
     data: bytes | None = None

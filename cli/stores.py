@@ -115,7 +115,7 @@ def _outcome(thread: StoreThread, store: str, mode: Mode, options: Options) -> O
         outcome.error = InputError(name, thread.error)
         return outcome
     if thread.skipped is not None:
-        outcome.skipped = thread.skipped
+        outcome.skipped, outcome.skipped_as = thread.skipped, thread.skipped_as
         return outcome
     try:
         evaluation = evaluate(thread, options=options, fix=mode.fixes)

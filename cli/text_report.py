@@ -306,9 +306,8 @@ class Summary(msgspec.Struct):
                 f"{plural(kept, 'line')} kept as {'it is' if kept == 1 else 'they are'} (not JSON)"
             )
         skipped = Counter(_why_skipped(o) for o in self.outcomes if o.skipped is not None)
-        for why in ("no message history", "excluded", "not a regular file"):
-            if skipped[why]:
-                parts.append(f"{plural(skipped[why], self.noun)} skipped ({why})")
+        for why, count in sorted(skipped.items(), key=lambda kind: _SKIPPED_ORDER.get(kind[0], 0)):
+            parts.append(f"{plural(count, self.noun)} skipped ({why})")
         if self.errors:
             # A failed run says so first: what went well comes after.
             parts.insert(0, f"{plural(len(self.errors), self.noun)} could not be processed")
@@ -331,11 +330,15 @@ def _kind(source: Source) -> str:
     return "input" if url and (is_store_url(named) or named.endswith("/")) else "file"
 
 
+#: The order of the closing line's kinds of skipped inputs (a kind of its own comes first).
+_SKIPPED_ORDER = {"no message history": 1, "excluded": 2, "not a regular file": 3}
+
+
 def _why_skipped(outcome: Outcome) -> str:
     """The summary's kind of a skipped input."""
     if outcome.source.passed_over is not None:
         return "not a regular file"
-    return "excluded" if outcome.skipped == EXCLUDED else "no message history"
+    return "excluded" if outcome.skipped == EXCLUDED else outcome.skipped_as
 
 
 def render_outcome(

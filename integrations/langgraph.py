@@ -907,6 +907,20 @@ def store_threads(
         yield (_store_thread(store, t, answer_waiting=answer_waiting) for t in store.threads(only))
 
 
+#: What check says of a thread whose run was stopped before its first step was saved: its only
+#: checkpoint is its input (docs/stores.md#waiting-and-stuck-threads).
+NOT_STARTED = (
+    "its run stopped before its first step: its input is still a pending write, which "
+    "invoke(None) runs from the start; no messages are stored yet, so there is nothing to check"
+)
+
+
+def _not_started(saved: CheckpointTuple | None) -> bool:
+    """Whether ``saved`` is the checkpoint LangGraph writes of a run's input (step -1, source
+    ``input``), the only one of a run killed before its first step was saved."""
+    return saved is not None and saved.metadata.get("source") == "input"
+
+
 #: What check says of a thread waiting for a human (docs/stores.md#waiting-and-stuck-threads).
 WAITING = (
     "waiting for a human: a task of its latest step asked for input (LangGraph's interrupt()), "
@@ -938,6 +952,8 @@ def _store_thread(store: CheckpointStore, thread: Thread, *, answer_waiting: boo
         made.error = DELTA
     elif thread.unloadable is not None:
         made.error = thread.unloadable
+    elif thread.messages is None and _not_started(thread.saved):
+        made.skipped, made.skipped_as = NOT_STARTED, "run not started"
     elif thread.messages is None:
         made.skipped = "no messages channel in its latest checkpoint"
     else:

@@ -48,6 +48,8 @@ class StoreThread:
         messages: Its history as patchcore reads it, when there is one to check.
         error: Why it cannot be checked (an error of this input), if so.
         skipped: Why it is passed over (no history), if it is.
+        skipped_as: What the summary counts it as when it is passed over (``no message
+            history``, or a kind of its own, such as a run that never got to its first step).
         waiting: Why it is left as it is though a call is open (it waits for a human), if so.
         reruns: What resuming it as it is would run again (a LangGraph thread whose tool
             step did not finish), a warning of its check, if so.
@@ -66,6 +68,7 @@ class StoreThread:
     messages: list[Any] | None = None
     error: str | None = None
     skipped: str | None = None
+    skipped_as: str = "no message history"
     waiting: str | None = None
     reruns: str | None = None
     check: Callable[..., list[Finding]] | None = field(default=None, repr=False)

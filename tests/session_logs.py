@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from tests.helpers import text
@@ -57,6 +58,11 @@ CLAUDE_SESSION = {
 
 
 compact_jsonl = jsonl(separators=(",", ":"), ensure_ascii=False)
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """The objects of a JSON Lines sample, one a line (to derive a variant of it)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def line_uuid(number: int) -> str:
@@ -417,3 +423,31 @@ def claude_code_session(turns: int) -> bytes:
         lines.append(cc_assistant(number, number - 1, f"msg_{k}", tool_use(f"toolu_{k}", "Bash")))
         lines.append(cc_user(number + 1, number, "next"))
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def copilot_chat(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The main agent's messages of a GitHub Copilot CLI events.jsonl as the CLI sends them,
+    rebuilt from the SDK's event types (not with toolpatch's reader)."""
+    messages: list[dict[str, Any]] = []
+    for row in rows:
+        data = row["data"]
+        if row.get("agentId"):
+            continue
+        if row["type"] == "user.message":
+            messages.append({"role": "user", "content": data["content"]})
+        elif row["type"] == "assistant.message":
+            message: dict[str, Any] = {"role": "assistant", "content": data["content"]}
+            if data.get("toolRequests"):
+                message["tool_calls"] = [
+                    {
+                        "id": r["toolCallId"],
+                        "type": "function",
+                        "function": {"name": r["name"], "arguments": json.dumps(r["arguments"])},
+                    }
+                    for r in data["toolRequests"]
+                ]
+            messages.append(message)
+        elif row["type"] == "tool.execution_complete":
+            text = data["result"]["content"] if data["success"] else data["error"]["message"]
+            messages.append({"role": "tool", "tool_call_id": data["toolCallId"], "content": text})
+    return messages

@@ -131,6 +131,35 @@ def stuck_thread(checkpointer: Any, thread_id: str) -> None:
             graph.invoke({"messages": [HumanMessage("Hello?")]}, config(thread_id))
 
 
+class Killed(BaseException):
+    """The agent's process died (a BaseException, as a kill is to the code it stops)."""
+
+
+def not_started_thread(checkpointer: Any, thread_id: str, seen: list[list[Any]]) -> Any:
+    """Leave ``thread_id`` as a run killed before its first step was saved leaves it: only its
+    input's checkpoint. Returns the graph (its model puts each history it is sent in
+    ``seen``)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    put = checkpointer.put
+    saved: list[Any] = []
+
+    def killed_after_the_input(*args: Any, **kwargs: Any) -> Any:
+        if saved:
+            raise Killed
+        saved.append(put(*args, **kwargs))
+        return saved[-1]
+
+    graph = agent(checkpointer, [AIMessage("Booked.")], seen)
+    checkpointer.put = killed_after_the_input
+    try:
+        with pytest.raises(Killed):
+            graph.invoke({"messages": [HumanMessage("Book Oslo")]}, config(thread_id))
+    finally:
+        del checkpointer.put
+    return graph
+
+
 def clean_thread(checkpointer: Any, thread_id: str) -> None:
     """A thread whose turn ended well."""
     from langchain_core.messages import AIMessage, HumanMessage

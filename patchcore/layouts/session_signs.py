@@ -49,9 +49,19 @@ AGENT_SDK_MARKERS = frozenset({"parent_tool_use_id", "session_id"})
 _CLAUDE_CODE_KEYS = frozenset({"sessionId", "parentUuid"})
 _AGENT_SDK_TYPES = MESSAGE_TYPES | AGENT_SDK_EVENT_TYPES
 
-#: The line types of a Codex rollout.
+#: The line types of a Codex rollout (``world_state``, a snapshot of the thread's settings,
+#: and ``token_usage_record``, a model call's token counts, as Codex CLI 0.171 writes them:
+#: neither holds a message or a call).
 CODEX_LINE_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "world_state",
+        "token_usage_record",
+    }
 )
 
 #: The entry types of a pi (or openclaw) session file, its header's included
@@ -95,6 +105,68 @@ def codex_entry(value: dict[str, Any]) -> bool:
     return tag(value, "type") in CODEX_LINE_TYPES
 
 
+#: The keys of the first line of a rollout Codex wrote before its lines were wrapped
+#: (codex-rs ``SessionMeta``, and ``git`` beside it from ``SessionMetaWithGit``).
+_CODEX_BARE_META_KEYS = frozenset({"id", "timestamp", "instructions", "git"})
+
+
+def codex_bare_meta(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the first line of a rollout of the layouts Codex wrote before
+    ``{timestamp, type, payload}``: ``{"record_type": "session_meta", "id", ...}``, or earlier
+    the bare ``{"id", "timestamp", "instructions"?, "git"?}``."""
+    if not isinstance(value.get("id"), str):
+        return False
+    if value.get("record_type") == "session_meta":
+        return True
+    return isinstance(value.get("timestamp"), str) and value.keys() <= _CODEX_BARE_META_KEYS
+
+
+#: The records Kimi CLI writes in its context file besides messages, and their one other key.
+KIMI_RECORDS = {"_system_prompt": "content", "_checkpoint": "id", "_usage": "token_count"}
+
+
+def kimi_record(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is one of the records of a Kimi CLI ``context.jsonl`` that is no
+    message: ``{"role": "_system_prompt", "content"}``, ``{"role": "_checkpoint", "id"}``,
+    ``{"role": "_usage", "token_count"}``, those two keys and no other."""
+    other = KIMI_RECORDS.get(tag(value, "role") or "")
+    return other is not None and value.keys() == {"role", other}
+
+
+def kimi_start(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the first record of a Kimi CLI ``context.jsonl``: its
+    ``_system_prompt``, or a ``_checkpoint`` in a file older than that."""
+    return kimi_record(value) and value["role"] != "_usage"
+
+
+def copilot_start(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the ``session.start`` event a GitHub Copilot CLI
+    ``events.jsonl`` begins with: ``{"type": "session.start", "data": {"sessionId", ...}, "id",
+    "timestamp", "parentId": null}``."""
+    data = value.get("data")
+    return (
+        value.get("type") == "session.start"
+        and isinstance(data, dict)
+        and isinstance(data.get("sessionId"), str)
+        and isinstance(value.get("id"), str)
+        and "parentId" in value
+    )
+
+
+#: The keys of the ``init`` event Gemini CLI's ``--output-format stream-json`` begins with.
+_GEMINI_STREAM_INIT_KEYS = frozenset({"type", "timestamp", "session_id", "model"})
+
+
+def gemini_stream_init(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is the ``init`` event of Gemini CLI's stream-json output:
+    ``{"type": "init", "timestamp", "session_id", "model"}``, those keys and no other."""
+    return (
+        value.get("type") == "init"
+        and value.keys() == _GEMINI_STREAM_INIT_KEYS
+        and all(isinstance(value[key], str) for key in _GEMINI_STREAM_INIT_KEYS)
+    )
+
+
 def gemini_cli_metadata(value: dict[str, Any]) -> bool:
     """Whether a JSON object is a Gemini CLI session log's metadata line (a whole session
     document has ``messages`` besides)."""
@@ -126,7 +198,11 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     claude_code_entry,
     agent_sdk_entry,
     codex_entry,
+    codex_bare_meta,
+    copilot_start,
+    kimi_start,
     gemini_cli_metadata,
+    gemini_stream_init,
     pi_header,
     openhands_event,
     goose_metadata,

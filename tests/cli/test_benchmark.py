@@ -39,6 +39,8 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
             "fix",
             "fix - (a pipe)",
             "check",
+            "bare orjson, to /dev/null",
+            "fix - (a pipe), to /dev/null",
         ):
             assert f"{dialect}: {case}" in cases, completed.stdout
     assert "langchain: deepagents" in cases  # deepagents is in the test dependencies
@@ -57,6 +59,8 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
     # (LangChain); start-up; fix against check on the realistic corpus
     assert len(verdicts) == 2 * 3 + 1 + 1 + 1 + 1, completed.stdout
     labels = {label for label, *_ in verdicts}
+    # the pipe's and the check's verdicts say their compute ratio (outputs to /dev/null)
+    assert len(re.findall(r"; compute ratio, to /dev/null: [0-9.]+\)", completed.stdout)) == 4
     assert {"start-up: toolpatch check / import typer", f"{realistic}: fix / check"} <= labels
     for label, value, bound, word in verdicts:
         if value == bound:

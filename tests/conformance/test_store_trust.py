@@ -24,11 +24,13 @@ from tests.helpers import TP002_TEXT, run, text
 from tests.stores import (
     CARD_CALL,
     Saver,
+    agent,
     cart_class,
     checkpoint_ids,
     config,
     failed_trip,
     half_done_thread,
+    not_started_thread,
     postgres_url,
     store,
     stuck_thread,
@@ -205,6 +207,25 @@ def test_a_thread_waiting_for_a_human_is_not_stuck(
     run(["check", "--select", "ALL", url, "--thread", "approval"], cwd=tmp_path, expect=0)
 
 
+def test_a_run_killed_before_its_first_step_is_named_as_such(
+    store: tuple[str, Saver], tmp_path: Path
+) -> None:
+    """A run killed before its first step was saved leaves only its input's checkpoint: no
+    messages channel yet, its input a pending write. It was counted "skipped (no message
+    history)"; it is named for what it is, and invoke(None) does run it from the start."""
+    url, saver = store
+    seen: list[list[Any]] = []
+    with saver() as checkpointer:
+        not_started_thread(checkpointer, "early", seen)
+    checked = run(["check", "-v", url], cwd=tmp_path, expect=0)
+    assert f"{url}#early: skipped: its run stopped before its first step" in checked.stderr
+    assert checked.stderr_lines[-1] == "1 thread skipped (run not started).", checked.show()
+    seen.clear()  # the killed run's model call (saved later than it ran), lost with the run
+    with saver() as checkpointer:
+        agent(checkpointer, [AIMessage("Booked.")], seen).invoke(None, config("early"))
+    assert [[m.content for m in history] for history in seen] == [["Book Oslo"]]
+
+
 def test_force_with_thread_answers_an_abandoned_approval(
     store: tuple[str, Saver], tmp_path: Path
 ) -> None:
@@ -357,7 +378,8 @@ def test_a_bad_store_is_that_inputs_error(tmp_path: Path) -> None:
             assert "internal error" not in result.stderr, result.show()
             assert f"{url}: error: " in result.stderr, result.show()
             assert error in result.stderr, result.show()
-            assert "1 file could not be processed" in result.stderr, result.show()
+            # a store is no file: "1 input" (it said "1 file")
+            assert "1 input could not be processed" in result.stderr, result.show()
 
 
 def test_a_database_named_as_a_file_gets_its_url(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Gemini CLI session logs (``session-*.jsonl``): the conversation is the one the CLI reads back
-(the last version of each message, less what a rewind dropped, or a ``$set`` list), and a repair
-goes into the line that holds the version it reads."""
+(the last version of each message, less what a rewind dropped, from the last ``$set`` list of
+messages on), and a repair goes into the line that holds the version it reads."""
 
 from __future__ import annotations
 
@@ -104,9 +104,21 @@ def test_messages_set_in_the_metadata_replace_the_message_lines() -> None:
     assert [r.pointer for r in report.conversations] == ["/$set/messages"]
 
 
-def test_an_empty_messages_set_gives_the_message_lines_back() -> None:
+def test_an_empty_messages_set_leaves_no_message() -> None:
+    """``loadConversationRecord``: a ``$set`` of messages is a checkpoint that clears the ones
+    before it, an empty one too."""
     data = log({"$set": {"messages": [PROMPT]}}, PROMPT, OPEN_TURN, {"$set": {"messages": []}})
-    assert found_at_lines(patchcore.check_document(data, filename=NAME)) == [("TP002", CALL_ID, 4)]
+    assert found_at_lines(patchcore.check_document(data, filename=NAME)) == []
+
+
+def test_the_message_lines_after_a_checkpoint_go_on_from_it() -> None:
+    """Gemini CLI writes a ``$set`` of its first messages at once, then appends message lines:
+    those are the conversation too (read as the list alone, a call left open in them passed
+    with no findings)."""
+    data = log(PROMPT, DONE_TURN, {"$set": {"messages": [PROMPT]}}, OPEN_TURN)
+    report = patchcore.check_document(data, filename=NAME)
+    assert found_at_lines(report) == [("TP002", CALL_ID, 5)]
+    assert [(r.line, r.message_count) for r in report.conversations] == [(4, 2)]
 
 
 def test_a_torn_last_line_and_unknown_records_are_kept_and_reported() -> None:

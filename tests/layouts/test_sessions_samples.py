@@ -4,13 +4,14 @@ A session's conversations run across its event lines, so they are rebuilt here t
 issue describes Claude Code and Codex rebuilding them (not with toolpatch's reader): Claude Code
 keeps the user and assistant lines of each thread (main, or sidechain) in file order, lines of
 one response (``message.id``) making one assistant message and consecutive user lines one user
-message; Codex keeps the ``response_item`` payloads. A Claude Agent SDK stream (JSON Lines, or
+message; Codex keeps the ``response_item`` payloads (in the 2025 layouts, the lines after the first
+that have no ``record_type``). A Claude Agent SDK stream (JSON Lines, or
 one JSON array) keeps the user and assistant entries of each conversation (the main thread,
 ``parent_tool_use_id`` null, and each subagent's, named by that id) in file order, consecutive
 entries of one type making one message. A Gemini CLI session log keeps the last version of each
-message (by ``id``, in the place of its first), less what a ``$rewindTo`` dropped, unless a
-``$set`` gives the messages; they are held to Gemini's rules through the history they resume
-into.
+message (by ``id``, in the place of its first), less what a ``$rewindTo`` dropped, a ``$set``
+of messages replacing those before it; they are held to Gemini's rules through the history
+they resume into.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from tests.provider_rules import anthropic, gemini_cli, responses
+from tests.provider_rules import anthropic, gemini_cli, openai_chat, responses
 from tests.sample_cases import SAMPLES
-from tests.session_logs import sdk_conversations
+from tests.session_logs import copilot_chat, sdk_conversations
 
 #: Each folder of session samples, with the names of its repaired logs (gemini-cli/ also holds
 #: session documents, which are message lists).
@@ -31,6 +32,9 @@ FOLDERS = {
     "claude-code": "*.fixed.json*",
     "claude-agent-sdk": "*.fixed.json*",
     "codex": "*.fixed.json*",
+    "codex-bare": "*.fixed.jsonl",
+    "copilot": "interrupted-bash.fixed.jsonl",
+    "kimi": "*.fixed.jsonl",
     "gemini-cli": "*.fixed.jsonl",
 }
 FIXED = sorted(
@@ -71,9 +75,9 @@ def claude_threads(lines: list[Any]) -> list[list[dict[str, Any]]]:
 
 
 def gemini_cli_messages(lines: list[Any]) -> list[Any]:
-    """The messages Gemini CLI reads back from its session log."""
+    """The messages Gemini CLI reads back from its session log (``loadConversationRecord``: one
+    map by id, a ``$set`` of messages a checkpoint that replaces it)."""
     latest: dict[str, Any] = {}
-    listed: list[Any] = []
     for line in lines:
         if not isinstance(line, dict):
             continue
@@ -83,9 +87,9 @@ def gemini_cli_messages(lines: list[Any]) -> list[Any]:
             latest = {key: latest[key] for key in keys[:cut]}
         elif isinstance(line.get("id"), str):
             latest[line["id"]] = line
-        elif isinstance(line.get("$set"), dict) and "messages" in line["$set"]:
-            listed = line["$set"]["messages"] if isinstance(line["$set"]["messages"], list) else []
-    return listed or list(latest.values())
+        elif isinstance(line.get("$set"), dict) and isinstance(line["$set"].get("messages"), list):
+            latest = {m["id"]: m for m in line["$set"]["messages"] if isinstance(m.get("id"), str)}
+    return list(latest.values())
 
 
 def conversations(path: Path) -> list[tuple[str, list[Any]]]:
@@ -97,6 +101,15 @@ def conversations(path: Path) -> list[tuple[str, list[Any]]]:
     if path.parent.name == "codex":
         items = [line["payload"] for line in lines if line["type"] == "response_item"]
         return [("responses", [as_codex_runs_it(item) for item in items])]
+    if path.parent.name == "kimi":
+        # Context.restore: every line that is no _system_prompt / _checkpoint / _usage record
+        return [("openai-chat", [line for line in lines if not line["role"].startswith("_")])]
+    if path.parent.name == "copilot":
+        return [("openai-chat", copilot_chat(lines))]
+    if path.parent.name == "codex-bare":
+        # RolloutRecorder::resume: every line after the first that is an item (no record_type)
+        items = [line for line in lines[1:] if "record_type" not in line]
+        return [("responses", [as_codex_runs_it(item) for item in items])]
     return [("anthropic", thread) for thread in claude_threads(lines)]
 
 
@@ -106,7 +119,12 @@ def as_codex_runs_it(item: dict[str, Any]) -> dict[str, Any]:
     return {**item, "type": "function_call"} if item["type"] == "local_shell_call" else item
 
 
-VALIDATORS = {"anthropic": anthropic, "responses": responses, "gemini-cli": gemini_cli}
+VALIDATORS = {
+    "anthropic": anthropic,
+    "responses": responses,
+    "gemini-cli": gemini_cli,
+    "openai-chat": openai_chat,
+}
 
 
 def test_every_session_folder_has_repaired_samples() -> None:

@@ -13,8 +13,12 @@ from __future__ import annotations
 from patchcore.layouts.sessions.agent_sdk import AgentSdk
 from patchcore.layouts.sessions.claude_code import ClaudeCode
 from patchcore.layouts.sessions.codex import Codex
+from patchcore.layouts.sessions.codex_bare import CodexBare
+from patchcore.layouts.sessions.copilot import Copilot
 from patchcore.layouts.sessions.gemini_cli import GeminiCliLog
+from patchcore.layouts.sessions.gemini_stream import GeminiStream
 from patchcore.layouts.sessions.goose import GooseSession
+from patchcore.layouts.sessions.kimi import Kimi
 from patchcore.layouts.sessions.layout import SessionLayout
 from patchcore.layouts.sessions.openhands import OpenHandsTrajectory
 from patchcore.layouts.sessions.pi import PiSession
@@ -25,7 +29,11 @@ SESSION_LAYOUTS: tuple[SessionLayout, ...] = (
     AgentSdk(),
     ClaudeCode(),
     Codex(),
+    CodexBare(),
+    Copilot(),
     GeminiCliLog(),
+    GeminiStream(),
+    Kimi(),
     PiSession(),
     OpenHandsTrajectory(),
     GooseSession(),

@@ -25,25 +25,22 @@ from dataclasses import replace
 from typing import Any
 
 from patchcore.chat_names import tag
+from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.dialects.openai_responses import OpenAIResponses
-from patchcore.errors import json_kind
+from patchcore.engine.check import check_list
+from patchcore.errors import ShapeError, json_kind
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
 from patchcore.layouts.sessions.codex_outputs import recorded_outputs
-from patchcore.layouts.sessions.entries import Entry
-from patchcore.layouts.sessions.layout import (
-    EntryEdits,
-    SessionLayout,
-    checked_entries,
-    in_order,
-    odd_entry,
-    unread,
-)
-from patchcore.model import Delete, Edit, Insert, MessageView, Pointer, ToolCall
+from patchcore.layouts.sessions.entries import Entry, place, relocated
+from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
+from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation
 
 SHELL_CALL = "local_shell_call"
+#: What `Codex.read_line` says of a line that holds a Responses item of the conversation.
+ITEM = object()
 
 
 class CodexItems(OpenAIResponses):
@@ -72,15 +69,54 @@ class Codex(SessionLayout):
     short_name = "codex"
     title = "Codex rollout"
     recognised_by = (
-        "JSON Lines of `{timestamp, type, payload}` with `type` session_meta / response_item / "
-        "event_msg / turn_context / compacted; Responses items in the `response_item` payloads"
+        "JSON Lines of `{timestamp, ordinal?, type, payload}` with `type` session_meta / "
+        "response_item / event_msg / turn_context / compacted / world_state / "
+        "token_usage_record; Responses items in the `response_item` payloads"
     )
     containers = "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`"
     name = "codex-rollout"
     dialect = CODEX_ITEMS
 
+    #: Where a line holds its Responses item (`item`).
+    item_at: Pointer = ("payload",)
+
     def recognises_entry(self, value: dict[str, Any]) -> bool:
         return codex_entry(value)
+
+    def read_line(self, value: dict[str, Any]) -> object:
+        """What a line of the rollout is: `ITEM` (a Responses item of the conversation), the
+        payload of an event (an ``event_msg``, whose ``exec_command_end`` may say a lost output
+        whole), ``None`` for another line kept as it is, or why it is kept unread (a string)."""
+        kind = tag(value, "type")
+        payload = value.get("payload")
+        if kind == "response_item" and isinstance(payload, dict):
+            return ITEM
+        if kind == "event_msg" and isinstance(payload, dict):
+            return payload
+        if kind == "response_item":
+            return f"a response_item whose payload is {json_kind(payload)}"
+        if kind not in CODEX_LINE_TYPES:
+            return f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
+        return None
+
+    def item(self, value: dict[str, Any]) -> dict[str, Any]:
+        """The Responses item of a line `read_line` says is one."""
+        item: dict[str, Any] = value["payload"]
+        return item
+
+    def new_line(
+        self, item: dict[str, Any], caller: dict[str, Any], ordinal: int | None
+    ) -> dict[str, Any]:
+        """The line that holds a new ``item``, answering a call held by the line ``caller``: a
+        ``response_item`` with the call line's ``timestamp``, and the ``ordinal`` it is given
+        (`_LineEdits`)."""
+        line: dict[str, Any] = {}
+        if "timestamp" in caller:
+            line["timestamp"] = caller["timestamp"]
+        if ordinal is not None:
+            line["ordinal"] = ordinal
+        line.update(type="response_item", payload=item)
+        return line
 
     def analyse_entries(
         self, lines: Sequence[Entry], options: Options, *, fixing: bool
@@ -90,72 +126,118 @@ class Codex(SessionLayout):
         events: list[dict[str, Any]] = []
         for line in lines:
             odd = odd_entry(line)
-            kind = tag(line.value, "type")
             if odd is not None:
                 notes.append(odd)
-            elif kind == "response_item" and isinstance(line.value.get("payload"), dict):
+                continue
+            read = self.read_line(line.value)
+            if isinstance(read, str):
+                notes.append(unread(line, read))
+            elif read is ITEM:
                 items.append(line)
-            elif kind == "event_msg" and isinstance(line.value.get("payload"), dict):
-                events.append(line.value["payload"])
-            elif kind == "response_item":
-                payload = json_kind(line.value.get("payload"))
-                notes.append(unread(line, f"a response_item whose payload is {payload}"))
-            elif kind not in CODEX_LINE_TYPES:
-                what = f"a line of unknown type {kind!r}" if kind else "an object without 'type'"
-                notes.append(unread(line, what))
-        payloads = [line.value["payload"] for line in items]
-        edits = _LineEdits(items, next(line for line in lines if isinstance(line.value, dict)))
-        listed = checked_entries(
-            items,
-            payloads,
-            inside=("payload",),
-            dialect=CODEX_ITEMS,
-            options=options,
-            fixing=fixing,
-            fix=edits.fix,
-            recorded=recorded_outputs(events, payloads),
-        )
-        return in_order(listed, notes)
+            elif isinstance(read, dict):
+                events.append(read)
+        payloads = [self.item(line.value) for line in items]
+        context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
+        try:
+            found = check_list(
+                payloads,
+                dialect=CODEX_ITEMS,
+                context=context,
+                options=options,
+                plan_unsafe=options.unsafe_fixes or not fixing,
+                recorded=recorded_outputs(events, payloads),
+            )
+        except ShapeError as error:
+            line = items[int(error.path[0])]
+            raise relocated(error, line, (*self.item_at, *error.path[1:])) from None
+        edits = _LineEdits(self, items, lines)
+        findings = []
+        for finding in found:
+            line = items[finding.message_index]
+            row, column = place(line, (*self.item_at, *finding.call_path))
+            findings.append(
+                replace(
+                    finding,
+                    message_path=self.item_at,
+                    line=row,
+                    column=column,
+                    fix=edits.fix(finding.fix),
+                )
+            )
+        first = items[0].record.line if items else 1
+        read = listed(first, CODEX_ITEMS.name, payloads, context, found, findings, options)
+        reports = sorted([read, *notes], key=lambda r: r.line or 0)
+        return Analysis(tuple(reports), tuple(findings))
 
 
-class _LineEdits(EntryEdits):
-    """Turns edits of the item list into edits of the file's lines.
+class _LineEdits:
+    """Turns edits of the item list into edits of the file's lines (each edit once, so that the
+    fixes sharing an edit still share it).
 
     The file's first JSON object is never removed: it is what makes the file read as a rollout
     (a damaged one may begin with an orphan output), and the repaired file must read as one too.
+
+    Codex numbers every line it writes (``ordinal``: 0, 1, 2, ... in recent releases) and, when
+    it resumes, reads the last line's number to go on from it: it refuses a rollout whose final
+    line has none ("final paginated rollout record ... is missing an ordinal"). So a new line
+    that becomes the file's last is numbered on from the line before it. One in the middle is
+    not: every number after it is taken, and renumbering the later lines would rewrite them;
+    Codex reads a line without one there (docs/formats.md#codex).
     """
 
-    def __init__(self, items: Sequence[Entry], first: Entry) -> None:
-        super().__init__()
+    def __init__(self, layout: Codex, items: Sequence[Entry], lines: Sequence[Entry]) -> None:
+        self.layout = layout
         self.items = items
-        self.first = first.position
+        self.lines = lines
+        self.first = next(line.position for line in lines if isinstance(line.value, dict))
+        self.done: dict[int, Edit] = {}
 
-    def translated(self, edit: Edit) -> tuple[Edit, ...] | None:
+    def fix(self, fix: Fix | None) -> Fix | None:
+        if fix is None:
+            return None
+        edits = tuple(self._edit(edit) for edit in fix.edits)
+        if Delete((self.first,)) in edits:
+            return None
+        return replace(fix, edits=edits)
+
+    def _edit(self, edit: Edit) -> Edit:
+        if id(edit) not in self.done:
+            self.done[id(edit)] = self._translated(edit)
+        return self.done[id(edit)]
+
+    def _translated(self, edit: Edit) -> Edit:
         """Responses results are whole items: their fixes add items beside the calls (new
         lines) and drop whole items (lines)."""
         if isinstance(edit, Insert):
             assert not edit.array
-            after = self.items[edit.index - 1]
-            lines = tuple(self._line(value, edit.index) for value in edit.values)
-            return (Insert((), after.position + 1, lines),)
+            at = self.items[edit.index - 1].position + 1
+            ordinal = self._next_ordinal() if at == len(self.lines) else None
+            lines = tuple(
+                self._line(value, edit.index, None if ordinal is None else ordinal + k)
+                for k, value in enumerate(edit.values)
+            )
+            return Insert((), at, lines)
         assert isinstance(edit, Delete) and len(edit.pointer) == 1
-        position = self.items[int(edit.pointer[0])].position
-        return None if position == self.first else (Delete((position,)),)
+        return Delete((self.items[int(edit.pointer[0])].position,))
 
-    def _line(self, item: Any, index: int) -> dict[str, Any]:
-        """A new ``response_item`` line for an item inserted at ``index``, with the timestamp
-        of the line of the call it answers (the nearest earlier item with its ``call_id``)."""
+    def _next_ordinal(self) -> int | None:
+        """The number after the final line's ``ordinal``, or ``None`` where it has none."""
+        final = self.lines[-1].value
+        ordinal = final.get("ordinal") if isinstance(final, dict) else None
+        if isinstance(ordinal, int) and not isinstance(ordinal, bool):
+            return ordinal + 1
+        return None
+
+    def _line(self, item: Any, index: int, ordinal: int | None) -> dict[str, Any]:
+        """A new line for an item inserted at ``index``, written by the layout after the line
+        of the call it answers (the nearest earlier item with its ``call_id``)."""
         answered = item.get("call_id") if isinstance(item, dict) else None
         caller = next(
             (
                 line
                 for line in reversed(self.items[:index])
-                if line.value["payload"].get("call_id") == answered
+                if self.layout.item(line.value).get("call_id") == answered
             ),
             self.items[index - 1],
         )
-        line: dict[str, Any] = {}
-        if "timestamp" in caller.value:
-            line["timestamp"] = caller.value["timestamp"]
-        line.update(type="response_item", payload=item)
-        return line
+        return self.layout.new_line(item, caller.value, ordinal)

@@ -12,12 +12,15 @@ Newer releases of gemini-cli keep a session as JSON Lines instead of one documen
   its first line;
 * ``{"$rewindTo": id}`` drops that message and every later one (all of them if no message has
   the id);
-* ``{"$set": {...}}`` updates the metadata. While the last ``$set`` that names ``messages``
-  holds a non-empty list, that list is the conversation and the message lines are not read.
+* ``{"$set": {...}}`` updates the metadata. One whose ``messages`` is a list is a checkpoint
+  (``/compress`` writes one): the messages read so far are dropped, the list's messages (those
+  with a string ``id``) take their place, and the message lines after it go on from them, as
+  after any line.
 
 Lines that do not parse are passed over, as the CLI passes them over. The conversation the CLI
 would resume is checked with the Gemini CLI dialect, and a repair is spliced into the line that
-holds the message it reads (its last version, or the ``$set`` list): only that line changes,
+holds the message it reads (its last version, in a message line or a checkpoint's list): only
+that line changes,
 the same members as in a document. No line is added: an appended copy of the message would do
 as well for the CLI, but would leave the unanswered version in the file for every other reader.
 """
@@ -46,10 +49,11 @@ Place = tuple[Entry, Pointer]
 
 
 def _conversation(lines: Sequence[Entry], notes: list[Conversation]) -> list[Place]:
-    """Where each message of the conversation the CLI resumes is, in order; ``notes`` gets a
-    warning for each line that is no record of the log."""
-    latest: dict[str, Entry] = {}  # id -> the line of its last version, in first-line order
-    listed: Entry | None = None  # the $set whose messages replace the message lines
+    """Where each message of the conversation the CLI resumes is, in order, as
+    ``loadConversationRecord`` reads the lines into one map of messages by id (a new id goes
+    last, a known one keeps its place); ``notes`` gets a warning for each line that is no
+    record of the log."""
+    latest: dict[str, Place] = {}  # id -> where its last version is, in first-seen order
     for line in lines:
         odd = odd_entry(line)
         value = line.value
@@ -61,17 +65,18 @@ def _conversation(lines: Sequence[Entry], notes: list[Conversation]) -> list[Pla
             for gone in ids[ids.index(target) if target in latest else 0 :]:
                 del latest[gone]
         elif isinstance(value.get("id"), str):
-            latest[value["id"]] = line
+            latest[value["id"]] = (line, ())
         elif isinstance(value.get("$set"), dict):
-            if "messages" in value["$set"]:
-                messages = value["$set"]["messages"]
-                listed = line if isinstance(messages, list) and messages else None
+            messages = value["$set"].get("messages")
+            if isinstance(messages, list):  # a checkpoint: the list replaces the messages
+                latest = {
+                    message["id"]: (line, ("$set", "messages", index))
+                    for index, message in enumerate(messages)
+                    if isinstance(message, dict) and isinstance(message.get("id"), str)
+                }
         elif not gemini_cli_metadata(value):
             notes.append(unread(line, "a record of no kind Gemini CLI writes"))
-    if listed is not None:
-        count = len(listed.value["$set"]["messages"])
-        return [(listed, ("$set", "messages", index)) for index in range(count)]
-    return [(line, ()) for line in latest.values()]
+    return list(latest.values())
 
 
 def _moved(fix: Fix | None, places: Sequence[Place]) -> Fix | None:
@@ -96,8 +101,8 @@ class GeminiCliLog(SessionLayout):
     title = "Gemini CLI session log"
     recognised_by = (
         "JSON Lines whose first record is `{sessionId, projectHash, ...}`, then message records "
-        "(`id`, `type`, `content`, `toolCalls`; the last version of an id wins), `$set` and "
-        "`$rewindTo` records"
+        "(`id`, `type`, `content`, `toolCalls`; the last version of an id wins), `$set` (a "
+        "list of messages: a checkpoint) and `$rewindTo` records"
     )
     containers = "`~/.gemini/tmp/<project>/chats/session-*.jsonl`"
     name = "gemini-cli-log"

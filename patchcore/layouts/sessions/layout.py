@@ -42,11 +42,12 @@ from patchcore.errors import json_kind
 from patchcore.layouts.base import Analysis, Head, WholeLayout, held_back
 from patchcore.layouts.sessions.entries import Entry, place, read_entries, relocated, write_entries
 from patchcore.raw.codec import Decoded, Framing
-from patchcore.result import Conversation, fix_edits
+from patchcore.result import Conversation
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
-    from patchcore.model import Edit, Fix, Pointer
+    from patchcore.dialects.base import ListContext
+    from patchcore.model import Edit, Finding, Fix, Pointer
     from patchcore.options import Options
 
 
@@ -67,6 +68,30 @@ def odd_entry(entry: Entry) -> Conversation | None:
     return None
 
 
+def listed(
+    first: int,
+    dialect: str,
+    messages: Sequence[Any],
+    context: ListContext,
+    found: Sequence[Finding],
+    located: Sequence[Finding],
+    options: Options,
+    shown: Sequence[tuple[Edit, ...]] | None = None,
+) -> Conversation:
+    """The conversation a session layout read from its entries, starting on line ``first``:
+    ``messages`` as the engine checked them (``found``), its findings ``located`` in the file;
+    the messages kept for whoever shows them where ``options`` ask, with each finding's edits
+    of the list (``shown``, by default the engine's own, before they were addressed to
+    entries)."""
+    from patchcore.result import fix_edits
+
+    conversation = Conversation("", first, dialect, len(messages), None, False, tuple(located))
+    if options.keeps_messages(found):
+        edits = fix_edits(found) if shown is None else tuple(shown)
+        conversation = conversation.with_messages(messages, context, edits)
+    return conversation
+
+
 def messages_and_notes(
     entries: Iterable[Entry], message: Callable[[Any], bool], why: str
 ) -> tuple[list[Entry], list[Conversation]]:
@@ -85,11 +110,11 @@ def messages_and_notes(
     return items, notes
 
 
-def in_order(listed: Conversation, notes: Iterable[Conversation]) -> Analysis:
+def in_order(read: Conversation, notes: Iterable[Conversation]) -> Analysis:
     """The analysis of a session of one conversation: it and the notes about the entries kept
     unread, in the order of the file, and its findings."""
-    reports = sorted([listed, *notes], key=lambda r: r.line or 0)
-    return Analysis(tuple(reports), listed.findings)
+    reports = sorted([read, *notes], key=lambda r: r.line or 0)
+    return Analysis(tuple(reports), read.findings)
 
 
 def checked_entries(
@@ -141,11 +166,7 @@ def checked_entries(
             )
         )
     first = items[0].record.line if items else 1
-    listed = Conversation("", first, dialect.name, len(messages), None, False, tuple(findings))
-    if options.keeps_messages(found):
-        # The engine's own fixes: edits of the list, before they were addressed to entries.
-        listed = listed.with_messages(messages, context, fix_edits(found))
-    return listed
+    return listed(first, dialect.name, messages, context, found, findings, options)
 
 
 class EntryEdits(ABC):
