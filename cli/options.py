@@ -150,7 +150,7 @@ SELECT = _valued(
     "--select",
     metavar="CODES",
     does="Rule codes or prefixes to apply, comma-separated or repeated (ALL for every "
-    "rule). Default: TP0,TP103.",
+    "rule). Default: TP0,TP103,TP2.",
 )
 IGNORE = _valued(
     "ignore", list[str], "--ignore", metavar="CODES", does="Rule codes or prefixes to leave out."

@@ -21,9 +21,9 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from patchcore.errors import DecodeError, SelfCheckError
-from patchcore.layouts import layout_of
+from patchcore.layouts import read_input
 from patchcore.layouts.base import Layout, WholeLayout, unique_edits
-from patchcore.raw.codec import Decoded, Framing, Record, decode
+from patchcore.raw.codec import Decoded, Framing, Record
 
 if TYPE_CHECKING:
     from patchcore.model import Finding, Pointer
@@ -78,13 +78,7 @@ def plan_fixes(data: bytes, *, filename: str | None, options: Options) -> FixPla
         DecodeError, NoHistoryError, ShapeError, SelfCheckError: As `fix_document` (a record
             that is not JSON, kept by ``keep_invalid_lines``, has nothing to plan).
     """
-    decoded = decode(
-        data,
-        filename=filename,
-        lenient=options.keep_invalid_lines,
-        max_record=options.max_record_bytes,
-    )
-    layout = layout_of(decoded, options)
+    decoded, layout, options = read_input(data, filename=filename, options=options)
     patches: list[Patch] = []
     owned: dict[FindingKey, tuple[Patch, ...]] = {}
     shift = len(decoded.bom)

@@ -25,9 +25,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
 from patchcore.errors import PatchcoreError
-from patchcore.layouts import layout_of, layout_of_head
+from patchcore.layouts import layout_of_head, read_input
 from patchcore.layouts.records import CONVERSATION_LINES, no_history, weighed
-from patchcore.raw.codec import UTF8_BOM, decode, too_blank, too_large
+from patchcore.raw.codec import UTF8_BOM, too_blank, too_large
 from patchcore.raw.held_lines import HeldLines
 from patchcore.result import Conversation, LineCount, Result, moved
 
@@ -88,13 +88,8 @@ def run(data: bytes, *, filename: str | None, options: Options, fix: bool) -> Re
         ShapeError: A message has a tool-related field of the wrong shape.
         SelfCheckError: The repaired output did not check clean (a bug: nothing is written).
     """
-    decoded = decode(
-        data,
-        filename=filename,
-        lenient=options.keep_invalid_lines,
-        max_record=options.max_record_bytes,
-    )
-    return layout_of(decoded, options).process(decoded, options=options, fix=fix)
+    decoded, layout, options = read_input(data, filename=filename, options=options)
+    return layout.process(decoded, options=options, fix=fix)
 
 
 def process_batch(batch: Batch, *, options: Options, fix: bool, every_list: bool = True) -> Result:

@@ -427,6 +427,43 @@ RULES: dict[str, Rule] = {
 ]
 """,
         ),
+        Rule(
+            code="TP201",
+            name="split-line",
+            summary="an agent session's entry split over lines by a raw line break in a string",
+            what=(
+                "Checks, in an agent session log (one entry a line), for lines that are no JSON "
+                "on their own but one entry when joined with their line breaks escaped: a raw "
+                "line break inside a JSON string (a tool's output written unescaped, a hand "
+                "edit) split the entry."
+            ),
+            why=(
+                "The agent reads its log a line at a time and skips both halves: the entry is "
+                "lost to it. When it holds a tool's result, the call is left unanswered, and "
+                "Claude Code leaves the call out of the history it resumes, so the model is "
+                "never told it ran. toolpatch reads the joined entry, so the real result "
+                "answers its call and none is made up."
+            ),
+            fix=Applicability.SAFE,
+            fix_description="write the entry back on one line",
+            fix_always=True,
+            fix_notes=(
+                "It writes the entry on one line with the line breaks escaped (`\\n`): the "
+                "text the entry holds is the same, nothing is added or dropped. It is found only "
+                "where every later piece is no JSON on its own, the first is cut inside a string, "
+                "and at most 16 lines make one object."
+            ),
+            example=(
+                '{"type":"user","message":{"role":"user","content":"List the files."},'
+                '"uuid":"u1","parentUuid":null,"sessionId":"s1"}\n'
+                '{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":'
+                '[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},'
+                '"uuid":"u2","parentUuid":"u1","sessionId":"s1"}\n'
+                '{"type":"user","message":{"role":"user","content":[{"type":"tool_result",'
+                '"tool_use_id":"toolu_1","content":"README.md\nsetup.py"}]},'
+                '"uuid":"u3","parentUuid":"u2","sessionId":"s1"}\n'
+            ),
+        ),
     )
 }
 
@@ -451,16 +488,19 @@ def rule_named(spelling: str) -> Rule:
     raise UnknownRuleError(msg + " (see `toolpatch rules`)")
 
 
-#: Rules that run when the caller selects nothing: the pairing rules, and the duplicate results
+#: Rules that run when the caller selects nothing: the pairing rules, the duplicate results
 #: that every provider toolpatch writes for refuses (docs/rules.md#duplicate-tool-result-tp103
-#: says why it keeps its TP1xx code).
-DEFAULT_SELECT: tuple[str, ...] = ("TP0", "TP103")
+#: says why it keeps its TP1xx code), and the torn files an agent leaves (TP2xx: entries the
+#: agent itself can no longer read).
+DEFAULT_SELECT: tuple[str, ...] = ("TP0", "TP103", "TP2")
 
 #: The rules that pairing's counting pass proves absent (`patchcore.engine.walk.open_keys`): a
-#: call left open (TP001-TP003), a second result for an answered call (TP103). A selection
+#: call left open (TP001-TP003), a second result for an answered call (TP103); and the torn-file
+#: rules (TP2xx), which no message list holds (an agent session's layout finds them in the
+#: file's lines), so a record of messages is clean of them whatever it holds. A selection
 #: within them lets a clean record be proven clean without a full parse (`patchcore.engine.quick`)
 #: and pairing learn only the open calls.
-COUNTED: frozenset[str] = frozenset({"TP001", "TP002", "TP003", "TP103"})
+COUNTED: frozenset[str] = frozenset({"TP001", "TP002", "TP003", "TP103", "TP201"})
 
 #: Default synthetic texts by rule code. They claim no outcome: a result that was never
 #: recorded may belong to a tool that ran (docs/pairing.md#synthetic-results).

@@ -9,6 +9,7 @@ integration, ``toolpatch show``) asks it, with the whole input or just its start
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from patchcore.chat_names import MESSAGE_KEYS
@@ -16,7 +17,16 @@ from patchcore.errors import DecodeError, InvalidLineError
 from patchcore.layouts.base import Head, Layout
 from patchcore.layouts.records import CONVERSATION_LINES, JSON_DOCUMENT
 from patchcore.layouts.session_signs import may_be_session
-from patchcore.raw.codec import UTF8_BOM, Decoded, Framing, decode_batch, parse, torn_record
+from patchcore.raw.codec import (
+    UTF8_BOM,
+    Decoded,
+    Framing,
+    decode,
+    decode_batch,
+    nul_error,
+    parse,
+    torn_record,
+)
 from patchcore.raw.positions import skip_whitespace
 
 if TYPE_CHECKING:
@@ -45,6 +55,42 @@ def layout_of(decoded: Decoded, options: Options) -> Layout:
         raise InvalidLineError(
             error.reason, line=error.line, column=error.column, pointer=error.pointer
         ) from None
+
+
+def read_input(
+    data: bytes, *, filename: str | None, options: Options
+) -> tuple[Decoded, Layout, Options]:
+    """An input held whole, decoded; its layout (`layout_of`); and the options it is read with.
+
+    An agent session log with NUL bytes (a crash while it was written: docs/cli.md#torn-lines)
+    is read as with ``keep_invalid_lines``: a line with NULs is kept as it is, a line of NULs
+    alone is TP202's, and the rest is checked. Any other input with NUL bytes is refused.
+
+    Raises:
+        DecodeError: As `patchcore.raw.codec.decode` and `layout_of`.
+    """
+    lenient = options.keep_invalid_lines
+    try:
+        decoded = decode(
+            data, filename=filename, lenient=lenient, max_record=options.max_record_bytes
+        )
+    except DecodeError as error:
+        if lenient or nul_error(data, first_line=1) is None:
+            raise
+        kept = replace(options, keep_invalid_lines=True)
+        try:
+            decoded = decode(
+                data, filename=filename, lenient=True, max_record=options.max_record_bytes
+            )
+            layout = layout_of(decoded, kept)
+        except DecodeError:
+            raise error from None
+        from patchcore.layouts.sessions.layout import SessionLayout
+
+        if not isinstance(layout, SessionLayout):
+            raise error from None
+        return decoded, layout, kept
+    return decoded, layout_of(decoded, options), options
 
 
 def _decided(head: Head, options: Options) -> Layout:

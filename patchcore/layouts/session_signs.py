@@ -18,9 +18,27 @@ from patchcore.chat_names import openhands_event, tag
 #: The entry types of the Anthropic session logs that hold a message.
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 
-#: Event lines Claude Code writes besides messages.
+#: Event lines Claude Code writes besides messages: those of versions 1.0-2.1, and those Claude
+#: Code 2.1.332 writes in every session (docs/formats.md#what-else-claude-code-writes says
+#: what each holds; none holds a call or a result of the conversation, only copies of them).
 CLAUDE_CODE_EVENT_TYPES = frozenset(
-    {"summary", "system", "progress", "file-history-snapshot", "queue-operation", "custom-title"}
+    {
+        "summary",
+        "system",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "attachment",
+        "atis-latch",
+        "api-request-shape",
+        "api-request-blob",
+        "api-request",
+        "last-prompt",
+        "cost-state",
+        "tools-used",
+        "mode",
+    }
 )
 #: Keys only Claude Code lines carry: one of them (with a known type) makes a file a session.
 CLAUDE_CODE_MARKERS = frozenset({"sessionId", "uuid", "parentUuid", "leafUuid", "messageId"})

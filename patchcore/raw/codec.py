@@ -195,7 +195,7 @@ def _parse_int(token: str) -> int | float:
         return float(token)
 
 
-def _parses_alone(raw: bytes) -> bool:
+def parses_alone(raw: bytes) -> bool:
     """Whether ``raw`` is one complete JSON value (by either parser, as `parse` would read it)."""
     try:
         parse(raw)
@@ -252,7 +252,7 @@ def decode(
     if len(lines[first]) > max_record:  # too large as a line, or as part of a document
         raise too_large(max_record, line=first + 1)
     if second is not None and (
-        _parses_alone(lines[first])
+        parses_alone(lines[first])
         or (lenient and _torn_first_line(lines[first], lines[second], body))
     ):
         return _decode_lines(bom, lines, max_record=max_record)
@@ -303,8 +303,8 @@ def _torn_first_line(first: bytes, second: bytes, body: bytes) -> bool:
     return (
         torn_record(first)
         and second.lstrip().startswith(b"{")
-        and _parses_alone(second)
-        and not _parses_alone(body)
+        and parses_alone(second)
+        and not parses_alone(body)
     )
 
 

@@ -42,6 +42,7 @@ RULES = {
     "TP105": ("missing-tool-call-id", "unsafe"),
     "TP106": ("tool-result-not-first", "unsafe"),
     "TP107": ("empty-tool-calls", "unsafe"),
+    "TP201": ("split-line", "safe"),
 }
 CODE = re.compile(r"\bTP\d{3}\b")
 #: ``path:line:col: CODE [mark] message``: the mark is ``[*]``, ``[~]`` or absent.
@@ -182,10 +183,11 @@ def test_rule_explains_every_rule_and_its_fix_kind(code: str, fix: str) -> None:
     if fix == "unsafe":
         assert "unsafe" in out, result.show()
     elif fix == "safe":
-        # The safe fix's text says no "unsafe"; the drop policy after it is unsafe.
+        # The safe fix's text says no "unsafe"; the drop policy after it (the TP0xx rules'
+        # only: the others answer no call) is unsafe.
         safety, _, policies = out.partition("With `--repair drop`")
         assert re.search(r"\bsafe\b", safety) and "unsafe" not in safety, result.show()
-        assert "unsafe" in policies, result.show()
+        assert ("unsafe" in policies) == code.startswith("TP0"), result.show()
     else:
         assert re.search(r"\bno fix\b", out, re.IGNORECASE), result.show()
         assert "unsafe" not in out, result.show()

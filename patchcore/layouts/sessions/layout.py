@@ -59,8 +59,17 @@ def unread(entry: Entry, why: str) -> Conversation:
     return Conversation(where, entry.record.line, None, 0, f"{why}; kept as it is", warning=True)
 
 
+#: What a line a crash cut short may hold and nothing else: NUL bytes, and blank space.
+_NUL_LINE = b"\x00 \t\r"
+
+
 def odd_entry(entry: Entry) -> Conversation | None:
     """The warning for an entry that is no JSON object at all, or ``None`` for an object."""
+    if entry.rest_of is not None:
+        return unread(entry, "the rest of a line that a raw line break split (TP201)")
+    if entry.problem is not None and not entry.record.raw.strip(_NUL_LINE):
+        nuls = entry.record.raw.count(b"\x00")
+        return unread(entry, f"{nuls} NUL bytes and nothing else, as a crash leaves a log")
     if entry.problem is not None:
         return unread(entry, f"not JSON ({entry.problem})")
     if not isinstance(entry.value, dict):
@@ -198,6 +207,36 @@ class EntryEdits(ABC):
         layout does not offer it."""
 
 
+def with_split_lines(analysis: Analysis, entries: Sequence[Entry], dialect: str) -> Analysis:
+    """``analysis`` with a TP201 finding for each entry that raw line breaks inside a JSON
+    string split over several lines (`patchcore.layouts.sessions.entries.split_entry`): its
+    fix removes the later pieces, and the writer puts the entry back on one line, the breaks
+    escaped (`patchcore.layouts.sessions.entries.write_entries`), so the text it holds is the
+    same and the agent, which reads a line at a time, reads it again."""
+    from patchcore.model import Delete, Finding, Fix
+    from patchcore.rules import RULES, Applicability
+
+    rule = RULES["TP201"]
+    found = []
+    for entry in entries:
+        if not entry.pieces:
+            continue
+        last = entry.pieces[-1]
+        lines = f"lines {entry.record.line}-{entries[last].record.line}"
+        edits: tuple[Edit, ...] = tuple(Delete((k,)) for k in entry.pieces)
+        fix = Fix(Applicability.SAFE, rule.fix_description or "", edits)
+        message = f"{lines} hold one entry, split by a raw line break inside a JSON string"
+        position = entry.position
+        finding = Finding(
+            rule.code, rule.name, message, dialect, (), position, (), (), None, None, fix
+        )
+        found.append(finding.placed(entry.record.line, entry.column))
+    if not found:
+        return analysis
+    findings = sorted((*analysis.findings, *found), key=lambda f: (f.line or 0, f.column or 0))
+    return structs.replace(analysis, findings=tuple(findings))
+
+
 #: Why a pending call of a live session has no fix (after the finding's own sentence).
 STILL_RUNNING = (
     "the session may still be running (its log was written to recently, or a process holds "
@@ -317,6 +356,8 @@ class SessionLayout(WholeLayout):
         last_entry = newest(entries, self.entry_times)
         live = is_live(last_entry, options)
         analysis = self.analyse_entries(entries, options, fixing=fixing)
+        if "TP201" in options.selection:
+            analysis = with_split_lines(analysis, entries, self.dialect.name)
         if live and not options.strip:
             analysis = held_while_live(analysis)
         return structs.replace(analysis, live=live, last_entry=last_entry)
