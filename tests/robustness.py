@@ -234,14 +234,18 @@ def assert_repair_invariants(
 
 #: The session layouts whose safe fixes re-point the links of the lines after an added one,
 #: with their keys: a line's own id and its parent's.
-REPOINTED = {"claude-code-session": ("uuid", "parentUuid"), "pi-session": ("id", "parentId")}
+REPOINTED = {
+    "claude-code-session": ("uuid", "parentUuid"),
+    "pi-session": ("id", "parentId"),
+    "copilot-events": ("id", "parentId"),
+}
 
 
 def repointed_back(data: bytes, output: bytes, own: str, parent: str) -> bytes:
     """A repaired session whose changed lines that hang off an added line are pointed back at
     that line's own parent (``own`` and ``parent`` name a line's id and its parent's):
     re-pointing the lines that hung off a response to the new result line is the one change
-    besides added lines that a safe fix makes to a Claude Code or pi session
+    besides added lines that a safe fix makes to a Claude Code, Copilot CLI or pi session
     (docs/formats.md#claude-code, docs/formats.md#pi-and-openclaw-sessions); after it, the input
     must be a subsequence of the output again."""
     before = set(data.split(b"\n"))
