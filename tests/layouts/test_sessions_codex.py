@@ -222,3 +222,18 @@ def test_a_client_tool_search_is_answered_as_codex_answers_it() -> None:
     assert patchcore.check_messages([items[0], server, items[2]], options=strict) == []
     answered = [items[0], CLIENT_SEARCH, {**MISSING_SEARCH, "status": "completed"}, items[2]]
     assert patchcore.check_messages(answered, options=strict) == []
+
+
+@pytest.mark.parametrize(
+    "sample", sorted(p.name for p in (SAMPLES / "codex").glob("*.jsonl") if ".fixed" not in p.name)
+)
+def test_a_repair_never_writes_a_line_earlier_than_the_one_before_it(sample: str) -> None:
+    """A new output line took its call's time, and where outputs or messages came between the
+    call and the new line, it was earlier than the line before it (a rollout whose times go
+    back). It takes the time of the line it follows."""
+    data = (SAMPLES / "codex" / sample).read_bytes()
+    result = patchcore.fix_document(data, filename=sample, options=patchcore.make_options())
+    assert result.output is not None
+    times = [json.loads(line).get("timestamp") for line in result.output.splitlines()]
+    stamped = [t for t in times if isinstance(t, str)]
+    assert stamped == sorted(stamped)

@@ -12,7 +12,8 @@ Codex writes it (`patchcore.layouts.sessions.codex_outputs`) and the fix writes 
 a synthetic text (recovered, docs/pairing.md#evidence-first).
 
 Repair: a new ``response_item`` line per missing output, where the dialect puts the output (after
-the call's model turn and its existing outputs), carrying the call line's ``timestamp``. Codex
+the call's model turn and its existing outputs), carrying the ``timestamp`` of the line it
+follows (never earlier than the line before it). Codex
 answers a ``local_shell_call`` with a ``function_call_output`` (codex-rs ``normalize.rs`` does
 the same for the outputs it finds missing), so unlike a plain Responses list, all three kinds of
 call Codex runs get one. Strict fixes (dropping an orphan output line) are line edits too.
@@ -105,14 +106,15 @@ class Codex(SessionLayout):
         return item
 
     def new_line(
-        self, item: dict[str, Any], caller: dict[str, Any], ordinal: int | None
+        self, item: dict[str, Any], after: dict[str, Any], ordinal: int | None
     ) -> dict[str, Any]:
-        """The line that holds a new ``item``, answering a call held by the line ``caller``: a
-        ``response_item`` with the call line's ``timestamp``, and the ``ordinal`` it is given
-        (`_LineEdits`)."""
+        """The line that holds a new ``item``, written after the line ``after``: a
+        ``response_item`` with that line's ``timestamp`` (the call's own, when outputs came
+        between them, would put a line earlier than the one before it), and the ``ordinal`` it
+        is given (`_LineEdits`)."""
         line: dict[str, Any] = {}
-        if "timestamp" in caller:
-            line["timestamp"] = caller["timestamp"]
+        if "timestamp" in after:
+            line["timestamp"] = after["timestamp"]
         if ordinal is not None:
             line["ordinal"] = ordinal
         line.update(type="response_item", payload=item)
@@ -229,15 +231,6 @@ class _LineEdits:
         return None
 
     def _line(self, item: Any, index: int, ordinal: int | None) -> dict[str, Any]:
-        """A new line for an item inserted at ``index``, written by the layout after the line
-        of the call it answers (the nearest earlier item with its ``call_id``)."""
-        answered = item.get("call_id") if isinstance(item, dict) else None
-        caller = next(
-            (
-                line
-                for line in reversed(self.items[:index])
-                if self.layout.item(line.value).get("call_id") == answered
-            ),
-            self.items[index - 1],
-        )
-        return self.layout.new_line(item, caller.value, ordinal)
+        """A new line for an item inserted at ``index``, written by the layout after the item
+        line it follows."""
+        return self.layout.new_line(item, self.items[index - 1].value, ordinal)
