@@ -14,18 +14,33 @@ from typing import Any
 
 from patchcore import Pointer
 
-#: Keys naming a message's kind, in the order they are trusted.
-ROLE_KEYS = ("role", "type", "kind", "part_kind")
-#: Keys holding a message's or block's words (Gemini results: ``response.error``/``result``).
-TEXT_KEYS = ("text", "content", "parts", "blocks", "output", "response", "error", "result")
+#: Keys naming a message's kind, in the order they are trusted (an OpenHands event has only
+#: its ``source``).
+ROLE_KEYS = ("role", "type", "kind", "part_kind", "source")
+#: Keys holding a message's or block's words (Gemini results: ``response.error``/``result``;
+#: LlamaIndex: ``blocks``; an OpenHands action: ``message``).
+TEXT_KEYS = (
+    "text",
+    "content",
+    "parts",
+    "blocks",
+    "output",
+    "response",
+    "error",
+    "result",
+    "message",
+)
 #: Keys holding a call's arguments, and the keys of objects that wrap a call.
 ARGUMENT_KEYS = ("args", "arguments", "input", "tool_kwargs")
 CALL_WRAPPERS = ("function", "functionCall", "function_call", "toolUse")
 
 
 def body(message: Any) -> Any:
-    """The object holding a message's fields: inside a LangChain envelope, or the message."""
+    """The object holding a message's fields: inside a LangChain envelope, an opencode
+    message's ``info`` with its ``parts``, or the message."""
     if isinstance(message, dict):
+        if isinstance(message.get("info"), dict) and isinstance(message.get("parts"), list):
+            return {**message["info"], "parts": message["parts"]}
         if message.get("lc") == 1 and isinstance(message.get("kwargs"), dict):
             return message["kwargs"]
         if isinstance(message.get("data"), dict) and isinstance(message.get("type"), str):
@@ -40,7 +55,8 @@ def role(message: Any) -> str:
     ident = message.get("id")
     if message.get("lc") == 1 and isinstance(ident, list) and ident:
         return str(ident[-1])
-    return next((message[key] for key in ROLE_KEYS if isinstance(message.get(key), str)), "message")
+    fields = body(message)
+    return next((fields[key] for key in ROLE_KEYS if isinstance(fields.get(key), str)), "message")
 
 
 def text(value: Any) -> str:

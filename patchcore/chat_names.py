@@ -40,3 +40,14 @@ def tag(value: object, key: str) -> str | None:
         return None
     found = value.get(key)
     return found if isinstance(found, str) else None
+
+
+def openhands_event(value: object) -> bool:
+    """Whether a JSON value is an OpenHands event (``event_to_dict``): an integer ``id``, a
+    ``source``, and an ``action`` or an ``observation`` (docs/formats.md#openhands-trajectories)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), int)
+        and isinstance(value.get("source"), str)
+        and isinstance(value.get("action") or value.get("observation"), str)
+    )

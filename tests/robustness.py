@@ -220,8 +220,14 @@ def assert_repair_invariants(
     )
     assert again.output is None, "fixing the output again changed it"
     if not opts.get("unsafe_fixes"):
-        if report.layout == "claude-code-session":
-            output = repointed_back(data, output)
+        if any(c.dialect == "opencode" for c in report.conversations):
+            # opencode's results are the calls' own states, settled in place
+            # (docs/formats.md#opencode): strip gives the input back instead
+            stripped = patchcore.strip_document(output, filename=filename).output
+            assert stripped == data, "strip did not give back the input an in-place fix changed"
+            return report
+        if report.layout in REPOINTED:
+            output = repointed_back(data, output, *REPOINTED[report.layout])
         if any(c.dialect == "ai-sdk-ui" for c in report.conversations):
             data, output = stateless(data), stateless(output)
         assert is_subsequence(data, output), "a safe fix lost or reordered bytes of the input"
@@ -243,35 +249,47 @@ def stateless(data: bytes) -> bytes:
     return _TOOL_STATE.sub(rb'\1"~"', data)
 
 
-def repointed_back(data: bytes, output: bytes) -> bytes:
-    """A repaired Claude Code session whose changed lines that hang off an added line are pointed
-    back at that line's own parent: re-pointing the lines that hung off a response to the new result
-    line is the one change besides added lines that a safe fix makes to a session
-    (docs/formats.md#claude-code); after it, the input must be a subsequence of the output again."""
+#: The session layouts whose safe fixes re-point the links of the lines after an added one,
+#: with their keys: a line's own id and its parent's.
+REPOINTED = {
+    "claude-code-session": ("uuid", "parentUuid"),
+    "pi-session": ("id", "parentId"),
+    "copilot-events": ("id", "parentId"),
+}
+
+
+def repointed_back(data: bytes, output: bytes, own: str, parent: str) -> bytes:
+    """A repaired session whose changed lines that hang off an added line are pointed back at
+    that line's own parent (``own`` and ``parent`` name a line's id and its parent's):
+    re-pointing the lines that hung off a response to the new result line is the one change
+    besides added lines that a safe fix makes to a Claude Code, Copilot CLI or pi session
+    (docs/formats.md#claude-code, docs/formats.md#pi-and-openclaw-sessions); after it, the input
+    must be a subsequence of the output again."""
     before = set(data.split(b"\n"))
     # a corrupted line's uuid may be any value (a list, say): only strings name lines
     known = {
-        value["uuid"]
+        value[own]
         for value in map(_object, before)
-        if value is not None and isinstance(value.get("uuid"), str)
+        if value is not None and isinstance(value.get(own), str)
     }
     added: dict[str, Any] = {}
     for line in output.split(b"\n"):
         value = _object(line) if line not in before else None
-        if value is not None and isinstance(value.get("uuid"), str) and value["uuid"] not in known:
-            added[value["uuid"]] = value.get("parentUuid")
+        if value is not None and isinstance(value.get(own), str) and value[own] not in known:
+            added[value[own]] = value.get(parent)
     restored = []
     for line in output.split(b"\n"):
         value = _object(line) if line not in before else None
-        target = value.get("parentUuid") if value is not None else None
+        target = value.get(parent) if value is not None else None
         if isinstance(target, str) and target in added:
             # the added lines hang off one another: the first of them off the original parent
             original = added[target]
             while isinstance(original, str) and original in added:
                 original = added[original]
-            key = re.compile(rb'("parentUuid"\s*:\s*)' + re.escape(json.dumps(target).encode()))
-            parent = json.dumps(original).encode().replace(b"\\", b"\\\\")
-            line = key.sub(rb"\g<1>" + parent, line)
+            member = rb'("' + re.escape(parent.encode()) + rb'"\s*:\s*)'
+            key = re.compile(member + re.escape(json.dumps(target).encode()))
+            pointed = json.dumps(original).encode().replace(b"\\", b"\\\\")
+            line = key.sub(rb"\g<1>" + pointed, line)
         restored.append(line)
     return b"\n".join(restored)
 

@@ -10,10 +10,14 @@ from patchcore.dialects.bedrock import Bedrock
 from patchcore.dialects.cline import Cline
 from patchcore.dialects.gemini import Gemini
 from patchcore.dialects.gemini_cli import GeminiCli
+from patchcore.dialects.goose import Goose
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.llama_index import LlamaIndex
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
+from patchcore.dialects.opencode import Opencode
+from patchcore.dialects.openhands import OpenHands
+from patchcore.dialects.pi import Pi
 from patchcore.dialects.pydantic_ai import PydanticAI
 from patchcore.errors import UnknownDialectError, did_you_mean
 
@@ -28,6 +32,7 @@ DIALECTS: tuple[Dialect, ...] = (
     OpenAIResponses(),
     Gemini(),
     GeminiCli(),
+    Opencode(),
     Bedrock(),
     Anthropic(),
     PydanticAI(),
@@ -36,8 +41,10 @@ DIALECTS: tuple[Dialect, ...] = (
 
 #: Every adapter a caller can force by name: the detected ones, then those that content cannot
 #: tell from another dialect (Cline's task histories are Anthropic messages read by Cline's
-#: convention; the CLI forces it by file name, docs/formats.md#cline-and-roo-code-task-histories).
-NAMED: tuple[Dialect, ...] = (*DIALECTS, Cline())
+#: convention; the CLI forces it by file name, docs/formats.md#cline-and-roo-code-task-histories;
+#: pi's, Goose's and OpenHands' messages are read in their session files: docs/formats.md,
+#: "pi and openclaw sessions", "Goose sessions", "OpenHands trajectories").
+NAMED: tuple[Dialect, ...] = (*DIALECTS, Cline(), Pi(), Goose(), OpenHands())
 
 _BY_NAME = {dialect.name: dialect for dialect in NAMED}
 

@@ -109,6 +109,12 @@ class _Call(msgspec.Struct, gc=False):
     # msgspec reads the annotations at runtime: hence Union, not ``|`` (UP007).
     pairing_key: Union[str, None] = msgspec.field(default=None, name="id")  # noqa: UP007
 
+    @property
+    def id(self) -> str | None:
+        """Its id, which is its pairing key: pairing compares the two to tell a reused id
+        (TP104) from a key that repeats by design, which no call the lane reads has."""
+        return self.pairing_key
+
 
 class _Answer(msgspec.Struct, gc=False):
     """A result, read as far as pairing reads it: the id it answers (the lane reads no result

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from patchcore.chat_names import tag
+from patchcore.chat_names import openhands_event, tag
 
 #: The entry types of the Anthropic session logs that hold a message.
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -79,6 +79,23 @@ CODEX_LINE_TYPES = frozenset(
         "compacted",
         "world_state",
         "token_usage_record",
+    }
+)
+
+#: The entry types of a pi (or openclaw) session file, its header's included
+#: (pi-mono ``session-manager.ts``).
+PI_ENTRY_TYPES = frozenset(
+    {
+        "session",
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
     }
 )
 
@@ -178,6 +195,22 @@ def gemini_cli_metadata(value: dict[str, Any]) -> bool:
     )
 
 
+def pi_header(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a pi session file's header (what pi's loader requires,
+    ``type: "session"`` and a string ``id``, and the ``cwd`` every header has)."""
+    return tag(value, "type") == "session" and isinstance(value.get("id"), str) and "cwd" in value
+
+
+def goose_metadata(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a Goose session file's metadata line (``SessionMetadata``:
+    goose requires ``description`` and ``message_count``)."""
+    return (
+        isinstance(value.get("description"), str)
+        and isinstance(value.get("message_count"), int)
+        and "role" not in value
+    )
+
+
 #: Every layout's sign, whatever the order the layouts are asked in.
 _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     claude_code_entry,
@@ -188,6 +221,9 @@ _SIGNS: tuple[Callable[[dict[str, Any]], bool], ...] = (
     kimi_start,
     gemini_cli_metadata,
     gemini_stream_init,
+    pi_header,
+    openhands_event,
+    goose_metadata,
 )
 
 

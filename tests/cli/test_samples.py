@@ -61,6 +61,10 @@ SESSION_FOLDERS = (
     "gemini-cli/",
     "gemini-stream-json/",
     "cline/",
+    "pi/",
+    "openhands/",
+    "opencode/",
+    "goose/",
 )
 FIXABILITY = ("safe", "unsafe", "none")
 

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import patchcore
+from tests.builders import write
 from tests.helpers import run
 from tests.robustness import (
     Snapshot,
@@ -329,8 +330,9 @@ CLI_CASES = seeded_corruptions(8, seed=5)
 def test_corrupted_file_through_the_cli(
     case_id: str, name: str, data: bytes, tmp_path: Path
 ) -> None:
-    path = tmp_path / name
-    path.write_bytes(data)
+    # An old file: a session log written to just now may be live, and the CLI then holds its
+    # pending calls' fixes back where the library, told nothing, writes them.
+    path = write(tmp_path / name, data)
     before = Snapshot.of(path)
     checked = run(["check", name], cwd=tmp_path)
     assert checked.code in (0, 1, 2), checked.show()

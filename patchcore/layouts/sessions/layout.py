@@ -12,27 +12,27 @@ are kept as they are and reported as warnings. Checking, the repair and its self
 
 A session may still be running. It is while some process holds its log open for writing
 (`patchcore.options.Options.held_open`, as the caller found), however old its last entry. Else
-its own clock says: where the entries
-record when they were written (Claude Code's and Codex's ``timestamp``, Gemini CLI's
-``timestamp`` and ``lastUpdated``), the session is live when its newest entry is at or after
+its own clock says: where the entries record when they were written (Claude Code's, Codex's
+and pi's ``timestamp``, Gemini CLI's ``timestamp`` and ``lastUpdated``, Goose's
+``created``), the session is live when its newest entry is at or after
 `patchcore.options.Options.live_since`; a log that records no time (the Claude Agent SDK's
-stream) is live as the caller judged it from outside (``live``: its file was written to
-moments ago). The file's own time is no witness where the log has one: a copy, a checkout or an
-unpacked archive gives an ended session the time of now, and ``cp -p`` gives a running one an
-old one. A call pending in the last turn of a live session (TP002, or TP003 there) may belong
-to a tool that is still running: a made-up result would be a second one once the agent writes
-the real one, so such a finding is reported without a fix (`held_while_live`). Calls the
-history has moved past (TP001) are answered as in any session. ``toolpatch strip`` is not
-held: it removes results toolpatch made up, which leaves a call the agent may still answer
-pending again, as it was. Either way the result says the session is live
-(`patchcore.result.Result.live`): whoever writes a repair must not put a new file in place of
-a log its agent still appends to.
+stream) is live as the caller judged it from outside (``live``: its file was written to moments
+ago). The file's own time is no witness where the log has one: a copy, a checkout or an unpacked
+archive gives an ended session the time of now, and ``cp -p`` gives a running one an old one. A
+call pending in the last turn of a live session (TP002, or TP003 there) may belong to a tool
+that is still running: a made-up result would be a second one once the agent writes the real
+one, so such a finding is reported without a fix (`held_while_live`). Calls the history has
+moved past (TP001) are answered as in any session. ``toolpatch strip`` is not held: it removes
+results toolpatch made up, which leaves a call the agent may still answer pending again, as it
+was. Either way the result says the session is live (`patchcore.result.Result.live`): whoever
+writes a repair must not put a new file in place of a log its agent still appends to.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -40,14 +40,14 @@ from msgspec import structs
 
 from patchcore.errors import json_kind
 from patchcore.layouts.base import Analysis, Head, WholeLayout, held_back
-from patchcore.layouts.sessions.entries import Entry, read_entries, write_entries
+from patchcore.layouts.sessions.entries import Entry, place, read_entries, relocated, write_entries
 from patchcore.raw.codec import Decoded, Framing
 from patchcore.result import Conversation
 
 if TYPE_CHECKING:
     from patchcore.dialects import Dialect
     from patchcore.dialects.base import ListContext
-    from patchcore.model import Edit, Finding
+    from patchcore.model import Edit, Finding, Fix, Pointer
     from patchcore.options import Options
 
 
@@ -99,6 +99,112 @@ def listed(
         edits = fix_edits(found) if shown is None else tuple(shown)
         conversation = conversation.with_messages(messages, context, edits)
     return conversation
+
+
+def messages_and_notes(
+    entries: Iterable[Entry], message: Callable[[Any], bool], why: str
+) -> tuple[list[Entry], list[Conversation]]:
+    """The entries that hold a message (``message`` says which JSON values do), and a warning
+    for each other one, kept unread (``why`` says what it is)."""
+    items: list[Entry] = []
+    notes: list[Conversation] = []
+    for entry in entries:
+        odd = odd_entry(entry)
+        if odd is not None:
+            notes.append(odd)
+        elif message(entry.value):
+            items.append(entry)
+        else:
+            notes.append(unread(entry, why))
+    return items, notes
+
+
+def in_order(read: Conversation, notes: Iterable[Conversation]) -> Analysis:
+    """The analysis of a session of one conversation: it and the notes about the entries kept
+    unread, in the order of the file, and its findings."""
+    reports = sorted([read, *notes], key=lambda r: r.line or 0)
+    return Analysis(tuple(reports), read.findings)
+
+
+def checked_entries(
+    items: Sequence[Entry],
+    messages: Sequence[Any],
+    *,
+    inside: Pointer,
+    dialect: Dialect,
+    options: Options,
+    fixing: bool,
+    fix: Callable[[Fix | None], Fix | None],
+    recorded: Mapping[str, str] | None = None,
+) -> Conversation:
+    """The one conversation of a session whose messages are each held whole by one entry, at
+    ``inside`` of ``items[k]`` for ``messages[k]`` (a Codex rollout's payloads, a pi branch's
+    messages, an OpenHands trajectory's events themselves): checked by the engine, each finding
+    located in the file and its fix turned by ``fix`` into edits of the file's entries.
+
+    Raises:
+        ShapeError: A message has a tool-related field of the wrong shape (located).
+    """
+    from patchcore.dialects.base import SESSION_LOG, ListContext
+    from patchcore.engine.check import check_list
+    from patchcore.errors import ShapeError
+
+    context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
+    try:
+        found = check_list(
+            messages,
+            dialect=dialect,
+            context=context,
+            options=options,
+            plan_unsafe=options.unsafe_fixes or not fixing,
+            recorded=recorded,
+        )
+    except ShapeError as error:
+        entry = items[int(error.path[0])]
+        raise relocated(error, entry, (*inside, *error.path[1:])) from None
+    findings = []
+    for finding in found:
+        row, column = place(items[finding.message_index], (*inside, *finding.call_path))
+        findings.append(
+            replace(
+                finding,
+                message_path=inside,
+                line=row,
+                column=column,
+                fix=fix(finding.fix),
+            )
+        )
+    first = items[0].record.line if items else 1
+    return listed(first, dialect.name, messages, context, found, findings, options)
+
+
+class EntryEdits(ABC):
+    """Turns the engine's edits of a session's message list (`checked_entries`) into edits of
+    the file's entries, each edit once, so that the fixes sharing an edit (one new entry
+    answering a turn's calls) still share it. A fix with an edit the layout does not offer
+    (`translated` gives ``None``) is offered without it: not at all."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, tuple[Edit, ...] | None] = {}
+
+    def fix(self, fix: Fix | None) -> Fix | None:
+        """``fix`` as edits of the entries, or ``None`` where the layout does not offer it."""
+        if fix is None:
+            return None
+        translated = [self._edits(edit) for edit in fix.edits]
+        if any(edits is None for edits in translated):
+            return None
+        return replace(fix, edits=tuple(e for edits in translated if edits for e in edits))
+
+    def _edits(self, edit: Edit) -> tuple[Edit, ...] | None:
+        if id(edit) not in self._done:
+            self._done[id(edit)] = self.translated(edit)
+        return self._done[id(edit)]
+
+    @abstractmethod
+    def translated(self, edit: Edit) -> tuple[Edit, ...] | None:
+        """The edits of the entries that make one edit of the list, or ``None`` where the
+        layout does not offer it."""
 
 
 def with_split_lines(analysis: Analysis, entries: Sequence[Entry], dialect: str) -> Analysis:
