@@ -114,6 +114,8 @@ def _describe(defect: Defect) -> str:
         result = f"tool result for '{name}' (no id)" if name else "tool result (no id, no name)"
     because = "" if defect.reason is None else f"; {defect.reason}"
     return {
+        "TP004": f"{result} answers no call this reading reads: its call is missing, or "
+        "written in a form toolpatch does not read",
         "TP101": f"{result} answers no earlier call{because}",
         "TP102": f"{result} is out of place: {defect.reason}",
         "TP103": f"second {result}: its call is already answered"
@@ -354,6 +356,20 @@ def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
     return rule.fix, description, Origin.RECOVERED if defect.code == "TP102" else None
 
 
+def _unread_calls(views: Sequence[MessageView], pairing: Pairing, owned: set[int]) -> list[Defect]:
+    """The orphans whose key no call of the list has, anywhere (TP004, where TP101 is not
+    selected to report them): no call the reading reads is theirs, so their call is missing or
+    written in a form the reading does not read (docs/rules.md#unread-tool-call-tp004). An
+    orphan whose call comes after it, or that a call without an id could own, is read with its
+    call, and only TP101's."""
+    keys = {call.pairing_key for view in views for call in view.calls}
+    return [
+        Defect("TP004", r.message_index, r.result.path, result=r.result)
+        for r in pairing.orphans
+        if r.result.key not in keys and id(r) not in owned
+    ]
+
+
 def collect(
     messages: Sequence[Any],
     views: Sequence[MessageView],
@@ -386,6 +402,8 @@ def collect(
         )
         for r in pairing.orphans
     ]
+    if pairing.orphans and "TP101" not in selected:
+        defects += _unread_calls(views, pairing, owned)
     if "TP103" in selected:
         defects += duplicates(messages, views, pairing, dialect=dialect, options=options)
     for answer in pairing.answers if "TP102" in selected else ():
