@@ -34,6 +34,7 @@ from patchcore.model import (
     Pointer,
     Replace,
     ToolCall,
+    ToolResult,
     derived_id,
     distinct_edits,
     format_pointer,
@@ -357,17 +358,23 @@ def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
 
 
 def _unread_calls(views: Sequence[MessageView], pairing: Pairing, owned: set[int]) -> list[Defect]:
-    """The orphans whose key no call of the list has, anywhere (TP004, where TP101 is not
-    selected to report them): no call the reading reads is theirs, so their call is missing or
-    written in a form the reading does not read (docs/rules.md#unread-tool-call-tp004). An
-    orphan whose call comes after it, or that a call without an id could own, is read with its
-    call, and only TP101's."""
+    """The orphans that name a call no message of the list holds (TP004, where TP101 is not
+    selected to report them): their call is missing or written in a form the reading does not
+    read (docs/rules.md#unread-tool-call-tp004). An orphan whose call comes after it, that a
+    call without an id could own, or that names no call at all (a tool message without an id)
+    is TP101's only."""
     keys = {call.pairing_key for view in views for call in view.calls}
     return [
         Defect("TP004", r.message_index, r.result.path, result=r.result)
         for r in pairing.orphans
-        if r.result.key not in keys and id(r) not in owned
+        if _names_a_call(r.result) and r.result.key not in keys and id(r) not in owned
     ]
+
+
+def _names_a_call(result: ToolResult) -> bool:
+    """Whether ``result`` names the call it answers: by its own id, or by a tool name (Gemini,
+    a legacy function message); a result with neither could be anybody's."""
+    return result.id_at is None and (result.keyed or result.name is not None)
 
 
 def collect(

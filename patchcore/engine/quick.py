@@ -397,6 +397,8 @@ def _chat(messages: list[_ChatMessages], pointer: tuple[str, ...]) -> Lane | Non
             if message.key is None and _answered(message) is None:  # a key is always read
                 return None
             pair(message)
+        elif type(message) is _ChatFunction:
+            return None  # a legacy function result, paired by its name: the full path reads it
     return _lane(messages, paired, pointer, "openai-chat")
 
 
