@@ -109,6 +109,13 @@ class _Call(msgspec.Struct, gc=False):
     # msgspec reads the annotations at runtime: hence Union, not ``|`` (UP007).
     pairing_key: Union[str, None] = msgspec.field(default=None, name="id")  # noqa: UP007
 
+    @property
+    def id(self) -> str | None:
+        """The call's id, which is its pairing key in both shapes the lane reads: what
+        pairing's full walk compares when a message repeats a key
+        (`patchcore.engine.pairing.pair`)."""
+        return self.pairing_key
+
 
 class _Answer(msgspec.Struct, gc=False):
     """A result, read as far as pairing reads it: the id it answers (the lane reads no result
