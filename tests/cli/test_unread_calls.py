@@ -259,3 +259,24 @@ def test_every_sample_with_its_calls_renamed_is_never_clean(tmp_path: Path) -> N
         if result.code == 0 and "warning:" not in result.stderr:
             silent.append(f"{name}: {result.stderr.strip()}")
     assert SAMPLES_WITH_CALLS and not silent, "\n".join(silent)
+
+
+def test_a_message_per_line_whose_calls_are_under_a_key_its_dialect_does_not_read(
+    tmp_path: Path,
+) -> None:
+    """Read as OpenAI Chat, the assistant line's ``toolCalls`` (Gemini CLI's key) was passed
+    over: "No findings". It is said on its line."""
+    lines = _lines(
+        [
+            {"role": "user", "content": "List the files."},
+            {"role": "assistant", "content": "", "toolCalls": [{"id": "a1", "name": "ls"}]},
+            {"role": "assistant", "content": "Done."},
+        ]
+    )
+    result = run(["check", str(write(tmp_path / "chat.jsonl", lines))], expect=1)
+    (line,) = result.finding_lines
+    assert re.match(
+        r".*chat\.jsonl:2:1: TP004 an object looks like a tool call or result "
+        r"\(key 'toolCalls'\)",
+        line,
+    ), line
