@@ -26,7 +26,7 @@ from typing import Any
 
 from patchcore.dialects import Dialect, Recognition
 from patchcore.dialects.base import ListContext
-from patchcore.engine.unread import call_like, unread_messages
+from patchcore.engine.unread import call_like
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import Pointer
 
@@ -362,8 +362,6 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
                     )
                     continue
                 found.extend(with_unread(listed))
-                if not inside:
-                    unread.extend(_unread_in(listed))
                 continue
             element_note = armed or copy_note
             children = [
@@ -396,15 +394,6 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
     if unread:
         found.append(MessageList(ListContext(unread[0][0]), [], None, unread=tuple(unread)))
     return found
-
-
-def _unread_in(listed: MessageList) -> list[tuple[Pointer, str]]:
-    """The call-like objects of a checked list that its reading does not pair
-    (`unread_messages`). A list that mixes dialects is not checked, and says so in a warning
-    that names them; a list with no dialect holds nothing."""
-    if listed.dialect is None or listed.note is not None:
-        return []
-    return unread_messages(listed.messages, listed.dialect, listed.context.message_pointer)
 
 
 def _candidates(value: Any, dialects: Sequence[Dialect]) -> list[MessageList]:

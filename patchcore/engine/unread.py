@@ -9,8 +9,9 @@ objects that *look like* calls or results are counted wherever the reading does 
 
 * outside every message list of the record (the locator's walk, `patchcore.engine.locate`,
   asks each object it passes; this module adds no pass of its own);
-* in a checked list, a message or item in which its dialect reads no call and no result (an
-  item of a type it does not know, calls under a key it does not read);
+* in a checked list of any layout, a message or item in which its dialect reads no call and no
+  result (an item of a type it does not know, calls under a key it does not read): one per
+  message (`patchcore.engine.check`, with `held`);
 * a result whose call no message of its list holds (`patchcore.engine.check`: TP101's
   orphan, said as TP004 where TP101 is not selected).
 
@@ -25,14 +26,10 @@ inside it), so asking costs a set test per object.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-from patchcore.errors import ShapeError
 from patchcore.model import Finding, Pointer, format_pointer
-
-if TYPE_CHECKING:
-    from patchcore.dialects.base import Dialect
 
 #: ``type`` values of call and result objects in formats toolpatch knows of, read or not:
 #: Anthropic and LangChain v1 blocks, OpenAI items, MCP blocks.
@@ -54,6 +51,9 @@ CALL_TYPES = frozenset(
 #: kin, the AI SDK's ``tool-call``, ``tool-result``, ``tool-invocation`` and v5 ``tool-<name>``
 #: parts. (``function_calling`` is SWE-agent's name of a parser, so that family is named whole.)
 CALL_TYPE_PREFIXES = ("tool_", "tool-")
+#: Types of that family that the provider itself pairs: the Responses API's tool search, run
+#: server-side unless its ``execution`` says the client runs it (then its ``call_id`` pairs it).
+SERVER_TYPES = frozenset({"tool_search_call", "tool_search_output"})
 #: Keys whose non-empty string names the call an object is, or answers.
 ID_KEYS = frozenset({"tool_call_id", "call_id", "tool_use_id", "toolCallId", "toolUseId", "callId"})
 #: Keys whose non-empty list holds calls.
@@ -78,7 +78,9 @@ def call_like(node: Mapping[str, Any]) -> str | None:
     keys that name, hold or are one, with a value that is not empty (``tool_calls: []`` and
     ``function_call: null`` hold no call)."""
     kind = node.get("type")
-    if isinstance(kind, str) and (kind in CALL_TYPES or kind.startswith(CALL_TYPE_PREFIXES)):
+    if isinstance(kind, str) and (
+        kind in CALL_TYPES or (kind.startswith(CALL_TYPE_PREFIXES) and kind not in SERVER_TYPES)
+    ):
         return f"type {kind!r}"
     if _KEYS.isdisjoint(node):
         return None
@@ -110,31 +112,6 @@ def held(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, str]]:
             if what is not None:
                 where = (*pointer, key, index) if member is inner else (*pointer, key)
                 yield where, what
-
-
-def unread_messages(
-    messages: Sequence[Any], dialect: Dialect, pointer_of: Callable[[int], Pointer]
-) -> list[tuple[Pointer, str]]:
-    """The call-like objects (`held`) of the messages of a checked list in which ``dialect``
-    reads no call and no result (an item of a type it does not know, a message whose calls are
-    under a key it does not read): a message whose calls or results it reads is read as it
-    reads it. ``pointer_of``: each message's pointer in its record."""
-    unread: list[tuple[Pointer, str]] = []
-    for index, message in enumerate(messages):
-        pointer = pointer_of(index)
-        found = list(held(message, pointer)) if message is not None else []
-        if found and _reads_nothing(dialect, message, pointer):
-            unread += found
-    return unread
-
-
-def _reads_nothing(dialect: Dialect, message: Any, pointer: Pointer) -> bool:
-    """Whether ``dialect`` reads no call and no result in ``message``."""
-    try:
-        view = dialect.view(message, pointer)
-    except ShapeError:
-        return False  # the check says what is wrong with it
-    return not (view.calls or view.results or view.inner_results)
 
 
 def finding(

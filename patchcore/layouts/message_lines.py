@@ -66,7 +66,6 @@ def _analysed(decoded: Decoded, listed: MessageList, options: Options, *, fixing
     except ShapeError as error:
         raise _located_on_its_line(error, records) from None
     findings = [_on_its_line(f, records[f.message_index]) for f in checked]
-    findings += _unread_on_their_lines(listed, records, options)
     from patchcore.engine.locate import with_unread
 
     listed_conversation = conversation(listed, findings, options=options, line=records[0].line)
@@ -75,23 +74,6 @@ def _analysed(decoded: Decoded, listed: MessageList, options: Options, *, fixing
         for unread in with_unread(listed)[1:]
     )
     return Analysis((listed_conversation, *warnings), listed_conversation.findings)
-
-
-def _unread_on_their_lines(
-    listed: MessageList, records: Sequence[Record], options: Options
-) -> list[Finding]:
-    """The TP004 finding of the lines in whose message the file's dialect reads no call and no
-    result but that hold something that looks like one (`patchcore.engine.unread`), located on
-    the first such line; none where TP004 is not selected."""
-    from patchcore.engine.unread import UNREAD, finding, unread_messages
-
-    if listed.dialect is None or UNREAD not in options.selection or options.strip:
-        return []
-    found = unread_messages(listed.messages, listed.dialect, listed.context.message_pointer)
-    if not found:
-        return []
-    unread = finding(tuple(found), line=None, column=None)
-    return [_on_its_line(unread, records[int(found[0][0][0])])]
 
 
 def _listed(decoded: Decoded, options: Options) -> MessageList | None:

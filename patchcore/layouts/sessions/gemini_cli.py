@@ -34,8 +34,6 @@ from typing import Any
 from patchcore.dialects.base import SESSION_LOG, ListContext, Recognition
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.engine.check import check_list
-from patchcore.engine.unread import UNREAD, unread_messages
-from patchcore.engine.unread import finding as unread_finding
 from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import gemini_cli_metadata
@@ -141,18 +139,7 @@ class GeminiCliLog(SessionLayout):
             line, prefix = places[int(error.path[0])]
             raise relocated(error, line, (*prefix, *error.path[1:])) from None
         findings: list[Finding] = []
-        unpaired = unread_messages(messages, GEMINI_CLI, lambda index: (index,))
-        if unpaired and UNREAD in options.selection and not options.strip:
-            # Each in its own line: the message's line, and its place in that line.
-            at_lines = [(places[int(at[0])], at[1:], what) for at, what in unpaired]
-            (first, prefix), _, _ = at_lines[0]
-            row, column = place(first, prefix)
-            unread_at = tuple(((*e.root, *p, *rest), what) for (e, p), rest, what in at_lines)
-            found.append(unread_finding(unread_at, line=row, column=column))
         for finding in found:
-            if finding.code == UNREAD:
-                findings.append(finding)
-                continue
             line, prefix = places[finding.message_index]
             row, column = place(line, prefix)
             findings.append(
