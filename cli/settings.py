@@ -10,9 +10,9 @@ the settings and returns the exit code.
 Rule precedence follows ruff: a ``--select`` on the command line replaces the configured
 ``select`` (and drops the configured ``ignore`` with it); a ``--ignore`` adds to the configured
 one; ``--dialect``, ``--[no-]unsafe-fixes``, ``--repair``, ``--[no-]keep-invalid-lines`` and
-``--[no-]fix-training-targets`` replace theirs. A file whose name says which agent wrote it,
-and whose content cannot say it, is read in that agent's dialect unless a dialect is given
-(`DIALECT_BY_FILE_NAME`).
+``--[no-]fix-training-targets`` replace theirs. A file whose place says which agent wrote it
+(a Cline task folder), and whose content cannot say it, is read in that agent's dialect unless
+a dialect is given (`cli.task_folders`).
 ``per-file-ignores`` then leave more rules out for the files whose path (relative to the
 configuration's folder) or file name matches a pattern (``fnmatch`` globs: ``*`` also crosses
 ``/``).
@@ -44,6 +44,7 @@ from .input_run import Mode
 from .inputs import DEFAULT_EXCLUDE, WalkSettings, given_paths
 from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat
 from .stores import is_store_url
+from .task_folders import dialect_of_place
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -51,12 +52,6 @@ if TYPE_CHECKING:
 
     from .inputs import Source
     from .open_files import OpenForWriting
-
-#: File names that only one agent writes, whose messages read as another dialect's: Cline's
-#: (and Roo Code's) task histories are Anthropic messages that Cline converts before it sends
-#: them (docs/formats.md#cline-and-roo-code-task-histories). ``--dialect`` or the configured
-#: ``dialect`` overrides it, and forces ``cline`` on files of other names.
-DIALECT_BY_FILE_NAME = {"api_conversation_history.json": "cline"}
 
 #: The option each rule setting's command-line value comes from, for its usage error; the
 #: rule selectors' errors keep the setting's name (which of the two it was).
@@ -145,7 +140,10 @@ class RuleSettings(msgspec.Struct):
         extra = self.ignored_for(name) if name is not None else ()
         dialect = self.dialect
         if dialect is None and name is not None:
-            dialect = DIALECT_BY_FILE_NAME.get(Path(name).name)
+            # Cline's task files read as Anthropic messages that Cline converts before it sends
+            # them: the task folder says so (``--dialect`` or the configured ``dialect``
+            # overrides it, and forces ``cline`` anywhere).
+            dialect = dialect_of_place(name)
         if (extra, dialect) not in self._made:
             self._made[extra, dialect] = patchcore.make_options(
                 select=self.select,

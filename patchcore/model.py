@@ -123,6 +123,10 @@ class MessageView:
         joins_previous: The message continues the assistant turn of the message before it
             (OpenAI Responses items of one model response: reasoning, calls). A turn's calls
             are answered after the whole turn.
+        understood: The dialect reads what in the message looks like a call or a result, and
+            pairs nothing there on purpose (an approval's decision, the answer a
+            ``return_direct`` tool adds after its result): it is no unread call-like object
+            (TP004, docs/rules.md#unread-tool-call-tp004).
     """
 
     role: Role
@@ -130,6 +134,7 @@ class MessageView:
     results: tuple[ToolResult, ...] = ()
     inner_results: tuple[ToolResult, ...] = ()
     joins_previous: bool = False
+    understood: bool = False
 
 
 @sent_as_fields

@@ -232,6 +232,50 @@ RULES: dict[str, Rule] = {
             ),
         ),
         Rule(
+            code="TP004",
+            name="unread-tool-call",
+            summary="objects that look like tool calls or results that no reading pairs",
+            what=(
+                "Checks for objects that look like tool calls or results (a `type` such as "
+                "`tool_use`, `function_call` or `tool_result`, a key such as `tool_call_id`, "
+                "`call_id`, `tool_calls` or `functionCall`) that the reading toolpatch chose "
+                "for the input does not pair: outside every message list it reads (one finding "
+                "per record, with their count and the first), in a message or item in which "
+                "the list's dialect reads no call and no result, and a result whose call no "
+                "message of its list holds (TP101 reports that one instead where it is "
+                "selected)."
+            ),
+            why=(
+                "A reading is chosen on positive evidence only, and what it does not read "
+                "could be a history in a format toolpatch was not taught: its calls would pass "
+                "as answered, and a log whose last call never got its result would be reported "
+                "clean. Where the objects are expected (another tool's records that merely "
+                "look like calls), say so with --ignore TP004 or a per-file ignore."
+            ),
+            fix=None,
+            fix_notes=(
+                "What is not read cannot be repaired: toolpatch does not guess a format. Read "
+                "the file with a reading that pairs its calls (--dialect, or a newer toolpatch), "
+                "or ignore the rule for it."
+            ),
+            example="""\
+{"log": [
+  {"type": "tool_use", "tool_id": "t1", "tool_name": "read_file"},
+  {"type": "tool_result", "tool_id": "t1", "output": "..."}
+]}
+""",
+            use_instead="""\
+[
+  {"role": "assistant", "content": [
+    {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}}
+  ]},
+  {"role": "user", "content": [
+    {"type": "tool_result", "tool_use_id": "t1", "content": "..."}
+  ]}
+]
+""",
+        ),
+        Rule(
             code="TP101",
             name="orphan-tool-result",
             summary="a result that answers no earlier call",
@@ -495,12 +539,14 @@ def rule_named(spelling: str) -> Rule:
 DEFAULT_SELECT: tuple[str, ...] = ("TP0", "TP103", "TP2")
 
 #: The rules that pairing's counting pass proves absent (`patchcore.engine.walk.open_keys`): a
-#: call left open (TP001-TP003), a second result for an answered call (TP103); and the torn-file
-#: rules (TP2xx), which no message list holds (an agent session's layout finds them in the
-#: file's lines), so a record of messages is clean of them whatever it holds. A selection
-#: within them lets a clean record be proven clean without a full parse (`patchcore.engine.quick`)
-#: and pairing learn only the open calls.
-COUNTED: frozenset[str] = frozenset({"TP001", "TP002", "TP003", "TP103", "TP201"})
+#: call left open (TP001-TP003), a second result for an answered call (TP103); the unread
+#: call-like objects (TP004), which a record the quick lane reads cannot hold (its messages are
+#: read whole as far as calls go, and a value beside them that names a call sends the record down
+#: the full path); and the torn-file rules (TP2xx), which no message list holds (an agent
+#: session's layout finds them in the file's lines), so a record of messages is clean of them
+#: whatever it holds. A selection within them lets a clean record be proven clean without a full
+#: parse (`patchcore.engine.quick`) and pairing learn only the open calls.
+COUNTED: frozenset[str] = frozenset({"TP001", "TP002", "TP003", "TP004", "TP103", "TP201"})
 
 #: Default synthetic texts by rule code. They claim no outcome: a result that was never
 #: recorded may belong to a tool that ran (docs/pairing.md#synthetic-results).

@@ -171,7 +171,9 @@ class AISdkModel(BlockDialect):
         if assistant:
             return MessageView(Role.CALLER, tuple(calls), tuple(results), tuple(inner))
         role = Role.RESULTS if message.get("role") == "tool" else Role.OTHER
-        return MessageView(role, (), tuple(results))
+        # an approval's decision answers its call through the request it names (`views`)
+        decides = any(tag(part, "type") == "tool-approval-response" for part in _parts(message))
+        return MessageView(role, (), tuple(results), understood=decides)
 
     def is_reasoning(self, block: Any) -> bool:
         return tag(block, "type") in ("reasoning", "redacted-reasoning")

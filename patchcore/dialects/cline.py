@@ -29,8 +29,9 @@ class Cline(Anthropic):
     name = "cline"
     title = "Cline task history"
     recognised_by = (
-        "never detected (its messages are Anthropic's): forced with --dialect cline, and for "
-        "files named `api_conversation_history.json`"
+        "never detected (its messages are Anthropic's): forced with --dialect cline, and by the "
+        "CLI for a file named `api_conversation_history.json` or any JSON file in a Cline task "
+        "folder (one that holds `api_conversation_history.json` or `ui_messages.json`)"
     )
     containers = "`tasks/<id>/api_conversation_history.json` of Cline and Roo Code: a list"
     #: The history is what the agent did, and Cline resumes the task from it.

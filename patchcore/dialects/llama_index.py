@@ -136,6 +136,8 @@ class LlamaIndex(ResultMessageDialect):
             return MessageView(Role.RESULTS, results=(ToolResult(answered),))
         if role not in CALLERS:
             return MessageView(Role.OTHER)
+        # a return_direct tool's answer names its call, and answers nothing a second time
+        direct = isinstance(extras.get("tool_call_id"), str)
         calls: list[ToolCall] = []
         raw_calls = extras.get("tool_calls")
         if raw_calls is not None:
@@ -156,7 +158,7 @@ class LlamaIndex(ResultMessageDialect):
                     id_at=("blocks", k, "tool_call_id"),
                 )
             )
-        return MessageView(Role.CALLER, tuple(calls))
+        return MessageView(Role.CALLER, tuple(calls), understood=direct and not calls)
 
     def call_deletions(self, message: Any, paths: Sequence[Pointer]) -> list[Pointer] | None:
         """The calls, with the ``tool_call`` blocks that repeat them (by id), so that none is

@@ -24,6 +24,7 @@ from patchcore.engine.pairing import (
     may_own,
     pair,
 )
+from patchcore.engine.unread import held
 from patchcore.model import (
     Delete,
     Edit,
@@ -34,6 +35,7 @@ from patchcore.model import (
     Pointer,
     Replace,
     ToolCall,
+    ToolResult,
     derived_id,
     distinct_edits,
     format_pointer,
@@ -114,6 +116,11 @@ def _describe(defect: Defect) -> str:
         result = f"tool result for '{name}' (no id)" if name else "tool result (no id, no name)"
     because = "" if defect.reason is None else f"; {defect.reason}"
     return {
+        "TP004": f"{result} answers no call this reading reads: its call is missing, or "
+        "written in a form toolpatch does not read"
+        if defect.result is not None
+        else f"the message holds {defect.reason}, and its dialect reads no call in it: a call "
+        "it holds may be unanswered",
         "TP101": f"{result} answers no earlier call{because}",
         "TP102": f"{result} is out of place: {defect.reason}",
         "TP103": f"second {result}: its call is already answered"
@@ -354,6 +361,45 @@ def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
     return rule.fix, description, Origin.RECOVERED if defect.code == "TP102" else None
 
 
+def _unread_calls(views: Sequence[MessageView], pairing: Pairing, owned: set[int]) -> list[Defect]:
+    """The orphans that name a call no message of the list holds (TP004, where TP101 is not
+    selected to report them): their call is missing or written in a form the reading does not
+    read (docs/rules.md#unread-tool-call-tp004). An orphan whose call comes after it, that a
+    call without an id could own, or that names no call at all (a tool message without an id)
+    is TP101's only."""
+    keys = {call.pairing_key for view in views for call in view.calls}
+    return [
+        Defect("TP004", r.message_index, r.result.path, result=r.result)
+        for r in pairing.orphans
+        if _names_a_call(r.result) and r.result.key not in keys and id(r) not in owned
+    ]
+
+
+def _unread_messages(messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+    """The messages in which the list's dialect reads no call and no result, but that hold
+    something that looks like one (`patchcore.engine.unread.held`: an item of a type it does not
+    know, calls under a key it does not read): TP004, one per message, at the first
+    (docs/rules.md#unread-tool-call-tp004). A message whose calls or results it reads is read
+    as it reads them."""
+    unread = []
+    for index, (message, view) in enumerate(zip(messages, views, strict=True)):
+        if message is None or view.calls or view.results or view.inner_results or view.understood:
+            continue
+        found = list(held(message, ()))
+        if found:
+            (path, what), count = found[0], len(found)
+            many = f"{count} objects that look" if count > 1 else "an object that looks"
+            reason = f"{many} like a tool call or result (the first: {what})"
+            unread.append(Defect("TP004", index, path, reason=reason))
+    return unread
+
+
+def _names_a_call(result: ToolResult) -> bool:
+    """Whether ``result`` names the call it answers: by its own id, or by a tool name (Gemini,
+    a legacy function message); a result with neither could be anybody's."""
+    return result.id_at is None and (result.keyed or result.name is not None)
+
+
 def collect(
     messages: Sequence[Any],
     views: Sequence[MessageView],
@@ -386,6 +432,10 @@ def collect(
         )
         for r in pairing.orphans
     ]
+    if "TP004" in selected:
+        defects += _unread_messages(messages, views)
+        if pairing.orphans and "TP101" not in selected:
+            defects += _unread_calls(views, pairing, owned)
     if "TP103" in selected:
         defects += duplicates(messages, views, pairing, dialect=dialect, options=options)
     for answer in pairing.answers if "TP102" in selected else ():

@@ -26,6 +26,7 @@ from typing import Any
 
 from patchcore.dialects import Dialect, Recognition
 from patchcore.dialects.base import ListContext
+from patchcore.engine.unread import call_like
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import Pointer
 
@@ -65,7 +66,7 @@ SEALED_KEYS = {
 #: copies (inspect logs repeat the conversation in every model event's input).
 NESTED_COPY_KEYS = {"events": "a per-event copy of the conversation (inspect event log)"}
 #: Keys of lists that hold alternatives, not a conversation (API response choices).
-SKIPPED_KEYS = frozenset({"choices", "generations"})
+SKIPPED_KEYS = frozenset({"choices", "generations", "candidates"})
 #: Members through which a list of wrappers holds its messages.
 MEMBERS = ("message", "content", "raw_item", "rawItem", "payload")
 #: Members of an Agents SDK run item (Python ``raw_item``, JavaScript ``rawItem``): a list of
@@ -88,6 +89,10 @@ class MessageList:
         note: Why the list is reported but not checked, if it is not.
         warning: The note is a problem the user should see (mixed dialects), not routine
             information (a copy of a history).
+        unread: The objects of the record that look like tool calls or results and that no
+            list's reading pairs, each with its pointer and what makes it look so
+            (`patchcore.engine.unread`): set only on the one entry that says so, last, which
+            holds no messages.
     """
 
     context: ListContext
@@ -95,6 +100,7 @@ class MessageList:
     dialect: Dialect | None
     note: str | None = None
     warning: bool = False
+    unread: tuple[tuple[Pointer, str], ...] = ()
 
     @property
     def pointer(self) -> Pointer:
@@ -323,37 +329,60 @@ def _single(value: Any, pointer: Pointer, dialects: Sequence[Dialect]) -> Messag
 
 
 def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[MessageList]:
-    """Return every message list in ``value``, in document order, with its pointer."""
+    """Return every message list in ``value``, in document order, with its pointer; then, when
+    the record holds objects that look like tool calls or results that no list's reading
+    pairs, one entry that holds them (`MessageList.unread`), found in the same walk."""
     single = _single(value, (), dialects)
     if single is None and isinstance(value, dict) and isinstance(value.get("output"), dict):
         single = _single(value["output"].get("message"), ("output", "message"), dialects)
     if single is not None:
         return [single]
+    candidates = _candidates(value, dialects)
+    if candidates:
+        return candidates
 
     found: list[MessageList] = []
+    unread: list[tuple[Pointer, str]] = []
     nested = _nested_runs(value)
     # An explicit stack (not recursion): nesting depth is bounded by the parser, not by Python.
-    # Each entry: node, pointer, the copy note in force, the note its list elements will get.
-    stack: list[tuple[Any, Pointer, str | None, str | None]] = [(value, (), None, None)]
+    # Each entry: node, pointer, the copy note in force, the note its list elements will get,
+    # and whether it is inside an object already counted as unread (counted once, outermost).
+    stack: list[tuple[Any, Pointer, str | None, str | None, bool]] = [
+        (value, (), None, None, False)
+    ]
     while stack:
-        node, pointer, copy_note, armed = stack.pop()
-        children: list[tuple[Any, Pointer, str | None, str | None]] = []
+        node, pointer, copy_note, armed, inside = stack.pop()
+        children: list[tuple[Any, Pointer, str | None, str | None, bool]] = []
         if isinstance(node, list):
             listed = _locate_list(node, pointer, dialects, nested)
             if listed is not None:
                 if copy_note is not None:
-                    listed = MessageList(listed.context, listed.messages, listed.dialect, copy_note)
+                    found.append(
+                        MessageList(listed.context, listed.messages, listed.dialect, copy_note)
+                    )
+                    continue
                 found.extend(with_unread(listed))
                 continue
             element_note = armed or copy_note
             children = [
-                (child, (*pointer, index), element_note, None)
+                (child, (*pointer, index), element_note, None, inside)
                 for index, child in enumerate(node)
                 if isinstance(child, (list, dict))
             ]
         elif isinstance(node, dict):
+            if not inside and copy_note is None:
+                what = call_like(node)
+                if what is not None:
+                    unread.append((pointer, what))
+                    inside = True
             children = [
-                (child, (*pointer, key), COPY_KEYS.get(key, copy_note), NESTED_COPY_KEYS.get(key))
+                (
+                    child,
+                    (*pointer, key),
+                    COPY_KEYS.get(key, copy_note),
+                    NESTED_COPY_KEYS.get(key),
+                    inside,
+                )
                 for key, child in node.items()
                 if isinstance(child, (list, dict)) and key not in SKIPPED_KEYS
             ]
@@ -362,6 +391,27 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
         lone = _lone_message(value, dialects)
         if lone is not None:
             return [lone]
+    if unread:
+        found.append(MessageList(ListContext(unread[0][0]), [], None, unread=tuple(unread)))
+    return found
+
+
+def _candidates(value: Any, dialects: Sequence[Dialect]) -> list[MessageList]:
+    """A stored Gemini API response (``{"candidates": [{"content": {...}}, ...]}``): each
+    candidate's content is the one model message the response returned (candidates are
+    alternatives, never one conversation), a history of one message like any stored response;
+    none when some candidate's content reads as no message."""
+    candidates = value.get("candidates") if isinstance(value, dict) else None
+    if not isinstance(candidates, list) or not candidates:
+        return []
+    found = []
+    for index, candidate in enumerate(candidates):
+        content = candidate.get("content") if isinstance(candidate, dict) else None
+        kind = classify([content], dialects) if isinstance(content, dict) else None
+        if kind is None or kind.dialect is None:
+            return []
+        context = ListContext(("candidates", index, "content"), single=True)
+        found.append(MessageList(context, [content], kind.dialect, kind.note))
     return found
 
 

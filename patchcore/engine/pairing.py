@@ -106,14 +106,15 @@ def pair(
     With ``dangling_only`` (only the counted rules are selected, `patchcore.rules.COUNTED`) the
     pairing learns the dangling calls alone, and faster: `open_keys` counts first, and only the
     keys it leaves open (most lists have none) are walked with stacks; a list where a result
-    came twice (a duplicate, rare) is walked whole instead. ``left_open`` is that count where
-    the caller has made it already (the quick lane, which hands on no list with a duplicate),
+    closed no open call (a duplicate or an orphan, rare) is walked whole instead. ``left_open``
+    is that count where the caller has made it already (the quick lane, which hands on no list
+    with such a result),
     and ``first_caller`` the first message that issues a call with such a key, if the caller
     knows it (the walk starts there).
     """
     if dangling_only:
-        walked, twice = (left_open, False) if left_open is not None else open_keys(views)
-        if not twice:
+        walked, unmatched = (left_open, False) if left_open is not None else open_keys(views)
+        if not unmatched:
             return Pairing(_left_open(views, walked, first_caller) if walked else ())
     open_calls: dict[str, list[CallRef]] = {}
     seen_keys: set[str] = set()

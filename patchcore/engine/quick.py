@@ -111,8 +111,9 @@ class _Call(msgspec.Struct, gc=False):
 
     @property
     def id(self) -> str | None:
-        """Its id, which is its pairing key: pairing compares the two to tell a reused id
-        (TP104) from a key that repeats by design, which no call the lane reads has."""
+        """The call's id, which is its pairing key in both shapes the lane reads: what
+        pairing's full walk compares when a message repeats a key
+        (`patchcore.engine.pairing.pair`)."""
         return self.pairing_key
 
 
@@ -363,9 +364,10 @@ def _lane(
     """The lane of a list read without doubt: the engine counts its open calls over ``paired``,
     the messages that issue calls or hold results (about half of them: the others would change
     no count, and skipping them saves three attribute lookups each). ``None`` when a result
-    came twice for one call (TP103): the full path reports it, with the result's place."""
-    left_open, twice = open_keys(paired)
-    if twice:
+    closed no open call (a second result, TP103; or one for no call, TP004 or TP101): the full
+    path reports it, with the result's place."""
+    left_open, unmatched = open_keys(paired)
+    if unmatched:
         return None
     return Lane(pointer, dialect, messages, frozenset(left_open), paired)
 
@@ -406,6 +408,8 @@ def _chat(messages: list[_ChatMessages], pointer: tuple[str, ...]) -> Lane | Non
             if message.key is None and _answered(message) is None:  # a key is always read
                 return None
             pair(message)
+        elif type(message) is _ChatFunction:
+            return None  # a legacy function result, paired by its name: the full path reads it
     return _lane(messages, paired, pointer, "openai-chat")
 
 
@@ -435,7 +439,25 @@ def read(raw: bytes, *, ascii_only: bool | None = None) -> Lane | None:
         lane = _read(raw)
     except RecursionError:  # msgspec recurses per nesting level; the full path locates the error
         return None
-    return lane if lane is not None and lane.messages else None
+    if lane is None or not lane.messages:
+        return None
+    if not _calls(lane) and any(name in raw for name in _CALL_NAMES):
+        return None  # no call read, yet something may name one: the full path says (TP004)
+    return lane
+
+
+def _calls(lane: Lane) -> bool:
+    """Whether the lane read a call (the first message it paired is mostly one)."""
+    return any(message.role is Role.CALLER for message in lane.paired)
+
+
+#: The starts of the keys and types that name a tool call or result
+#: (`patchcore.engine.unread`), as they are written in JSON. A list the lane reads with no call
+#: and no result in it is proven clean only when its record holds none of them: the lane reads
+#: the keys of its two shapes only, and a call under another key would pass unread. (A list
+#: with calls has them where the lane reads them; a renamed call leaves its result without
+#: one, which sends the record down the full path, as any result that answers no call does.)
+_CALL_NAMES = (b'"tool', b'"function', b'"call')
 
 
 def clean(raw: bytes) -> bool:

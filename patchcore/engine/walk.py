@@ -6,11 +6,11 @@ joins the turn before it. The dialect adapters make `patchcore.model.MessageView
 lane (`patchcore.engine.quick`) decodes its two shapes into structs that are views already.
 
 `open_keys` is the pairing's first pass: it only counts, per key, the calls that no result has
-answered yet, which is what a stack of open calls would hold, and notes a result that comes for
-a key whose calls are all answered (a duplicate). Most lists have neither, and then nothing else
-needs doing; otherwise `patchcore.engine.pairing.pair` walks again, with stacks, over the keys
-left open alone (pairing is per key, so the others need no second look), or over the whole list
-when a result came twice.
+answered yet, which is what a stack of open calls would hold, and notes a result that closes no
+open call (a duplicate, or an orphan). Most lists have neither, and then nothing else needs
+doing; otherwise `patchcore.engine.pairing.pair` walks again, with stacks, over the keys left
+open alone (pairing is per key, so the others need no second look), or over the whole list when
+a result came unmatched.
 
 Kept free of the engine's other imports: a record proven clean needs nothing more.
 """
@@ -73,18 +73,19 @@ class View(Protocol):
 
 def open_keys(views: Sequence[View]) -> tuple[set[str], bool]:
     """The keys that some call is left open for, in one pass that only counts, and whether a
-    result came for a key whose calls were all answered already (a duplicate, TP103).
+    result came that closes no open call: for a key whose calls were all answered already (a
+    duplicate, TP103), or for a key no call had before it (an orphan, which the default
+    selection reports as TP004, docs/rules.md#unread-tool-call-tp004). Either sends pairing
+    down its full walk, which tells them apart.
 
     In each message, results for earlier messages are matched first, then its calls open, then
-    its inner results are matched: a result closes an open call with its key, if there is one;
-    one that finds none, for a key some call had, is a second result (one for a key no call had
-    is an orphan, which this pass does not prove: TP101 is not a counted rule).
+    its inner results are matched: a result closes an open call with its key, if there is one.
     (Hot for every record of a corpus: the common empty sequences are not iterated at all, and a
     result that closes a call costs no more than before.)
     """
     counts: dict[str, int] = {}
     count = counts.get
-    twice = False
+    unmatched = False
     for view in views:
         results = view.results
         if results:
@@ -92,8 +93,8 @@ def open_keys(views: Sequence[View]) -> tuple[set[str], bool]:
                 key = result.key
                 if count(key):
                     counts[key] -= 1
-                elif key in counts:
-                    twice = True
+                else:
+                    unmatched = True
         calls = view.calls
         if calls:
             for call in calls:
@@ -106,6 +107,6 @@ def open_keys(views: Sequence[View]) -> tuple[set[str], bool]:
                 key = result.key
                 if count(key):
                     counts[key] -= 1
-                elif key in counts:
-                    twice = True
-    return {key for key, left in counts.items() if left}, twice
+                else:
+                    unmatched = True
+    return {key for key, left in counts.items() if left}, unmatched

@@ -296,6 +296,8 @@ def _checked(
 
     try:
         found = find_message_lists(record.parse(), dialects=dialects_for(options))
+        if line is not None:
+            _refuse_split(found)
         place = _places(spans, record.line, ascii_only=ascii_only)
         return tuple(
             conversation(listed, findings, options=options, line=line)
@@ -303,6 +305,31 @@ def _checked(
         )
     except ShapeError as error:
         raise located(error, record, error.path) from None
+
+
+def _refuse_split(found: Sequence[MessageList]) -> None:
+    """Refuse a line of conversation lines that is one message answering a call: its call is on
+    another line, so the file's lines are the messages of one conversation, and yet its first
+    line is no message (or the message-per-line layout would read it). Its lines would need two
+    readings (a conversation per line, and one spread over lines), and toolpatch splits no
+    conversation into lines of one message each: each call would be reported pending, each
+    result an orphan (docs/formats.md#json-lines-one-conversation-per-line).
+
+    Raises:
+        ShapeError: The line is such a message.
+    """
+    listed = found[0] if len(found) == 1 else None
+    dialect = listed.dialect if listed is not None and listed.context.single else None
+    if listed is None or dialect is None:
+        return
+    if dialect.view(listed.messages[0], listed.pointer).results:
+        msg = (
+            f"this line is one {dialect.name} message that answers a call made on another "
+            "line, so the file's lines are one conversation's messages, but its first line is no "
+            "message: its lines would need two readings; not split (a log of a format toolpatch "
+            "does not read?)"
+        )
+        raise ShapeError(msg, path=listed.pointer)
 
 
 def check_lists(
@@ -313,17 +340,24 @@ def check_lists(
     place: Callable[[Pointer], tuple[int, int]] | None = None,
 ) -> list[tuple[MessageList, list[Finding]]]:
     """Each list with its findings (a list with a note is reported, not checked), each at its
-    ``place`` where given (`patchcore.engine.check.check_list`).
+    ``place`` where given (`patchcore.engine.check.check_list`); the record's unread call-like
+    objects (`MessageList.unread`) are one TP004 finding (`patchcore.engine.unread`).
 
     A check plans every fix (to report what it would do); a fix plans the unsafe ones only
     when they are allowed, so that the safe ones are planned on their own.
     """
     from patchcore.engine.check import check_list
+    from patchcore.engine.unread import UNREAD
+    from patchcore.engine.unread import finding as unread_finding
 
     checked = []
     for listed in found:
         findings: list[Finding] = []
-        if listed.dialect is not None and listed.note is None:
+        if listed.unread:
+            if UNREAD in options.selection and not options.strip:
+                line, column = place(listed.unread[0][0]) if place is not None else (None, None)
+                findings = [unread_finding(listed.unread, line=line, column=column)]
+        elif listed.dialect is not None and listed.note is None:
             findings = check_list(
                 listed.messages,
                 dialect=listed.dialect,

@@ -35,6 +35,7 @@ RULES = {
     "TP001": ("dangling-tool-call", "safe"),
     "TP002": ("pending-tool-call", "safe"),
     "TP003": ("invalid-tool-call", "safe"),
+    "TP004": ("unread-tool-call", "none"),
     "TP101": ("orphan-tool-result", "unsafe"),
     "TP102": ("misplaced-tool-result", "unsafe"),
     "TP103": ("duplicate-tool-result", "unsafe"),
@@ -297,7 +298,7 @@ def test_rule_is_wrapped_to_the_terminal(code: str, columns: int) -> None:
         ("dangling", "did you mean 'dangling-tool-call'?"),
         ("pending-call", "did you mean 'pending-tool-call'"),
         ("TP1", "did you mean 'TP101', 'TP102', 'TP103', 'TP104', 'TP105', 'TP106' or 'TP107'?"),
-        ("tp00", "did you mean 'TP001', 'TP002' or 'TP003'?"),
+        ("tp00", "did you mean 'TP001', 'TP002', 'TP003' or 'TP004'?"),
         ("E501", None),
     ],
 )
@@ -355,8 +356,9 @@ def test_check_summary_without_unsafe_findings_does_not_mention_them(tmp_path: P
 
 
 def test_default_check_reports_no_strict_rule(tmp_path: Path) -> None:
+    """The orphan is said by default as a result no call answers (TP004), not as TP101."""
     result = run(["check", str(write(tmp_path, MIXED))], expect=1)
-    assert findings(result) == [("TP001", "[*]")], result.show()
+    assert findings(result) == [("TP004", ""), ("TP001", "[*]")], result.show()
 
 
 # --------------------------------------------------------------------------------------------
@@ -468,9 +470,10 @@ def test_unsafe_fix_exits_1_for_one_unfixable_finding(tmp_path: Path, code: str)
 
 
 def test_unsafe_fixes_apply_only_to_selected_rules(tmp_path: Path) -> None:
-    """``--unsafe-fixes`` alone runs the default (TP0xx) rules: the orphan stays."""
+    """``--unsafe-fixes`` alone runs the default (TP0xx) rules: the orphan stays (reported as
+    TP004, which has no fix)."""
     path = write(tmp_path, FIXABLE)
-    run(["fix", "--unsafe-fixes", str(path)], expect=0)
+    run(["fix", "--unsafe-fixes", str(path)], expect=1)
     repaired = json.loads(path.read_bytes())
     assert repaired[0] == tool("call_gone", "Booked."), "TP101 was not selected"
     assert tool("call_book", text(TP001_TEXT, "book_table", "call_book")) in repaired
@@ -504,7 +507,7 @@ def test_select_tp1_fix_inserts_no_synthetic_result(tmp_path: Path) -> None:
 def test_select_combines_prefixes_and_codes(tmp_path: Path) -> None:
     path = write(tmp_path, MIXED)
     result = run(["check", "--select", "TP0,TP105", str(path)], expect=1)
-    assert [code for code, _ in findings(result)] == ["TP105", "TP001"], result.show()
+    assert [code for code, _ in findings(result)] == ["TP004", "TP105", "TP001"], result.show()
 
 
 ANTHROPIC: list[dict[str, Any]] = [

@@ -183,7 +183,7 @@ def test_texts_name_a_preset(tmp_path: Path) -> None:
 def test_dialect_is_forced(tmp_path: Path) -> None:
     write(tmp_path / "h.json", DANGLING)
     toolpatch_toml(tmp_path, 'dialect = "langchain"\n')
-    run(["check", "h.json"], cwd=tmp_path, expect=2)  # an OpenAI file read as LangChain
+    run(["check", "h.json"], cwd=tmp_path, expect=1)  # an OpenAI file read as LangChain: TP004
     run(["check", "--dialect", "openai-chat", "h.json"], cwd=tmp_path, expect=1)
 
 

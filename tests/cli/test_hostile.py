@@ -292,7 +292,7 @@ def _shapes() -> list[Broken]:
         Broken(
             "langchain-type-list",
             b'[{"type": ["human"], "data": {"content": "hi"}}, {"type": "ai", "data": '
-            b'{"content": "", "tool_calls": [{"id": "c1", "name": "f", "args": {}}]}}]',
+            b'{"content": ""}}]',
             ".",
             None,
         ),

@@ -38,8 +38,6 @@ CLEAN = [
     "openai-chat/taubench-gpt-4o-airline.json",
     "tau2/tau2-whissle-airline-run1-pr448.json",
     "inspect-ai/inspect-eval-log-browser-gpt4o-mini.json",
-    # Orphan results only (no call at all): nothing for the TP0xx rules.
-    "inspect-ai/inspect-log-tool-call-error-orphans.json",
     "anthropic/vercel-ai-anthropic-web-search-tool.1.json",
     "anthropic/vercel-ai-anthropic-advisor-20260301.1.json",
     "gemini/adk-context-update.session.json",
@@ -366,11 +364,14 @@ def test_strict_rules_explain_the_orphans_fixture() -> None:
     assert [f.code for f in repaired.remaining] == ["TP101"] * 11
 
 
-def test_outputs_only_replay_holds_no_history() -> None:
-    """The negative control records model outputs only: nothing to misjudge, nothing found."""
+def test_outputs_only_replay_says_its_calls_unread() -> None:
+    """The control records model outputs only (``turns[].output``, each one model response to an
+    input the file keeps only as a hash): no history to misjudge, but two calls that no reading
+    pairs, said as such (TP004), never as pending and never as "no message history"."""
     relative = "langchain/deerflow-replay-outputs-only-messages-to-dict.json"
-    with pytest.raises(patchcore.NoHistoryError):
-        patchcore.check_document(read(relative), filename=relative)
+    (finding,) = patchcore.check_document(read(relative), filename=relative).findings
+    assert finding.code == "TP004" and finding.message.startswith("2 objects look like"), finding
+    assert finding.pointer == ("turns", 0, "output", "data"), finding
 
 
 def test_langgraph_thread_state_has_one_history() -> None:

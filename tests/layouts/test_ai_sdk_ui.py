@@ -125,10 +125,12 @@ def test_a_corpus_line_of_ui_messages_is_not_taken_for_openai_chat() -> None:
 def test_a_message_with_a_part_of_an_unknown_type_is_not_read_as_another_dialect() -> None:
     """A part type the SDK does not write (a tool part renamed, say) is no UIMessage's, and
     OpenAI Chat, which reads any message with a role, passed over its ``parts``: the call in
-    it went unread and the list was "clean". Now nothing reads the list, and it is refused."""
+    it went unread and the list was "clean". Now nothing reads the list, and its call-like part
+    is reported unread (TP004, docs/rules.md#unread-tool-call-tp004)."""
     renamed = {**tool_part("input-available"), "type": "toolx_getWeather"}
-    with pytest.raises(patchcore.PatchcoreError):
-        patchcore.check_document(chat(renamed), filename="chat.json")
+    report = patchcore.check_document(chat(renamed), filename="chat.json")
+    assert [c.dialect for c in report.conversations] == [None]
+    assert [f.code for f in report.findings] == ["TP004"]
 
 
 def test_an_ai_sdk_4_copy_that_says_something_else_is_kept() -> None:

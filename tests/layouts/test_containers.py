@@ -180,14 +180,15 @@ def test_an_unknown_call_pairs_with_its_output_and_is_never_answered() -> None:
 def test_unknown_items_never_make_another_format_read_as_responses() -> None:
     """Only items beside Responses markers are tolerated, and never one another dialect reads:
     a LangChain message beside Responses items is no Responses history, and unknown items
-    alone are no history at all."""
+    alone are no history at all: what in them looks like a call is said unread (TP004)."""
     lc = {"type": "human", "data": {"content": "hi"}}
-    with pytest.raises(patchcore.NoHistoryError):
-        patchcore.check_data({"messages": [lc, call("c1"), program("p")]})
-    with pytest.raises(patchcore.NoHistoryError):
-        patchcore.check_data({"messages": [user("hi"), call("c1"), {"type": "ai", "id": "m"}]})
-    with pytest.raises(patchcore.NoHistoryError):
-        patchcore.check_data({"items": [program("p"), program_output("p")]})
+    for unread in (
+        {"messages": [lc, call("c1"), program("p")]},
+        {"messages": [user("hi"), call("c1"), {"type": "ai", "id": "m"}]},
+        {"items": [program("p"), program_output("p")]},
+    ):
+        (finding,) = patchcore.check_data(unread)
+        assert finding.code == "TP004" and finding.dialect == "", finding
     with pytest.raises(patchcore.NoHistoryError):
         patchcore.check_data({"type": "config", "id": "c1"})
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import patchcore
 from tests.builders import found
 from tests.sample_cases import SAMPLES
@@ -73,7 +75,10 @@ def test_a_first_line_with_other_keys_is_no_bare_rollout() -> None:
     data = b'{"id":"a","timestamp":"2025-06-03T09:14:21.108Z","user":"ana"}\n' + b"\n".join(
         FIRST.read_bytes().split(b"\n")[1:]
     )
-    assert patchcore.check_document(data, filename="x.jsonl").layout != "codex-rollout-bare"
+    # Read as conversation lines, its bare items would need a second reading: refused
+    # (docs/formats.md#json-lines-one-conversation-per-line), never read as a rollout.
+    with pytest.raises(patchcore.ShapeError, match="would need two readings"):
+        patchcore.check_document(data, filename="x.jsonl")
 
 
 def test_strip_takes_the_repair_back() -> None:

@@ -4,8 +4,6 @@ and never answered, live by its events' own clock."""
 
 from __future__ import annotations
 
-import pytest
-
 import patchcore
 from tests.builders import found
 from tests.sample_cases import SAMPLES
@@ -85,8 +83,9 @@ def test_a_call_renamed_to_an_unknown_type_is_said_not_passed() -> None:
 
 def test_an_init_with_other_keys_is_no_stream() -> None:
     """Positive evidence only: an ``init`` with keys the CLI never writes is not its stream (and
-    the lines, no corpus either, are refused)."""
+    the lines, no corpus either, say their tool events unread: TP004,
+    docs/rules.md#unread-tool-call-tp004)."""
     rows = read_events(COMPLETE)
     rows[0] = {**rows[0], "cwd": "/home/ana"}
-    with pytest.raises(patchcore.NoHistoryError):
-        patchcore.check_document(compact_jsonl(rows), filename=NAME)
+    report = patchcore.check_document(compact_jsonl(rows), filename=NAME)
+    assert report.findings and {f.code for f in report.findings} == {"TP004"}

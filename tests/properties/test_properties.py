@@ -442,7 +442,9 @@ def cases(draw: st.DrawFn, *, tidy: bool = False, containers: tuple[str, ...] = 
 #: That they are left by default is tests/properties/test_training_properties.py's property.
 #: The rules are the pairing rules the reference here is written for (a second result for a
 #: call, TP103, is on by default too: the strict properties hold it to their own reference).
-PAIRING = patchcore.make_options(select=["TP0"], fix_training_targets=True)
+#: The rules a fix answers (TP004 has no fix: an orphan whose call no message holds, which the
+#: generated histories have, is said unread and left as it is).
+PAIRING = patchcore.make_options(select=["TP001", "TP002", "TP003"], fix_training_targets=True)
 
 
 def fix(case: Case) -> patchcore.Result:

@@ -24,6 +24,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import patchcore
 from patchcore.chat_names import FOREIGN_PARTS
 from patchcore.engine import quick
 from patchcore.engine.quick import clean, read
@@ -303,3 +304,34 @@ def test_no_plain_block_carries_a_call_or_a_result() -> None:
     plain = set(get_args(quick._PlainPart))
     assert plain.isdisjoint(FOREIGN_PARTS)
     assert not any("tool" in kind or kind.startswith("function") for kind in plain)
+
+
+def test_a_call_whose_own_result_stands_before_it_is_copied_from_the_lanes_views() -> None:
+    """The lane's calls answer pairing's full walk too (their ``id``): a message that repeats a
+    call's id, whose result comes before a later call of that id, crashed the copy of the
+    call's own result with an AttributeError (found by the minimal-diff property)."""
+
+    def call(ident: str, arguments: str) -> dict[str, object]:
+        return {"id": ident, "type": "function", "function": {"name": "f", "arguments": arguments}}
+
+    def tool(ident: str) -> dict[str, object]:
+        return {"role": "tool", "tool_call_id": ident, "content": ""}
+
+    def calling(*calls: dict[str, object]) -> dict[str, object]:
+        return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+    raw = orjson.dumps(
+        [
+            calling(call("c2", "{}"), call("c2", "{}")),
+            tool("c2"),
+            calling(call("c1", "{")),
+            tool("c2"),
+            tool("c1"),
+            calling(call("c1", "{")),
+        ]
+    ).decode()
+    lane = patchcore.fix_document(raw.encode(), filename="history.json")
+    full = patchcore.fix_document(
+        raw.encode(), filename="history.json", options=make_options(dialect="openai-chat")
+    )
+    assert [f.code for f in lane.findings] == [f.code for f in full.findings] == ["TP003"]

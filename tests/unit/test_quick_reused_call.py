@@ -40,5 +40,6 @@ def test_a_message_issuing_one_id_twice_is_fixed_through_the_quick_lane() -> Non
     ]
     result = patchcore.fix_document(json.dumps(history).encode(), filename="combined.json")
     found = sorted((f.code, f.call_id) for f in result.findings)
-    assert found == [("TP001", "call_Rm1"), ("TP001", "call_Tm3")]
+    # and the first message, a result whose call is not in the history (TP004 by default)
+    assert found == [("TP001", "call_Rm1"), ("TP001", "call_Tm3"), ("TP004", "call_Old0")]
     assert result.output is not None
