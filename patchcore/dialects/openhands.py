@@ -83,7 +83,9 @@ class OpenHands(ResultMessageDialect):
         at = (*pointer, "tool_call_metadata", "tool_call_id")
         ident = call_id(metadata.get("tool_call_id"), at)
         name = optional_name(metadata.get("function_name"))
-        if tag(message, "action") == FINISH or ident is None:
+        if tag(message, "action") == FINISH:  # sent as text, no call: read so on purpose
+            return MessageView(Role.OTHER, understood=True)
+        if ident is None:
             return MessageView(Role.OTHER)
         if "action" in message:
             call = ToolCall(id=ident, name=name, path=("tool_call_metadata",))

@@ -172,8 +172,9 @@ def test_spawn_and_wait_calls_closed_only_by_events_are_open() -> None:
     assert found(report.findings) == [("TP002", "call_spawn1"), ("TP002", "call_wait1")]
     assert report.output is not None
     added = [line for line in records(report.output) if line not in records(read(relative))]
+    # each new line has the time of the line it follows (the wait call's): never earlier
     assert [(a["payload"]["call_id"], a["timestamp"]) for a in added] == [
-        ("call_spawn1", "2026-05-12T10:00:03.000Z"),
+        ("call_spawn1", "2026-05-12T10:00:10.000Z"),
         ("call_wait1", "2026-05-12T10:00:10.000Z"),
     ]
 

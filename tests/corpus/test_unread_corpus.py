@@ -22,11 +22,6 @@ UNREAD = {
     "inspect-ai/inspect-log-tool-call-error-orphans.json": (11, None),
     # Recorded model outputs only, each one response to an input kept as a hash: two calls.
     "langchain/deerflow-replay-outputs-only-messages-to-dict.json": (1, 2),
-    # OpenHands event stores: each action and observation names its call in
-    # tool_call_metadata, which no reading of this release reads (the finish action has no
-    # observation, hence one fewer).
-    "openhands/openhands-traj-basic-gui-mode.json": (1, 8),
-    "openhands/openhands-traj-wrong-initial-state.json": (1, 7),
 }
 
 pytestmark = pytest.mark.usefixtures("corpus")
