@@ -107,9 +107,9 @@ def gemini_cli_messages(lines: list[Any]) -> list[Any]:
 def pi_branch(lines: list[Any]) -> list[dict[str, Any]]:
     """The entries pi resumes (``buildSessionContext``): the path from the root to the leaf,
     the file's last entry (a version 1 file, without ids, is one line in file order); from the
-    last compaction on it, its summary, then the entries from its first kept one up to it
-    (``firstKeptEntryId``; version 1: ``firstKeptEntryIndex``, the header's index 0), then those
-    after it."""
+    last compaction on it, that compaction (its summary), then the entries from its first kept
+    one up to it (``firstKeptEntryId``; version 1: ``firstKeptEntryIndex``, the header's index
+    0), then those after it."""
     entries = lines[1:]
     if "id" not in entries[-1]:
         path = entries
@@ -127,8 +127,7 @@ def pi_branch(lines: list[Any]) -> list[dict[str, Any]]:
         kept = next(i for i, entry in enumerate(path) if entry.get("id") == cut["firstKeptEntryId"])
     else:
         kept = path.index(lines[cut["firstKeptEntryIndex"]])
-    summary = {"type": "custom_message", "content": cut["summary"]}
-    return [summary, *path[kept : cuts[-1]], *path[cuts[-1] + 1 :]]
+    return [cut, *path[kept : cuts[-1]], *path[cuts[-1] + 1 :]]
 
 
 def pi_messages(lines: list[Any]) -> list[dict[str, Any]]:
@@ -140,9 +139,10 @@ def pi_messages(lines: list[Any]) -> list[dict[str, Any]]:
     ``tool_result`` blocks."""
     sent: list[dict[str, Any]] = []
     for entry in pi_branch(lines):
-        if entry["type"] in ("custom_message", "branch_summary"):
-            sent.append({"role": "user", "content": [{"type": "text", "text": "(summary)"}]})
-            continue
+        if entry["type"] in ("compaction", "branch_summary"):
+            sent.append({"role": "user", "content": entry["summary"]})
+        elif entry["type"] == "custom_message":
+            sent.append({"role": "user", "content": entry["content"]})
         if entry["type"] != "message":
             continue
         message = entry["message"]
@@ -153,7 +153,7 @@ def pi_messages(lines: list[Any]) -> list[dict[str, Any]]:
             blocks = [
                 {"type": "tool_use", "id": b["id"], "name": b["name"], "input": b["arguments"]}
                 if b["type"] == "toolCall"
-                else {"type": "text", "text": "(text)"}
+                else b
                 for b in message["content"]
             ]
             sent.append({"role": "assistant", "content": blocks})
@@ -161,19 +161,16 @@ def pi_messages(lines: list[Any]) -> list[dict[str, Any]]:
             result = {
                 "type": "tool_result",
                 "tool_use_id": message["toolCallId"],
-                "content": [b for b in message["content"] if b.get("type") == "text"],
+                "content": message["content"],
                 "is_error": message["isError"],
             }
-            if (
-                sent
-                and sent[-1]["role"] == "user"
-                and sent[-1]["content"][-1]["type"] == "tool_result"
-            ):
+            last = sent[-1]["content"] if sent else None
+            if isinstance(last, list) and last and last[-1].get("type") == "tool_result":
                 sent[-1]["content"].append(result)
             else:
                 sent.append({"role": "user", "content": [result]})
-        else:
-            sent.append({"role": "user", "content": [{"type": "text", "text": "(text)"}]})
+        else:  # a user message, or pi's own kinds (a bash execution, ...) sent as user text
+            sent.append({"role": "user", "content": message.get("content", "")})
     return sent
 
 
@@ -187,26 +184,27 @@ def goose_chat(lines: list[Any]) -> list[dict[str, Any]]:
     before its text."""
     sent: list[dict[str, Any]] = []
     for message in lines[1:]:
-        if message.get("metadata", {}).get("agentVisible") is False:
+        if (message.get("metadata") or {}).get("agentVisible") is False:
             continue
         items = message["content"]
+        text = "".join(item["text"] for item in items if item["type"] == "text")
         if message["role"] == "assistant":
             calls = [
-                {"id": item["id"], "type": "function"}
+                {"id": item["id"], "type": "function", "function": item["toolCall"].get("value")}
                 for item in items
                 if item["type"] == "toolRequest"
             ]
             sent.append(
-                {"role": "assistant", "content": "", **({"tool_calls": calls} if calls else {})}
+                {"role": "assistant", "content": text, **({"tool_calls": calls} if calls else {})}
             )
             continue
         sent += [
-            {"role": "tool", "tool_call_id": item["id"], "content": ""}
+            {"role": "tool", "tool_call_id": item["id"], "content": json.dumps(item["toolResult"])}
             for item in items
             if item["type"] == "toolResponse"
         ]
-        if any(item["type"] == "text" for item in items):
-            sent.append({"role": "user", "content": ""})
+        if text:
+            sent.append({"role": "user", "content": text})
     return sent
 
 
