@@ -7,10 +7,12 @@ reading of the providers' rules: a repaired history must pass the provider's own
 
 One function per provider (OpenAI Chat, Anthropic, OpenAI Responses, Gemini, Bedrock), one for
 LangGraph's pre-flight check of LangChain messages, one for pydantic-ai histories (held to the block
-providers' rules) and one for Gemini CLI sessions (held to Gemini's, through the history the CLI
-resumes them into) takes one message list (parsed JSON values) and returns every `Violation`: the
-rule broken, the provider's error text as users report it (as docs/rules.md quotes it, with the
-index and ids filled in) and the index of the offending message. An empty list means the provider
+providers' rules), one for Gemini CLI sessions (held to Gemini's, through the history the CLI
+resumes them into), ones for the AI SDK's and LlamaIndex's messages and one for opencode exports
+(held to the AI SDK's rule, through what opencode sends) takes one message list (parsed JSON
+values) and returns every `Violation`: the rule broken, the provider's error text as users report
+it (as docs/rules.md quotes it, with the index and ids filled in) and the index of the offending
+message. An empty list means the provider
 would accept the tool structure of the history. Only the rules about tool calls and results are
 checked (plus Gemini's empty ``parts``); roles, ids' character sets and other request fields are out
 of scope.
@@ -1018,6 +1020,51 @@ def llama_index(messages: Messages) -> list[Violation]:
     return openai_chat(llama_index_as_openai(messages))
 
 
+# --- opencode (docs/formats.md#opencode) -----------------------------------------------------
+
+#: The states in which a tool part holds its own result (message-v2.ts, ``ToolState``).
+OPENCODE_SETTLED = frozenset({"completed", "error"})
+
+
+def _opencode_sends(message: Mapping[str, Any]) -> bool:
+    """Whether opencode's ``toModelMessages`` sends ``message``: not a message without parts,
+    nor an assistant message that ended in an error, unless that error is an abort
+    (``MessageAbortedError``) and the message holds more than ``step-start`` and
+    ``reasoning`` parts."""
+    parts = [_dict(p) for p in _blocks(message, "parts")]
+    info = _dict(message.get("info"))
+    if not parts:
+        return False
+    if info.get("role") != "assistant" or not info.get("error"):
+        return True
+    aborted = _dict(info.get("error")).get("name") == "MessageAbortedError"
+    return aborted and any(p.get("type") not in ("step-start", "reasoning") for p in parts)
+
+
+def opencode(messages: Messages) -> list[Violation]:
+    """The AI SDK's rule (``AI_MissingToolResultsError``), held to what an opencode export
+    holds for the messages ``toModelMessages`` sends.
+
+    A ``tool`` part is a call and its own result: opencode sends a ``completed`` or ``error``
+    state as the call and its result (``output-available`` / ``output-error``). A ``pending`` or
+    ``running`` part (or one in no known state) holds a call and no result. opencode papers
+    over it when it sends (an ``output-error`` "[Tool execution was interrupted]", a text
+    written nowhere), as pi, goose and OpenHands paper over theirs; that text is not counted,
+    so such a part is a call the provider is sent without its result. A part opencode marks
+    ``providerExecuted`` is the provider's own call, answered in its response."""
+    found: list[Violation] = []
+    for index, message in enumerate(map(_dict, messages)):
+        if _dict(message.get("info")).get("role") != "assistant" or not _opencode_sends(message):
+            continue
+        for part in map(_dict, _blocks(message, "parts")):
+            if part.get("type") != "tool" or _dict(part.get("metadata")).get("providerExecuted"):
+                continue
+            if _dict(part.get("state")).get("status") not in OPENCODE_SETTLED:
+                error = AI_SDK_MISSING.format(id=part.get("callID"))
+                found.append(Violation("opencode", "unanswered", index, error))
+    return found
+
+
 # --- dispatch --------------------------------------------------------------------------------
 
 VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
@@ -1033,13 +1080,15 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "ai-sdk-ui": ai_sdk_ui,
     "ai-sdk-model": ai_sdk_model,
     "llama-index": llama_index,
+    "opencode": opencode,
 }
 
 
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
     ``anthropic``, ``openai-responses``, ``openai-agents-js``, ``gemini``, ``gemini-cli``,
-    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``ai-sdk-model``, ``llama-index``).
+    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``ai-sdk-model``,
+    ``llama-index``, ``opencode``).
 
     Raises:
         KeyError: No validator for that dialect.

@@ -8,6 +8,8 @@
 (b) every repaired sample (``samples/**/*.fixed.*``, discovered on disk, so samples added later
     are covered too) passes the validator of each message list's dialect, and its defective
     input does not (except for the one blind spot of LangGraph's global id set: reused ids);
+    a sample toolpatch reads as an agent session is validated conversation by conversation in
+    tests/layouts/test_sessions_samples.py instead;
 (c) generated histories in each block / item dialect (Anthropic, OpenAI Responses, Gemini,
     Bedrock), holding only the defects the TP0xx rules repair (dangling, pending and invalid
     calls: no orphans, no duplicates, no misplaced results, no reused ids), serialised as JSON
@@ -47,6 +49,7 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 import patchcore
 from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
+from patchcore.layouts.sessions import SESSION_LAYOUTS
 from tests.builders import json_value as parsed_records
 from tests.builders import openai_call as call
 from tests.builders import openai_tool as tool
@@ -242,6 +245,33 @@ def lc_history() -> list[Any]:
     )
 
 
+def oc_message(role: str, *parts: dict[str, Any], error: str | None = None) -> dict[str, Any]:
+    """An opencode message as ``opencode export`` prints it (its ``info`` cut to the keys read)."""
+    info: dict[str, Any] = {"role": role}
+    if error is not None:
+        info["error"] = {"name": error, "data": {"message": "stopped"}}
+    return {"info": info, "parts": list(parts)}
+
+
+def oc_tool(call_id: str, status: str) -> dict[str, Any]:
+    """A tool part of an opencode message in a ``status`` state."""
+    return {"type": "tool", "callID": call_id, "tool": "bash", "state": {"status": status}}
+
+
+OC_TEXT = {"type": "text", "text": "Run the tests."}
+OC_STEP = {"type": "step-start"}
+OPENCODE_CLEAN = [
+    oc_message("user", OC_TEXT),
+    oc_message("assistant", OC_STEP, oc_tool("c1", "completed"), oc_tool("c2", "error")),
+    # an API error: opencode leaves the message out, so its pending part is not sent
+    oc_message("assistant", OC_STEP, oc_tool("c3", "pending"), error="APIError"),
+    # an abort holding only a step-start: left out too
+    oc_message("assistant", OC_STEP, error="MessageAbortedError"),
+    oc_message("assistant"),  # no parts: not sent
+    oc_message("user", OC_TEXT),
+]
+
+
 CLEAN = {
     "openai-chat": OPENAI_CLEAN,
     "anthropic": ANTHROPIC_CLEAN,
@@ -249,6 +279,7 @@ CLEAN = {
     "gemini": GEMINI_CLEAN,
     "bedrock": BEDROCK_CLEAN,
     "pydantic-ai": PYDANTIC_AI_CLEAN,
+    "opencode": OPENCODE_CLEAN,
 }
 
 
@@ -810,6 +841,25 @@ BROKEN = [
         ],
         [("server-unanswered", 0)],
     ),
+    # --- opencode
+    Broken(
+        "opencode-running-and-pending",
+        "opencode",
+        [
+            oc_message("user", OC_TEXT),
+            oc_message("assistant", oc_tool("c1", "completed"), oc_tool("c2", "running")),
+            oc_message("assistant", oc_tool("c3", "pending")),
+        ],
+        [("unanswered", 1), ("unanswered", 2)],
+        ("Tool result is missing for tool call c2", "c3"),
+    ),
+    Broken(
+        "opencode-aborted-with-a-call",
+        "opencode",
+        [oc_message("assistant", OC_STEP, oc_tool("c4", "running"), error="MessageAbortedError")],
+        [("unanswered", 0)],
+        ("c4",),
+    ),
     # --- LangGraph
     Broken(
         "lg-unanswered",
@@ -869,20 +919,31 @@ def test_validate_dispatches_on_toolpatch_dialect_names() -> None:
 # (b) every repaired sample passes its provider's rules
 # =============================================================================================
 
-# samples/strict/ keeps TP1xx defects in its safe-only *.fixed.* outputs on purpose (a safe fix
-# never deletes or moves); its *.unsafe.* outputs are validated in test_samples.py. The agent
-# session logs (claude-code/, claude-agent-sdk/, codex/, gemini-cli/*.jsonl) hold their
-# conversations across event entries, not in lists: tests/layouts/test_sessions_samples.py validates
-# them conversation by conversation.
-SESSIONS = ("claude-code", "claude-agent-sdk", "codex")
+#: The names of the agent-session layouts (docs/formats.md, "Agent-session layouts").
+SESSION_NAMES = frozenset(layout.name for layout in SESSION_LAYOUTS)
+
+
+def is_session(path: Path) -> bool:
+    """Whether toolpatch reads ``path`` as an agent session log. A session holds its
+    conversations across event entries (Claude Code, the Claude Agent SDK stream, Codex rollouts,
+    Gemini CLI's session log, ...), not in message lists:
+    tests/layouts/test_sessions_samples.py rebuilds and validates them conversation by
+    conversation. Asking the layout, rather than naming folders, keeps a new session folder from
+    being held to the list validators here."""
+    layout = patchcore.check_document(path.read_bytes(), filename=path.name).layout
+    return layout in SESSION_NAMES
+
+
 FIXED_SAMPLES = sorted(
     p.relative_to(SAMPLES).as_posix()
     for p in SAMPLES.rglob("*.fixed.*")
     if p.is_file()
+    # samples/strict/ keeps TP1xx defects in its safe-only *.fixed.* outputs on purpose (a safe
+    # fix never deletes or moves); its *.unsafe.* outputs are validated in test_samples.py.
     # Cline rewrites its stored history before it sends it (docs/formats.md, Cline): its files
     # are not requests; tests/layouts/test_cline.py reads them by Cline's convention.
-    and p.relative_to(SAMPLES).parts[0] not in ("strict", "cline", *SESSIONS)
-    and not (p.relative_to(SAMPLES).parts[0] == "gemini-cli" and p.suffix == ".jsonl")
+    and p.relative_to(SAMPLES).parts[0] not in ("strict", "cline")
+    and not is_session(p)
 )
 
 
