@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from patchcore.chat_names import tag
@@ -322,7 +323,8 @@ class OpenAIResponses(ResultMessageDialect):
             answered = call_id(message.get(key), (*pointer, key))
             result = idless_result(answered, pointer, id_at=(key,))
             return MessageView(Role.RESULTS, results=(result,))
-        return MessageView(Role.OTHER)
+        # a call the server ran holds its own output: read so on purpose (no client result)
+        return MessageView(Role.OTHER, understood=kind in self.server_calls)
 
     def views(self, messages: Sequence[Any], context: ListContext) -> list[MessageView]:
         """Items after a call, a reasoning item or an assistant message continue its turn; so do
@@ -335,10 +337,7 @@ class OpenAIResponses(ResultMessageDialect):
                 self._in_turn(messages[index - 1]) or index - 1 in splits
             )
             if joins or index in splits:
-                view = views[index]
-                views[index] = MessageView(
-                    view.role, view.calls, view.results, view.inner_results, joins_previous=True
-                )
+                views[index] = replace(views[index], joins_previous=True)
         return views
 
     def orphaned_by(self, messages: Sequence[Any], deleted: Collection[int]) -> dict[int, int]:
