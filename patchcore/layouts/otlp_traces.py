@@ -23,15 +23,13 @@ value is no list of GenAI messages is said as a warning, kept unread.
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from patchcore.errors import DecodeError, NoHistoryError, ShapeError
 from patchcore.layouts.base import Analysis, Head, WholeLayout
-from patchcore.raw.codec import Decoded
+from patchcore.raw.codec import Decoded, parse
 from patchcore.result import Conversation
 
 if TYPE_CHECKING:
@@ -87,11 +85,23 @@ def _histories(entry: Entry) -> Iterator[tuple[Pointer, dict[str, Any], object]]
     for pointer, span in spans(entry.value):
         for a, attribute in enumerate(_items(span, "attributes")):
             if isinstance(attribute, dict) and attribute.get("key") == INPUT_MESSAGES:
-                messages = plain(attribute.get("value"))
-                if isinstance(messages, str):
-                    with contextlib.suppress(ValueError):  # kept as text, said unread
-                        messages = json.loads(messages)
-                yield (*pointer, "attributes", a, "value"), span, messages
+                yield (*pointer, "attributes", a, "value"), span, _messages(attribute)
+
+
+def _messages(attribute: dict[str, Any]) -> object:
+    """What an attribute's value holds: a JSON string parsed as the document is (a string
+    that is no JSON is kept as it is, and said unread), a structured value as its plain value
+    (one nested deeper than a parse allows is no history)."""
+    try:
+        value = plain(attribute.get("value"))
+    except RecursionError:
+        return None
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse(value.encode("utf-8", "surrogatepass"))
+    except DecodeError:
+        return value
 
 
 def _named(span: dict[str, Any]) -> str:
@@ -165,7 +175,7 @@ class OtlpTraces(WholeLayout):
                     )
                 findings += located
         if not any(c.dialect is not None for c in conversations):
-            msg = f"no span of this trace export records {INPUT_MESSAGES}"
+            msg = f"no span of this trace export records {INPUT_MESSAGES} as GenAI messages"
             raise NoHistoryError(msg, line=1, column=1)
         return Analysis(tuple(conversations), tuple(findings))
 

@@ -169,3 +169,32 @@ def test_gemini_contents_are_never_read_as_genai_messages() -> None:
     ]
     report = patchcore.check_document(json.dumps(contents).encode())
     assert {c.dialect for c in report.conversations} == {"gemini"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '[{"role": "user", "parts": [{"type": "text", "content": "\\ud800"}]}]',
+    ],
+    ids=["nested", "lone-surrogate"],
+)
+def test_hostile_attribute_text_is_read_or_said_never_a_crash(text: str) -> None:
+    attribute = {"key": "gen_ai.input.messages", "value": {"stringValue": text}}
+    report = patchcore.check_document(export(attribute, messages(SENT)), filename="t.jsonl")
+    assert found(report.findings) == [("TP001", "call_1")]
+
+
+def test_no_rule_fixes_anything_in_a_trace() -> None:
+    """Every rule and unsafe fixes: an orphan response, a duplicate, nothing gets a fix."""
+    answer = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "x", "response": 1}]}
+    answered = {
+        "role": "tool",
+        "parts": [{"type": "tool_call_response", "id": "call_1", "response": 1}],
+    }
+    sent = [SENT[0], answer, SENT[1], answered, answered, SENT[2]]
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    report = patchcore.fix_document(export(messages(sent)), filename="t.jsonl", options=options)
+    assert {f.code for f in report.findings} == {"TP101", "TP103"}
+    assert all(f.fix is None for f in report.findings)
+    assert report.output is None
