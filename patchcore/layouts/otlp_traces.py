@@ -126,14 +126,9 @@ class OtlpTraces(WholeLayout):
         )
 
     def analyse(self, decoded: Decoded, options: Options, *, fixing: bool) -> Analysis:
-        from patchcore.dialects.base import ListContext
-        from patchcore.dialects.otel_genai import OtelGenAI
-        from patchcore.engine.check import check_list
-        from patchcore.engine.locate import classify
-        from patchcore.layouts.sessions.entries import Entry, place, relocated
-        from patchcore.layouts.sessions.layout import listed, odd_entry, unread
+        from patchcore.layouts.sessions.entries import Entry
+        from patchcore.layouts.sessions.layout import odd_entry, unread
 
-        dialect = OtelGenAI()
         conversations: list[Conversation] = []
         findings: list[Finding] = []
         for position, record in enumerate(decoded.records):
@@ -144,36 +139,13 @@ class OtlpTraces(WholeLayout):
             odd = odd_entry(entry)
             if odd is not None:
                 conversations.append(odd)
-                continue
-            if not isinstance(entry.value.get("resourceSpans"), list):
+            elif not isinstance(entry.value.get("resourceSpans"), list):
                 conversations.append(unread(entry, "a line that is no trace export"))
-                continue
-            for pointer, span, messages in _histories(entry):
-                line, column = place(entry, pointer)
-                kind = (
-                    classify(messages, (dialect,), pointer) if isinstance(messages, list) else None
-                )
-                if kind is None or kind.dialect is None:
-                    why = f"{INPUT_MESSAGES} of {_named(span)} holds no list of GenAI messages"
-                    conversations.append(
-                        Conversation(_where(pointer), line, None, 0, f"{why}; kept unread", True)
-                    )
-                    continue
-                assert isinstance(messages, list)
-                context = ListContext(())
-                try:
-                    found = check_list(messages, dialect=dialect, context=context, options=options)
-                except ShapeError as error:
-                    raise relocated(error, entry, pointer) from None
-                located = [_at_span(f, span, pointer, line, column) for f in found]
-                listed_span = listed(line, dialect.name, messages, context, found, located, options)
-                conversations.append(replace(listed_span, pointer=_where(pointer)))
-                note = dialect.note(messages)
-                if note is not None:
-                    conversations.append(
-                        Conversation(_where(pointer), line, None, 0, note.text, True)
-                    )
-                findings += located
+            else:
+                for pointer, span, messages in _histories(entry):
+                    read, found = _checked(entry, pointer, span, messages, options)
+                    conversations += read
+                    findings += found
         if not any(c.dialect is not None for c in conversations):
             msg = f"no span of this trace export records {INPUT_MESSAGES} as GenAI messages"
             raise NoHistoryError(msg, line=1, column=1)
@@ -182,6 +154,44 @@ class OtlpTraces(WholeLayout):
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
         msg = "a trace export is never written: nothing in it has a fix"
         raise AssertionError(msg)
+
+
+def _checked(
+    entry: Entry, pointer: Pointer, span: dict[str, Any], messages: object, options: Options
+) -> tuple[list[Conversation], list[Finding]]:
+    """One span's history (``messages``, held by the attribute ``value`` at ``pointer``)
+    read and checked: its conversation, and a warning for what of it is kept unread, or only
+    that warning where it is no list of GenAI messages; its findings, located at the
+    attribute."""
+    from patchcore.dialects.base import ListContext
+    from patchcore.dialects.otel_genai import OtelGenAI
+    from patchcore.engine.check import check_list
+    from patchcore.engine.locate import classify
+    from patchcore.layouts.sessions.entries import place, relocated
+    from patchcore.layouts.sessions.layout import listed
+
+    dialect = OtelGenAI()
+    line, column = place(entry, pointer)
+    where = _where(pointer)
+    context = ListContext(())
+    try:
+        kind = classify(messages, (dialect,)) if isinstance(messages, list) else None
+        if kind is None or kind.dialect is None or not isinstance(messages, list):
+            why = f"{INPUT_MESSAGES} of {_named(span)} holds no list of GenAI messages"
+            return [Conversation(where, line, None, 0, f"{why}; kept unread", True)], []
+        found = check_list(messages, dialect=dialect, context=context, options=options)
+    except ShapeError as error:
+        raise relocated(error, entry, pointer) from None
+    located = [_at_span(f, span, pointer, line, column) for f in found]
+    read = [
+        replace(
+            listed(line, dialect.name, messages, context, found, located, options), pointer=where
+        )
+    ]
+    note = dialect.note(messages)
+    if note is not None:
+        read.append(Conversation(where, line, None, 0, note.text, True))
+    return read, located
 
 
 def _where(pointer: Pointer) -> str:

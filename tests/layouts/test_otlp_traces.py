@@ -198,3 +198,14 @@ def test_no_rule_fixes_anything_in_a_trace() -> None:
     assert {f.code for f in report.findings} == {"TP101", "TP103"}
     assert all(f.fix is None for f in report.findings)
     assert report.output is None
+
+
+def test_a_message_no_dialect_reads_beside_calls_is_refused_at_its_attribute() -> None:
+    """A history holding calls and a message of another shape is broken, not passed over
+    (docs/formats.md#detection): the error points at the attribute."""
+    broken = [*SENT, {"role": "assistant", "content": "plain text"}]
+    with pytest.raises(patchcore.ShapeError) as raised:
+        patchcore.check_document(export(messages(broken)), filename="t.jsonl")
+    assert raised.value.line == 1
+    assert raised.value.pointer is not None
+    assert raised.value.pointer.endswith("/attributes/0/value")
