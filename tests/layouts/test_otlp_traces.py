@@ -209,3 +209,13 @@ def test_a_message_no_dialect_reads_beside_calls_is_refused_at_its_attribute() -
     assert raised.value.line == 1
     assert raised.value.pointer is not None
     assert raised.value.pointer.endswith("/attributes/0/value")
+
+
+def test_a_line_that_is_no_trace_export_is_said_on_its_line() -> None:
+    data = export(messages(SENT)) + b'{"resourceLogs": []}\n' + b"not json\n"
+    report = patchcore.check_document(data, filename="t.jsonl")
+    assert found(report.findings) == [("TP001", "call_1")]
+    warnings = [(c.line, c.note) for c in report.conversations if c.warning]
+    assert [line for line, _ in warnings] == [2, 3]
+    assert "no trace export" in (warnings[0][1] or "")
+    assert "not JSON" in (warnings[1][1] or "")
