@@ -12,7 +12,10 @@ messages), each part ``{"type", ...}``:
   ``tool`` message in the conventions' examples; any role is read);
 * ``server_tool_call`` and ``server_tool_call_response``: a tool the provider ran itself, its
   call and outcome recorded together; the provider's, so neither is a call to answer;
-* any other ``type`` (the schema's ``GenericPart``): kept unread, and said.
+* any other ``type`` (the schema's ``GenericPart``): kept unread, and said. A message holding
+  one is read only in a list that holds the conventions' own calls or results (another
+  format's message with a ``role`` and typed ``parts``, an AI SDK ``UIMessage``, is never
+  taken for one).
 
 Pairing: a ``tool_call`` is answered by a later ``tool_call_response`` with its id, wherever it
 stands (the conventions record the history in a provider-neutral shape, so no provider's
@@ -102,6 +105,8 @@ class OtelGenAI(Dialect):
             return Recognition.NO
         if any(part["type"] in MARKERS for part in parts):
             return Recognition.DISTINCT
+        if any(part["type"] not in KNOWN_PARTS for part in parts):
+            return Recognition.TOLERATED  # read only beside the conventions' own calls
         return Recognition.COMPATIBLE
 
     def view(self, message: Any, pointer: Pointer) -> MessageView:

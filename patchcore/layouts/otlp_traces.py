@@ -147,8 +147,11 @@ class OtlpTraces(WholeLayout):
                     conversations += read
                     findings += found
         if not any(c.dialect is not None for c in conversations):
-            msg = f"no span of this trace export records {INPUT_MESSAGES} as GenAI messages"
-            raise NoHistoryError(msg, line=1, column=1)
+            first = next((c for c in conversations if c.warning), None)
+            why = "" if first is None else f": {first.note}"
+            msg = f"no span of this trace export records {INPUT_MESSAGES} as GenAI messages{why}"
+            line = 1 if first is None or first.line is None else first.line
+            raise NoHistoryError(msg, line=line, column=1)
         return Analysis(tuple(conversations), tuple(findings))
 
     def write(self, decoded: Decoded, edits: Sequence[Edit]) -> bytes:
@@ -178,7 +181,11 @@ def _checked(
         kind = classify(messages, (dialect,)) if isinstance(messages, list) else None
         if kind is None or kind.dialect is None or not isinstance(messages, list):
             why = f"{INPUT_MESSAGES} of {_named(span)} holds no list of GenAI messages"
-            return [Conversation(where, line, None, 0, f"{why}; kept unread", True)], []
+            unknown = None
+            if isinstance(messages, list) and messages and all(map(dialect.recognize, messages)):
+                unknown = dialect.note(messages)  # typed parts, but none of its own calls
+            said = f"{why} ({unknown.text})" if unknown is not None else why
+            return [Conversation(where, line, None, 0, f"{said}; kept unread", True)], []
         found = check_list(messages, dialect=dialect, context=context, options=options)
     except ShapeError as error:
         raise relocated(error, entry, pointer) from None

@@ -120,12 +120,25 @@ def test_an_attribute_that_holds_no_genai_messages_is_said_unread(
     assert warning.pointer.endswith("/attributes/0/value")
 
 
-def test_a_call_renamed_to_an_unknown_part_type_is_a_warning_not_no_findings() -> None:
+def test_a_call_renamed_to_an_unknown_part_type_is_a_warning_or_a_refusal() -> None:
+    """A part of a type the conventions do not define is read only beside their own calls: a
+    history whose call was renamed is said unread (beside a span that is read), or the export
+    is refused (alone); never "No findings"."""
     renamed = json.loads(json.dumps(SENT).replace('"tool_call"', '"tool_kall"'))
-    report = patchcore.check_document(export(messages(renamed)), filename="t.jsonl")
-    assert report.findings == ()
+    with pytest.raises(patchcore.NoHistoryError, match="'tool_kall'"):
+        patchcore.check_document(export(messages(renamed)), filename="t.jsonl")
+    report = patchcore.check_document(export(messages(renamed), messages(SENT)), filename="t.jsonl")
+    assert found(report.findings) == [("TP001", "call_1")]
     (warning,) = [c for c in report.conversations if c.warning]
     assert warning.note is not None and "'tool_kall'" in warning.note
+
+
+def test_an_unknown_part_beside_the_conventions_calls_is_read_and_said() -> None:
+    custom = {"role": "user", "parts": [{"type": "image_ref", "ref": "s3://b/k"}]}
+    report = patchcore.check_document(export(messages([custom, *SENT])), filename="t.jsonl")
+    assert found(report.findings) == [("TP001", "call_1")]
+    (warning,) = [c for c in report.conversations if c.warning]
+    assert warning.note is not None and "'image_ref'" in warning.note
 
 
 def test_an_export_without_genai_spans_holds_no_history() -> None:
