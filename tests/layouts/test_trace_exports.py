@@ -1,7 +1,7 @@
 """Langfuse and LangSmith trace exports (docs/formats.md#langfuse-and-langsmith-trace-exports):
 their message lists are plain messages, read by the existing dialects where they sit; a request
 sent with a call left unanswered is found at its place, and a model's reply (a lone message in
-``output``) is no history."""
+``output``) is no history: its calls are TP004's, unread (one finding for the download)."""
 
 from __future__ import annotations
 
@@ -60,9 +60,11 @@ def test_a_langfuse_trace_download_reports_the_refused_generation() -> None:
         "scores": [],
     }
     report = patchcore.check_document(json.dumps(trace, indent=2).encode())
-    assert [(f.code, f.call_id, f.dialect, f.pointer) for f in report.findings] == [
-        ("TP001", "call_abc", "openai-chat", ("observations", 1, "input", 2, "tool_calls", 0))
+    assert [(f.code, f.call_id, f.pointer) for f in report.findings] == [
+        ("TP001", "call_abc", ("observations", 1, "input", 2, "tool_calls", 0)),
+        ("TP004", None, ("observations", 0, "output")),
     ]
+    assert report.findings[0].dialect == "openai-chat"
 
 
 def test_a_langsmith_run_export_reports_the_refused_chat_model_run() -> None:
