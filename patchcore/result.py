@@ -148,7 +148,8 @@ class Result:
     Attributes:
         layout: How the input holds its conversations (`patchcore.layouts`): ``"json"``,
             ``"jsonl"`` (histories inside lines), ``"jsonl-messages"`` (one message per line),
-            or an agent session's layout (``"claude-code-session"``, ...).
+            ``"otlp-traces"`` (an OpenTelemetry trace export, checked only), or an agent
+            session's layout (``"claude-code-session"``, ...).
         conversations: Every message list found, in input order (and a warning for each part
             of the input kept unread).
         findings: Every selected finding (before any fix), in input order.

@@ -17,6 +17,7 @@ from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
 from patchcore.dialects.opencode import Opencode
 from patchcore.dialects.openhands import OpenHands
+from patchcore.dialects.otel_genai import OtelGenAI
 from patchcore.dialects.pi import Pi
 from patchcore.dialects.pydantic_ai import PydanticAI
 from patchcore.errors import UnknownDialectError, did_you_mean
@@ -36,6 +37,7 @@ DIALECTS: tuple[Dialect, ...] = (
     Bedrock(),
     Anthropic(),
     PydanticAI(),
+    OtelGenAI(),
     OpenAIChat(),
 )
 

@@ -9,6 +9,7 @@ input or just its start.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -111,9 +112,18 @@ def _candidates(head: Head) -> Iterator[Layout]:
         from patchcore.layouts.message_lines import MESSAGE_LINES
 
         yield MESSAGE_LINES
+    if OTLP_EXPORT.match(head.decoded.records[0].raw):
+        from patchcore.layouts.otlp_traces import OTLP_TRACES
+
+        yield OTLP_TRACES
     yield CONVERSATION_LINES
     yield ENCODED_DOCUMENT
     yield JSON_DOCUMENT
+
+
+#: How an OTLP-JSON export starts (``resourceSpans`` is its one member): the cheap sign that
+#: loads its layout (`patchcore.layouts.otlp_traces`), which the parsed record then decides.
+OTLP_EXPORT = re.compile(rb'\s*\{\s*"resourceSpans"\s*:')
 
 
 def _may_be_message(value: object) -> bool:

@@ -225,6 +225,8 @@ RENAMES = {
     b'"toolRequests"': b'"toolCalls"',
     b'"functionCall"': b'"toolUse"',
     b'"toolUse"': b'"functionCall"',
+    # An OpenTelemetry GenAI span's messages are a JSON string inside the trace.
+    b'\\"tool_call\\"': b'\\"tool_kall\\"',
 }
 _RENAMED = re.compile(b"|".join(re.escape(name) for name in RENAMES))
 
