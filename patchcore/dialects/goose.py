@@ -98,8 +98,13 @@ class Goose(BlockDialect):
         return Recognition.COMPATIBLE
 
     def view(self, message: Any, pointer: Pointer) -> MessageView:
-        if not isinstance(message, dict) or not _sent(message):
+        # What goose removes before it sends (a message the agent is not shown, a request in a
+        # user message, a response in an assistant one) is read so on purpose: no call, no
+        # result, and nothing left unread (docs/rules.md#unread-tool-call-tp004).
+        if not isinstance(message, dict):
             return MessageView(Role.OTHER)
+        if not _sent(message):
+            return MessageView(Role.OTHER, understood=True)
         items = _items(message)
         if message.get("role") == "assistant":
             calls = tuple(
@@ -107,7 +112,8 @@ class Goose(BlockDialect):
                 for k, item in enumerate(items)
                 if tag(item, "type") == REQUEST
             )
-            return MessageView(Role.CALLER, calls=calls)
+            stray = any(tag(item, "type") == RESPONSE for item in items)
+            return MessageView(Role.CALLER, calls=calls, understood=stray)
         results = tuple(
             idless_result(
                 call_id(item.get("id"), (*pointer, "content", k, "id")),
@@ -118,7 +124,9 @@ class Goose(BlockDialect):
             for k, item in enumerate(items)
             if tag(item, "type") == RESPONSE
         )
-        return MessageView(Role.RESULTS if results else Role.OTHER, results=results)
+        stray = any(tag(item, "type") == REQUEST for item in items)
+        role = Role.RESULTS if results else Role.OTHER
+        return MessageView(role, results=results, understood=stray)
 
     def takes_results(self, message: Any) -> bool:
         """A user message that already holds responses (goose's tool turn)."""

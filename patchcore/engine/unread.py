@@ -58,7 +58,7 @@ SERVER_TYPES = frozenset({"tool_search_call", "tool_search_output"})
 ID_KEYS = frozenset({"tool_call_id", "call_id", "tool_use_id", "toolCallId", "toolUseId", "callId"})
 #: Keys whose non-empty list holds calls.
 LIST_KEYS = frozenset({"tool_calls", "toolCalls", "toolInvocations"})
-#: Keys whose object is a call or a result.
+#: Keys whose object is a call or a result (Goose's requests hold theirs under ``toolCall``).
 OBJECT_KEYS = frozenset(
     {
         "functionCall",
@@ -67,6 +67,7 @@ OBJECT_KEYS = frozenset(
         "function_response",
         "toolUse",
         "toolResult",
+        "toolCall",
     }
 )
 _KEYS = ID_KEYS | LIST_KEYS | OBJECT_KEYS

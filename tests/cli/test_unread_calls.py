@@ -225,8 +225,20 @@ RENAMES = {
     b'"toolRequests"': b'"toolCalls"',
     b'"functionCall"': b'"toolUse"',
     b'"toolUse"': b'"functionCall"',
-    # An OpenTelemetry GenAI span's messages are a JSON string inside the trace.
+    # An OpenTelemetry GenAI span's messages are a JSON string inside the trace; so is an older
+    # LlamaIndex chat store.
     b'\\"tool_call\\"': b'\\"tool_kall\\"',
+    b'\\"tool_calls\\"': b'\\"toolCalls\\"',
+    # AI SDK UIMessage tool parts (5+: tool-NAME; 4: tool-invocation parts, toolInvocations)
+    b'"type": "tool-': b'"type": "tolx-',
+    b'"type":"tool-': b'"type":"tolx-',
+    b'"tool-invocation"': b'"tool-invokation"',
+    b'"toolInvocations"': b'"toolInvocationz"',
+    # Goose's requests, opencode's tool parts, OpenHands' actions and observations
+    b'"toolRequest"': b'"toolAsk"',
+    b'"type": "tool"': b'"type": "tool_v2"',
+    b'"type":"tool"': b'"type":"tool_v2"',
+    b'"tool_call_metadata"': b'"tool_call_metadatum"',
 }
 _RENAMED = re.compile(b"|".join(re.escape(name) for name in RENAMES))
 
