@@ -49,6 +49,7 @@ from patchcore.chat_names import tag
 from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.engine.check import check_list
+from patchcore.engine.unread import held
 from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import copilot_start
@@ -86,6 +87,10 @@ def _message(value: dict[str, Any]) -> dict[str, Any] | str | None:
         return {"role": "user", "content": content if isinstance(content, str) else ""}
     if kind == "assistant.message":
         message: dict[str, Any] = {"role": "assistant", "content": content or ""}
+        others = {key: member for key, member in data.items() if key != "toolRequests"}
+        stray = next(held(others, ()), None)
+        if stray is not None:  # a call under a key Copilot CLI does not write: never passed over
+            return f"an assistant.message whose data holds what looks like a call ({stray[1]})"
         requests = data.get("toolRequests")
         if requests:
             if not isinstance(requests, list) or not all(isinstance(r, dict) for r in requests):
