@@ -132,7 +132,9 @@ def fix_files(
             continue
         with fs.open(path, "rb") as handle:
             head = handle.read(HEAD_BYTES)
-        layout = layout_of_head(head, options=chosen)
+        # a file its head holds whole is read whole, as toolpatch reads it: its one line may be
+        # a document (a JSON string holding one, say), which only the whole input tells
+        layout = layout_of_head(head, options=chosen) if len(head) == HEAD_BYTES else None
         if layout is not None and layout.batches:
             _, blocks = read_bytes(
                 fs.unstrip_protocol(path),

@@ -1065,6 +1065,31 @@ def opencode(messages: Messages) -> list[Violation]:
     return found
 
 
+# --- OpenTelemetry GenAI messages (docs/formats.md#opentelemetry-genai-spans) ---------------
+
+#: Why a traced call is refused: the provider-neutral record says only that its result never
+#: came after it (the conventions name no provider's placement rule).
+_OTEL_UNANSWERED = "messages[{index}]: tool_call {id} has no later tool_call_response"
+
+
+def otel_genai(messages: Messages) -> list[Violation]:
+    """OpenTelemetry GenAI input messages (the conventions' ``gen-ai-input-messages.json``): a
+    ``tool_call`` part is answered by a later ``tool_call_response`` part with its id; the
+    ``server_tool_call`` parts are the provider's own."""
+    found: list[Violation] = []
+    open_calls: dict[Any, int] = {}
+    for index, raw in enumerate(messages):
+        for part in map(_dict, _blocks(_dict(raw), "parts")):
+            if part.get("type") == "tool_call":
+                open_calls[part.get("id")] = index
+            elif part.get("type") == "tool_call_response":
+                open_calls.pop(part.get("id"), None)
+    for ident, index in open_calls.items():
+        error = _OTEL_UNANSWERED.format(index=index, id=ident)
+        found.append(Violation("otel-genai", "unanswered", index, error))
+    return found
+
+
 # --- dispatch --------------------------------------------------------------------------------
 
 VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
@@ -1081,6 +1106,7 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "ai-sdk-model": ai_sdk_model,
     "llama-index": llama_index,
     "opencode": opencode,
+    "otel-genai": otel_genai,
 }
 
 

@@ -272,7 +272,15 @@ OPENCODE_CLEAN = [
 ]
 
 
+#: A traced run (OpenTelemetry GenAI input messages): a call and its response.
+OTEL_CLEAN = [
+    {"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]},
+    {"role": "assistant", "parts": [{"type": "tool_call", "id": "t1", "name": "get_weather"}]},
+    {"role": "tool", "parts": [{"type": "tool_call_response", "id": "t1", "response": "18C"}]},
+]
+
 CLEAN = {
+    "otel-genai": OTEL_CLEAN,
     "openai-chat": OPENAI_CLEAN,
     "anthropic": ANTHROPIC_CLEAN,
     "openai-responses": RESPONSES_CLEAN,
@@ -859,6 +867,14 @@ BROKEN = [
         [oc_message("assistant", OC_STEP, oc_tool("c4", "running"), error="MessageAbortedError")],
         [("unanswered", 0)],
         ("c4",),
+    ),
+    # --- OpenTelemetry GenAI
+    Broken(
+        "otel-unanswered",
+        "otel-genai",
+        [*OTEL_CLEAN[:2], {"role": "user", "parts": [{"type": "text", "content": "and?"}]}],
+        [("unanswered", 1)],
+        ("tool_call t1 has no later tool_call_response",),
     ),
     # --- LangGraph
     Broken(
