@@ -26,15 +26,19 @@ from dataclasses import replace
 from typing import Any
 
 from patchcore.chat_names import tag
-from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.dialects.openai_responses import OpenAIResponses
-from patchcore.engine.check import check_list
-from patchcore.errors import ShapeError, json_kind
+from patchcore.errors import json_kind
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
 from patchcore.layouts.sessions.codex_outputs import recorded_outputs
-from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
+from patchcore.layouts.sessions.entries import Entry
+from patchcore.layouts.sessions.layout import (
+    SessionLayout,
+    checked_entries,
+    in_order,
+    odd_entry,
+    unread,
+)
 from patchcore.model import Delete, Edit, Fix, Insert, MessageView, Pointer, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation
@@ -139,37 +143,17 @@ class Codex(SessionLayout):
             elif isinstance(read, dict):
                 events.append(read)
         payloads = [self.item(line.value) for line in items]
-        context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
-        try:
-            found = check_list(
-                payloads,
-                dialect=CODEX_ITEMS,
-                context=context,
-                options=options,
-                plan_unsafe=options.unsafe_fixes or not fixing,
-                recorded=recorded_outputs(events, payloads),
-            )
-        except ShapeError as error:
-            line = items[int(error.path[0])]
-            raise relocated(error, line, (*self.item_at, *error.path[1:])) from None
-        edits = _LineEdits(self, items, lines)
-        findings = []
-        for finding in found:
-            line = items[finding.message_index]
-            row, column = place(line, (*self.item_at, *finding.call_path))
-            findings.append(
-                replace(
-                    finding,
-                    message_path=self.item_at,
-                    line=row,
-                    column=column,
-                    fix=edits.fix(finding.fix),
-                )
-            )
-        first = items[0].record.line if items else 1
-        read = listed(first, CODEX_ITEMS.name, payloads, context, found, findings, options)
-        reports = sorted([read, *notes], key=lambda r: r.line or 0)
-        return Analysis(tuple(reports), tuple(findings))
+        read = checked_entries(
+            items,
+            payloads,
+            inside=self.item_at,
+            dialect=CODEX_ITEMS,
+            options=options,
+            fixing=fixing,
+            fix=_LineEdits(self, items, lines).fix,
+            recorded=recorded_outputs(events, payloads),
+        )
+        return in_order(read, notes)
 
 
 class _LineEdits:

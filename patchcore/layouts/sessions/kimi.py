@@ -29,14 +29,17 @@ from dataclasses import replace
 from typing import Any
 
 from patchcore.chat_names import tag
-from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.dialects.openai_chat import OpenAIChat
-from patchcore.engine.check import check_list
-from patchcore.errors import ShapeError
 from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import KIMI_RECORDS, kimi_record, kimi_start
-from patchcore.layouts.sessions.entries import Entry, place, relocated
-from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
+from patchcore.layouts.sessions.entries import Entry
+from patchcore.layouts.sessions.layout import (
+    SessionLayout,
+    checked_entries,
+    in_order,
+    odd_entry,
+    unread,
+)
 from patchcore.model import Delete, Edit, Fix, Insert, Replace, ToolCall
 from patchcore.options import Options
 from patchcore.result import Conversation
@@ -96,32 +99,16 @@ class Kimi(SessionLayout):
             elif not (role in KIMI_RECORDS and kimi_record(entry.value)):
                 what = f"a record of role {role!r}" if role else "an object without 'role'"
                 notes.append(unread(entry, f"{what}, which Kimi CLI does not write"))
-        messages = [line.value for line in lines]
-        context = ListContext((), kept_calls=None if options.strip else SESSION_LOG)
-        try:
-            found = check_list(
-                messages,
-                dialect=KIMI_MESSAGES,
-                context=context,
-                options=options,
-                plan_unsafe=options.unsafe_fixes or not fixing,
-            )
-        except ShapeError as error:
-            line = lines[int(error.path[0])]
-            raise relocated(error, line, error.path[1:]) from None
-        moved = _LineEdits(entries, lines)
-        findings = []
-        for finding in found:
-            row, column = place(lines[finding.message_index], finding.call_path)
-            findings.append(
-                replace(
-                    finding, message_path=(), line=row, column=column, fix=moved.fix(finding.fix)
-                )
-            )
-        first = lines[0].record.line if lines else 1
-        read = listed(first, KIMI_MESSAGES.name, messages, context, found, findings, options)
-        reports = sorted([read, *notes], key=lambda r: r.line or 0)
-        return Analysis(tuple(reports), tuple(findings))
+        read = checked_entries(
+            lines,
+            [line.value for line in lines],
+            inside=(),
+            dialect=KIMI_MESSAGES,
+            options=options,
+            fixing=fixing,
+            fix=_LineEdits(entries, lines).fix,
+        )
+        return in_order(read, notes)
 
 
 class _LineEdits:
