@@ -182,14 +182,11 @@ def reached(
     starts = [start for _, (start, _) in combined]
     owners: list[set[int]] = [set() for _ in combined]
     for fix, (start, end) in reaches:
-        k = bisect_right(starts, end) - 1
-        while k >= 0 and combined[k][1][1] >= start:
+        for k in _touching(combined, starts, start, end):
             first, last = combined[k][1]
             if start == end or (start < last and first < end):
                 owners[k].add(fix)
-            k -= 1
-    every = set(range(fixes))
-    return [found or every for found in owners]
+    return _or_every(owners, fixes)
 
 
 def _wrong_patches(*, line: int) -> SelfCheckError:
@@ -217,9 +214,23 @@ def attributed(combined: Sequence[_Placed], alone: Sequence[Sequence[_Placed]]) 
             if same is not None:
                 owners[same].add(fix)
                 continue
-            k = bisect_right(starts, end) - 1
-            while k >= 0 and combined[k][1][1] >= start:
+            for k in _touching(combined, starts, start, end):
                 owners[k].add(fix)
-                k -= 1
-    every = set(range(len(alone)))
+    return _or_every(owners, len(alone))
+
+
+def _touching(
+    combined: Sequence[_Placed], starts: Sequence[int], start: int, end: int
+) -> Iterator[int]:
+    """The indexes of the ``combined`` patches (sorted, disjoint; ``starts`` their starts) whose
+    range touches or overlaps ``start`` to ``end``, last first."""
+    k = bisect_right(starts, end) - 1
+    while k >= 0 and combined[k][1][1] >= start:
+        yield k
+        k -= 1
+
+
+def _or_every(owners: list[set[int]], fixes: int) -> list[set[int]]:
+    """``owners``, a patch that no fix was found to own given to all ``fixes`` of them."""
+    every = set(range(fixes))
     return [found or every for found in owners]
