@@ -127,11 +127,11 @@ _Group = tuple[Sequence["Finding"], list[_Placed], list[set[int]]]
 
 
 def _record_patches(record: Record, result: Result) -> _Group:
-    """A record's repair and each of its fixes alone, as `patchcore.layouts.records` splices
-    them; the repair is checked against the record's own (a bug: never offer a wrong fix)."""
+    """A record's repair, the very patches ``fix`` splices into it (`process_record`), and each
+    of its fixes alone, spliced the same way."""
     from patchcore.raw.jsonspan import Spans
     from patchcore.raw.positions import LineStarts
-    from patchcore.raw.splice import apply_patches, splice_patches
+    from patchcore.raw.splice import splice_patches
 
     # One reading of the record for every splice: each fix alone is spliced into the same
     # bytes, and reading them again for each would make a record of N fixes cost N times its
@@ -141,11 +141,8 @@ def _record_patches(record: Record, result: Result) -> _Group:
         splice_patches, raw, spans=Spans(raw), lines=LineStarts(raw), ensure_ascii=raw.isascii()
     )
     fixed = result.fixed
-    combined = splice(unique_edits(fixed))
-    if apply_patches(raw, combined) != apply_patches(raw, result.patches):
-        raise _wrong_patches(line=record.line)
     alone = [_placed(splice(unique_edits([f])), record.offset) for f in fixed]
-    placed = _placed(combined, record.offset)
+    placed = _placed(result.patches, record.offset)
     return fixed, placed, attributed(placed, alone)
 
 
