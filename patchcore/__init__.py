@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         strip_document,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
+    from patchcore.cuts import Against, Cut, bonded_groups, broken_by, safe_cut
     from patchcore.dialects import DIALECTS, NAMED, dialect_named
     from patchcore.errors import (
         DecodeError,
@@ -108,6 +109,8 @@ _MODULES = {
     ),
     **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
     **dict.fromkeys(["FixPlan", "plan_fixes"], "patchcore.fix_plan"),
+    # the guard for context trimmers (docs/trimming.md)
+    **dict.fromkeys(["Against", "Cut", "bonded_groups", "broken_by", "safe_cut"], "patchcore.cuts"),
     # the tables `toolpatch formats` and `toolpatch rule` list, and what a missing extra raises
     **dict.fromkeys(["DIALECTS", "NAMED", "dialect_named"], "patchcore.dialects"),
     "SESSION_LAYOUTS": "patchcore.layouts.sessions",
@@ -193,9 +196,11 @@ __all__ = [
     "NAMED",
     "RULES",
     "SESSION_LAYOUTS",
+    "Against",
     "Applicability",
     "Batch",
     "Conversation",
+    "Cut",
     "DecodeError",
     "Finding",
     "Fix",
@@ -230,6 +235,8 @@ __all__ = [
     "Verbatim",
     "__version__",
     "apply_patches",
+    "bonded_groups",
+    "broken_by",
     "check_base_messages",
     "check_data",
     "check_document",
@@ -256,6 +263,7 @@ __all__ = [
     "process_batch",
     "repair_patches",
     "rule_named",
+    "safe_cut",
     "shows_history",
     "strip_document",
     "training_data",
