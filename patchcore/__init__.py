@@ -36,7 +36,14 @@ if TYPE_CHECKING:
         strip_document,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
-    from patchcore.cuts import Against, Cut, bonded_groups, broken_by, safe_cut
+    from patchcore.cuts import (
+        Against,
+        Cut,
+        against_document,
+        bonded_groups,
+        broken_by,
+        safe_cut,
+    )
     from patchcore.dialects import DIALECTS, NAMED, dialect_named
     from patchcore.errors import (
         DecodeError,
@@ -110,7 +117,10 @@ _MODULES = {
     **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
     **dict.fromkeys(["FixPlan", "plan_fixes"], "patchcore.fix_plan"),
     # the guard for context trimmers (docs/trimming.md)
-    **dict.fromkeys(["Against", "Cut", "bonded_groups", "broken_by", "safe_cut"], "patchcore.cuts"),
+    **dict.fromkeys(
+        ["Against", "Cut", "against_document", "bonded_groups", "broken_by", "safe_cut"],
+        "patchcore.cuts",
+    ),
     # the tables `toolpatch formats` and `toolpatch rule` list, and what a missing extra raises
     **dict.fromkeys(["DIALECTS", "NAMED", "dialect_named"], "patchcore.dialects"),
     "SESSION_LAYOUTS": "patchcore.layouts.sessions",
@@ -234,6 +244,7 @@ __all__ = [
     "UnknownRuleError",
     "Verbatim",
     "__version__",
+    "against_document",
     "apply_patches",
     "bonded_groups",
     "broken_by",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from patchcore.options import Options
@@ -27,9 +27,15 @@ if TYPE_CHECKING:
 
 M = TypeVar("M")
 
-#: The unanswered-call rules: one defect whatever the place of the call says of it (a trimmer
-#: that cuts the end of a history turns an earlier TP001 into a TP002, which it did not break).
-_UNANSWERED = frozenset({"TP001", "TP002", "TP003"})
+#: The rules that say the same defect in different words, by the defect: a call no result
+#: answers, whatever its place says of it (a trimmer that cuts the end of a history turns an
+#: earlier TP001 into a TP002, which it did not break); a result that answers no open call,
+#: whether no call has its key (an orphan), or every call with it is answered (a duplicate)
+#: (a result left before its call stays an orphan when the cut drops that call).
+_DEFECTS = {
+    **dict.fromkeys(("TP001", "TP002", "TP003"), "unanswered call"),
+    **dict.fromkeys(("TP004", "TP101", "TP103"), "result that answers no open call"),
+}
 
 _DEFAULTS = Options()
 
@@ -190,13 +196,15 @@ def _views(messages: Sequence[Any], options: Options) -> list[Any]:
 @dataclass(frozen=True, slots=True)
 class Against:
     """The findings of a history before a cut, by what each is about (`subject`): what
-    `broken_by` holds the findings of the cut history against (``toolpatch check --against``)."""
+    `broken_by` holds the findings of the cut history against (``toolpatch check --against``,
+    `Options.against`)."""
 
     counts: tuple[tuple[tuple[Any, ...], int], ...]
 
     @classmethod
     def of(cls, findings: Iterable[Finding]) -> Against:
-        """The findings of the history before the cut."""
+        """The findings of the history before the cut, found with every rule selected
+        (`every_rule`): a defect it had is then known whichever rule the cut one is found by."""
         return cls(tuple(Counter(map(subject, findings)).items()))
 
     def broken(self, findings: Iterable[Finding]) -> list[Finding]:
@@ -217,8 +225,31 @@ class Against:
 def subject(finding: Finding) -> tuple[Any, ...]:
     """What a finding is about, whatever the cut moved: its list, its defect (the three
     unanswered-call rules as one), and the call id or result key it names (``None``: none)."""
-    defect = "unanswered" if finding.code in _UNANSWERED else finding.code
-    return (finding.list_pointer, defect, finding.call_id)
+    return (finding.list_pointer, _DEFECTS.get(finding.code, finding.code), finding.call_id)
+
+
+def every_rule(options: Options | None) -> Options:
+    """``options`` with every rule selected: how the history before a cut is checked."""
+    from patchcore.rules import RuleSelection
+
+    return replace(options or _DEFAULTS, selection=RuleSelection.build(select=["ALL"]))
+
+
+def against_document(
+    data: bytes | str, *, filename: str | None = None, options: Options | None = None
+) -> Against:
+    """What a trimmer's input, a JSON or JSON Lines document, held against its output
+    (`make_options`' ``against``): its findings with every rule selected.
+
+    Its message lists and those of the output are told apart by their JSON pointer in their
+    record: a corpus of conversation lines counts the defects of all its lines together.
+
+    Raises:
+        DecodeError, NoHistoryError, ShapeError: as `check_document`.
+    """
+    from patchcore.api import check_document
+
+    return Against.of(check_document(data, filename=filename, options=every_rule(options)).findings)
 
 
 def broken_by(
@@ -235,7 +266,7 @@ def broken_by(
     Raises:
         NoHistoryError, ShapeError, TypeError: as `safe_cut`.
     """
-    return Against.of(_findings(before, options)).broken(_findings(after, options))
+    return Against.of(_findings(before, every_rule(options))).broken(_findings(after, options))
 
 
 def _findings(messages: Sequence[Any], options: Options | None) -> list[Finding]:

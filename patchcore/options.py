@@ -152,7 +152,7 @@ def make_options(
     fix_training_targets: bool = False,
     max_record_bytes: int | None = None,
     recorded_results: Mapping[str, str] | None = None,
-    against: Iterable[Finding] | None = None,
+    against: Against | None = None,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
@@ -165,8 +165,8 @@ def make_options(
     (`Options.fix_training_targets`). ``max_record_bytes``: the record-size limit
     (`Options.max_record_bytes`), at least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
     ``recorded_results``: call id → the result text a store recorded for it
-    (`Options.recorded_results`). ``against``: the findings of the history a trimmer cut
-    this one from (`Options.against`).
+    (`Options.recorded_results`). ``against``: what the history a trimmer cut this one from
+    held (`patchcore.against_document`, `Options.against`).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
@@ -219,15 +219,8 @@ def make_options(
         fix_training_targets=fix_training_targets,
         max_record_bytes=max_record_bytes,
         recorded_results=recorded,
-        against=None if against is None else _against(against),
+        against=against,
     )
-
-
-def _against(findings: Iterable[Finding]) -> Against:
-    """The findings before a cut, as `Options.against` holds them."""
-    from patchcore.cuts import Against
-
-    return Against.of(findings)
 
 
 def _texts_given(texts: Mapping[str, str] | str | None) -> Mapping[str, str]:
