@@ -90,7 +90,7 @@ def safe_cut(
     Raises:
         NoHistoryError: The list is not made of messages of one dialect.
         ShapeError: A tool-related field of a message has the wrong shape.
-        TypeError: A message is neither a dict nor a ``BaseMessage``.
+        TypeError: The list holds no message dict, and an item is not a ``BaseMessage``.
         IndexError: An index of ``keep`` is not one of the list's.
 
     Example:
@@ -182,15 +182,21 @@ def _views(messages: Sequence[Any], options: Options) -> list[Any]:
 
     if not messages:
         return []
-    if all(isinstance(message, Mapping) for message in messages):
-        from patchcore.api import dialect_of
-
-        listed, dialect = list(messages), dialect_of(messages, options)
-    else:
+    if _base_messages(messages):
         from patchcore.base_messages import LANGCHAIN, fields_of
 
         listed, dialect = fields_of(messages, "safe_cut"), LANGCHAIN
+    else:
+        from patchcore.api import dialect_of
+
+        listed, dialect = list(messages), dialect_of(messages, options)
     return list(dialect.views(listed, ListContext(())))
+
+
+def _base_messages(messages: Sequence[Any]) -> bool:
+    """Whether ``messages`` are to be read as langchain-core ``BaseMessage`` objects: no item is
+    a message dict (a stranger among them is then refused naming it, `fields_of`)."""
+    return bool(messages) and not any(isinstance(message, Mapping) for message in messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,10 +277,10 @@ def broken_by(
 
 def _findings(messages: Sequence[Any], options: Options | None) -> list[Finding]:
     """The findings of a list of message dicts or of ``BaseMessage`` objects."""
-    if all(isinstance(message, Mapping) for message in messages):
-        from patchcore.api import check_messages
+    if _base_messages(messages):
+        from patchcore.base_messages import check_base_messages
 
-        return check_messages(messages, options=options)
-    from patchcore.base_messages import check_base_messages
+        return check_base_messages(messages, options=options)
+    from patchcore.api import check_messages
 
-    return check_base_messages(messages, options=options)
+    return check_messages(messages, options=options)
