@@ -178,10 +178,11 @@ def bonded_groups(messages: Sequence[Any], *, options: Options | None = None) ->
 def _views(messages: Sequence[Any], options: Options) -> list[Any]:
     """The engine's views of ``messages``, read by their dialect (LangChain's for
     ``BaseMessage`` objects)."""
-    from patchcore.dialects.base import ListContext
+    from patchcore.dialects.base import Dialect, ListContext
 
     if not messages:
         return []
+    dialect: Dialect
     if _base_messages(messages):
         from patchcore.base_messages import LANGCHAIN, fields_of
 
