@@ -19,6 +19,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from patchcore.against import Against
     from patchcore.api import (
         Repair,
         apply_patches,
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
     from patchcore.cuts import (
-        Against,
         Cut,
         against_document,
         bonded_groups,
@@ -117,6 +117,7 @@ _MODULES = {
     **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
     **dict.fromkeys(["FixPlan", "plan_fixes"], "patchcore.fix_plan"),
     # the guard for context trimmers (docs/trimming.md)
+    "Against": "patchcore.against",
     **dict.fromkeys(
         ["Against", "Cut", "against_document", "bonded_groups", "broken_by", "safe_cut"],
         "patchcore.cuts",

@@ -15,27 +15,17 @@ Nothing here reads a pairing of its own: the views are the dialect's, the pairin
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from patchcore.against import Against
 from patchcore.options import Options
 
 if TYPE_CHECKING:
     from patchcore.model import Finding
 
 M = TypeVar("M")
-
-#: The rules that say the same defect in different words, by the defect: a call no result
-#: answers, whatever its place says of it (a trimmer that cuts the end of a history turns an
-#: earlier TP001 into a TP002, which it did not break); a result that answers no open call,
-#: whether no call has its key (an orphan), or every call with it is answered (a duplicate)
-#: (a result left before its call stays an orphan when the cut drops that call).
-_DEFECTS = {
-    **dict.fromkeys(("TP001", "TP002", "TP003"), "unanswered call"),
-    **dict.fromkeys(("TP004", "TP101", "TP103"), "result that answers no open call"),
-}
 
 _DEFAULTS = Options()
 
@@ -198,41 +188,6 @@ def _base_messages(messages: Sequence[Any]) -> bool:
     """Whether ``messages`` are to be read as langchain-core ``BaseMessage`` objects: no item is
     a message dict (a stranger among them is then refused naming it, `fields_of`)."""
     return bool(messages) and not any(isinstance(message, Mapping) for message in messages)
-
-
-@dataclass(frozen=True, slots=True)
-class Against:
-    """The findings of a history before a cut, by what each is about (`subject`): what
-    `broken_by` holds the findings of the cut history against (``toolpatch check --against``,
-    `Options.against`)."""
-
-    counts: tuple[tuple[tuple[Any, ...], int], ...]
-
-    @classmethod
-    def of(cls, findings: Iterable[Finding]) -> Against:
-        """The findings of the history before the cut, found with every rule selected
-        (`every_rule`): a defect it had is then known whichever rule the cut one is found by."""
-        return cls(tuple(Counter(map(subject, findings)).items()))
-
-    def broken(self, findings: Iterable[Finding]) -> list[Finding]:
-        """The findings among ``findings`` (of the cut history) that the cut broke: for each
-        subject, those beyond the number the history had before it, the later ones (the
-        earlier ones stand for the defects it had already)."""
-        left = dict(self.counts)
-        broken = []
-        for finding in findings:
-            about = subject(finding)
-            if left.get(about, 0) > 0:
-                left[about] -= 1
-            else:
-                broken.append(finding)
-        return broken
-
-
-def subject(finding: Finding) -> tuple[Any, ...]:
-    """What a finding is about, whatever the cut moved: its list, its defect (the three
-    unanswered-call rules as one), and the call id or result key it names (``None``: none)."""
-    return (finding.list_pointer, _DEFECTS.get(finding.code, finding.code), finding.call_id)
 
 
 def every_rule(options: Options | None) -> Options:

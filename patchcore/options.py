@@ -24,7 +24,7 @@ from patchcore.rules import (
 )
 
 if TYPE_CHECKING:
-    from patchcore.cuts import Against
+    from patchcore.against import Against
     from patchcore.dialects import Dialect
     from patchcore.model import Finding, Fix
 
@@ -83,7 +83,7 @@ class Options:
             flag, instead of the synthetic one, and says it is recovered (`patchcore.Origin`,
             docs/pairing.md#evidence-first).
         against: The findings of the history a trimmer cut this one from: only the findings
-            the cut broke are reported (`patchcore.cuts.Against`, ``toolpatch check
+            the cut broke are reported (`patchcore.against.Against`, ``toolpatch check
             --against``); ``None``: every finding.
         max_record_bytes: The largest record (a JSON document, or a line of JSON Lines) read;
             a larger one is the input's error, refused before anything parses it
