@@ -80,6 +80,17 @@ def test_each_path_is_held_against_the_same_input(tmp_path: Path) -> None:
     ]
 
 
+def test_an_unread_object_the_input_had_is_not_blamed(tmp_path: Path) -> None:
+    unread = {"type": "function_call", "call_id": "c_x", "name": "f", "arguments": "{}"}
+    before = written(tmp_path, "before.json", {"messages": BEFORE, "last": unread})
+    after = written(tmp_path, "after.json", {"messages": BEFORE[2:], "last": unread})
+    plain = run(["check", str(after)], cwd=tmp_path, expect=1)
+    assert "[/last]" in plain.stderr
+    against = run(["check", "--against", str(before), str(after)], cwd=tmp_path, expect=1)
+    assert "[/last]" not in against.stderr
+    assert "Found 1 finding in 1 file" in against.stderr
+
+
 def test_a_responses_turn_cut_apart_is_reported(tmp_path: Path) -> None:
     items = [
         {"role": "user", "content": "Hotels in Nice and Metz?"},
