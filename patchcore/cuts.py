@@ -6,7 +6,7 @@ and drops the others, usually by position, and so leaves a result without its ca
 without its result. Which messages belong together is what the engine already knows: a call and
 the result that answers it (`patchcore.engine.pairing.pair`, so an approval's response and its
 request too), and the messages of one model turn (`MessageView.joins_previous`: a reasoning item
-and the item it leads to, the calls of one parallel batch, an approval item and its turn). Those
+and the item it leads to, the call items of one parallel batch). Those
 bonds split the history into groups; a cut is safe when it keeps or drops each group whole, and
 `safe_cut` chooses, group by group, whichever of the two differs least from the cut asked for.
 
@@ -60,7 +60,7 @@ def safe_cut(
 ) -> Cut[M]:
     """The nearest cut of ``messages`` to ``keep`` that keeps every call with its results,
     each model turn whole (a parallel batch of calls, a reasoning item with the item it leads
-    to, an approval with its request) and the result of every kept call.
+    to) and an approval with its request.
 
     ``keep`` is the cut asked for: the indexes of the messages to keep, or a predicate given
     each index and message. The messages are message dicts of any dialect patchcore reads or
