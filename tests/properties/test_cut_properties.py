@@ -2,12 +2,12 @@
 keeps every call with its results and every model turn whole, differs from the asked cut by the
 fewest messages (checked against every subset of small histories), keeps the most among the cuts
 as near, and breaks nothing the engine finds when it reads the cut history again
-(`patchcore.broken_by`), for generated histories and for every sample of every dialect."""
+(`patchcore.broken_by`), for generated histories and for every sample of every dialect (each
+list as the engine read it, an agent session's too)."""
 
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -19,20 +19,21 @@ from hypothesis import strategies as st
 import patchcore
 from patchcore.api import dialect_of
 from patchcore.dialects.base import ListContext
-from patchcore.engine.apply import value_at
 from patchcore.engine.pairing import pair
 from tests.helpers import SAMPLES
+from tests.sample_cases import all_cases
 
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: The longest history whose every subset is tried (2 ** 11 cuts).
 BRUTE_FORCE = 11
+DEFAULTS = patchcore.Options()
 
 
-def bonds(messages: Sequence[Any]) -> list[tuple[int, int]]:
+def bonds(messages: Sequence[Any], options: patchcore.Options) -> list[tuple[int, int]]:
     """What a safe cut must keep together, read straight from the engine's pairing and the
     dialect's views, not from `patchcore.bonded_groups`: each call's message with its result's,
     each message that continues a model turn with the one before it."""
-    views = dialect_of(messages, patchcore.Options()).views(list(messages), ListContext(()))
+    views = dialect_of(messages, options).views(list(messages), ListContext(()))
     answers = pair(views).answers
     joined = [(i - 1, i) for i in range(1, len(views)) if views[i].joins_previous]
     return [(a.call.message_index, a.result.message_index) for a in answers] + joined
@@ -42,12 +43,14 @@ def keeps_bonds(kept: set[int], bonded: list[tuple[int, int]]) -> bool:
     return all((one in kept) == (other in kept) for one, other in bonded)
 
 
-def assert_nearest(messages: Sequence[Any], asked: set[int]) -> None:
+def assert_nearest(
+    messages: Sequence[Any], asked: set[int], options: patchcore.Options = DEFAULTS
+) -> None:
     """The cut keeps every bond, and no cut that keeps them is nearer; among those as near,
     it keeps a superset of each (a tie keeps). Every subset for a small history."""
-    cut = patchcore.safe_cut(messages, asked)
+    cut = patchcore.safe_cut(messages, asked, options=options)
     kept = set(cut.kept)
-    bonded = bonds(messages)
+    bonded = bonds(messages, options)
     assert keeps_bonds(kept, bonded), (asked, cut.kept, bonded)
     distance = len(kept ^ asked)
     assert distance == len(cut.added) + len(cut.removed)
@@ -62,10 +65,12 @@ def assert_nearest(messages: Sequence[Any], asked: set[int]) -> None:
                     assert other <= kept, (asked, cut.kept, sorted(other))
 
 
-def assert_nothing_broken(messages: Sequence[Any], asked: set[int]) -> None:
-    cut = patchcore.safe_cut(messages, asked)
+def assert_nothing_broken(
+    messages: Sequence[Any], asked: set[int], options: patchcore.Options = DEFAULTS
+) -> None:
+    cut = patchcore.safe_cut(messages, asked, options=options)
     if cut.messages:
-        assert patchcore.broken_by(messages, cut.messages) == [], (asked, cut.kept)
+        assert patchcore.broken_by(messages, cut.messages, options=options) == [], (asked, cut.kept)
 
 
 # --- generated histories -------------------------------------------------------------------
@@ -174,61 +179,60 @@ def test_responses_cuts_are_the_nearest_that_keep_every_bond(case: Any) -> None:
 
 
 @cache
-def sample_lists() -> list[tuple[str, list[Any]]]:
-    """The message lists of the shipped JSON samples that the message-list API reads (a list of
-    wrappers, an agent session's log, is no list a trimmer is given), by file and dialect."""
+def sample_lists() -> list[tuple[str, list[Any], patchcore.Options]]:
+    """The message lists of every sample, input and expected repair, of every layout, as the
+    engine read them (an agent session's: one message per turn), each with the options that
+    read it as its dialect, by file and dialect."""
     found = []
-    for path in sorted(SAMPLES.rglob("*.json")):
-        data = path.read_bytes()
-        try:
-            result = patchcore.check_document(data, filename=path.name)
-        except patchcore.PatchcoreError:
-            continue
-        if result.layout != "json":
-            continue
-        document = json.loads(data)
-        for conversation in result.conversations:
-            if conversation.dialect is None or conversation.note is not None:
+    for case in all_cases():
+        for path in (SAMPLES / case.path, case.expected):
+            if path is None or not path.is_file():
                 continue
-            pointer = tuple(
-                int(part) if part.isdigit() else part
-                for part in conversation.pointer.split("/")[1:]
+            options = patchcore.make_options(dialect=case.dialect, with_messages=True)
+            result = patchcore.check_document(
+                path.read_bytes(), filename=path.name, options=options
             )
-            messages = value_at(document, pointer)
-            try:
-                patchcore.check_messages(messages)
-            except patchcore.NoHistoryError:
-                continue
-            found.append((f"{path.relative_to(SAMPLES)} ({conversation.dialect})", messages))
+            for conversation in result.conversations:
+                if conversation.dialect is None or not conversation.messages:
+                    continue
+                messages = [m for m in conversation.messages if m is not None]
+                if not messages:  # a list of wrappers that hold none
+                    continue
+                read = patchcore.make_options(dialect=conversation.dialect)
+                try:
+                    patchcore.check_messages(messages, options=read)
+                except patchcore.NoHistoryError:  # a list its dialect refuses (a stream of updates)
+                    continue
+                name = f"{path.relative_to(SAMPLES)}{conversation.pointer} ({conversation.dialect})"
+                found.append((name, messages, read))
     return found
 
 
 def test_the_samples_cover_the_dialects() -> None:
-    dialects = {name.rsplit("(", 1)[1].rstrip(")") for name, _ in sample_lists()}
-    assert {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "langchain"} <= (
-        dialects
-    )
-    assert len(dialects) >= 12, sorted(dialects)
+    dialects = {options.dialect.name for _, _, options in sample_lists() if options.dialect}
+    assert dialects == {dialect.name for dialect in patchcore.NAMED}  # every dialect read
 
 
-@pytest.mark.parametrize("index", range(len(sample_lists())), ids=[n for n, _ in sample_lists()])
+@pytest.mark.parametrize(
+    "index", range(len(sample_lists())), ids=[name for name, _, _ in sample_lists()]
+)
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_sample_cuts_are_the_nearest_and_break_nothing(index: int, data: st.DataObject) -> None:
-    _, messages = sample_lists()[index]
+    _, messages, options = sample_lists()[index]
     asked = data.draw(st.sets(st.integers(0, len(messages) - 1)))
-    assert_nearest(messages, asked)
-    assert_nothing_broken(messages, asked)
+    assert_nearest(messages, asked, options)
+    assert_nothing_broken(messages, asked, options)
 
 
 def test_a_naive_window_breaks_what_the_guard_keeps() -> None:
     """The property is not empty: cutting the samples by position alone breaks pairs that
     `broken_by` finds, in many of them."""
     broken = 0
-    for _, messages in sample_lists():
+    for _, messages, options in sample_lists():
         for start in range(1, len(messages)):
             try:
-                window = patchcore.broken_by(messages, messages[start:])
+                window = patchcore.broken_by(messages, messages[start:], options=options)
             except patchcore.NoHistoryError:  # a window of plain text in no dialect's marks
                 continue
             if window:
