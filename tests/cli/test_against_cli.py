@@ -80,6 +80,22 @@ def test_each_path_is_held_against_the_same_input(tmp_path: Path) -> None:
     ]
 
 
+def test_a_corpus_of_conversation_lines_is_held_against_its_input(tmp_path: Path) -> None:
+    # the second line's dangling call is the input's own; the trimmer broke the first line
+    lines = [{"messages": BEFORE[:4]}, {"messages": BEFORE[4:]}]
+    trimmed = [{"messages": BEFORE[2:4]}, {"messages": BEFORE[4:]}]
+    before = tmp_path / "before.jsonl"
+    before.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    after = tmp_path / "after.jsonl"
+    after.write_text("".join(json.dumps(line) + "\n" for line in trimmed), encoding="utf-8")
+    report = run(
+        ["check", "--against", str(before), "--output-format", "json", str(after)],
+        cwd=tmp_path,
+        expect=1,
+    )
+    assert [(f["line"], f["code"]) for f in json.loads(report.stdout)] == [(1, "TP004")]
+
+
 def test_an_unread_object_the_input_had_is_not_blamed(tmp_path: Path) -> None:
     unread = {"type": "function_call", "call_id": "c_x", "name": "f", "arguments": "{}"}
     before = written(tmp_path, "before.json", {"messages": BEFORE, "last": unread})
