@@ -34,6 +34,7 @@ from pydantic import Field
 import patchcore
 from tests import provider_rules
 from tests.langchain_builders import patched
+from tests.stores import assistant_message, function_call
 
 
 class GuardedSummarization(SummarizationMiddleware):
@@ -250,24 +251,27 @@ def last_items(count: int, *, guarded: bool) -> Any:
     return window
 
 
-def run_filtered(*, guarded: bool) -> list[list[Any]]:
-    from agents import Agent, RunConfig, Runner
-    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+QUESTION = {"role": "user", "content": "Book the quieter one."}
 
-    reply = ResponseOutputMessage(
-        type="message",
-        id="msg_2",
-        role="assistant",
-        status="completed",
-        content=[ResponseOutputText(type="output_text", text="Book the Negresco.", annotations=[])],
-    )
+
+def run_filtered(*, guarded: bool) -> list[list[Any]]:
+    """A run of an agent with one tool, ``book``, on the stored conversation and a question:
+    the model calls the tool, the SDK runs it, the model answers; every input it is sent
+    passes the filter first. Returns those inputs."""
+    from agents import Agent, RunConfig, Runner, function_tool
+
+    @function_tool
+    def book(city: str) -> str:
+        """Book a hotel in ``city``."""
+        return f"booked {city}"
+
     seen: list[list[Any]] = []
-    agent = Agent(name="travel", model=responses_model([[reply]], seen))
+    replies = [[function_call("call_oslo")], [assistant_message("Booked.")]]
+    agent = Agent(name="travel", tools=[book], model=responses_model(replies, seen))
     config = RunConfig(
         call_model_input_filter=last_items(5, guarded=guarded), tracing_disabled=True
     )
-    question = {"role": "user", "content": "Which one is quieter?"}
-    asyncio.run(Runner.run(agent, [*EARLIER, question], run_config=config))
+    asyncio.run(Runner.run(agent, [*EARLIER, QUESTION], run_config=config))
     return seen
 
 
@@ -277,5 +281,14 @@ def test_an_input_filter_that_windows_by_position_is_refused() -> None:
 
 
 def test_the_guarded_input_filter_sends_the_reasoning_and_its_calls_whole() -> None:
-    (sent,) = run_filtered(guarded=True)
-    assert sent == [*EARLIER[1:], {"role": "user", "content": "Which one is quieter?"}]
+    first, second = run_filtered(guarded=True)
+    # three of the turn's five items were in the window: the turn is kept whole
+    assert first == [*EARLIER[1:], QUESTION]
+    # one of five: dropped whole; the new call goes with its output
+    assert [item.get("type", item.get("role")) for item in second] == [
+        "assistant",
+        "user",
+        "function_call",
+        "function_call_output",
+    ]
+    assert second[2]["call_id"] == second[3]["call_id"] == "call_oslo"
