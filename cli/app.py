@@ -21,6 +21,7 @@ from .console import Printer, wants_color
 from .exit_codes import ExitCode
 from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
 from .options import (
+    AGAINST,
     ALSO_FIX,
     COLOR,
     CONFIG,
@@ -110,6 +111,7 @@ def _main(
     REPORT_FILE,
     EXIT_ZERO,
     ALSO_FIX,
+    AGAINST,
     *READING,
     *FINDING,
     STATISTICS,

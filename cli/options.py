@@ -391,6 +391,14 @@ REPORT_FILE = _valued(
     does="Write the report to FILE (- for stdout) instead of stdout (machine formats) or "
     "stderr (text).",
 )
+AGAINST = _valued(
+    "against",
+    Path,
+    "--against",
+    metavar="BEFORE",
+    does="Report only what each PATH, a trimmer's output, broke that BEFORE, its input, did "
+    "not have: a call cut from its result, a result from its call, a turn cut apart.",
+)
 ALSO_FIX = _flag(
     "fix",
     "--fix",

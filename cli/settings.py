@@ -174,6 +174,7 @@ class Settings(msgspec.Struct):
         output: ``check``'s report file, or the repaired data's file (or URL prefix).
         output_format: The report's format.
         verbosity: `cli.console`'s ``SILENT`` to ``VERBOSE``.
+        against: What ``check --against BEFORE`` holds each input against (`against_file`).
     """
 
     command: Command
@@ -196,6 +197,7 @@ class Settings(msgspec.Struct):
     threads: list[str] | None = None
     dask: ClusterAddress | None = None
     full: bool = False
+    against: patchcore.Against | None = None
 
     @classmethod
     def of(cls, command: Command, given: Mapping[str, Any]) -> Settings:
@@ -244,6 +246,9 @@ class Settings(msgspec.Struct):
             key, reason = problem
             hint, named = _OPTION_OF[key]
             raise typer.BadParameter(f"{key}: {reason}" if named else reason, param_hint=hint)
+        if also_fix and given.get("against") is not None:
+            msg = "reports what a trimmer broke; --fix would repair every finding: not both"
+            raise typer.BadParameter(msg, param_hint="--against")
         return cls(
             command=command,
             mode=_mode(command, given),
@@ -269,6 +274,7 @@ class Settings(msgspec.Struct):
             threads=given.get("thread"),
             dask=given.get("dask"),
             full=given.get("full", False),
+            against=against_file(given.get("against"), rules),
         )
 
     @property
@@ -298,6 +304,8 @@ class Settings(msgspec.Struct):
         stdin has no file, nor does a compressed file, which no agent appends to: never
         live."""
         options = self.rules.options_for(source.name)
+        if self.against is not None:
+            options = replace(options, against=self.against)
         if self.command is Command.STRIP:  # as patchcore.strip_document runs it
             options = replace(options, strip=True)
         if source.path is None or source.compression is not None:  # stdin, an archive
@@ -314,6 +322,30 @@ class Settings(msgspec.Struct):
             return options
         since = now - minutes * 60
         return replace(options, live=status.st_mtime >= since, live_since=since)
+
+
+def against_file(before: Path | None, rules: RuleSettings) -> patchcore.Against | None:
+    """What ``--against BEFORE`` holds each input against: the defects BEFORE, a trimmer's
+    input, had already (`patchcore.against_document`, docs/cli.md#against). ``None``: not given.
+
+    Raises:
+        typer.BadParameter: BEFORE cannot be read, or holds no history toolpatch reads.
+    """
+    if before is None:
+        return None
+    try:
+        data = before.read_bytes()
+        return patchcore.against_document(
+            data, filename=before.name, options=rules.options_for(str(before))
+        )
+    except OSError as exc:
+        msg = f"cannot read {before}: {exc.strerror}"
+    except patchcore.PatchcoreError as exc:
+        where = patchcore.located_text(
+            exc.reason, line=exc.line, column=exc.column, pointer=exc.pointer or None
+        )
+        msg = f"{before}: {where}"
+    raise typer.BadParameter(msg, param_hint="--against")
 
 
 def _given_or(given: Any, configured: Any) -> Any:

@@ -19,6 +19,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from patchcore.against import Against
     from patchcore.api import (
         Repair,
         apply_patches,
@@ -36,6 +37,13 @@ if TYPE_CHECKING:
         strip_document,
     )
     from patchcore.base_messages import check_base_messages, fix_base_messages
+    from patchcore.cuts import (
+        Cut,
+        against_document,
+        bonded_groups,
+        broken_by,
+        safe_cut,
+    )
     from patchcore.dialects import DIALECTS, NAMED, dialect_named
     from patchcore.errors import (
         DecodeError,
@@ -108,6 +116,12 @@ _MODULES = {
     ),
     **dict.fromkeys(["check_base_messages", "fix_base_messages"], "patchcore.base_messages"),
     **dict.fromkeys(["FixPlan", "plan_fixes"], "patchcore.fix_plan"),
+    # the guard for context trimmers (docs/trimming.md)
+    "Against": "patchcore.against",
+    **dict.fromkeys(
+        ["Against", "Cut", "against_document", "bonded_groups", "broken_by", "safe_cut"],
+        "patchcore.cuts",
+    ),
     # the tables `toolpatch formats` and `toolpatch rule` list, and what a missing extra raises
     **dict.fromkeys(["DIALECTS", "NAMED", "dialect_named"], "patchcore.dialects"),
     "SESSION_LAYOUTS": "patchcore.layouts.sessions",
@@ -193,9 +207,11 @@ __all__ = [
     "NAMED",
     "RULES",
     "SESSION_LAYOUTS",
+    "Against",
     "Applicability",
     "Batch",
     "Conversation",
+    "Cut",
     "DecodeError",
     "Finding",
     "Fix",
@@ -229,7 +245,10 @@ __all__ = [
     "UnknownRuleError",
     "Verbatim",
     "__version__",
+    "against_document",
     "apply_patches",
+    "bonded_groups",
+    "broken_by",
     "check_base_messages",
     "check_data",
     "check_document",
@@ -256,6 +275,7 @@ __all__ = [
     "process_batch",
     "repair_patches",
     "rule_named",
+    "safe_cut",
     "shows_history",
     "strip_document",
     "training_data",

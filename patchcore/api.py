@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from patchcore.options import Options
 
 if TYPE_CHECKING:
+    from patchcore.dialects import Dialect
     from patchcore.layouts.base import Layout
     from patchcore.model import Finding
     from patchcore.result import Result
@@ -260,11 +261,14 @@ def fix_data(value: T, *, options: Options | None = None) -> Repair[T]:
     return _repaired(value, _data_findings(value, options, fixing=True), options)
 
 
-def _message_list_findings(
-    messages: Sequence[Any], options: Options, *, fixing: bool
-) -> list[Finding]:
-    from patchcore.dialects.base import ListContext
-    from patchcore.engine.check import check_list
+def dialect_of(messages: Sequence[Any], options: Options) -> Dialect:
+    """The dialect of one message list (the one ``options`` forces, or the one detected).
+
+    Raises:
+        NoHistoryError: The list is not made of messages of one dialect, or its dialect says
+            it must not be checked (a LangGraph update stream).
+        ShapeError: A tool-related field of a message has the wrong shape.
+    """
     from patchcore.engine.locate import classify
     from patchcore.errors import NoHistoryError
     from patchcore.layouts.base import dialects_for
@@ -276,9 +280,18 @@ def _message_list_findings(
         raise NoHistoryError(msg)
     if listed.note is not None:
         raise NoHistoryError(listed.note)
+    return listed.dialect
+
+
+def _message_list_findings(
+    messages: Sequence[Any], options: Options, *, fixing: bool
+) -> list[Finding]:
+    from patchcore.dialects.base import ListContext
+    from patchcore.engine.check import check_list
+
     return check_list(
         list(messages),
-        dialect=listed.dialect,
+        dialect=dialect_of(messages, options),
         context=ListContext(()),
         options=options,
         plan_unsafe=options.unsafe_fixes or not fixing,

@@ -35,7 +35,8 @@ from patchcore.options import Options
 from patchcore.raw.splice import rebased
 from patchcore.rules import Origin
 
-_LANGCHAIN = LangChain()
+#: The dialect ``BaseMessage`` objects are read in, through `fields_of`.
+LANGCHAIN = LangChain()
 
 RepairCallback: TypeAlias = Callable[[Mapping[str, Any]], ToolMessage]
 """Builds the synthetic result of one unanswered call: given the call as the AI message holds
@@ -79,11 +80,21 @@ def _require_base_messages(messages: Sequence[object], function: str) -> None:
             raise TypeError(msg)
 
 
+def fields_of(messages: Sequence[object], function: str) -> list[dict[str, Any]]:
+    """The messages as the `LANGCHAIN` dialect reads them; ``function`` is the caller's name,
+    said when an item is not a ``BaseMessage``.
+
+    Raises:
+        TypeError: An item is not a ``BaseMessage``.
+    """
+    _require_base_messages(messages, function)
+    return [_as_fields(m) for m in messages]  # type: ignore[arg-type]  # checked just above
+
+
 def _findings(messages: Sequence[BaseMessage], options: Options, *, fixing: bool) -> list[Finding]:
-    _require_base_messages(messages, "fix_base_messages" if fixing else "check_base_messages")
     return check_list(
-        [_as_fields(m) for m in messages],
-        dialect=_LANGCHAIN,
+        fields_of(messages, "fix_base_messages" if fixing else "check_base_messages"),
+        dialect=LANGCHAIN,
         context=ListContext(()),
         options=options,
         plan_unsafe=options.unsafe_fixes or not fixing,

@@ -24,6 +24,7 @@ from patchcore.rules import (
 )
 
 if TYPE_CHECKING:
+    from patchcore.against import Against
     from patchcore.dialects import Dialect
     from patchcore.model import Finding, Fix
 
@@ -81,6 +82,9 @@ class Options:
             failed): a fix that answers such a call writes this text, with the format's error
             flag, instead of the synthetic one, and says it is recovered (`patchcore.Origin`,
             docs/pairing.md#evidence-first).
+        against: The findings of the history a trimmer cut this one from: only the findings
+            the cut broke are reported (`patchcore.against.Against`, ``toolpatch check
+            --against``); ``None``: every finding.
         max_record_bytes: The largest record (a JSON document, or a line of JSON Lines) read;
             a larger one is the input's error, refused before anything parses it
             (`patchcore.raw.codec.too_large`), and a stream stops reading at it.
@@ -101,6 +105,7 @@ class Options:
     fix_training_targets: bool = False
     max_record_bytes: int = MAX_RECORD_BYTES
     recorded_results: Mapping[str, str] = field(default_factory=dict)
+    against: Against | None = None
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -147,6 +152,7 @@ def make_options(
     fix_training_targets: bool = False,
     max_record_bytes: int | None = None,
     recorded_results: Mapping[str, str] | None = None,
+    against: Against | None = None,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
@@ -159,7 +165,8 @@ def make_options(
     (`Options.fix_training_targets`). ``max_record_bytes``: the record-size limit
     (`Options.max_record_bytes`), at least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
     ``recorded_results``: call id → the result text a store recorded for it
-    (`Options.recorded_results`).
+    (`Options.recorded_results`). ``against``: what the history a trimmer cut this one from
+    held (`patchcore.against_document`, `Options.against`).
 
     Raises:
         UnknownRuleError: A selector or a text's code names no rule that inserts a text.
@@ -212,6 +219,7 @@ def make_options(
         fix_training_targets=fix_training_targets,
         max_record_bytes=max_record_bytes,
         recorded_results=recorded,
+        against=against,
     )
 
 

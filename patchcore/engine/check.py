@@ -733,7 +733,8 @@ def check_list(
             edits[id(defect)] = ()
         elif defect.code == "TP105":
             edits[id(defect)] = given_ids(defect, context, edits.values())
-    return findings_of(defects, edits, dialect=dialect, context=context, place=place)
+    found = findings_of(defects, edits, dialect=dialect, context=context, place=place)
+    return found if options.against is None else options.against.broken(found)
 
 
 def given_ids(

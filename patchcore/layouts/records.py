@@ -357,6 +357,8 @@ def check_lists(
             if UNREAD in options.selection and not options.strip:
                 line, column = place(listed.unread[0][0]) if place is not None else (None, None)
                 findings = [unread_finding(listed.unread, line=line, column=column)]
+                if options.against is not None:  # as `check_list` judges its own findings
+                    findings = options.against.broken(findings)
         elif listed.dialect is not None and listed.note is None:
             findings = check_list(
                 listed.messages,
