@@ -312,6 +312,18 @@ def formats(**given: Any) -> int:
     )
     for line in wrapped(closing, width):
         printer.text(line)
+    from toolpatch.integrations.stores import STORES
+
+    printer.text("")
+    printer.text("Stores, named by URL instead of a PATH, each session a thread (docs/stores.md):")
+    for scheme, title, recognised_by, found_in in STORES:
+        printer.text("")
+        printer.line(((scheme, "bold cyan"), (f"  {title}", "bold")))
+        for line in (
+            *wrapped(recognised_by, width, first="  recognised by: ", rest="    "),
+            *wrapped(found_in, width, first="  found in: ", rest="    "),
+        ):
+            printer.text(line)
     return int(ExitCode.OK)
 
 

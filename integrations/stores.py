@@ -27,6 +27,7 @@ from toolpatch.cli.redaction import redacted, without_secrets
 from .store_files import StoreError
 
 __all__ = [
+    "STORES",
     "Evaluation",
     "StoreError",
     "StoreThread",
@@ -43,6 +44,35 @@ STORE_KINDS = {
     "opencode+": "opencode-database",
     "goose+": "goose-database",
 }
+
+#: The stores, for ``toolpatch formats``: each URL scheme, what it names, how a database is
+#: recognised as one, and where it is found (docs/stores.md).
+STORES = (
+    (
+        "langgraph+sqlite://, langgraph+postgresql://",
+        "LangGraph checkpointer (extra: langgraph)",
+        "`checkpoints`, `writes` tables; each thread's latest checkpoint",
+        "a `SqliteSaver` / `PostgresSaver` database",
+    ),
+    (
+        "agents+sqlite://",
+        "OpenAI Agents SDK SQLiteSession (extra: agents)",
+        "`agent_sessions`, `agent_messages` tables",
+        "the database an application gives `SQLiteSession`",
+    ),
+    (
+        "opencode+sqlite://",
+        "opencode's database",
+        "`session`, `message`, `part` tables (opencode 1.x)",
+        "`~/.local/share/opencode/opencode.db`",
+    ),
+    (
+        "goose+sqlite://",
+        "Goose's session database",
+        "`sessions`, `messages` tables with `message_id` (schema version 7 and later)",
+        "`~/.local/share/goose/sessions/sessions.db`",
+    ),
+)
 
 
 @dataclass

@@ -240,3 +240,30 @@ def test_a_goose_database_before_message_ids_is_refused(tmp_path: Path) -> None:
 
 def without_id(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if k != "id"}
+
+
+def test_formats_lists_the_stores_and_a_database_file_names_its_urls(tmp_path: Path) -> None:
+    listed = run(["formats"], expect=0).stdout.decode()
+    assert "opencode+sqlite://  opencode's database" in listed
+    assert "goose+sqlite://  Goose's session database" in listed
+    db = tmp_path / "opencode.db"
+    opencode_database(db, [export("killed-mid-tool.json")], updated=ENDED)
+    named = run(["check", "opencode.db"], cwd=tmp_path, expect=2)
+    assert "opencode's as opencode+sqlite:///opencode.db" in named.stderr
+
+
+def test_a_session_over_the_record_size_limit_is_not_loaded(tmp_path: Path) -> None:
+    big = export("killed-mid-tool.json")
+    big["messages"][0]["parts"][0]["text"] = "x" * (2 << 20)
+    db = tmp_path / "opencode.db"
+    opencode_database(db, [big, second_session()], updated=ENDED)
+    result = run(["check", "--max-record-mib", "1", f"opencode+sqlite:///{db}"], expect=2)
+    assert "its messages and parts take" in result.stderr
+    assert "more than the record-size limit of 1 MiB" in result.stderr
+    assert "TP00" in result.stderr  # the other session is still checked
+    messages = goose_messages("killed-mid-tool.jsonl")
+    messages[0]["content"][0]["text"] = "x" * (2 << 20)
+    goose = tmp_path / "sessions.db"
+    goose_database(goose, {"s": messages}, updated_at=ENDED_TEXT)
+    refused = run(["check", "--max-record-mib", "1", f"goose+sqlite:///{goose}"], expect=2)
+    assert "its messages take" in refused.stderr
