@@ -160,6 +160,7 @@ def test_goose_database_is_repaired_as_its_session_file_is(name: str, tmp_path: 
     url = f"goose+sqlite:///{db}"
     assert "TP00" in run(["check", url], expect=1).stderr
     before = goose_conversation(db, "20260302_1")
+    raw_before = goose_rows(db)
     run(["fix", url], expect=0)
     after = goose_conversation(db, "20260302_1")
     fixed = goose_messages(f"{name}.fixed.jsonl")
@@ -170,6 +171,11 @@ def test_goose_database_is_repaired_as_its_session_file_is(name: str, tmp_path: 
     assert len(kept) == len(before)
     assert all(m["id"].startswith("msg_20260302_1_") for m in after)  # goose's own message ids
     assert "No findings" in run(["check", url], expect=0).stderr
+    rows = goose_rows(db)
+    run(["fix", url], expect=0)
+    assert goose_rows(db) == rows  # idempotent: nothing left to write
+    changed = [m["id"] for m in after if m["id"] in raw_before and m not in before]
+    assert all(rows[i] == raw_before[i] for i in raw_before if i not in changed)  # byte for byte
 
 
 def test_goose_answer_goes_right_after_its_call_in_goose_order(tmp_path: Path) -> None:
@@ -236,6 +242,12 @@ def test_a_goose_database_before_message_ids_is_refused(tmp_path: Path) -> None:
         "older than its schema version 7"
         in run(["check", f"goose+sqlite:///{db}"], expect=2).stderr
     )
+
+
+def goose_rows(path: Path) -> dict[str, tuple[Any, ...]]:
+    """Every message row of the database, by ``message_id``, as stored."""
+    with closing(sqlite3.connect(path)) as conn:
+        return {row[0]: row for row in conn.execute("SELECT message_id, * FROM messages")}
 
 
 def without_id(message: dict[str, Any]) -> dict[str, Any]:
