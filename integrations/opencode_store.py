@@ -201,7 +201,8 @@ def read_rows(conn: sqlite3.Connection, session_id: str, *, max_record: int) -> 
 def export_shape(session_id: str, rows: Rows) -> list[dict[str, Any]]:
     """The session's messages as ``opencode export`` gives them: ``{"info", "parts"}``, each
     ``data`` with the ids its columns hold put back (``id`` and ``sessionID`` of a message,
-    and ``messageID`` of a part).
+    and ``messageID`` of a part), over any member of the same name in ``data``, as opencode
+    reads a row.
 
     Raises:
         StoreError: A row's ``data`` is not a JSON object.
@@ -209,28 +210,34 @@ def export_shape(session_id: str, rows: Rows) -> list[dict[str, Any]]:
     by_message: dict[str, list[dict[str, Any]]] = {}
     for message_id, part_id, data in rows.parts:
         value = _object(data, f"the data of part {part_id}")
-        part = {"id": part_id, "sessionID": session_id, "messageID": message_id, **value}
+        part = {"id": part_id, "sessionID": session_id, "messageID": message_id}
+        part.update((k, v) for k, v in value.items() if k not in PART_COLUMNS)
         by_message.setdefault(message_id, []).append(part)
     messages = []
     for message_id, data in rows.messages:
         value = _object(data, f"the data of message {message_id}")
-        info = {"id": message_id, "sessionID": session_id, **value}
+        info = {"id": message_id, "sessionID": session_id}
+        info.update((k, v) for k, v in value.items() if k not in MESSAGE_COLUMNS)
         messages.append({"info": info, "parts": by_message.get(message_id, [])})
     return messages
 
 
 def changed_parts(
-    original: Sequence[dict[str, Any]], repaired: Sequence[dict[str, Any]]
+    rows: Rows, original: Sequence[dict[str, Any]], repaired: Sequence[dict[str, Any]]
 ) -> dict[str, str]:
     """The parts the repair changed (its edits are of parts' states, in place), by id, each
-    as the JSON text of its new ``data``: the part without the members its columns hold,
-    written as opencode writes JSON (``JSON.stringify``: compact, not ASCII-escaped)."""
+    as the JSON text of its new ``data``: the stored ``data`` with the members the repair
+    changed, written as opencode writes JSON (``JSON.stringify``: compact, not
+    ASCII-escaped)."""
+    stored = {part_id: data for _, part_id, data in rows.parts}
     changed = {}
     for before, after in zip(original, repaired, strict=True):
         for old, new in zip(before["parts"], after["parts"], strict=True):
             if new != old:
-                data = {k: v for k, v in new.items() if k not in PART_COLUMNS}
-                changed[str(new["id"])] = compact(data)
+                part_id = str(new["id"])
+                data = _object(stored[part_id], f"the data of part {part_id}")
+                data.update((k, v) for k, v in new.items() if k not in PART_COLUMNS)
+                changed[part_id] = compact(data)
     return changed
 
 
@@ -272,6 +279,6 @@ def _store_thread(database: OpencodeDatabase, session_id: str) -> StoreThread:
     made.fix = in_dialect(patchcore.fix_messages, DIALECT)
     made.shown = lambda message: json.dumps(message, ensure_ascii=False)
     made.writer = lambda repaired: database.write_parts(
-        session_id, rows, changed_parts(original, repaired)
+        session_id, rows, changed_parts(rows, original, repaired)
     )
     return made

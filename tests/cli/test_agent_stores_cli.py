@@ -279,3 +279,27 @@ def test_a_session_over_the_record_size_limit_is_not_loaded(tmp_path: Path) -> N
     goose_database(goose, {"s": messages}, updated_at=ENDED_TEXT)
     refused = run(["check", "--max-record-mib", "1", f"goose+sqlite:///{goose}"], expect=2)
     assert "its messages take" in refused.stderr
+
+
+def test_an_opencode_row_is_named_by_its_columns_not_by_its_data(tmp_path: Path) -> None:
+    """A part's ``data`` that names another id is read as opencode reads it (the columns win),
+    and the repair keeps that member as stored."""
+    db = tmp_path / "opencode.db"
+    opencode_database(db, [export("killed-mid-tool.json")], updated=ENDED)
+    with closing(sqlite3.connect(db)) as conn:
+        (pid, data) = conn.execute(
+            "SELECT id, data FROM part WHERE data LIKE '%running%'"
+        ).fetchone()
+        forged = {**json.loads(data), "id": "prt_other", "messageID": "msg_other"}
+        conn.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(forged), pid))
+        conn.commit()
+    url = f"opencode+sqlite:///{db}"
+    diff = run(["fix", "--diff", url], expect=1).stdout.decode()
+    assert f'"id": "{pid}"' in diff and "prt_other" not in diff
+    run(["fix", url], expect=0)
+    stored = json.loads(parts(db)[pid][0])
+    assert (stored["id"], stored["messageID"], stored["state"]["status"]) == (
+        "prt_other",
+        "msg_other",
+        "error",
+    )
