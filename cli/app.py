@@ -315,7 +315,10 @@ def formats(**given: Any) -> int:
     from toolpatch.integrations.stores import STORES
 
     printer.text("")
-    printer.text("Stores, named by URL instead of a PATH, each session a thread (docs/stores.md):")
+    for line in wrapped(
+        "Stores, named by a URL instead of a PATH, each session a thread (docs/stores.md):", width
+    ):
+        printer.text(line)
     for scheme, title, recognised_by, found_in in STORES:
         printer.text("")
         printer.line(((scheme, "bold cyan"), (f"  {title}", "bold")))

@@ -49,27 +49,29 @@ STORE_KINDS = {
 #: recognised as one, and where it is found (docs/stores.md).
 STORES = (
     (
-        "langgraph+sqlite://, langgraph+postgresql://",
-        "LangGraph checkpointer (extra: langgraph)",
-        "`checkpoints`, `writes` tables; each thread's latest checkpoint",
+        "langgraph+",
+        "LangGraph checkpointer",
+        "`langgraph+sqlite://` or `langgraph+postgresql://` (extra: langgraph): `checkpoints` "
+        "and `writes` tables; each thread's latest checkpoint",
         "a `SqliteSaver` / `PostgresSaver` database",
     ),
     (
-        "agents+sqlite://",
-        "OpenAI Agents SDK SQLiteSession (extra: agents)",
-        "`agent_sessions`, `agent_messages` tables",
+        "agents+",
+        "OpenAI Agents SDK SQLiteSession",
+        "`agents+sqlite://` (extra: agents): `agent_sessions` and `agent_messages` tables",
         "the database an application gives `SQLiteSession`",
     ),
     (
-        "opencode+sqlite://",
+        "opencode+",
         "opencode's database",
-        "`session`, `message`, `part` tables (opencode 1.x)",
+        "`opencode+sqlite://`: `session`, `message` and `part` tables (opencode 1.x)",
         "`~/.local/share/opencode/opencode.db`",
     ),
     (
-        "goose+sqlite://",
+        "goose+",
         "Goose's session database",
-        "`sessions`, `messages` tables with `message_id` (schema version 7 and later)",
+        "`goose+sqlite://`: `sessions` and `messages` tables with `message_id` (schema "
+        "version 7 and later)",
         "`~/.local/share/goose/sessions/sessions.db`",
     ),
 )

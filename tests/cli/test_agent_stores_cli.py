@@ -256,8 +256,8 @@ def without_id(message: dict[str, Any]) -> dict[str, Any]:
 
 def test_formats_lists_the_stores_and_a_database_file_names_its_urls(tmp_path: Path) -> None:
     listed = run(["formats"], expect=0).stdout.decode()
-    assert "opencode+sqlite://  opencode's database" in listed
-    assert "goose+sqlite://  Goose's session database" in listed
+    assert "opencode+  opencode's database" in listed
+    assert "goose+  Goose's session database" in listed
     db = tmp_path / "opencode.db"
     opencode_database(db, [export("killed-mid-tool.json")], updated=ENDED)
     named = run(["check", "opencode.db"], cwd=tmp_path, expect=2)
