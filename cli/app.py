@@ -312,6 +312,21 @@ def formats(**given: Any) -> int:
     )
     for line in wrapped(closing, width):
         printer.text(line)
+    from toolpatch.integrations.stores import STORES
+
+    printer.text("")
+    for line in wrapped(
+        "Stores, named by a URL instead of a PATH, each session a thread (docs/stores.md):", width
+    ):
+        printer.text(line)
+    for scheme, title, recognised_by, found_in in STORES:
+        printer.text("")
+        printer.line(((scheme, "bold cyan"), (f"  {title}", "bold")))
+        for line in (
+            *wrapped(recognised_by, width, first="  recognised by: ", rest="    "),
+            *wrapped(found_in, width, first="  found in: ", rest="    "),
+        ):
+            printer.text(line)
     return int(ExitCode.OK)
 
 

@@ -372,6 +372,8 @@ def _run_inputs(settings: Settings) -> int:
             reported(database_hint(outcome), source.name)  # threads.sqlite: a store as a file
         for url in stores:
             options = settings.rules.options_for(url)
+            if settings.live_minutes:  # a session store's own clock says whether it is live
+                options = replace(options, live_since=started - settings.live_minutes * 60)
             if messages:
                 options = replace(options, finding_messages=True)
             for outcome in store_outcomes(

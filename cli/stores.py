@@ -1,7 +1,9 @@
 """Stores named by URL among the PATHs: each thread of a LangGraph checkpointer
-(``langgraph+sqlite:///x.sqlite``, ``langgraph+postgresql://…``) or each session of an OpenAI
-Agents SDK ``SQLiteSession`` database (``agents+sqlite:///x.db``) becomes one input of the run,
-named by its thread (session) id, with an `Outcome` the reports take as they take a file's.
+(``langgraph+sqlite:///x.sqlite``, ``langgraph+postgresql://…``), each session of an OpenAI
+Agents SDK ``SQLiteSession`` database (``agents+sqlite:///x.db``), of opencode's database
+(``opencode+sqlite:///opencode.db``) or of Goose's (``goose+sqlite:///sessions.db``) becomes
+one input of the run, named by its thread (session) id, with an `Outcome` the reports take as
+they take a file's.
 
 The stores are read, checked and written by `toolpatch.integrations.stores` (with the
 ``langgraph`` and ``agents`` extras); this module only names their threads and turns each into
@@ -58,7 +60,8 @@ def database_hint(outcome: Outcome) -> Outcome:
     message = (
         "a SQLite database, not a history file: name a LangGraph checkpointer's as "
         f"langgraph+sqlite:{slashes}{path}, an Agents SDK session database as "
-        f"agents+sqlite:{slashes}{path} (docs/stores.md)"
+        f"agents+sqlite:{slashes}{path}, opencode's as opencode+sqlite:{slashes}{path}, "
+        f"Goose's as goose+sqlite:{slashes}{path} (docs/stores.md)"
     )
     outcome.error = InputError(outcome.error.file, message)
     return outcome

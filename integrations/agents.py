@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from patchcore.extras import MissingExtra
 from patchcore.raw.codec import MAX_RECORD_BYTES
@@ -31,10 +30,7 @@ except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="agents", part="an agents+ store URL") from None
 
 from .store_files import StoreError, existing_sqlite, over_limit, tables
-from .stores import STORE_KINDS, StoreThread
-
-if TYPE_CHECKING:
-    from patchcore import Options
+from .stores import STORE_KINDS, StoreThread, in_dialect
 
 #: The URL prefix of a ``SQLiteSession`` database.
 SQLITE = "agents+sqlite://"
@@ -236,23 +232,9 @@ def _store_thread(session: Session) -> StoreThread:
     except StoreError as exc:
         made.error = str(exc)
         return made
-    made.check = _responses(patchcore.check_messages)
-    made.fix = _responses(patchcore.fix_messages)
+    made.check = in_dialect(patchcore.check_messages, DIALECT)
+    made.fix = in_dialect(patchcore.fix_messages, DIALECT)
     made.shown = lambda item: json.dumps(item, ensure_ascii=False)
     made.writer = session.append
     made.appended = True
     return made
-
-
-def _responses(call: Callable[..., Any]) -> Callable[..., Any]:
-    """``call`` (a patchcore function of messages) reading them as the Responses dialect,
-    unless the options force another."""
-
-    def with_dialect(messages: list[Any], *, options: Options) -> Any:
-        if options.dialect is None:
-            from patchcore.dialects import dialect_named
-
-            options = replace(options, dialect=dialect_named(DIALECT))
-        return call(messages, options=options)
-
-    return with_dialect

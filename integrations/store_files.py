@@ -63,3 +63,42 @@ def tables(conn: sqlite3.Connection) -> set[str]:
     """The names of the database's tables."""
     rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
     return {str(name) for (name,) in rows}
+
+
+def sqlite_path(url: str, scheme: str, kind: str) -> str:
+    """The path a SQLite store URL names: ``SCHEME:///relative.db`` or
+    ``SCHEME:////absolute.db``, as SQLAlchemy's SQLite URLs name a file.
+
+    Raises:
+        StoreError: ``url`` is not such a URL (``kind`` says which store was meant).
+    """
+    if not url.startswith(scheme + "/") or len(url) == len(scheme) + 1:
+        msg = f"not {kind} URL: {scheme}/relative.db or {scheme}//absolute.db"
+        raise StoreError(msg)
+    return url[len(scheme) + 1 :]
+
+
+def json_row(text: object, where: str) -> object:
+    """The JSON value a row's column holds (``where`` names the row and column).
+
+    Raises:
+        StoreError: It is not JSON text, or is nested deeper than JSON is read here.
+    """
+    import json
+
+    try:
+        return json.loads(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        msg = f"{where} is not JSON ({exc})"
+        raise StoreError(msg) from None
+    except RecursionError:
+        msg = f"{where} is nested too deep to be read"
+        raise StoreError(msg) from None
+
+
+def compact(value: object) -> str:
+    """``value`` as JSON text the way opencode (``JSON.stringify``) and Goose (serde) write
+    it into their rows: no spaces, not ASCII-escaped."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -6,15 +6,18 @@ waiting for a human); `evaluate` checks or repairs it with patchcore into the li
 `patchcore.Result`, and `StoreThread.write` records the repair in the store as one operation.
 The command line only names, renders and counts (`toolpatch.cli.stores`); the next store is
 one module that makes `StoreThread`s: `toolpatch.integrations.langgraph` (LangGraph
-checkpointers) and `toolpatch.integrations.agents` (Agents SDK sessions) are the two today.
+checkpointers), `toolpatch.integrations.agents` (Agents SDK sessions),
+`toolpatch.integrations.opencode_store` (opencode's database) and
+`toolpatch.integrations.goose_store` (Goose's ``sessions.db``).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from patchcore import Conversation, Finding, Options, Result
@@ -24,6 +27,7 @@ from toolpatch.cli.redaction import redacted, without_secrets
 from .store_files import StoreError
 
 __all__ = [
+    "STORES",
     "Evaluation",
     "StoreError",
     "StoreThread",
@@ -34,7 +38,43 @@ __all__ = [
 ]
 
 #: How a store URL starts, and the layout its threads are reported as.
-STORE_KINDS = {"langgraph+": "langgraph-checkpoint", "agents+": "agents-session"}
+STORE_KINDS = {
+    "langgraph+": "langgraph-checkpoint",
+    "agents+": "agents-session",
+    "opencode+": "opencode-database",
+    "goose+": "goose-database",
+}
+
+#: The stores, for ``toolpatch formats``: each URL scheme, what it names, how a database is
+#: recognised as one, and where it is found (docs/stores.md).
+STORES = (
+    (
+        "langgraph+",
+        "LangGraph checkpointer",
+        "`langgraph+sqlite://` or `langgraph+postgresql://` (extra: langgraph): `checkpoints` "
+        "and `writes` tables; each thread's latest checkpoint",
+        "a `SqliteSaver` / `PostgresSaver` database",
+    ),
+    (
+        "agents+",
+        "OpenAI Agents SDK SQLiteSession",
+        "`agents+sqlite://` (extra: agents): `agent_sessions` and `agent_messages` tables",
+        "the database an application gives `SQLiteSession`",
+    ),
+    (
+        "opencode+",
+        "opencode's database",
+        "`opencode+sqlite://`: `session`, `message` and `part` tables (opencode 1.x)",
+        "`~/.local/share/opencode/opencode.db`",
+    ),
+    (
+        "goose+",
+        "Goose's session database",
+        "`goose+sqlite://`: `sessions` and `messages` tables with `message_id` (schema "
+        "version 7 and later)",
+        "`~/.local/share/goose/sessions/sessions.db`",
+    ),
+)
 
 
 @dataclass
@@ -60,6 +100,9 @@ class StoreThread:
         writer: Records a repaired history in the store (``write``).
         appended: The store can only add messages at the end: a repair's new messages go
             there, and what is left is checked on that list.
+        last_update: When the agent last wrote the thread, by the store's own clock (seconds
+            since the epoch), for a store of an agent that may still be running it: a thread
+            written since `patchcore.Options.live_since` is live (`evaluate`).
     """
 
     name: str
@@ -76,6 +119,7 @@ class StoreThread:
     shown: Callable[[Any], str] = field(default=lambda m: json.dumps(m), repr=False)
     writer: Callable[[list[Any]], None] | None = field(default=None, repr=False)
     appended: bool = False
+    last_update: float | None = None
 
     def write(self, repaired: list[Any]) -> None:
         """Record ``repaired`` (`Evaluation.repaired`) in the store, as one operation.
@@ -111,6 +155,9 @@ def evaluate(thread: StoreThread, *, options: Options, fix: bool) -> Evaluation:
     if thread.waiting is not None:
         return Evaluation(_result(thread, len(messages), (), (), (), note=thread.waiting))
     assert thread.check is not None and thread.fix is not None
+    live = _still_running(thread, options)
+    if live is not None and thread.check(messages, options=options):
+        return Evaluation(_result(thread, len(messages), (), (), (), note=live))
     if not fix:
         findings = thread.check(messages, options=options)
         result = _result(thread, len(messages), findings, (), findings, reruns=thread.reruns)
@@ -124,6 +171,28 @@ def evaluate(thread: StoreThread, *, options: Options, fix: bool) -> Evaluation:
     remaining = thread.check(repaired, options=options)
     result = _result(thread, len(messages), repair.findings, repair.fixed, remaining)
     return Evaluation(result, repaired)
+
+
+#: Why a thread of a live session with something to repair is left as it is.
+STILL_RUNNING = (
+    "the session may still be running (its store was written {ago}): a tool may still be "
+    "running and write its own result, so it is left as it is; once the agent has stopped, "
+    "fix --force answers it (docs/stores.md#sessions-that-may-still-be-running)"
+)
+
+
+def _still_running(thread: StoreThread, options: Options) -> str | None:
+    """Why ``thread`` may belong to an agent that is still running, when it does: the store
+    wrote it at or after ``options.live_since`` (by `patchcore`'s one judgement of a live
+    session, `patchcore.layouts.sessions.layout.is_live`); ``None`` otherwise, and for a store
+    that keeps no such time."""
+    from patchcore.layouts.sessions.layout import is_live
+
+    if thread.last_update is None or not is_live(thread.last_update, options):
+        return None
+    seconds = max(0, round(time.time() - thread.last_update))
+    ago = f"{seconds // 60} minutes ago" if seconds >= 120 else f"{seconds} seconds ago"
+    return STILL_RUNNING.format(ago=ago)
 
 
 def open_store(
@@ -148,14 +217,39 @@ def open_store(
         from . import agents
 
         return agents.store_threads(url, write=write, only=only, max_record=max_record)
+    if url.startswith("opencode+"):
+        from .opencode_store import store_threads as opencode_threads
+
+        return opencode_threads(url, write=write, only=only, max_record=max_record)
+    if url.startswith("goose+"):
+        from .goose_store import store_threads as goose_threads
+
+        return goose_threads(url, write=write, only=only, max_record=max_record)
     if url.startswith("langgraph+"):
         from . import langgraph
 
         return langgraph.store_threads(
             url, write=write, only=only, answer_waiting=answer_waiting, max_record=max_record
         )
-    msg = "not a store URL: langgraph+sqlite://, langgraph+postgresql:// or agents+sqlite://"
+    msg = (
+        "not a store URL: langgraph+sqlite://, langgraph+postgresql://, agents+sqlite://, "
+        "opencode+sqlite:// or goose+sqlite://"
+    )
     raise StoreError(msg)
+
+
+def in_dialect(call: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``call`` (a patchcore function of messages) reading them as the dialect ``name`` (the
+    store's own), unless the options force another."""
+
+    def with_dialect(messages: list[Any], *, options: Options) -> Any:
+        if options.dialect is None:
+            from patchcore.dialects import dialect_named
+
+            options = replace(options, dialect=dialect_named(name))
+        return call(messages, options=options)
+
+    return with_dialect
 
 
 def _result(
