@@ -41,7 +41,7 @@ from patchcore.model import (
     Verbatim,
     format_pointer,
 )
-from patchcore.rules import fill
+from patchcore.rules import RULES, fill
 
 #: Why a server-executed call (Anthropic ``server_tool_use``, a Bedrock server tool, a pydantic-ai
 #: built-in tool) gets no synthetic result: the provider produces its result, not the client.
@@ -223,7 +223,7 @@ class Dialect(ABC):
         provider's."""
         if server_call(defect) is not None:
             return None
-        template = self.provider_errors.get(defect.code)
+        template = self.provider_errors.get(defect.code) or RULES[defect.code].error
         if template is None:
             return None
         name = defect.call.name if defect.call is not None else None

@@ -24,6 +24,7 @@ from patchcore.engine.pairing import (
     may_own,
     pair,
 )
+from patchcore.engine.provider_rules import PROVIDER_CODES, provider_defects, provider_plan
 from patchcore.engine.unread import held
 from patchcore.model import (
     Delete,
@@ -96,6 +97,8 @@ def _describe(defect: Defect) -> str:
     ident = defect.ident
     what = f"tool call {_tool(defect)} ({f'id {ident}' if ident else 'no id'})"
     code = defect.code
+    if code in PROVIDER_CODES and defect.reason is not None:
+        return defect.reason  # a provider rule's check says what it found
     if defect.strip:
         return f"the result of {what} is the synthetic result toolpatch writes for {code}"
     if code in ANSWERED:
@@ -475,6 +478,7 @@ def collect(
             )
     if not selected.isdisjoint(SHAPE_RULES):
         defects += dialect.shape_defects(messages, views)
+    defects += provider_defects(messages, views, dialect.name, options)
     if len(defects) == ordered:
         return defects
     # Message order; within a message, calls in call order, then its results in their order
@@ -713,14 +717,16 @@ def check_list(
         and (kind[0] is Applicability.SAFE or plan_unsafe)
         and not (d.drop and kept_calls(dialect, context) is not None)
     ]
-    answers = [d for d in planned if not d.drop]
+    provider = [d for d in planned if d.code in PROVIDER_CODES]
+    answers = [d for d in planned if not d.drop and d.code not in PROVIDER_CODES]
     drops = [d for d in planned if d.drop]
     by_defect = dict(
         zip(
-            map(id, [*answers, *drops]),
+            map(id, [*answers, *drops, *provider]),
             [
                 *dialect.plan(messages, views, context, answers, style=style),
                 *plan_drops(dialect, messages, context, drops),
+                *provider_plan(messages, context, provider),
             ],
             strict=True,
         )
