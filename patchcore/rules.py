@@ -677,6 +677,80 @@ RULES: dict[str, Rule] = {
                 "the API's error as users report it"
             ),
         ),
+        Rule(
+            code="TP305",
+            name="unstored-item",
+            summary="OpenAI Responses, store false: an item named by its id alone",
+            what=(
+                "Checks, in the `input` of an OpenAI Responses request that sets `store: "
+                "false`, for a `reasoning` item without `encrypted_content` and for an "
+                "`item_reference`: items the API would look up by their id."
+            ),
+            why=(
+                "Nothing of a request with `store: false` is kept, so the API finds no item by "
+                "its id and refuses the request. A history kept without asking for "
+                "`reasoning.encrypted_content` (the `include` of the request that returned "
+                "it) holds such reasoning items."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="drop the item, and the ids that link items to it",
+            fix_notes=(
+                "It drops the item; for a reasoning item, also each `item_reference` to it and "
+                "the `id` of the calls and assistant messages right after it, which link them "
+                "to it, as Continue does before it sends a history: the model reasons again. "
+                "It is not offered where the list takes no removal."
+            ),
+            example="""\
+{"model": "o4-mini", "store": false, "input": [
+  {"role": "user", "content": "Weather in Paris?"},
+  {"type": "reasoning", "id": "rs_1", "summary": []},
+  {"type": "function_call", "id": "fc_1", "call_id": "call_1",
+   "name": "get_weather", "arguments": "{}"},
+  {"type": "function_call_output", "call_id": "call_1", "output": "18 C"}
+]}
+""",
+            provider="openai",
+            error=(
+                "Item with id '{id}' not found. Items are not persisted when `store` is set to "
+                "false. Try again with `store` set to true, or remove this item from your input."
+            ),
+            source=(
+                "the OpenAI Responses API's error, as users report it (opencode, oh-my-pi); "
+                "Continue's core/llm/openaiTypeConverters.ts (sanitizeResponsesInput), whose "
+                "fix this is"
+            ),
+        ),
+        Rule(
+            code="TP306",
+            name="mistral-missing-tool-call-id",
+            summary="Mistral: a tool message without a tool_call_id",
+            what=(
+                "Checks, in an OpenAI Chat list sent to Mistral, for a tool message whose "
+                "`tool_call_id` is missing, null or empty."
+            ),
+            why=(
+                "Mistral refuses a tool message that does not name its call. The pairing rules "
+                "report the same message (TP101, or TP105 with its call), in words of their own."
+            ),
+            fix=None,
+            fix_notes=(
+                "Which call the message answers is the pairing's to say: where its call has no "
+                "id either and the two pair by name and order, TP105's fix gives both one id "
+                "(of Mistral's shape, when Mistral is the target); otherwise nothing says which "
+                "id to write."
+            ),
+            example=_asked('  {"role": "tool", "content": "18 C, sunny"}\n', call_id="Ab3dE6gh9"),
+            use_instead=_asked(
+                '  {"role": "tool", "tool_call_id": "Ab3dE6gh9", "content": "18 C, sunny"}\n',
+                call_id="Ab3dE6gh9",
+            ),
+            provider="mistral",
+            error="Tool call id has to be defined.",
+            source=(
+                "mistral-common, src/mistral_common/protocol/instruct/validator.py "
+                "(MistralRequestValidatorV3._validate_tool_message)"
+            ),
+        ),
     )
 }
 

@@ -87,6 +87,8 @@ class ListContext:
         kept_calls: Why no call of the list is ever removed (an agent session log: dropping
             a call would rewrite what the agent did), said in the findings the ``drop`` repair
             policy leaves without a fix; ``None``: calls may be dropped.
+        unstored: The list is the ``input`` of an OpenAI Responses request that sets
+            ``store: false``: the API looks up no item by its id alone (TP305).
     """
 
     pointer: Pointer
@@ -95,6 +97,7 @@ class ListContext:
     sealed_reason: str | None = None
     awaiting_approval: frozenset[str] = frozenset()
     kept_calls: str | None = None
+    unstored: bool = False
 
     def message_pointer(self, index: int) -> Pointer:
         """Pointer of message ``index`` inside the record."""

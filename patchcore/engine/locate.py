@@ -21,11 +21,12 @@ new message (a stored response's ``output``, a run state's items) say why in the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from patchcore.dialects import Dialect, Recognition
 from patchcore.dialects.base import ListContext
+from patchcore.engine.apply import value_at
 from patchcore.engine.unread import call_like
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import Pointer
@@ -391,9 +392,22 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
         lone = _lone_message(value, dialects)
         if lone is not None:
             return [lone]
+    found = [_unstored(value, listed) for listed in found]
     if unread:
         found.append(MessageList(ListContext(unread[0][0]), [], None, unread=tuple(unread)))
     return found
+
+
+def _unstored(record: Any, listed: MessageList) -> MessageList:
+    """``listed``, its context saying so when it is the ``input`` of a request that sets
+    ``store: false`` (`ListContext.unstored`)."""
+    pointer = listed.context.pointer
+    if not pointer or pointer[-1] != "input":
+        return listed
+    request = value_at(record, pointer[:-1])
+    if not isinstance(request, dict) or request.get("store") is not False:
+        return listed
+    return replace(listed, context=replace(listed.context, unstored=True))
 
 
 def _candidates(value: Any, dialects: Sequence[Dialect]) -> list[MessageList]:

@@ -32,7 +32,7 @@ SKIP_SIGNATURE = "skip_thought_signature_validator"
 MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
 _ALPHABET = string.ascii_letters + string.digits
 
-Check = Callable[[Sequence[Any], Sequence[MessageView]], list[Defect]]
+Check = Callable[[Sequence[Any], Sequence[MessageView], ListContext], list[Defect]]
 
 
 def _text(message: Any) -> bool:
@@ -47,7 +47,9 @@ def _text(message: Any) -> bool:
     )
 
 
-def _unsigned_calls(messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+def _unsigned_calls(
+    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+) -> list[Defect]:
     """TP301: the first function call part of each model content after the last user content
     with text, when it carries no thought signature (the validation Gemini's documentation
     describes, and Gemini CLI's ``ensureActiveLoopHasThoughtSignatures`` repairs)."""
@@ -99,7 +101,9 @@ def _ids(messages: Sequence[Any]) -> Iterator[tuple[int, Pointer, str, str | Non
             yield index, ("tool_call_id",), ident, message.get("name")
 
 
-def _mistral_ids(messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+def _mistral_ids(
+    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+) -> list[Defect]:
     """TP302: each id not of Mistral's shape, once, at its first place."""
     seen: set[str] = set()
     defects = []
@@ -134,6 +138,12 @@ def mistral_id(old: str, taken: set[str]) -> str:
     raise AssertionError(msg)
 
 
+def provider_id(ident: str, target: str | None) -> str:
+    """``ident``, an id toolpatch derived, in the shape ``target`` takes: for Mistral, 9 letters
+    and digits derived from it (`mistral_id`); as it is for any other."""
+    return mistral_id(ident, set()) if target == "mistral" else ident
+
+
 def _led_to(item: Any) -> bool:
     """Whether a Responses item is one a reasoning item leads to: an assistant message, or a
     call (of a tool the client or the server runs)."""
@@ -145,13 +155,24 @@ def _led_to(item: Any) -> bool:
     return isinstance(kind, str) and kind.endswith("_call")
 
 
+def _tied(item: Any) -> bool:
+    """Whether a Responses item may be tied to the reasoning item before it by its own ``id``
+    and be sent without it: a function call or an assistant message (the items Continue strips
+    the id of; a server call's id is required)."""
+    if not isinstance(item, dict):
+        return False
+    return item.get("type") in ("function_call", "message") or item.get("role") == "assistant"
+
+
 def _output(item: Any) -> bool:
     """Whether a Responses item is a call's output."""
     kind = item.get("type") if isinstance(item, dict) else None
     return isinstance(kind, str) and (kind.endswith("_output") or kind.endswith("_result"))
 
 
-def _orphan_reasoning(messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+def _orphan_reasoning(
+    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+) -> list[Defect]:
     """TP303: each reasoning item that no item it led to follows, passing over outputs (a
     reasoning item split from its item by outputs is TP102's)."""
     defects = []
@@ -176,7 +197,9 @@ def _orphan_reasoning(messages: Sequence[Any], views: Sequence[MessageView]) -> 
     return defects
 
 
-def _prefill(messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defect]:
+def _prefill(
+    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+) -> list[Defect]:
     """TP304: a last message of the assistant without a tool call."""
     last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is not None), None)
     if last is None:
@@ -188,17 +211,57 @@ def _prefill(messages: Sequence[Any], views: Sequence[MessageView]) -> list[Defe
     return [Defect("TP304", last, (), reason=reason)]
 
 
+def _unstored(
+    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+) -> list[Defect]:
+    """TP305: in a request that sets ``store: false``, each reasoning item without
+    ``encrypted_content`` and each ``item_reference``: items named by their id alone."""
+    if not context.unstored:
+        return []
+    defects = []
+    for index, item in enumerate(messages):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "item_reference" or (kind == "reasoning" and not item.get("encrypted_content")):
+            ident = item.get("id") if isinstance(item.get("id"), str) else None
+            what = "an item reference" if kind == "item_reference" else "a reasoning item"
+            reason = (
+                f"{what} names item {ident or '(no id)'} by its id alone, in a request that "
+                "sets store: false"
+            )
+            defects.append(Defect("TP305", index, (), ToolCall(ident, None), reason=reason))
+    return defects
+
+
+def _unnamed_results(
+    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+) -> list[Defect]:
+    """TP306: each tool message without a ``tool_call_id``."""
+    return [
+        Defect("TP306", index, (), reason="the tool message names no call: no tool_call_id")
+        for index, message in enumerate(messages)
+        if isinstance(message, dict)
+        and message.get("role") == "tool"
+        and not message.get("tool_call_id")
+    ]
+
+
 #: Each provider rule's check, by code and dialect.
 _CHECKS: dict[tuple[str, str], Check] = {
     ("TP301", "gemini"): _unsigned_calls,
     ("TP302", "openai-chat"): _mistral_ids,
     ("TP303", "openai-responses"): _orphan_reasoning,
     ("TP304", "anthropic"): _prefill,
+    ("TP305", "openai-responses"): _unstored,
+    ("TP306", "openai-chat"): _unnamed_results,
 }
 
 
 def provider_defects(
-    messages: Sequence[Any], views: Sequence[MessageView], dialect: str, options: Options
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    dialect: str,
+    options: Options,
 ) -> list[Defect]:
     """The defects of the selected provider rules of the run's target in a list of ``dialect``
     (none without a target, or in a list of a dialect the target does not take)."""
@@ -209,7 +272,7 @@ def provider_defects(
     for code in sorted(options.selection.codes & PROVIDER_CODES):
         check = _CHECKS.get((code, dialect))
         if check is not None:
-            defects += check(messages, views)
+            defects += check(messages, views, context)
     return defects
 
 
@@ -235,7 +298,7 @@ def provider_plan(
                     if ident == defect.call.id
                 )
             )
-        elif defect.code == "TP303":
+        elif defect.code in ("TP303", "TP305"):
             plans.append(_dropped_reasoning(messages, context, defect))
         else:
             plans.append(())
@@ -245,8 +308,12 @@ def provider_plan(
 def _dropped_reasoning(
     messages: Sequence[Any], context: ListContext, defect: Defect
 ) -> tuple[Edit, ...]:
-    """TP303's fix: the reasoning item deleted, and each ``item_reference`` to its id."""
+    """TP303's and TP305's fix: the item deleted; for a reasoning item, each ``item_reference``
+    to its id too, and the ``id`` of the calls and assistant messages right after it, which
+    tie them to it (Continue's ``sanitizeResponsesInput``)."""
     ident = defect.call.id if defect.call is not None else None
+    if messages[defect.message_index].get("type") != "reasoning":
+        ident = None  # an item reference: only itself goes
     doomed = [defect.message_index] + [
         index
         for index, item in enumerate(messages)
@@ -258,4 +325,10 @@ def _dropped_reasoning(
     deletions = [context.delete_message(index) for index in doomed]
     if any(deletion is None for deletion in deletions):
         return ()
-    return tuple(d for d in deletions if isinstance(d, Delete))
+    unlinked: list[Edit] = []
+    after = defect.message_index + 1
+    while ident is not None and after < len(messages) and _tied(messages[after]):
+        if "id" in messages[after]:
+            unlinked.append(Delete((*context.message_pointer(after), "id")))
+        after += 1
+    return (*(d for d in deletions if isinstance(d, Delete)), *unlinked)

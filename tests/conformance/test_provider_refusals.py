@@ -7,6 +7,7 @@ documentation or its users report it, word for word (the sources are in docs/rul
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from mistral_common.exceptions import MistralCommonException
@@ -16,15 +17,19 @@ from mistral_common.protocol.instruct.validator import MistralRequestValidatorV3
 import patchcore
 from tests.helpers import SAMPLES, run
 
-#: The samples of the provider rules, by code (samples/providers/cases.toml).
+#: A sample of TP302 (samples/providers/cases.toml).
 MISTRAL = SAMPLES / "providers" / "mistral-ids-from-openai.json"
+#: A sample of TP306 (samples/strict/openai-chat/cases.toml).
+UNNAMED = SAMPLES / "strict" / "openai-chat" / "mistral-tool-message-without-id.json"
 
 
 def mistral_refusal(document: bytes) -> str | None:
-    """What Mistral's request validation says of a request body's messages (``None``: taken)."""
-    messages = json.loads(document)["messages"]
+    """What Mistral's request validation says of a history: a request body's messages, or a
+    list of messages (``None``: taken)."""
+    value = json.loads(document)
+    messages = value["messages"] if isinstance(value, dict) else value
     try:
-        request = ChatCompletionRequest.from_openai(messages)
+        request = ChatCompletionRequest.model_validate({"messages": messages})
         MistralRequestValidatorV3(ValidationMode.test).validate_messages(request.messages)
     except MistralCommonException as exc:
         return str(exc)
@@ -39,10 +44,21 @@ def test_mistral_refuses_what_tp302_reports_with_its_words() -> None:
     assert mistral_refusal(data) == finding.provider_error
 
 
-def test_mistral_takes_what_the_tp302_fix_writes() -> None:
-    fixed = run(
-        ["fix", "--target", "mistral", "--unsafe-fixes", "-"], input=MISTRAL.read_bytes(), expect=0
-    )
+def test_mistral_refuses_what_tp306_reports_with_its_words() -> None:
+    """The rule's own example (docs/rules.md), asked on: a tool message that names no call."""
+    history = [*json.loads(patchcore.RULES["TP306"].example), {"role": "user", "content": "Ok"}]
+    data = json.dumps(history).encode()
+    options = patchcore.make_options(select=["TP306"], target="mistral")
+    (finding,) = patchcore.check_document(data, options=options).findings
+    assert mistral_refusal(data) == finding.provider_error
+
+
+@pytest.mark.parametrize("sample", [MISTRAL, UNNAMED], ids=lambda p: p.name)
+def test_mistral_takes_what_the_unsafe_fix_writes(sample: Path) -> None:
+    """``fix --target mistral --select ALL --unsafe-fixes``: TP302's new ids, TP105's ids of
+    Mistral's shape."""
+    args = ["fix", "--target", "mistral", "--select", "ALL", "--unsafe-fixes", "-"]
+    fixed = run(args, input=sample.read_bytes(), expect=0)
     assert mistral_refusal(fixed.stdout) is None
 
 
@@ -70,6 +86,13 @@ def test_without_a_target_mistral_ids_are_not_reported() -> None:
             "following item.",
         ),
         (
+            "responses-store-false.json",
+            "openai",
+            "Item with id 'rs_68a1f0c2d4e8' not found. Items are not persisted when `store` is "
+            "set to false. Try again with `store` set to true, or remove this item from your "
+            "input.",
+        ),
+        (
             "anthropic-prefill.json",
             "anthropic",
             "This model does not support assistant message prefill. The conversation must end "
@@ -82,4 +105,4 @@ def test_the_finding_quotes_the_documented_error(sample: str, target: str, error
     report = patchcore.check_document(
         data, filename=sample, options=patchcore.make_options(target=target)
     )
-    assert [f.provider_error for f in report.findings] == [error]
+    assert report.findings[0].provider_error == error
