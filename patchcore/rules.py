@@ -145,14 +145,15 @@ def _paris_and_rome(second_id: str) -> str:
 
 
 def _anthropic_weather(then: str) -> str:
-    """An Anthropic example: a call to a weather tool answered, then the messages ``then``."""
+    """An Anthropic request body: a call to a weather tool answered, then the messages
+    ``then``."""
     return (
-        "[\n"
-        '  {"role": "user", "content": "Weather in Paris?"},\n'
-        '  {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",\n'
-        '    "name": "get_weather", "input": {"city": "Paris"}}]},\n'
-        '  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",\n'
-        '    "content": "18 C"}]}' + (",\n" + then if then else "\n") + "]\n"
+        '{"model": "claude-sonnet-4-6", "max_tokens": 1024, "messages": [\n'
+        '    {"role": "user", "content": "Weather in Paris?"},\n'
+        '    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",\n'
+        '      "name": "get_weather", "input": {"city": "Paris"}}]},\n'
+        '    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",\n'
+        '      "content": "18 C"}]}' + (",\n" + then if then else "\n") + "]}\n"
     )
 
 
@@ -596,7 +597,9 @@ RULES: dict[str, Rule] = {
                 "It writes one new id of 9 letters and digits, derived from the old one (two "
                 "runs write the same), into the call and every tool message that answers it, "
                 "so that they still pair; an id already in the list is never written. It "
-                "changes what the model wrote, so it is unsafe."
+                "changes what the model wrote, so it is unsafe. It is not offered in a list "
+                "whose tool messages name their calls under a framework's own key (SWE-agent's "
+                "`tool_call_ids`, tau2's `id`), which it would leave naming the old id."
             ),
             example=_asked(
                 '  {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"}\n'
@@ -650,21 +653,21 @@ RULES: dict[str, Rule] = {
             name="assistant-prefill",
             summary="Anthropic: a request whose last message is the assistant's",
             what=(
-                "Checks, in an Anthropic `messages` list sent as it is, for a last message of "
-                "the assistant that holds no tool call (one that does is TP002's): a prefill."
+                "Checks, in the `messages` of an Anthropic request body (an object that names "
+                "its `model`), for a last message of the assistant that holds no tool call "
+                "(one that does is TP002's): a prefill."
             ),
             why=(
                 "Claude models from the 4.6 generation refuse a prefilled assistant turn. A "
-                "stored history ends so after every reply; it is refused only when sent "
-                "without a new user message, which is why the rule applies only when Anthropic "
-                "is the target."
+                "stored history ends so after every reply and is sent with the user's next "
+                "message, so the rule reads only request bodies, sent as they are."
             ),
             fix=None,
             fix_notes=(
                 "What the user says next cannot be made up: add the user's message, or drop "
                 "the prefill, before the request is sent."
             ),
-            example=_anthropic_weather('  {"role": "assistant", "content": "It is 18 C and"}\n'),
+            example=_anthropic_weather('    {"role": "assistant", "content": "It is 18 C and"}\n'),
             use_instead=_anthropic_weather(""),
             provider="anthropic",
             error=(

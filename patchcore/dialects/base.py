@@ -89,6 +89,9 @@ class ListContext:
             policy leaves without a fix; ``None``: calls may be dropped.
         unstored: The list is the ``input`` of an OpenAI Responses request that sets
             ``store: false``: the API looks up no item by its id alone (TP305).
+        request: The list is the ``messages`` or ``input`` of an API request body (an object
+            that names its ``model``): sent as it is, not a history a user goes on from
+            (TP304).
     """
 
     pointer: Pointer
@@ -98,6 +101,7 @@ class ListContext:
     awaiting_approval: frozenset[str] = frozenset()
     kept_calls: str | None = None
     unstored: bool = False
+    request: bool = False
 
     def message_pointer(self, index: int) -> Pointer:
         """Pointer of message ``index`` inside the record."""

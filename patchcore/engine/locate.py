@@ -392,22 +392,28 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
         lone = _lone_message(value, dialects)
         if lone is not None:
             return [lone]
-    found = [_unstored(value, listed) for listed in found]
+    found = [_in_request(value, listed) for listed in found]
     if unread:
         found.append(MessageList(ListContext(unread[0][0]), [], None, unread=tuple(unread)))
     return found
 
 
-def _unstored(record: Any, listed: MessageList) -> MessageList:
-    """``listed``, its context saying so when it is the ``input`` of a request that sets
-    ``store: false`` (`ListContext.unstored`)."""
+def _in_request(record: Any, listed: MessageList) -> MessageList:
+    """``listed``, its context saying so when it is the ``messages`` or ``input`` of a request
+    body (`ListContext.request`), and when that request sets ``store: false``
+    (`ListContext.unstored`)."""
     pointer = listed.context.pointer
-    if not pointer or pointer[-1] != "input":
+    if not pointer or pointer[-1] not in ("messages", "input") or listed.context.member:
         return listed
-    request = value_at(record, pointer[:-1])
-    if not isinstance(request, dict) or request.get("store") is not False:
+    body = value_at(record, pointer[:-1])
+    if not isinstance(body, dict):
         return listed
-    return replace(listed, context=replace(listed.context, unstored=True))
+    request = isinstance(body.get("model"), str)
+    unstored = pointer[-1] == "input" and body.get("store") is False
+    if not (request or unstored):
+        return listed
+    context = replace(listed.context, request=request, unstored=unstored)
+    return replace(listed, context=context)
 
 
 def _candidates(value: Any, dialects: Sequence[Dialect]) -> list[MessageList]:

@@ -101,6 +101,19 @@ def _ids(messages: Sequence[Any]) -> Iterator[tuple[int, Pointer, str, str | Non
             yield index, ("tool_call_id",), ident, message.get("name")
 
 
+def _foreign_results(messages: Sequence[Any]) -> bool:
+    """Whether some tool message names its call under a framework's own key (SWE-agent's
+    ``tool_call_ids``, tau2's ``id``) rather than ``tool_call_id``: TP302's fix, which rewrites
+    ``tool_call_id``, would leave it naming the old id."""
+    return any(
+        isinstance(m, dict)
+        and m.get("role") == "tool"
+        and not m.get("tool_call_id")
+        and (m.get("tool_call_ids") or m.get("id"))
+        for m in messages
+    )
+
+
 def _mistral_ids(
     messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
 ) -> list[Defect]:
@@ -200,7 +213,9 @@ def _orphan_reasoning(
 def _prefill(
     messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
 ) -> list[Defect]:
-    """TP304: a last message of the assistant without a tool call."""
+    """TP304: in a request body, a last message of the assistant without a tool call."""
+    if not context.request:
+        return []
     last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is not None), None)
     if last is None:
         return []
@@ -235,13 +250,15 @@ def _unstored(
 def _unnamed_results(
     messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
 ) -> list[Defect]:
-    """TP306: each tool message without a ``tool_call_id``."""
+    """TP306: each tool message that names no call: the dialect reads no id in it (a framework's
+    own key, SWE-agent's ``tool_call_ids`` or tau2's ``id``, names its call, and the framework
+    writes ``tool_call_id`` when it sends the message)."""
     return [
         Defect("TP306", index, (), reason="the tool message names no call: no tool_call_id")
         for index, message in enumerate(messages)
         if isinstance(message, dict)
         and message.get("role") == "tool"
-        and not message.get("tool_call_id")
+        and not any(result.keyed for result in views[index].results)
     ]
 
 
@@ -288,7 +305,12 @@ def provider_plan(
             part = messages[defect.message_index]["parts"][defect.path[1]]
             key = "thought_signature" if "function_call" in part else "thoughtSignature"
             plans.append((Replace((*where, *defect.path, key), SKIP_SIGNATURE),))
-        elif defect.code == "TP302" and defect.call is not None and defect.call.id is not None:
+        elif (
+            defect.code == "TP302"
+            and defect.call is not None
+            and defect.call.id is not None
+            and not _foreign_results(messages)
+        ):
             new = mistral_id(defect.call.id, taken)
             taken.add(new)
             plans.append(
