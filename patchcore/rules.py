@@ -543,7 +543,9 @@ RULES: dict[str, Rule] = {
             why=(
                 "Gemini 3 models validate the signatures of the current turn's function calls "
                 "and refuse a request that leaves one out (Gemini 2.5 does not). A history "
-                "rebuilt from another format, or by code that dropped unknown fields, has none."
+                "rebuilt from another format, or by code that dropped unknown fields, has none. "
+                "The error's position is the API's own count, which it does not document: "
+                "toolpatch writes the content's index in `contents` there."
             ),
             fix=Applicability.UNSAFE,
             fix_description="write Gemini's documented skip signature",
