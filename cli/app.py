@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any, NoReturn
 
@@ -47,6 +48,7 @@ from .options import (
     SHOW_UNSAFE_FIXES,
     STATISTICS,
     STDIN_FILENAME,
+    TARGET,
     TELLING,
     TEXT_FORMAT,
     THREAD,
@@ -112,6 +114,7 @@ def _main(
     EXIT_ZERO,
     ALSO_FIX,
     AGAINST,
+    TARGET,
     *READING,
     *FINDING,
     STATISTICS,
@@ -139,6 +142,7 @@ def check(**given: Any) -> int:
     IGNORE,
     UNSAFE_FIXES,
     REPAIR,
+    TARGET,
     DIALECT,
     EXIT_ZERO,
     EXIT_NON_ZERO_ON_FIX,
@@ -186,6 +190,7 @@ def strip(**given: Any) -> int:
     DIALECT,
     SHOW_UNSAFE_FIXES,
     REPAIR,
+    TARGET,
     FULL,
     CONFIG,
     ISOLATED,
@@ -278,6 +283,41 @@ def rule(**given: Any) -> int:
         fenced ^= line.startswith("```")
         heading = line.startswith("#") and not fenced
         printer.line(((line, "bold cyan" if heading else ""),))
+    return int(ExitCode.OK)
+
+
+@app.command(
+    "explain", cls=HelpCommand, short_help="Say which providers refuse each history, and why."
+)
+@takes(HISTORY, COLOR)
+def explain(**given: Any) -> int:
+    """For each history of a file, which providers would refuse it as it stands, with the
+    error each gives, and which would still refuse it after `toolpatch fix --unsafe-fixes
+    --target PROVIDER`. Writes nothing; exit 0 once said, 2 when the file cannot be read."""
+    path = given["path"]
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        verdicts = patchcore.explain_document(data, filename=None if path == "-" else path)
+    except (OSError, patchcore.PatchcoreError) as exc:
+        sys.stderr.write(f"toolpatch: {visible(path)}: {visible(str(exc))}\n")
+        return int(ExitCode.ERROR)
+    printer = Printer(sys.stdout, styled=wants_color(given["color"], sys.stdout))
+    shown = None
+    for verdict in verdicts:
+        where = (verdict.line, verdict.pointer)
+        if where != shown:
+            line = f"line {verdict.line} " if verdict.line is not None else ""
+            printer.line(((f"{line}{verdict.pointer or '/'} ({verdict.dialect})", "bold"),))
+            shown = where
+        if not verdict.errors:
+            printer.line(((f"  {verdict.provider}: ", "bold cyan"), ("takes it", "")))
+            continue
+        after = "still refused after fix" if verdict.after_fix else "taken after fix"
+        printer.line(((f"  {verdict.provider}: ", "bold cyan"), (f"refuses it ({after})", "")))
+        for error in verdict.errors:
+            printer.text(f"    {visible(error)}")
+    if not verdicts:
+        printer.text("No history that a provider takes.")
     return int(ExitCode.OK)
 
 

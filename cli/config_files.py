@@ -57,6 +57,7 @@ class Config(msgspec.Struct, frozen=True):
         dialect: Dialect forced on every list.
         unsafe_fixes: Whether ``fix`` applies unsafe fixes.
         repair: What the fix of an unanswered call does (``answer`` or ``drop``).
+        target: The provider whose rules apply (``--target``, docs/cli.md#target).
         output_format: The default ``check --output-format``.
         live_session_minutes: How recently a session log may have been written to and still be
             taken for a running agent's (`LIVE_SESSION_MINUTES` when not set; 0: never).
@@ -80,6 +81,7 @@ class Config(msgspec.Struct, frozen=True):
     dialect: str | None = None
     unsafe_fixes: bool | None = None
     repair: str | None = None
+    target: str | None = None
     output_format: str | None = None
     live_session_minutes: float | None = None
     keep_invalid_lines: bool | None = None
@@ -176,6 +178,14 @@ def _repair(key: str, value: Any) -> str:
     return str(value)
 
 
+def _target(key: str, value: Any) -> str:
+    if not isinstance(value, str):
+        msg = f"{key}: expected a provider's name (anthropic, gemini, mistral, openai)"
+        raise ConfigError(msg)
+    _checked(key, target=value)
+    return value
+
+
 def _flag(key: str, value: Any) -> bool:
     if not isinstance(value, bool):
         msg = f"{key}: expected true or false"
@@ -229,6 +239,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "dialect": ("dialect", _dialect),
     "unsafe-fixes": ("unsafe_fixes", _flag),
     "repair": ("repair", _repair),
+    "target": ("target", _target),
     "output-format": ("output_format", _output_format),
     "live-session-minutes": ("live_session_minutes", _minutes),
     "keep-invalid-lines": ("keep_invalid_lines", _flag),

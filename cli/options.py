@@ -150,7 +150,7 @@ SELECT = _valued(
     "--select",
     metavar="CODES",
     does="Rule codes or prefixes to apply, comma-separated or repeated (ALL for every "
-    "rule). Default: TP0,TP103,TP2.",
+    "rule). Default: TP0,TP103,TP2,TP3 (TP3: the --target provider's rules).",
 )
 IGNORE = _valued(
     "ignore", list[str], "--ignore", metavar="CODES", does="Rule codes or prefixes to leave out."
@@ -162,6 +162,14 @@ DIALECT = _valued(
     metavar="NAME",
     does="Read every message list as this dialect instead of detecting it (see "
     "`toolpatch formats`).",
+)
+TARGET = _valued(
+    "target",
+    str,
+    "--target",
+    metavar="PROVIDER",
+    does="The provider the histories are sent to (anthropic, gemini, mistral, openai): its "
+    "own rules (TP3xx) apply to the lists it takes. Default: none, or the configured target.",
 )
 REPAIR = _valued(
     "repair",

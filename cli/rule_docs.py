@@ -59,7 +59,9 @@ def repaired_example(rule: Rule, *, repair: str = "answer") -> str:
     if rule.fix is None:
         assert rule.use_instead is not None, f"{rule.code} has no fix and no use_instead"
         return rule.use_instead
-    options = patchcore.make_options(select=[rule.code], unsafe_fixes=True, repair=repair)
+    options = patchcore.make_options(
+        select=[rule.code], unsafe_fixes=True, repair=repair, target=rule.provider
+    )
     result = patchcore.fix_document(rule.example, options=options)
     if result.output is None:
         msg = f"the example of {rule.code} is not repaired"
@@ -72,6 +74,11 @@ def _on_by_default(rule: Rule) -> bool:
 
 
 def _selection(rule: Rule) -> str:
+    if rule.provider is not None:
+        return (
+            f"Applies when the run targets {rule.provider} (`--target {rule.provider}`, or the "
+            "`target` setting), and is then on by default."
+        )
     if _on_by_default(rule):
         return f"On by default (selected by `--select {','.join(patchcore.DEFAULT_SELECT)}`)."
     return (
@@ -82,7 +89,10 @@ def _selection(rule: Rule) -> str:
 
 def _fix_command(rule: Rule) -> str:
     """The ``toolpatch fix`` that repairs the example."""
-    select = "" if _on_by_default(rule) else f" --select {rule.code}"
+    if rule.provider is not None:
+        select = f" --target {rule.provider}"
+    else:
+        select = "" if _on_by_default(rule) else f" --select {rule.code}"
     unsafe = " --unsafe-fixes" if rule.fix is Applicability.UNSAFE else ""
     return f"`toolpatch fix{select}{unsafe}`"
 
@@ -111,6 +121,9 @@ def _blocks(rule: Rule, level: int) -> Iterator[tuple[str, str]]:
     yield "heading", f"{sub} Why is this bad?"
     yield "paragraph", rule.why
     errors = provider_errors(rule)
+    if rule.error is not None:
+        yield "paragraph", f"What {rule.provider} answers: {patchcore.fill(rule.error, GENERIC)}"
+        yield "paragraph", f"Verified against: {rule.source}."
     if errors:
         yield "paragraph", "What each dialect's provider answers:"
         for names, error in errors:

@@ -20,8 +20,8 @@ _HEADER = f"""\
 <!-- Generated from patchcore.rules.RULES: do not edit. Regenerate with
      {REGENERATE} -->
 
-Every defect toolpatch finds is a *finding* with a rule code, as in ruff. The codes come in two
-families:
+Every defect toolpatch finds is a *finding* with a rule code, as in ruff. The codes come in
+these families:
 
 - **TP0xx, the pairing rules** (on by default): a tool call that no result answers. Their fix
   inserts a synthetic error result and is *safe*: it only adds content, so plain `toolpatch fix`
@@ -32,6 +32,21 @@ families:
   message, empty `tool_calls`. Providers reject each of these, but the data is often acceptable
   where it lives (a log, a training set). Where they have a fix it deletes, moves or changes
   existing content, so it is *unsafe*: `fix` applies it only with `--unsafe-fixes`.
+- **TP2xx, torn files** (on by default): an agent session's entry split over lines.
+- **TP3xx, the provider rules**: what one provider refuses beyond pairing (Gemini 3's thought
+  signatures, Mistral's tool call ids, OpenAI Responses' reasoning items and `store: false`,
+  Anthropic's prefill). Each applies only to a run that targets its provider (`--target
+  PROVIDER` or the `target` setting, [cli.md](cli.md#target)), to the lists of the formats that
+  provider takes; then it is on by default. Without a target none applies, even under
+  `--select ALL`. Each quotes its provider's error word for word and names where it was
+  verified; `toolpatch explain FILE` says which providers refuse each history of a file
+  ([cli.md](cli.md#explain)).
+
+Two refusals users report are not rules, because no provider documentation or SDK confirms
+them: an empty tool result (anthropic-sdk-python's `ToolResultBlockParam` does not require
+`content`, and the reports of a 400 for an empty one come through proxies, in Bedrock's words),
+and a tool message without `tool_call_id` sent to OpenAI (the pairing rules report it: TP101,
+or TP105 with its call; for Mistral, whose validator refuses it, it is TP306).
 
 Duplicate results (TP103) are on by default: every provider toolpatch writes for refuses a call
 answered twice (Anthropic, OpenAI Chat and Responses, Bedrock, Gemini), and a run resumed after
@@ -59,13 +74,20 @@ def _fix_words(rule: Rule) -> str:
     return rule.fix.value
 
 
+def _default(rule: Rule, defaults: frozenset[str]) -> str:
+    """Whether the rule is on by default: ``yes``, ``no``, or the target it needs."""
+    if rule.provider is not None:
+        return f"`--target {rule.provider}`"
+    return "yes" if rule.code in defaults else "no"
+
+
 def rules_markdown() -> str:
     """The whole of ``docs/rules.md``: the table, then each rule as ``toolpatch rule CODE``
     explains it (`cli.rule_docs`), a level down."""
     defaults = RuleSelection.build().codes
     rows = [
         f"| [{r.code}](#{r.name}-{r.code.lower()}) | `{r.name}` | "
-        f"{'yes' if r.code in defaults else 'no'} | {_fix_words(r)} | {r.summary} |"
+        f"{_default(r, defaults)} | {_fix_words(r)} | {r.summary} |"
         for r in RULES.values()
     ]
     body: list[str] = []

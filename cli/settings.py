@@ -60,6 +60,7 @@ _OPTION_OF = {
     "select": ("--select/--ignore", True),
     "ignore": ("--select/--ignore", True),
     "repair": ("--repair", False),
+    "target": ("--target", False),
 }
 
 
@@ -86,6 +87,7 @@ class RuleSettings(msgspec.Struct):
     keep_invalid_lines: bool = False
     fix_training_targets: bool = False
     repair: str = "answer"
+    target: str | None = None
     max_record_mib: int | None = None
     _made: dict[tuple[tuple[str, ...], str | None], Options] = msgspec.field(default_factory=dict)
 
@@ -110,6 +112,7 @@ class RuleSettings(msgspec.Struct):
                 _given_or(given.get("fix_training_targets"), config.fix_training_targets)
             ),
             repair=_given_or(given.get("repair"), config.repair) or "answer",
+            target=_given_or(given.get("target"), config.target),
             max_record_mib=_given_or(given.get("max_record_mib"), config.max_record_mib),
         )
 
@@ -154,6 +157,7 @@ class RuleSettings(msgspec.Struct):
                 keep_invalid_lines=self.keep_invalid_lines,
                 fix_training_targets=self.fix_training_targets,
                 repair=self.repair,
+                target=self.target,
                 max_record_bytes=(
                     self.max_record_mib * 2**20 if self.max_record_mib is not None else None
                 ),

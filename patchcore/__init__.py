@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         UnknownRuleError,
         located_text,
     )
+    from patchcore.explain import Verdict, explain_document
     from patchcore.extras import MissingExtra, extra_module
     from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.layouts.base import Layout
@@ -166,6 +167,7 @@ _MODULES = {
         ["Finding", "Fix", "Insert", "Pointer", "Verbatim", "format_pointer"], "patchcore.model"
     ),
     "MessageChanges": "patchcore.message_changes",
+    **dict.fromkeys(["Verdict", "explain_document"], "patchcore.explain"),
     **dict.fromkeys(["Options", "make_options"], "patchcore.options"),
     **dict.fromkeys(
         [
@@ -244,6 +246,7 @@ __all__ = [
     "UnknownRepairError",
     "UnknownRuleError",
     "Verbatim",
+    "Verdict",
     "__version__",
     "against_document",
     "apply_patches",
@@ -256,6 +259,7 @@ __all__ = [
     "check_messages",
     "dialect_named",
     "edit_record",
+    "explain_document",
     "extra_module",
     "fill",
     "finding_record",

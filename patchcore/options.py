@@ -85,6 +85,9 @@ class Options:
         against: The findings of the history a trimmer cut this one from: only the findings
             the cut broke are reported (`patchcore.against.Against`, ``toolpatch check
             --against``); ``None``: every finding.
+        target: The provider the histories are to be sent to (`patchcore.rules.PROVIDERS`), whose
+            provider rules (TP3xx) apply to the lists it takes (docs/cli.md#target); ``None``:
+            none does.
         max_record_bytes: The largest record (a JSON document, or a line of JSON Lines) read;
             a larger one is the input's error, refused before anything parses it
             (`patchcore.raw.codec.too_large`), and a stream stops reading at it.
@@ -106,6 +109,7 @@ class Options:
     max_record_bytes: int = MAX_RECORD_BYTES
     recorded_results: Mapping[str, str] = field(default_factory=dict)
     against: Against | None = None
+    target: str | None = None
 
     def text(self, code: str) -> str:
         """The template for ``code``'s synthetic result."""
@@ -153,6 +157,7 @@ def make_options(
     max_record_bytes: int | None = None,
     recorded_results: Mapping[str, str] | None = None,
     against: Against | None = None,
+    target: str | None = None,
 ) -> Options:
     """Validate and bundle the options shared by every function.
 
@@ -166,10 +171,12 @@ def make_options(
     (`Options.max_record_bytes`), at least one byte; ``None``: `MAX_RECORD_BYTES` (256 MiB).
     ``recorded_results``: call id → the result text a store recorded for it
     (`Options.recorded_results`). ``against``: what the history a trimmer cut this one from
-    held (`patchcore.against_document`, `Options.against`).
+    held (`patchcore.against_document`, `Options.against`). ``target``: the provider whose
+    rules apply (`Options.target`).
 
     Raises:
-        UnknownRuleError: A selector or a text's code names no rule that inserts a text.
+        UnknownRuleError: A selector or a text's code names no rule that inserts a text, or
+            ``target`` names no provider.
         UnknownDialectError: ``dialect`` is not a known dialect.
         UnknownRepairError: ``repair`` is not a repair policy.
         ValueError: ``max_record_bytes`` is less than one, or a recorded result is not a
@@ -205,7 +212,7 @@ def make_options(
 
         forced = dialect_named(dialect)
     return Options(
-        selection=RuleSelection.build(select=select, ignore=ignore),
+        selection=RuleSelection.build(select=select, ignore=ignore, target=target),
         repair=repair_policy(repair),
         texts=merged,
         dialect=forced,
@@ -220,6 +227,7 @@ def make_options(
         max_record_bytes=max_record_bytes,
         recorded_results=recorded,
         against=against,
+        target=target,
     )
 
 

@@ -71,6 +71,13 @@ class Rule(msgspec.Struct, frozen=True):
         use_instead: For a rule without a fix, the same history as it should be.
         fix_always: Whether the fix is offered for every finding of the rule.
         text: Default text of the synthetic result this rule's fix inserts, if it inserts one.
+        provider: For a provider rule (TP3xx), the provider whose refusal it is: it applies only
+            to a run that targets that provider (`RuleSelection.build`'s ``target``,
+            docs/cli.md#target); ``None``: a rule of every provider.
+        error: For a provider rule, the provider's error, word for word (``{id}``, ``{name}``,
+            ``{index}`` filled in as `Dialect.provider_errors`' are).
+        source: Where that error and the rule were verified: the provider's documentation or
+            SDK, named in docs/rules.md.
     """
 
     code: str
@@ -85,6 +92,9 @@ class Rule(msgspec.Struct, frozen=True):
     use_instead: str | None = None
     fix_always: bool = False
     text: str | None = None
+    provider: str | None = None
+    error: str | None = None
+    source: str | None = None
 
     @property
     def explanation(self) -> str:
@@ -132,6 +142,19 @@ def _paris_and_rome(second_id: str) -> str:
   {{"role": "tool", "tool_call_id": "{second_id}", "content": "24 C, cloudy"}}
 ]
 """
+
+
+def _anthropic_weather(then: str) -> str:
+    """An Anthropic request body: a call to a weather tool answered, then the messages
+    ``then``."""
+    return (
+        '{"model": "claude-sonnet-4-6", "max_tokens": 1024, "messages": [\n'
+        '    {"role": "user", "content": "Weather in Paris?"},\n'
+        '    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",\n'
+        '      "name": "get_weather", "input": {"city": "Paris"}}]},\n'
+        '    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",\n'
+        '      "content": "18 C"}]}' + (",\n" + then if then else "\n") + "]}\n"
+    )
 
 
 RULES: dict[str, Rule] = {
@@ -508,6 +531,231 @@ RULES: dict[str, Rule] = {
                 '"uuid":"u3","parentUuid":"u2","sessionId":"s1"}\n'
             ),
         ),
+        Rule(
+            code="TP301",
+            name="no-thought-signature",
+            summary="Gemini 3: a function call of the current turn without its thought signature",
+            what=(
+                "Checks, in a Gemini `contents` list, the model turns after the last user turn "
+                "that holds text (the current turn, as the API finds it): the first "
+                "`functionCall` part of each must carry a `thoughtSignature`."
+            ),
+            why=(
+                "Gemini 3 models validate the signatures of the current turn's function calls "
+                "and refuse a request that leaves one out (Gemini 2.5 does not). A history "
+                "rebuilt from another format, or by code that dropped unknown fields, has none. "
+                "The error's position is the API's own count, which it does not document: "
+                "toolpatch writes the content's index in `contents` there."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="write Gemini's documented skip signature",
+            fix_notes=(
+                "It writes `skip_thought_signature_validator`, the value Gemini's documentation "
+                "gives for a signature that is not known and that Gemini CLI writes itself "
+                "(`SYNTHETIC_THOUGHT_SIGNATURE`), into the part: the model then goes on "
+                "without the reasoning it had. It is an opt-in fix (--unsafe-fixes): it writes "
+                "a value the model did not return."
+            ),
+            example="""\
+[
+  {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
+  {"role": "model", "parts": [
+    {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
+  ]},
+  {"role": "user", "parts": [
+    {"functionResponse": {"name": "get_weather", "response": {"output": "18 C"}}}
+  ]}
+]
+""",
+            provider="gemini",
+            error=(
+                "Function call is missing a thought_signature in functionCall parts. This is "
+                "required for tools to work correctly, and missing thought_signature may lead "
+                "to degraded model performance. Additional data, function call "
+                "`default_api:{name}`, position {index}."
+            ),
+            source=(
+                "Gemini API documentation, Thought signatures (ai.google.dev/gemini-api/docs/"
+                "thought-signatures: the current turn's validation, the skip value); Gemini "
+                "CLI, packages/core/src/core/geminiChat.ts (ensureActiveLoopHasThoughtSignatures)"
+            ),
+        ),
+        Rule(
+            code="TP302",
+            name="mistral-tool-call-id",
+            summary="Mistral: a tool call id that is not 9 letters and digits",
+            what=(
+                "Checks, in an OpenAI Chat list sent to Mistral, each tool call id and each "
+                "tool message's `tool_call_id`: Mistral takes only ids of exactly 9 characters "
+                "a-z, A-Z, 0-9. One finding per id, at its first place."
+            ),
+            why=(
+                "Mistral refuses the request. Histories moved from OpenAI (`call_...`), "
+                "Anthropic (`toolu_...`) or LangChain carry ids of other shapes."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="rewrite the id to Mistral's shape, in the call and its results",
+            fix_notes=(
+                "It writes one new id of 9 letters and digits, derived from the old one (two "
+                "runs write the same), into the call and every tool message that answers it, "
+                "so that they still pair; an id already in the list is never written. It "
+                "changes what the model wrote, so it is unsafe. It is not offered in a list "
+                "whose tool messages name their calls under a framework's own key (SWE-agent's "
+                "`tool_call_ids`, tau2's `id`), which it would leave naming the old id."
+            ),
+            example=_asked(
+                '  {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"}\n'
+            ),
+            provider="mistral",
+            error="Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9.",
+            source=(
+                "mistral-common, src/mistral_common/protocol/instruct/validator.py "
+                "(MistralRequestValidatorV3: _validate_tool_call, _validate_tool_message)"
+            ),
+        ),
+        Rule(
+            code="TP303",
+            name="orphan-reasoning-item",
+            summary="OpenAI Responses: a reasoning item without the item it led to",
+            what=(
+                "Checks, in an OpenAI Responses input list, for a `reasoning` item that no item "
+                "of its model turn follows (a message, a call): the list ends after it, or a "
+                "user message or another reasoning item comes next. A reasoning item split "
+                "from its item by outputs is TP102's."
+            ),
+            why=(
+                "The API refuses a reasoning item without its required following item. A run "
+                "cut after the model reasoned, or code that dropped the call it led to, leaves "
+                "one."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="drop the reasoning item and the references to it",
+            fix_notes=(
+                "It drops the reasoning item and each `item_reference` to its id, as Continue "
+                "and Mastra do before they send a history: the model reasons again. It is not "
+                "offered where the list takes no removal (a stored model response)."
+            ),
+            example="""\
+[
+  {"role": "user", "content": "Weather in Paris?"},
+  {"type": "reasoning", "id": "rs_1", "summary": []}
+]
+""",
+            provider="openai",
+            error=(
+                "Item '{id}' of type 'reasoning' was provided without its required following item."
+            ),
+            source=(
+                "the OpenAI Responses API's error, as it answers (openai-python's APIError; "
+                "reports in Continue and Mastra, whose fixes drop the item)"
+            ),
+        ),
+        Rule(
+            code="TP304",
+            name="assistant-prefill",
+            summary="Anthropic: a request whose last message is the assistant's",
+            what=(
+                "Checks, in the `messages` of an Anthropic request body (an object that names "
+                "its `model`), for a last message of the assistant that holds no tool call "
+                "(one that does is TP002's): a prefill."
+            ),
+            why=(
+                "Claude models from the 4.6 generation refuse a prefilled assistant turn. A "
+                "stored history ends so after every reply and is sent with the user's next "
+                "message, so the rule reads only request bodies, sent as they are."
+            ),
+            fix=None,
+            fix_notes=(
+                "What the user says next cannot be made up: add the user's message, or drop "
+                "the prefill, before the request is sent."
+            ),
+            example=_anthropic_weather('    {"role": "assistant", "content": "It is 18 C and"}\n'),
+            use_instead=_anthropic_weather(""),
+            provider="anthropic",
+            error=(
+                "This model does not support assistant message prefill. The conversation must "
+                "end with a user message."
+            ),
+            source=(
+                "Anthropic's documentation, What's new in Claude 4.6, breaking changes "
+                "(platform.claude.com/docs/en/about-claude/models/whats-new-claude-4-6), and "
+                "the API's error as users report it"
+            ),
+        ),
+        Rule(
+            code="TP305",
+            name="unstored-item",
+            summary="OpenAI Responses, store false: an item named by its id alone",
+            what=(
+                "Checks, in the `input` of an OpenAI Responses request that sets `store: "
+                "false`, for a `reasoning` item without `encrypted_content` and for an "
+                "`item_reference`: items the API would look up by their id."
+            ),
+            why=(
+                "Nothing of a request with `store: false` is kept, so the API finds no item by "
+                "its id and refuses the request. A history kept without asking for "
+                "`reasoning.encrypted_content` (the `include` of the request that returned "
+                "it) holds such reasoning items."
+            ),
+            fix=Applicability.UNSAFE,
+            fix_description="drop the item, and the ids that link items to it",
+            fix_notes=(
+                "It drops the item; for a reasoning item, also each `item_reference` to it and "
+                "the `id` of the calls and assistant messages right after it, which link them "
+                "to it, as Continue does before it sends a history: the model reasons again. "
+                "It is not offered where the list takes no removal."
+            ),
+            example="""\
+{"model": "o4-mini", "store": false, "input": [
+  {"role": "user", "content": "Weather in Paris?"},
+  {"type": "reasoning", "id": "rs_1", "summary": []},
+  {"type": "function_call", "id": "fc_1", "call_id": "call_1",
+   "name": "get_weather", "arguments": "{}"},
+  {"type": "function_call_output", "call_id": "call_1", "output": "18 C"}
+]}
+""",
+            provider="openai",
+            error=(
+                "Item with id '{id}' not found. Items are not persisted when `store` is set to "
+                "false. Try again with `store` set to true, or remove this item from your input."
+            ),
+            source=(
+                "the OpenAI Responses API's error, as users report it (opencode, oh-my-pi); "
+                "Continue's core/llm/openaiTypeConverters.ts (sanitizeResponsesInput), whose "
+                "fix this is"
+            ),
+        ),
+        Rule(
+            code="TP306",
+            name="mistral-missing-tool-call-id",
+            summary="Mistral: a tool message without a tool_call_id",
+            what=(
+                "Checks, in an OpenAI Chat list sent to Mistral, for a tool message whose "
+                "`tool_call_id` is missing, null or empty."
+            ),
+            why=(
+                "Mistral refuses a tool message that does not name its call. The pairing rules "
+                "report the same message (TP101, or TP105 with its call), in words of their own."
+            ),
+            fix=None,
+            fix_notes=(
+                "Which call the message answers is the pairing's to say: where its call has no "
+                "id either and the two pair by name and order, TP105's fix gives both one id "
+                "(of Mistral's shape, when Mistral is the target); otherwise nothing says which "
+                "id to write."
+            ),
+            example=_asked('  {"role": "tool", "content": "18 C, sunny"}\n', call_id="Ab3dE6gh9"),
+            use_instead=_asked(
+                '  {"role": "tool", "tool_call_id": "Ab3dE6gh9", "content": "18 C, sunny"}\n',
+                call_id="Ab3dE6gh9",
+            ),
+            provider="mistral",
+            error="Tool call id has to be defined.",
+            source=(
+                "mistral-common, src/mistral_common/protocol/instruct/validator.py "
+                "(MistralRequestValidatorV3._validate_tool_message)"
+            ),
+        ),
     )
 }
 
@@ -536,7 +784,18 @@ def rule_named(spelling: str) -> Rule:
 #: that every provider toolpatch writes for refuses (docs/rules.md#duplicate-tool-result-tp103
 #: says why it keeps its TP1xx code), and the torn files an agent leaves (TP2xx: entries the
 #: agent itself can no longer read).
-DEFAULT_SELECT: tuple[str, ...] = ("TP0", "TP103", "TP2")
+DEFAULT_SELECT: tuple[str, ...] = ("TP0", "TP103", "TP2", "TP3")
+
+#: The providers a run may target (``--target``), each with the dialects of the lists it takes:
+#: a provider rule (`Rule.provider`) applies only to a run that targets its provider, and only
+#: to the lists of these dialects (docs/cli.md#target). OpenAI-compatible servers (Kimi's among
+#: them) take OpenAI Chat lists, and are the ``openai`` target.
+PROVIDERS: Mapping[str, tuple[str, ...]] = {
+    "anthropic": ("anthropic",),
+    "gemini": ("gemini",),
+    "mistral": ("openai-chat",),
+    "openai": ("openai-chat", "openai-responses"),
+}
 
 #: The rules that pairing's counting pass proves absent (`patchcore.engine.walk.open_keys`): a
 #: call left open (TP001-TP003), a second result for an answered call (TP103); the unread
@@ -680,14 +939,23 @@ class RuleSelection(msgspec.Struct, frozen=True):
         *,
         select: Iterable[str] | None = None,
         ignore: Iterable[str] | None = None,
+        target: str | None = None,
     ) -> RuleSelection:
-        """Resolve selectors: ``ALL``, a full code, or a prefix such as ``TP0``.
+        """Resolve selectors: ``ALL``, a full code, or a prefix such as ``TP0``. A provider
+        rule (TP3xx) stays selected only when ``target`` is its provider: without a target,
+        none does, so a default run and ``--select ALL`` are what they were before there were
+        provider rules.
 
         Raises:
-            UnknownRuleError: A selector matches no rule.
+            UnknownRuleError: A selector matches no rule, or ``target`` no provider.
         """
+        if target is not None and target not in PROVIDERS:
+            known = ", ".join(PROVIDERS)
+            msg = f"target: {target!r} is not a provider (known: {known})"
+            raise UnknownRuleError(msg)
         chosen = _expand(DEFAULT_SELECT if select is None else select, option="select")
         chosen -= _expand(ignore or (), option="ignore")
+        chosen = {c for c in chosen if RULES[c].provider in (None, target)}
         return cls(frozenset(chosen))
 
     def __contains__(self, code: object) -> bool:

@@ -42,6 +42,9 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
     The dialect the CLI reads the file in although content would say another, because of the
     file's name (``api_conversation_history.json``: ``cline``, `cli.settings`): the CLI
     is run without ``--dialect``, and patchcore is given it. Absent: detected.
+``target``
+    The provider the sample's history is sent to, passed as ``--target`` to every ``check`` and
+    ``fix`` of it: its provider rules (TP3xx) apply (docs/cli.md#target). Absent: none.
 ``cured``
     Findings without a fix of their own that the fixes of the others make go away (an id reused
     while its earlier call was open, once that call gets its synthetic result).
@@ -62,6 +65,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import patchcore
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -84,7 +89,8 @@ class Case:
     Attributes:
         path: Path under ``samples/``.
         about: One line for samples/README.md.
-        findings, unfixed, targets, warning, select, fixability, cured, dialect, recovered: As
+        findings, unfixed, targets, warning, select, fixability, cured, dialect, recovered,
+            target: As
             the module docstring says.
     """
 
@@ -99,6 +105,7 @@ class Case:
     cured: Sequence[Finding] = field(default_factory=tuple)
     dialect: str | None = None
     recovered: Sequence[Finding] = ()
+    target: str | None = None
 
     @property
     def expected(self) -> Path | None:
@@ -138,7 +145,15 @@ class Case:
     @property
     def selectors(self) -> list[str]:
         """The case's selectors as command-line arguments."""
-        return [arg for selector in self.select for arg in ("--select", selector)]
+        targeted = ["--target", self.target] if self.target is not None else []
+        return [arg for selector in self.select for arg in ("--select", selector)] + targeted
+
+    def options(self, **more: Any) -> patchcore.Options:
+        """The options of the case's ``check`` and ``fix`` (its selectors, dialect and target),
+        with ``more`` (`patchcore.make_options`' other keywords)."""
+        return patchcore.make_options(
+            select=self.select or None, dialect=self.dialect, target=self.target, **more
+        )
 
 
 #: The keys a table of a data file may hold.
@@ -154,6 +169,7 @@ KEYS = frozenset(
         "cured",
         "dialect",
         "recovered",
+        "target",
     }
 )
 
@@ -192,6 +208,7 @@ def read_cases(data_file: Path) -> list[Case]:
                 cured=[parse_finding(f) for f in table.get("cured", [])],
                 dialect=table.get("dialect"),
                 recovered=[parse_finding(f) for f in table.get("recovered", [])],
+                target=table.get("target"),
             )
         )
     return cases
@@ -217,6 +234,7 @@ ORDER = (
     "strict/gemini",
     "strict/openai-responses",
     "strict/pydantic-ai",
+    "providers",
     "claude-code",
     "claude-agent-sdk",
     "codex",

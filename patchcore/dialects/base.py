@@ -41,7 +41,7 @@ from patchcore.model import (
     Verbatim,
     format_pointer,
 )
-from patchcore.rules import fill
+from patchcore.rules import RULES, fill
 
 #: Why a server-executed call (Anthropic ``server_tool_use``, a Bedrock server tool, a pydantic-ai
 #: built-in tool) gets no synthetic result: the provider produces its result, not the client.
@@ -87,6 +87,11 @@ class ListContext:
         kept_calls: Why no call of the list is ever removed (an agent session log: dropping
             a call would rewrite what the agent did), said in the findings the ``drop`` repair
             policy leaves without a fix; ``None``: calls may be dropped.
+        unstored: The list is the ``input`` of an OpenAI Responses request that sets
+            ``store: false``: the API looks up no item by its id alone (TP305).
+        request: The list is the ``messages`` or ``input`` of an API request body (an object
+            that names its ``model``): sent as it is, not a history a user goes on from
+            (TP304).
     """
 
     pointer: Pointer
@@ -95,6 +100,8 @@ class ListContext:
     sealed_reason: str | None = None
     awaiting_approval: frozenset[str] = frozenset()
     kept_calls: str | None = None
+    unstored: bool = False
+    request: bool = False
 
     def message_pointer(self, index: int) -> Pointer:
         """Pointer of message ``index`` inside the record."""
@@ -223,7 +230,7 @@ class Dialect(ABC):
         provider's."""
         if server_call(defect) is not None:
             return None
-        template = self.provider_errors.get(defect.code)
+        template = self.provider_errors.get(defect.code) or RULES[defect.code].error
         if template is None:
             return None
         name = defect.call.name if defect.call is not None else None

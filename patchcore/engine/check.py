@@ -24,6 +24,12 @@ from patchcore.engine.pairing import (
     may_own,
     pair,
 )
+from patchcore.engine.provider_rules import (
+    PROVIDER_CODES,
+    provider_defects,
+    provider_id,
+    provider_plan,
+)
 from patchcore.engine.unread import held
 from patchcore.model import (
     Delete,
@@ -96,6 +102,8 @@ def _describe(defect: Defect) -> str:
     ident = defect.ident
     what = f"tool call {_tool(defect)} ({f'id {ident}' if ident else 'no id'})"
     code = defect.code
+    if code in PROVIDER_CODES and defect.reason is not None:
+        return defect.reason  # a provider rule's check says what it found
     if defect.strip:
         return f"the result of {what} is the synthetic result toolpatch writes for {code}"
     if code in ANSWERED:
@@ -409,12 +417,14 @@ def collect(
     *,
     recorded: Mapping[str, str],
     copying: ListContext | None,
+    context: ListContext,
 ) -> list[Defect]:
     """Every defect of the list that ``options`` selects, in message order (the placement and
     shape checks of the strict rules are not run when none of their rules is selected).
     ``recorded``: as `answer_text`'s; ``copying``: the list's context, where an unanswered
     call's own result found before it is copied into place (`_copies`); ``None`` in a session
-    log, whose entries are events of their own that a copy would repeat."""
+    log, whose entries are events of their own that a copy would repeat; ``context``: the
+    list's, which the provider rules read (`patchcore.engine.provider_rules`)."""
     selected = options.selection.codes
     defects = [unanswered(dangling, options, recorded) for dangling in pairing.dangling]
     if copying is not None and defects and options.repair is not RepairPolicy.DROP:
@@ -475,6 +485,7 @@ def collect(
             )
     if not selected.isdisjoint(SHAPE_RULES):
         defects += dialect.shape_defects(messages, views)
+    defects += provider_defects(messages, views, context, dialect.name, options)
     if len(defects) == ordered:
         return defects
     # Message order; within a message, calls in call order, then its results in their order
@@ -702,6 +713,7 @@ def check_list(
             options,
             recorded=recorded or {},
             copying=context if kept_calls(dialect, context) is None else None,
+            context=context,
         )
         defects = [d for d in collected if d.code in options.selection]
     if not defects:
@@ -713,14 +725,16 @@ def check_list(
         and (kind[0] is Applicability.SAFE or plan_unsafe)
         and not (d.drop and kept_calls(dialect, context) is not None)
     ]
-    answers = [d for d in planned if not d.drop]
+    provider = [d for d in planned if d.code in PROVIDER_CODES]
+    answers = [d for d in planned if not d.drop and d.code not in PROVIDER_CODES]
     drops = [d for d in planned if d.drop]
     by_defect = dict(
         zip(
-            map(id, [*answers, *drops]),
+            map(id, [*answers, *drops, *provider]),
             [
                 *dialect.plan(messages, views, context, answers, style=style),
                 *plan_drops(dialect, messages, context, drops),
+                *provider_plan(messages, context, provider),
             ],
             strict=True,
         )
@@ -732,26 +746,31 @@ def check_list(
         if defect.reason is KEEPS_BOTH:
             edits[id(defect)] = ()
         elif defect.code == "TP105":
-            edits[id(defect)] = given_ids(defect, context, edits.values())
+            edits[id(defect)] = given_ids(defect, context, edits.values(), target=options.target)
     found = findings_of(defects, edits, dialect=dialect, context=context, place=place)
     return found if options.against is None else options.against.broken(found)
 
 
 def given_ids(
-    defect: Defect, context: ListContext, planned: Iterable[tuple[Edit, ...]]
+    defect: Defect,
+    context: ListContext,
+    planned: Iterable[tuple[Edit, ...]],
+    *,
+    target: str | None = None,
 ) -> tuple[Edit, ...]:
     """TP105's fix: one id for a call without one and for the result without one that answers
     it (docs/pairing.md#calls-and-results-without-ids), derived from where the call sits in its
     record and its tool name, so two runs write the same id (`derived_id`). None in a stored
     model response (what the model returned stays), nor where another planned fix replaces or
-    removes either place or what holds it (``planned``: the others' edits)."""
+    removes either place or what holds it (``planned``: the others' edits). ``target``: the
+    run's provider, whose shape the id takes (`provider_id`: Mistral's 9 letters and digits)."""
     call, result, at = defect.call, defect.result, defect.target
     if call is None or result is None or at is None or call.id_at is None or result.id_at is None:
         return ()
     if context.single or context.sealed_reason is not None:
         return ()
     caller = (*context.message_pointer(defect.message_index), *call.path)
-    ident = derived_id(f"{format_pointer(caller)}:{call.name or ''}")
+    ident = provider_id(derived_id(f"{format_pointer(caller)}:{call.name or ''}"), target)
     places = (
         (*context.message_pointer(defect.message_index), *call.id_at),
         (*context.message_pointer(at), *result.id_at),

@@ -21,11 +21,12 @@ new message (a stored response's ``output``, a run state's items) say why in the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from patchcore.dialects import Dialect, Recognition
 from patchcore.dialects.base import ListContext
+from patchcore.engine.apply import value_at
 from patchcore.engine.unread import call_like
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import Pointer
@@ -391,9 +392,28 @@ def find_message_lists(value: Any, *, dialects: Sequence[Dialect]) -> list[Messa
         lone = _lone_message(value, dialects)
         if lone is not None:
             return [lone]
+    found = [_in_request(value, listed) for listed in found]
     if unread:
         found.append(MessageList(ListContext(unread[0][0]), [], None, unread=tuple(unread)))
     return found
+
+
+def _in_request(record: Any, listed: MessageList) -> MessageList:
+    """``listed``, its context saying so when it is the ``messages`` or ``input`` of a request
+    body (`ListContext.request`), and when that request sets ``store: false``
+    (`ListContext.unstored`)."""
+    pointer = listed.context.pointer
+    if not pointer or pointer[-1] not in ("messages", "input") or listed.context.member:
+        return listed
+    body = value_at(record, pointer[:-1])
+    if not isinstance(body, dict):
+        return listed
+    request = isinstance(body.get("model"), str)
+    unstored = pointer[-1] == "input" and body.get("store") is False
+    if not (request or unstored):
+        return listed
+    context = replace(listed.context, request=request, unstored=unstored)
+    return replace(listed, context=context)
 
 
 def _candidates(value: Any, dialects: Sequence[Dialect]) -> list[MessageList]:

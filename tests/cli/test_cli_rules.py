@@ -44,6 +44,12 @@ RULES = {
     "TP106": ("tool-result-not-first", "unsafe"),
     "TP107": ("empty-tool-calls", "unsafe"),
     "TP201": ("split-line", "safe"),
+    "TP301": ("no-thought-signature", "unsafe"),
+    "TP302": ("mistral-tool-call-id", "unsafe"),
+    "TP303": ("orphan-reasoning-item", "unsafe"),
+    "TP304": ("assistant-prefill", "none"),
+    "TP305": ("unstored-item", "unsafe"),
+    "TP306": ("mistral-missing-tool-call-id", "none"),
 }
 CODE = re.compile(r"\bTP\d{3}\b")
 #: ``path:line:col: CODE [mark] message``: the mark is ``[*]``, ``[~]`` or absent.
@@ -261,13 +267,20 @@ def test_rule_example_is_what_fix_writes(tmp_path: Path, code: str) -> None:
     before, after, *dropped = fenced(out)
     path = tmp_path / "history.json"
     path.write_text(before)
-    checked = run(["check", "--select", "ALL", str(path)], expect=1)
+    provider = patchcore.RULES[code].provider
+    # a provider rule's example may show the pairing rules' own defects too (a tool message
+    # without an id answers no call): it is checked with its rule alone, for its provider
+    targeted = ["--target", provider] if provider is not None else []
+    selected = [*targeted, "--select", code if provider is not None else "ALL"]
+    checked = run(["check", *selected, str(path)], expect=1)
     assert {found for found, _ in findings(checked)} == {code}, checked.show()
     if RULES[code][1] == "none":
         path.write_text(after)
-        run(["check", "--select", "ALL", str(path)], expect=0)
+        run(["check", *selected, str(path)], expect=0)
         return
-    fix = ["fix"] if code in patchcore.RuleSelection.build().codes else ["fix", "--select", code]
+    default = code in patchcore.RuleSelection.build().codes
+    fix = ["fix"] if default or provider is not None else ["fix", "--select", code]
+    fix += targeted  # a provider rule applies to the run that targets its provider
     fix += ["--unsafe-fixes"] if RULES[code][1] == "unsafe" else []
     assert f"Use instead (what `toolpatch {' '.join(fix)}` writes):" in out, out
     fixed = run([*fix, "-"], input=before.encode(), expect=0)

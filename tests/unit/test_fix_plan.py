@@ -28,9 +28,7 @@ def test_the_patches_are_the_repair_and_each_fixed_finding_owns_some(
     case: Case, unsafe: bool
 ) -> None:
     data = (SAMPLES / case.path).read_bytes()
-    options = patchcore.make_options(
-        select=case.select or None, dialect=case.dialect, unsafe_fixes=unsafe
-    )
+    options = case.options(unsafe_fixes=unsafe)
     plan = patchcore.plan_fixes(data, filename=case.path, options=options)
     expected = (case.unsafe if unsafe else None) or case.expected
     repaired = data if expected is None else expected.read_bytes()  # nothing safe to fix
