@@ -728,13 +728,15 @@ def check_list(
     provider = [d for d in planned if d.code in PROVIDER_CODES]
     answers = [d for d in planned if not d.drop and d.code not in PROVIDER_CODES]
     drops = [d for d in planned if d.drop]
+    renames = provider_plan(messages, context, provider)
+    answered = renamed_answers(answers, provider, renames, options)
     by_defect = dict(
         zip(
             map(id, [*answers, *drops, *provider]),
             [
-                *dialect.plan(messages, views, context, answers, style=style),
+                *dialect.plan(messages, views, context, answered, style=style),
                 *plan_drops(dialect, messages, context, drops),
-                *provider_plan(messages, context, provider),
+                *renames,
             ],
             strict=True,
         )
@@ -749,6 +751,48 @@ def check_list(
             edits[id(defect)] = given_ids(defect, context, edits.values(), target=options.target)
     found = findings_of(defects, edits, dialect=dialect, context=context, place=place)
     return found if options.against is None else options.against.broken(found)
+
+
+def renamed_answers(
+    answers: Sequence[Defect],
+    provider: Sequence[Defect],
+    plans: list[tuple[Edit, ...]],
+    options: Options,
+) -> list[Defect]:
+    """``answers`` as the fix writes their results when the same fix gives their calls a
+    provider's id (TP302's plans, among ``plans``, the edits of each ``provider`` defect): a
+    synthetic result names the call by its new id, in its key and in its text, or the repaired
+    list would hold a call and a result that no longer pair. A result copied into place keeps
+    the id it was written with, so a call whose result is copied keeps its own id: that call's
+    rename is withheld (its plan emptied in ``plans``; `toolpatch fix` gives it on its next
+    run)."""
+    new_ids = {
+        defect.call.id: edits[0].value
+        for defect, edits in zip(provider, plans, strict=True)
+        if defect.code == "TP302"
+        and defect.call is not None
+        and edits
+        and isinstance(edits[0], Replace)
+    }
+    copied = {d.call.id for d in answers if d.copied is not None and d.call is not None}
+    for index, defect in enumerate(provider):
+        if defect.code == "TP302" and defect.call is not None and defect.call.id in copied:
+            plans[index] = ()
+            new_ids.pop(defect.call.id, None)
+    return [_renamed(defect, new_ids, options) for defect in answers]
+
+
+def _renamed(defect: Defect, new_ids: Mapping[str | None, Any], options: Options) -> Defect:
+    """``defect`` with its call under its new id, if it gets one, and a synthetic text that
+    names that id."""
+    call = defect.call
+    if call is None or call.id not in new_ids:
+        return defect
+    call = replace(call, id=new_ids[call.id])
+    text = defect.text
+    if defect.origin is Origin.SYNTHESIZED:
+        text = render_text(options.text(defect.code), name=call.name, call_id=call.id)
+    return structs.replace(defect, call=call, text=text)
 
 
 def given_ids(
