@@ -53,7 +53,8 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
     what the log recorded of it: docs/pairing.md#evidence-first), not a made-up one; every
     other fix that answers a call says it is synthesized.
 
-A sample may be a folder (an input that is a folder: an OpenHands event store): its table is
+A sample may be a folder (an input that is a folder: an OpenHands event store, opencode's
+storage files): its table is
 named after the folder, and its expected repair is the folder ``x.fixed/`` beside it, holding
 every file the folder holds once ``fix`` has run; `folder_cases` lists them, and
 ``tests/cli/test_folder_samples.py`` runs them (the other tests read files).
@@ -251,6 +252,7 @@ ORDER = (
     "codex",
     "gemini-cli",
     "openhands-events",
+    "opencode-files",
 )
 
 

@@ -1,7 +1,9 @@
 """The samples whose input is a folder: OpenHands event stores, one file an event
-(docs/formats.md#openhands-event-stores). Each is checked through the CLI, fixed in place
-(the new event files are those of ``x.fixed/``, byte for byte, and no other file changes),
-fixed again (nothing), and stripped back to the input."""
+(docs/formats.md#openhands-event-stores), and opencode's storage files
+(docs/stores.md#opencode-storage-files). Each is checked through the CLI, fixed in place (the
+folder then holds what ``x.fixed/`` holds, byte for byte: the files a repair adds or rewrites,
+and every other file as it was), and fixed again (nothing); an event store is stripped back to
+the input."""
 
 from __future__ import annotations
 
@@ -22,13 +24,14 @@ CASES = folder_cases()
 
 
 def tree(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.json"))}
 
 
 def test_there_are_folder_samples() -> None:
     assert [case.path for case in CASES] == [
         "openhands-events/killed-at-the-end",
         "openhands-events/stopped-mid-command",
+        "opencode-files/killed-mid-tool",
     ]
 
 
@@ -39,30 +42,42 @@ def test_check_reports_the_expected_findings(case: Case) -> None:
     for code, call_id in case.findings:
         assert f"{code} [*] " in stderr
         assert call_id is not None and call_id in stderr
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
+def test_fix_gives_the_expected_folder_and_fixing_again_nothing(case: Case, tmp_path: Path) -> None:
+    folder = tmp_path / "input"
+    shutil.copytree(SAMPLES / case.path, folder)
+    before = tree(folder)
+    run(["fix", "--force", str(folder)], expect=0)
+    assert case.expected is not None
+    after = tree(folder)
+    assert after == tree(case.expected)
+    assert set(before) <= set(after), "no file is removed"
+    run(["check", str(folder)], expect=0)
+    run(["fix", "--force", str(folder)], expect=0)
+    assert tree(folder) == after, "fixing twice changes nothing"
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.path.startswith("openhands-events/")], ids=lambda c: c.path
+)
+def test_an_event_store_reads_as_its_trajectory(case: Case) -> None:
     store = read_store(SAMPLES / case.path)
     report = patchcore.check_document(store.lines(), filename="events.jsonl")
     assert [(f.code, f.call_id) for f in report.findings] == [tuple(f) for f in case.findings]
     assert report.layout == "openhands-trajectory"
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
-def test_fix_writes_the_new_event_files_and_strip_takes_them_back(
-    case: Case, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.path.startswith("openhands-events/")], ids=lambda c: c.path
+)
+def test_strip_takes_the_new_event_files_back(case: Case, tmp_path: Path) -> None:
     folder = tmp_path / "events"
-    shutil.copytree(SAMPLES / case.path, folder)
-    before = tree(folder)
-    # A copy made now is as fresh as a live store: --force takes the session for ended.
-    run(["fix", "--force", str(folder)], expect=0)
     assert case.expected is not None
-    after = tree(folder)
-    assert after == tree(case.expected)
-    assert {name: data for name, data in after.items() if name in before} == before
-    run(["check", str(folder)], expect=0)
-    run(["fix", "--force", str(folder)], expect=0)
-    assert tree(folder) == after, "fixing twice adds nothing"
+    shutil.copytree(case.expected, folder)
     run(["strip", "--force", str(folder)], expect=0)
-    assert tree(folder) == before
+    assert tree(folder) == tree(SAMPLES / case.path)
 
 
 def test_a_fresh_store_is_live_and_left_as_it_is(tmp_path: Path) -> None:
