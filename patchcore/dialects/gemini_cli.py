@@ -410,7 +410,7 @@ class GeminiCli(Dialect):
             ):
                 continue
             by_message.setdefault(defect.message_index, []).append(k)
-        taken = {m.get("id") for m in messages if isinstance(m, dict)}
+        taken = {m["id"] for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)}
         inserts: list[tuple[Edit | None, list[int]]] = []
         for index, fixed in by_message.items():
             caller = messages[index]

@@ -87,3 +87,11 @@ def test_a_response_message_answers_an_entry_that_lost_its_result() -> None:
     answer = gcli_message(122, "user", [response("tests/test_cart.py")])
     assert codes(document(ASK, turn, answer, NEXT)) == []
     assert codes(document(ASK, turn, NEXT)) == [f"TP001 {CALL_ID}"]
+
+
+def test_a_message_whose_id_is_no_string_does_not_stop_the_repair() -> None:
+    odd = {**gcli_message(110, "info", "notice"), "id": []}
+    data = document(odd, ASK, TURN, NEXT)
+    fixed = patchcore.fix_document(data, filename=NAME).output
+    assert fixed is not None
+    assert json.loads(fixed)["messages"][3]["id"] == f"{TURN['id']}_response"
