@@ -163,8 +163,8 @@ def _show(settings: Settings) -> int:
 
     (path,) = settings.paths or ["-"]
     sources = input_sources([path], stdin_filename=settings.stdin_filename, skip=False)
-    if len(sources) != 1 or os.path.isdir(path):
-        msg = "show takes one file (or - for stdin), not a directory"
+    if len(sources) != 1 or (os.path.isdir(path) and not sources[0].events):
+        msg = "show takes one file (or - for stdin, or an event store), not a directory"
         raise typer.BadParameter(msg, param_hint="PATH")
     (source,) = sources
     printer = stderr_printer(settings.color)

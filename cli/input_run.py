@@ -17,6 +17,7 @@ from patchcore import MissingExtra, Stream, Unchanged
 
 from .atomic_write import FileIdentity
 from .compressed import Compression, plain_name
+from .event_stores import StoreFiles, StoreInput
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source, read_whole
 from .output_sinks import Discard, ReplacedFile, Sink, Spool, StreamOutput, WriteFailed, is_stream
@@ -228,10 +229,15 @@ def _mapper(read: FileInput | Iterator[bytes], pool: ProcessMapper | None) -> Ma
 def framing_name(source: Source) -> str | None:
     """The name whose extension may say JSON Lines (stdin has one only if it was given), without
     a compression ending (``x.jsonl.gz`` is JSON Lines)."""
+    if source.events:  # its events, one a line
+        return EVENT_LINES
     if source.path is not None:
         return plain_name(source.name)
     return source.name if source.name != "-" else None
 
+
+#: The name an event store's trajectory is read under: JSON Lines (`cli.event_stores`).
+EVENT_LINES = "events.jsonl"
 
 #: Why standard input was passed over: its ``--stdin-filename`` is excluded (``--force-exclude``).
 EXCLUDED = "excluded (--force-exclude)"
@@ -382,6 +388,8 @@ def _sink(
         from .object_inputs import object_sink
 
         return object_sink(source, read)
+    if isinstance(read, StoreInput):  # an event store: its new events' files
+        return StoreFiles(source.path, read.store)
     # In place: only over the very file that was read, as it was read.
     status = read.status if isinstance(read, (FileInput, Decompressed)) else None
     expected = FileIdentity.of(status) if status is not None else None

@@ -83,6 +83,8 @@ class Source(msgspec.Struct, frozen=True):
             error of that path.
         thread: For a thread of a store named by URL, its id (``name`` is then the store's
             URL, without its secrets, and ``#`` and the id: docs/stores.md).
+        events: ``path`` is a folder that is an OpenHands event store, one input
+            (`cli.event_stores`).
     """
 
     name: str
@@ -92,6 +94,7 @@ class Source(msgspec.Struct, frozen=True):
     passed_over: str | None = None
     unreadable: str | None = None
     thread: str | None = None
+    events: bool = False
 
     @property
     def store(self) -> str | None:
@@ -142,6 +145,11 @@ class Source(msgspec.Struct, frozen=True):
         if self.path is None:
             blocks = _blocks(sys.stdin.buffer.read)
             yield history_stream(blocks) if _stdin_is_a_device() else blocks
+            return
+        if self.events:
+            from .event_stores import StoreInput, read_store
+
+            yield StoreInput(read_store(self.path))
             return
         fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
@@ -350,6 +358,7 @@ def _walk(directory: Path, exclusions: Exclusions) -> list[Source]:
     (`Source.unreadable`), never a silent gap. The walk keeps its own stack, so a tree of any
     depth is walked (docs/cli.md#safety).
     """
+    from .event_stores import is_event_store
     from .exclusions import excluded
 
     top = os.path.abspath(directory)
@@ -378,7 +387,12 @@ def _walk(directory: Path, exclusions: Exclusions) -> list[Source]:
                 found.append(Source(str(shown / entry.name), shown / entry.name, unreadable=reason))
                 continue
             if is_folder:
-                if not excluded(exclude, inside, path, is_dir=True):
+                if excluded(exclude, inside, path, is_dir=True):
+                    continue
+                if is_event_store(Path(path)):
+                    named = shown / entry.name
+                    found.append(Source(str(named), named, explicit=False, events=True))
+                else:
                     folders.append((path, shown / entry.name, inside))
             elif entry.name.lower().endswith(HISTORY_SUFFIXES) and not excluded(
                 exclude, inside, path, is_dir=False
@@ -456,6 +470,8 @@ def resolve(
                 continue
         if given == "-":
             candidates = [stdin]
+        elif is_dir and _is_event_store(given):
+            candidates = [Source(given, Path(given), events=True)]
         elif exclusions is not None and is_dir:
             candidates = _walk(Path(given), exclusions)
         else:
@@ -466,6 +482,13 @@ def resolve(
                 seen.add(key)
                 sources.append(source)
     return sources
+
+
+def _is_event_store(folder: str) -> bool:
+    """Whether a folder named on the command line is an OpenHands event store."""
+    from .event_stores import is_event_store
+
+    return is_event_store(Path(folder))
 
 
 def _identity(source: Source) -> str:

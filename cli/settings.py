@@ -306,7 +306,8 @@ class Settings(msgspec.Struct):
           the clock says never.
 
         stdin has no file, nor does a compressed file, which no agent appends to: never
-        live."""
+        live. An event store's time is its folder's, which each new event file moves
+        (`cli.event_stores`)."""
         options = self.rules.options_for(source.name)
         if self.against is not None:
             options = replace(options, against=self.against)
@@ -318,7 +319,7 @@ class Settings(msgspec.Struct):
             status = source.path.stat()
         except OSError:
             return options
-        if not stat.S_ISREG(status.st_mode):
+        if not stat.S_ISREG(status.st_mode) and not source.events:
             return options
         options = replace(options, held_open=bool(writers.holders(status)))
         minutes = self.live_minutes

@@ -13,7 +13,9 @@ docs/stores.md.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchcore import MissingExtra
@@ -68,8 +70,12 @@ def database_hint(outcome: Outcome) -> Outcome:
 
 
 def split_paths(paths: Sequence[str] | None) -> tuple[list[str], list[str]]:
-    """The PATH arguments that are files (or ``-``) and the store URLs among them."""
-    given = list(paths or [])
+    """The PATH arguments that are files (or ``-``) and the store URLs among them; a folder
+    that is opencode's storage (by what it holds) is named by its store URL
+    (`toolpatch.integrations.opencode_files`)."""
+    from toolpatch.integrations.opencode_files import is_storage, storage_url
+
+    given = [storage_url(p) if os.path.isdir(p) and is_storage(Path(p)) else p for p in paths or []]
     return [p for p in given if not is_store_url(p)], [p for p in given if is_store_url(p)]
 
 

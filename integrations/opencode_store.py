@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +32,7 @@ from patchcore.raw.codec import MAX_RECORD_BYTES
 
 from .store_files import (
     StoreError,
+    chosen_ids,
     compact,
     existing_sqlite,
     json_row,
@@ -113,11 +114,7 @@ class OpencodeDatabase:
         Raises:
             StoreError: A session id the database does not hold.
         """
-        missing = [sid for sid in only if sid not in self._ids]
-        if missing:
-            msg = f"no session {missing[0]!r} in the store"
-            raise StoreError(msg)
-        return list(dict.fromkeys(only)) if only else list(self._ids)
+        return chosen_ids(self._ids, only)
 
     def rows(self, session_id: str) -> Rows:
         """The session's rows as stored (`read_rows`)."""
@@ -264,11 +261,28 @@ def store_threads(
 
 def _store_thread(database: OpencodeDatabase, session_id: str) -> StoreThread:
     """The session ``session_id`` as the stores' interface takes it."""
+    return session_thread(
+        session_id,
+        STORE_KINDS["opencode+"],
+        lambda: database.rows(session_id),
+        lambda rows, parts: database.write_parts(session_id, rows, parts),
+    )
+
+
+def session_thread(
+    session_id: str,
+    layout: str,
+    read: Callable[[], Rows],
+    write: Callable[[Rows, dict[str, str]], None],
+) -> StoreThread:
+    """A session of opencode as the stores' interface takes it, whoever keeps it (its
+    database, or its storage files: `toolpatch.integrations.opencode_files`): ``read`` gives
+    its rows, ``write`` records the parts a repair settled (part id to its new JSON)."""
     import patchcore
 
-    made = StoreThread(session_id, layout=STORE_KINDS["opencode+"], dialect=DIALECT)
+    made = StoreThread(session_id, layout=layout, dialect=DIALECT)
     try:
-        rows = database.rows(session_id)
+        rows = read()
         made.messages = export_shape(session_id, rows)
     except StoreError as exc:
         made.error = str(exc)
@@ -278,7 +292,5 @@ def _store_thread(database: OpencodeDatabase, session_id: str) -> StoreThread:
     made.check = in_dialect(patchcore.check_messages, DIALECT)
     made.fix = in_dialect(patchcore.fix_messages, DIALECT)
     made.shown = lambda message: json.dumps(message, ensure_ascii=False)
-    made.writer = lambda repaired: database.write_parts(
-        session_id, rows, changed_parts(rows, original, repaired)
-    )
+    made.writer = lambda repaired: write(rows, changed_parts(rows, original, repaired))
     return made

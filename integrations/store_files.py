@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from urllib.parse import quote
 
 
@@ -102,3 +103,17 @@ def compact(value: object) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def chosen_ids(ids: Sequence[str], only: Sequence[str]) -> list[str]:
+    """The session ids of a store that a run reads: ``only`` (in its order, once each) when
+    given, else every one of ``ids``.
+
+    Raises:
+        StoreError: An id of ``only`` the store does not hold.
+    """
+    missing = [sid for sid in only if sid not in ids]
+    if missing:
+        msg = f"no session {missing[0]!r} in the store"
+        raise StoreError(msg)
+    return list(dict.fromkeys(only)) if only else list(ids)

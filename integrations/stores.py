@@ -68,6 +68,13 @@ STORES = (
         "`~/.local/share/opencode/opencode.db`",
     ),
     (
+        "opencode+files",
+        "opencode's storage files",
+        "a folder named as a PATH (or `opencode+files://`) that holds `session/`, `message/` "
+        "and `part/` (releases before the database)",
+        "`~/.local/share/opencode/storage/`",
+    ),
+    (
         "goose+",
         "Goose's session database",
         "`goose+sqlite://`: `sessions` and `messages` tables with `message_id` (schema "
@@ -217,6 +224,10 @@ def open_store(
         from . import agents
 
         return agents.store_threads(url, write=write, only=only, max_record=max_record)
+    if url.startswith("opencode+files://"):
+        from .opencode_files import store_threads as opencode_files_threads
+
+        return opencode_files_threads(url, write=write, only=only, max_record=max_record)
     if url.startswith("opencode+"):
         from .opencode_store import store_threads as opencode_threads
 
@@ -233,7 +244,7 @@ def open_store(
         )
     msg = (
         "not a store URL: langgraph+sqlite://, langgraph+postgresql://, agents+sqlite://, "
-        "opencode+sqlite:// or goose+sqlite://"
+        "opencode+sqlite://, opencode+files:// or goose+sqlite://"
     )
     raise StoreError(msg)
 

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         UnknownRuleError,
         located_text,
     )
+    from patchcore.event_stores import EventStore
     from patchcore.explain import Verdict, explain_document
     from patchcore.extras import MissingExtra, extra_module
     from patchcore.fix_plan import FixPlan, plan_fixes
@@ -128,6 +129,7 @@ _MODULES = {
     "SESSION_LAYOUTS": "patchcore.layouts.sessions",
     **dict.fromkeys(["MissingExtra", "extra_module"], "patchcore.extras"),
     "Layout": "patchcore.layouts.base",
+    "EventStore": "patchcore.event_stores",
     # the judgement of fine-tuning data, said before anything is written
     **dict.fromkeys(
         ["TrainingData", "is_training_target", "training_data"], "patchcore.layouts.training"
@@ -215,6 +217,7 @@ __all__ = [
     "Conversation",
     "Cut",
     "DecodeError",
+    "EventStore",
     "Finding",
     "Fix",
     "FixPlan",

@@ -30,10 +30,11 @@ def samples_at_rest() -> None:
     records none (the Claude Agent SDK's stream) by its file's time, and written that recently
     it reads as a session still running, whose pending calls are held back
     (docs/cli.md#live-sessions). So each sample newer than a day is given a modification time a
-    day back (its bytes are untouched)."""
+    day back (its bytes are untouched); so is each folder, as an event store's time is its
+    folder's (docs/formats.md#openhands-event-stores)."""
     old = time.time() - AT_REST_SECONDS
     for path in SAMPLES.rglob("*"):
-        if path.is_file() and path.stat().st_mtime > old:
+        if path.stat().st_mtime > old:
             os.utime(path, (old, old))
 
 

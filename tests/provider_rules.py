@@ -601,12 +601,25 @@ def gemini(contents: Messages) -> list[Violation]:
 # --- Gemini CLI sessions (docs/formats.md#gemini-cli) ------------------------------------------
 
 
-def _cli_text(content: Any) -> str:
-    """A session message's words (``partListUnionToString``: a string, or its parts' text)."""
+#: How a user message the resume leaves out starts (a command, the context sent anew).
+_CLI_UNSENT = ("/", "?", "<session_context>", "<hook_context>")
+
+
+def _cli_parts(content: Any) -> list[Any]:
+    """A session message's ``content`` as parts (``ensurePartArray``)."""
     if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else [content]
-    return "".join(p if isinstance(p, str) else str(_dict(p).get("text", "")) for p in parts)
+        return [{"text": content}] if content else []
+    return content if isinstance(content, list) else [content] if isinstance(content, dict) else []
+
+
+def _cli_text(content: Any) -> str:
+    """A session message's words as the resume reads them (``partListUnionToString``,
+    verbose: a part that is no text says its kind)."""
+    said = ("thought", "functionCall", "functionResponse", "inlineData", "fileData")
+    return "".join(
+        "[part]" if any(key in _dict(p) for key in said) else str(_dict(p).get("text", ""))
+        for p in _cli_parts(content)
+    )
 
 
 def _cli_response(call: Mapping[str, Any]) -> list[Any]:
@@ -630,27 +643,51 @@ def _cli_response(call: Mapping[str, Any]) -> list[Any]:
 
 
 def gemini_cli_contents(messages: Messages) -> list[dict[str, Any]]:
-    """The ``contents`` ``gemini --resume`` sends for a session's ``messages``: notices (``info``,
-    ``error``, ``warning``) and user slash commands (``/``, ``?``) left out, each ``gemini``
-    message a model turn (its text, then a ``functionCall`` per ``toolCalls`` entry) followed,
-    when some entry has a result, by one user turn of the results' parts."""
+    """The ``contents`` ``gemini --resume`` sends for a session's ``messages``
+    (``convertSessionToClientHistory``, 0.61): notices (``info``, ``error``, ``warning``) and
+    user messages that are commands or the session's context left out; a user message's parts
+    as they are (its recorded response turns included); each ``gemini`` message a model turn,
+    its ``content`` parts when one is a call or a thought, else its text then a
+    ``functionCall`` per ``toolCalls`` entry, followed, when some entry has a result, by one
+    user turn of the results' parts. Turns of one role in a row go as one (as the CLI sends
+    them), and a response part repeated word for word in one turn is sent once: toolpatch
+    reads it as one response (docs/formats.md#gemini-cli-session-log)."""
     contents: list[dict[str, Any]] = []
+
+    def add(role: str, parts: list[Any]) -> None:
+        if contents and contents[-1]["role"] == role:
+            kept = contents[-1]["parts"]
+            kept += [p for p in parts if "functionResponse" not in _dict(p) or p not in kept]
+        else:
+            contents.append({"role": role, "parts": list(parts)})
+
     for message in messages:
         fields = _dict(message)
-        words = _cli_text(fields.get("content"))
-        if fields.get("type") == "user" and words.strip()[:1] not in ("", "/", "?"):
-            contents.append({"role": "user", "parts": [{"text": words}]})
+        words = _cli_text(fields.get("content")).strip()
+        if fields.get("type") == "user" and words and not words.startswith(_CLI_UNSENT):
+            add("user", _cli_parts(fields.get("content")))
         elif fields.get("type") == "gemini":
             calls = [_dict(c) for c in fields.get("toolCalls") or []]
-            parts: list[Any] = [{"text": words}] if words.strip() else []
-            parts += [
-                {"functionCall": {"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}}
-                for c in calls
-            ]
-            contents.append({"role": "model", "parts": parts})
-            answers = [part for c in calls for part in _cli_response(c)]
-            if answers:
-                contents.append({"role": "user", "parts": answers})
+            own = _cli_parts(fields.get("content"))
+            if any(_dict(p).get("functionCall") or _dict(p).get("thought") for p in own):
+                parts = list(own)
+            else:
+                parts = [p for p in own if str(_dict(p).get("text", "")).strip()]
+                parts += [
+                    {
+                        "functionCall": {
+                            "id": c.get("id"),
+                            "name": c.get("name"),
+                            "args": c.get("args"),
+                        }
+                    }
+                    for c in calls
+                ]
+            if parts:
+                add("model", parts)
+                answers = [part for c in calls for part in _cli_response(c)]
+                if answers:
+                    add("user", answers)
     return contents
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import patchcore
 from tests.helpers import MODULE, ROOT, SAMPLES, clean_env
+from tests.sample_cases import file_samples
 
 #: The errors fix_document may raise on bad input: each says where the input is wrong.
 LOCATED_ERRORS = (patchcore.DecodeError, patchcore.ShapeError, patchcore.NoHistoryError)
@@ -84,7 +85,7 @@ def sample_inputs() -> list[Path]:
     """Every shipped sample input (the defective and the clean ones, not the expected repairs)."""
     found = [
         path
-        for path in sorted(SAMPLES.rglob("*"))
+        for path in file_samples("*")
         if path.suffix in (".json", ".jsonl") and ".fixed." not in path.name
     ]
     assert found, f"no sample inputs under {SAMPLES}"

@@ -53,6 +53,12 @@ finding without a call id (a Gemini call paired by name, a shape rule such as TP
     what the log recorded of it: docs/pairing.md#evidence-first), not a made-up one; every
     other fix that answers a call says it is synthesized.
 
+A sample may be a folder (an input that is a folder: an OpenHands event store, opencode's
+storage files): its table is
+named after the folder, and its expected repair is the folder ``x.fixed/`` beside it, holding
+every file the folder holds once ``fix`` has run; `folder_cases` lists them, and
+``tests/cli/test_folder_samples.py`` runs them (the other tests read files).
+
 ``python -m tests.sample_cases`` rewrites ``samples/README.md`` (its table) from the data;
 ``tests/cli/test_samples.py`` fails when the README, the data and the files disagree.
 """
@@ -108,10 +114,16 @@ class Case:
     target: str | None = None
 
     @property
+    def folder(self) -> bool:
+        """Whether the input is a folder (an OpenHands event store)."""
+        return (SAMPLES / self.path).is_dir()
+
+    @property
     def expected(self) -> Path | None:
-        """The expected repair ``x.fixed.json``, or ``None`` when ``fix`` must change nothing."""
+        """The expected repair ``x.fixed.json`` (a folder's: ``x.fixed/``), or ``None`` when
+        ``fix`` must change nothing."""
         path = SAMPLES / fixed_path(self.path)
-        return path if path.is_file() else None
+        return path if path.is_file() or (self.folder and path.is_dir()) else None
 
     @property
     def unsafe(self) -> Path | None:
@@ -239,6 +251,8 @@ ORDER = (
     "claude-agent-sdk",
     "codex",
     "gemini-cli",
+    "openhands-events",
+    "opencode-files",
 )
 
 
@@ -248,13 +262,37 @@ def folder_rank(data_file: Path) -> tuple[int, str]:
     return (ORDER.index(folder) if folder in ORDER else len(ORDER), folder)
 
 
-def all_cases() -> list[Case]:
+def every_case() -> list[Case]:
     """Every sample, in a stable order (the README's)."""
     return [case for data in sorted(data_files(), key=folder_rank) for case in read_cases(data)]
 
 
+def all_cases() -> list[Case]:
+    """Every sample whose input is a file, in the README's order."""
+    return [case for case in every_case() if not case.folder]
+
+
+def folder_cases() -> list[Case]:
+    """Every sample whose input is a folder, in the README's order."""
+    return [case for case in every_case() if case.folder]
+
+
+def file_samples(pattern: str) -> list[Path]:
+    """The files of ``samples/`` whose names match ``pattern``, but for those of a folder
+    sample (an event file of a store is one input only with the others)."""
+    folders = [SAMPLES / case.path for case in folder_cases()]
+    folders += [case.expected for case in folder_cases() if case.expected is not None]
+    return sorted(
+        path
+        for path in SAMPLES.rglob(pattern)
+        if path.is_file() and not any(path.is_relative_to(folder) for folder in folders)
+    )
+
+
 def fixed_path(path: str) -> str:
-    """``a/b.json`` → ``a/b.fixed.json``."""
+    """``a/b.json`` → ``a/b.fixed.json``; a folder ``a/b`` → ``a/b.fixed``."""
+    if "." not in path.rpartition("/")[2]:
+        return f"{path}.fixed"
     stem, dot, suffix = path.rpartition(".")
     return f"{stem}.fixed{dot}{suffix}"
 
@@ -272,7 +310,16 @@ def drop_path(path: str) -> str:
 
 
 def case_files(case: Case) -> list[str]:
-    """The files of ``samples/`` a case owns: its input and the expected outputs it has."""
+    """The files of ``samples/`` a case owns: its input and the expected outputs it has (a
+    folder case: every file of its folder and of its ``x.fixed/``)."""
+    if case.folder:
+        folders = [SAMPLES / case.path, *([case.expected] if case.expected else [])]
+        return sorted(
+            str(file.relative_to(SAMPLES))
+            for folder in folders
+            for file in folder.rglob("*")
+            if file.is_file()
+        )
     owned = [case.path]
     if case.expected is not None:
         owned.append(fixed_path(case.path))
@@ -367,7 +414,7 @@ def readme(cases: Sequence[Case]) -> bytes:
 
 def main() -> None:
     """Rewrite samples/README.md from the data files."""
-    (SAMPLES / "README.md").write_bytes(readme(all_cases()))
+    (SAMPLES / "README.md").write_bytes(readme(every_case()))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, fo
 ROLES = frozenset({"user", "model", "function"})
 CALL_KEYS = ("functionCall", "function_call")
 RESPONSE_KEYS = ("functionResponse", "function_response")
+#: A response to match: its id, its tool name, and where it sits in its message.
+Response = tuple[str | None, str | None, Pointer]
 
 
 def _payload(part: Any, keys: tuple[str, str]) -> tuple[str, Any] | None:
@@ -44,6 +46,39 @@ def _payload(part: Any, keys: tuple[str, str]) -> tuple[str, Any] | None:
         if key in part:
             return key, part[key]
     return None
+
+
+def read_parts(
+    parts: Sequence[Any], pointer: Pointer, field: str
+) -> tuple[list[ToolCall], list[Response], list[Response]]:
+    """The calls of a list of parts (at ``field`` of the message at ``pointer``), the responses
+    before its first call (answering an earlier turn) and those after it (answering its own
+    calls, in a message that holds both). A call is keyed by its id, or by its name and
+    position in the turn: unique to the turn, so a response to another turn's call of the same
+    name and position never pairs with it."""
+    calls: list[ToolCall] = []
+    early: list[Response] = []
+    late: list[Response] = []
+    names: Counter[str] = Counter()
+    for k, part in enumerate(parts):
+        called = _payload(part, CALL_KEYS)
+        responded = _payload(part, RESPONSE_KEYS)
+        if called is not None:
+            key, raw = called
+            fields = entry(raw, (*pointer, field, k, key))
+            ident = call_id(fields.get("id"), (*pointer, field, k, key, "id"))
+            name = optional_name(fields.get("name"))
+            positional = f"{format_pointer(pointer)}:{name or ''}#{names[name or '']}"
+            names[name or ""] += 1
+            calls.append(ToolCall(id=ident, name=name, path=(field, k), key=ident or positional))
+        elif responded is not None:
+            key, raw = responded
+            fields = entry(raw, (*pointer, field, k, key))
+            ident = call_id(fields.get("id"), (*pointer, field, k, key, "id"))
+            (late if calls else early).append(
+                (ident, optional_name(fields.get("name")), (field, k))
+            )
+    return calls, early, late
 
 
 class Gemini(BlockDialect):
@@ -110,33 +145,10 @@ class Gemini(BlockDialect):
         parts = message.get("parts")
         if not isinstance(parts, list):
             return MessageView(Role.OTHER)
-        calls: list[ToolCall] = []
-        early: list[tuple[str | None, str | None, int]] = []
-        late: list[tuple[str | None, str | None, int]] = []
-        names: Counter[str] = Counter()
-        for k, part in enumerate(parts):
-            called = _payload(part, CALL_KEYS)
-            responded = _payload(part, RESPONSE_KEYS)
-            if called is not None:
-                key, raw = called
-                fields = entry(raw, (*pointer, "parts", k, key))
-                ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
-                name = optional_name(fields.get("name"))
-                # Unique to this turn: a response to another turn's call of the same name and
-                # position must never pair with this one.
-                positional = f"{format_pointer(pointer)}:{name or ''}#{names[name or '']}"
-                names[name or ""] += 1
-                calls.append(
-                    ToolCall(id=ident, name=name, path=("parts", k), key=ident or positional)
-                )
-            elif responded is not None:
-                key, raw = responded
-                fields = entry(raw, (*pointer, "parts", k, key))
-                ident = call_id(fields.get("id"), (*pointer, "parts", k, key, "id"))
-                (late if calls else early).append((ident, optional_name(fields.get("name")), k))
-        results = _match(early, answering, set() if taken is None else taken)
+        calls, early, late = read_parts(parts, pointer, "parts")
+        results = match_responses(early, answering, set() if taken is None else taken)
         if calls:
-            inner = _match(late, calls, set())
+            inner = match_responses(late, calls, set())
             return MessageView(Role.CALLER, tuple(calls), results, inner)
         only_results = bool(parts) and all(_payload(p, RESPONSE_KEYS) for p in parts)
         return MessageView(Role.RESULTS if only_results else Role.OTHER, (), results)
@@ -180,8 +192,8 @@ class Gemini(BlockDialect):
         return {key: turn[key] for key in caller if key in turn} | turn
 
 
-def _match(
-    responses: Sequence[tuple[str | None, str | None, int]],
+def match_responses(
+    responses: Sequence[Response],
     calls: Sequence[ToolCall],
     taken: set[int],
 ) -> tuple[ToolResult, ...]:
@@ -195,7 +207,7 @@ def _match(
     id, or a key no call has: it is an orphan.
     """
     results = []
-    for ident, name, part in responses:
+    for ident, name, path in responses:
         by_id = [k for k, c in enumerate(calls) if ident and c.id == ident]
         by_name = [k for k, c in enumerate(calls) if c.name == name and not (ident and c.id)]
         candidates = by_id + by_name
@@ -207,7 +219,7 @@ def _match(
             key = calls[candidates[0]].key or ""  # its call is answered already: a duplicate
         else:
             key = ident or f"unanswered:{name or ''}"
-        results.append(ToolResult(key, ("parts", part), keyed=key == ident, name=name))
+        results.append(ToolResult(key, path, keyed=key == ident, name=name))
     return tuple(results)
 
 

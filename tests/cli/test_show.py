@@ -18,6 +18,7 @@ import pytest
 from tests.builders import CLEAN, DANGLING, DANGLING_JSONL, snapshot, write
 from tests.conftest import SAMPLES
 from tests.helpers import TP001_TEXT, Result, clean_env, run, text
+from tests.sample_cases import file_samples
 from tests.session_logs import running
 
 TITLE = re.compile(r"^╭─ (?P<title>.+?) ─+╮$")
@@ -183,11 +184,11 @@ def test_a_directory_is_a_usage_error(tmp_path: Path) -> None:
 
 
 #: Every shipped input (expected repairs left out).
-SAMPLE_INPUTS = sorted(
+SAMPLE_INPUTS = [
     p
-    for p in SAMPLES.rglob("*.json*")
+    for p in file_samples("*.json*")
     if ".fixed." not in p.name and ".unsafe." not in p.name and p.suffix in (".json", ".jsonl")
-)
+]
 
 
 def panels(result: Result) -> list[tuple[str, str]]:

@@ -171,3 +171,70 @@ def test_gemini_cli_resumes_the_repaired_recording(upstream: Upstream, tmp_path:
     assert [r["response"] for r in responses] == [
         {"error": text(TP002_TEXT, "list_directory", call)}
     ]
+
+
+def _checkpoint(path: Path) -> list[dict[str, Any]]:
+    """The messages of the recording's last checkpoint (a ``$set`` with ``messages``)."""
+    lists = [
+        record["$set"]["messages"]
+        for record in map(json.loads, path.read_text().splitlines())
+        if isinstance(record.get("$set"), dict) and "messages" in record["$set"]
+    ]
+    return lists[-1]
+
+
+def test_a_recording_gemini_cli_wrote_and_resumed_checks_clean(
+    upstream: Upstream, tmp_path: Path
+) -> None:
+    """0.61 records the response turn it sends as a ``user`` message beside each call's
+    ``result``, and a resume rewrites the messages with the calls as ``functionCall`` parts of
+    ``content`` and its response turn recorded twice (as ``<id>_response`` and as the message
+    recorded first): both shapes are read, a response repeated word for word is one response,
+    and nothing is said of a session the CLI resumes."""
+    gemini = Gemini(tmp_path, upstream)
+    assert gemini.run("-p", "List the files.").returncode == 0
+    recording = gemini.recording()
+    run(["check", str(recording)], expect=0)
+    assert gemini.run("--resume", "latest", "-p", "Go on.").returncode == 0
+    (turn, _) = [m for m in _checkpoint(recording) if m["type"] == "gemini"]
+    assert "functionCall" in turn["content"][0], "the resume rewrote the call into content"
+    run(["check", str(recording)], expect=0)
+
+
+def test_gemini_cli_resumes_the_repair_of_its_own_rewrite(
+    upstream: Upstream, tmp_path: Path
+) -> None:
+    """A resume refused over a call without its result leaves the recording rewritten: the
+    call only a ``functionCall`` part of its message's ``content``, no entry in ``toolCalls``.
+    ``fix`` answers it with the ``user`` message the CLI records for a response turn, and the
+    next resume goes on, the model told the repair's error."""
+    gemini = Gemini(tmp_path, upstream)
+    assert gemini.run("-p", "List the files.").returncode == 0
+    recording = gemini.recording()
+    call = stopped_mid_call(recording)
+    assert gemini.run("--resume", "latest", "-p", "Go on.").returncode != 0
+    (turn,) = [m for m in _checkpoint(recording) if m["type"] == "gemini"]
+    assert "toolCalls" not in turn
+    assert turn["content"] == [
+        {"functionCall": {"id": call, "name": "list_directory", "args": {"dir_path": "."}}}
+    ]
+
+    check = run(["check", str(recording)], expect=1)
+    assert f"TP002 tool call 'list_directory' (id {call})" in check.stderr
+    assert "/content/0]" in check.stderr
+    run(["fix", "--force", str(recording)], expect=0)
+    run(["check", str(recording)], expect=0)
+    response = _checkpoint(recording)[-1]
+    assert (response["id"], response["type"]) == (f"{turn['id']}_response", "user")
+
+    before = len(upstream.requests)
+    resumed = gemini.run("--resume", "latest", "-p", "Go on.")
+    assert resumed.returncode == 0, resumed.stderr
+    (request, *_) = upstream.requests[before:]
+    responses = [
+        p["functionResponse"]["response"]
+        for c in request["contents"]
+        for p in c.get("parts", [])
+        if "functionResponse" in p
+    ]
+    assert responses == [{"error": text(TP002_TEXT, "list_directory", call)}]

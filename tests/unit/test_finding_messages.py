@@ -11,13 +11,14 @@ import pytest
 
 import patchcore
 from tests.conftest import SAMPLES
+from tests.sample_cases import file_samples
 
 #: Every input sample (not an expected output), whatever its layout.
-INPUTS = sorted(
+INPUTS = [
     p
-    for p in SAMPLES.rglob("*.json*")
+    for p in file_samples("*.json*")
     if not any(part in p.name for part in (".fixed.", ".unsafe.", ".drop."))
-)
+]
 
 
 def _lines(findings: int) -> bytes:

@@ -39,7 +39,16 @@ from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import gemini_cli_metadata
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
-from patchcore.model import Delete, Edit, Finding, Fix, Pointer, Replace, format_pointer
+from patchcore.model import (
+    Delete,
+    Edit,
+    Finding,
+    Fix,
+    Insert,
+    Pointer,
+    Replace,
+    format_pointer,
+)
 from patchcore.options import Options
 from patchcore.result import Conversation, fix_edits
 
@@ -80,11 +89,21 @@ def _conversation(lines: Sequence[Entry], notes: list[Conversation]) -> list[Pla
 
 
 def _moved(fix: Fix | None, places: Sequence[Place]) -> Fix | None:
-    """``fix`` with its edits (of the conversation's list) addressed to the lines."""
+    """``fix`` with its edits (of the conversation's list) addressed to the lines; ``None``
+    where a message would have to be added beside one that is a line of its own (no line is
+    added)."""
     if fix is None:
         return None
     edits: list[Edit] = []
     for edit in fix.edits:
+        if isinstance(edit, Insert):
+            # A response message, after the message before it in a checkpoint's list.
+            line, prefix = places[edit.index - 1]
+            if not prefix:
+                return None
+            *array, at = prefix
+            edits.append(Insert((line.position, *array), int(at) + 1, edit.values))
+            continue
         # The dialect records a result in the call's entry, and strip removes it from there.
         assert isinstance(edit, (Replace, Delete))
         index, *inside = edit.pointer

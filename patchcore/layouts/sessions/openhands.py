@@ -12,8 +12,9 @@ controller writes for a pending action when the agent stops or fails (``_reset``
 the action (and the observations answering its response's other calls), with the next free
 event ``id`` and the action's ``timestamp``. Events are never removed nor moved.
 
-An event store on disk (``sessions/<sid>/events/<id>.json``, one event a file) is a folder,
-not one input: it is not read (docs/formats.md#openhands-trajectories).
+An event store on disk (``sessions/<sid>/events/<id>.json``, one event a file) is read as the
+trajectory its events make, one a line (`patchcore.event_stores`); the new events of a repair
+are then its new files (docs/formats.md#openhands-event-stores).
 """
 
 from __future__ import annotations
@@ -47,7 +48,11 @@ class OpenHandsTrajectory(SessionLayout):
         "a JSON array (or JSON Lines) of events with `id`, `timestamp`, `source` and `action` "
         "or `observation`; `tool_call_metadata` links an action and its observation"
     )
-    containers = "trajectories saved by OpenHands (`save_trajectory_path`, `tests/runtime/trajs`)"
+    containers = (
+        "trajectories saved by OpenHands (`save_trajectory_path`, `tests/runtime/trajs`); "
+        "an event store, the folder `sessions/<sid>/events/` of one `<id>.json` an event, "
+        "read as one input"
+    )
     name = "openhands-trajectory"
     dialect = OPENHANDS
     arrays = True
