@@ -3,7 +3,7 @@
 The proxy repairs as ``fix`` does, so its rules come from the same place: `Settings.of` for the
 ``fix`` command (configuration found from the current folder, ``--config``, ``--select``,
 ``--repair``, ...), checked once. The forwarding itself is `toolpatch.integrations.proxy` (the
-``proxy`` extra: uvicorn and httpx); this module binds the socket, says where it listens, writes
+``proxy`` extra: aiohttp); this module binds the socket, says where it listens, writes
 a line for each request that was not clean and runs the server until it is stopped
 (docs/proxy.md).
 """
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 #: Where the proxy listens unless ``--listen`` says otherwise: loopback only.
 DEFAULT_LISTEN = "127.0.0.1:8787"
+#: How long the requests in flight (a stream, say) may go on once the proxy is told to stop.
+SHUTDOWN_SECONDS = 10.0
 
 #: How each verdict reads in the text log (`toolpatch.integrations.proxy.Verdict`'s values).
 _SAID = {
@@ -60,7 +62,7 @@ def serve(given: Mapping[str, Any]) -> int:
     upstream = _upstream(given["upstream"])
     host, port = _address(given["listen"] or DEFAULT_LISTEN, remote=given["allow_remote"])
     try:
-        uvicorn = extra_module("uvicorn", extra="proxy", part="toolpatch proxy")
+        web = extra_module("aiohttp.web", extra="proxy", part="toolpatch proxy")
         from toolpatch.integrations.proxy import Proxy
     except MissingExtra as exc:
         sys.stderr.write(f"toolpatch: error: {exc}\n")
@@ -75,16 +77,15 @@ def serve(given: Mapping[str, Any]) -> int:
         f"{visible(redacted(upstream))}\n"
     )
     sys.stderr.flush()
-    config = uvicorn.Config(
-        app,
-        lifespan="on",
-        log_level="warning",
-        access_log=False,  # it would print query strings, where a Gemini key can travel
-        server_header=False,  # the upstream's own Server and Date headers pass through
-        date_header=False,
-        timeout_graceful_shutdown=10,
+    # Ctrl-C and SIGTERM stop it: requests in flight get SHUTDOWN_SECONDS to finish.
+    web.run_app(
+        app.application(),
+        sock=listening,
+        print=None,
+        access_log=None,  # it would print query strings, where a Gemini key can travel
+        shutdown_timeout=SHUTDOWN_SECONDS,
     )
-    uvicorn.Server(config).run(sockets=[listening])
+    sys.stderr.write("toolpatch proxy: stopped\n")
     return int(ExitCode.OK)
 
 

@@ -256,8 +256,9 @@ def test_a_stream_arrives_event_by_event(
 
 def test_status_and_headers_pass_both_ways(upstream: Providers, proxy: RunningProxy) -> None:
     """The client's headers reach the upstream as it sends them straight (its key, version,
-    beta flags and user agent; only ``host`` names another server); the upstream's status,
-    request id and rate-limit headers reach the client, a 429 included."""
+    beta flags and user agent), but for ``host`` (another server) and ``connection`` (a header
+    of the connection, not the request); the upstream's status, request id and rate-limit
+    headers reach the client, a 429 included."""
     seen = []
     for base in (upstream.url, proxy.url):
         client = anthropic.Anthropic(
@@ -270,7 +271,8 @@ def test_status_and_headers_pass_both_ways(upstream: Providers, proxy: RunningPr
             model=MODEL, max_tokens=64, messages=_anthropic_history(False)
         )
         assert raw.status_code == 200 and raw.headers["request-id"] == "req_fake1"
-        seen.append({k: v for k, v in upstream.received[-1].headers.items() if k != "host"})
+        headers = upstream.received[-1].headers.items()
+        seen.append({k: v for k, v in headers if k not in ("host", "connection")})
     straight, through = seen
     assert through == straight
     assert through["x-custom"] == "kept" and through["user-agent"].startswith("Anthropic/Python")
@@ -320,7 +322,7 @@ def test_what_the_engine_cannot_read_goes_on_unchanged_and_is_logged(
         "toolpatch proxy: POST /v1/messages: forwarded unchanged: no history toolpatch reads "
         "(NoHistoryError at line 1)",
     ]
-    assert proxy.process.returncode == 143, proxy.stderr
+    assert proxy.process.returncode == 0, proxy.stderr
 
 
 UNREACHABLE = {
@@ -337,7 +339,8 @@ def test_an_unreachable_upstream_is_a_clean_502_in_each_providers_shape(tmp_path
         for name, (call, error) in UNREACHABLE.items():
             with pytest.raises(error) as failed:
                 call(proxy.url, True)
-            assert "the upstream could not be reached (ConnectError)" in str(failed.value), name
+            said = "the upstream could not be reached (ClientConnectorError)"
+            assert said in str(failed.value), name
         assert proxy.process.poll() is None, "the proxy is still serving"
     assert proxy.stderr.count("the upstream could not be reached: answered 502") == 3
 
