@@ -5,12 +5,13 @@ flat (docs/benchmarks.md#the-proxy).
 request after ``--delay-ms`` (20 ms: a provider's first byte is never faster) and the proxy in
 front of it (``toolpatch proxy --upstream``), then sends ``--clients`` clients at once (16), each
 a loop of requests that alternates between the upstream straight and the proxy, so that a
-machine that slows down mid-run slows both alike. Each request is an Anthropic Messages body of
-``--messages`` messages (100: user turns, tool calls and their results), clean (the common
-case, forwarded byte for byte) or, in a second run, with one call left unanswered (repaired).
+machine that slows down mid-run slows both alike. Each request is a body of ``--messages``
+messages (100: tool calls and their results, `BODIES`): OpenAI Chat and Anthropic, clean (the
+common case, forwarded byte for byte), and Anthropic with one call left unanswered (repaired).
 It prints the median and the 99th percentile of each, their ratios through the proxy to
-straight, and the proxy's resident memory after the first 1,000 requests and after
-``--memory-requests`` (10,000), then the verdicts against the targets.
+straight, the CPU time each process spent per request, and the proxy's resident memory after
+a tenth of ``--memory-requests`` (10,000) and after all of them, then the verdicts against the
+targets.
 
 Needs the ``proxy`` extra (aiohttp), which the upstream uses too; the clients are httpx's, as
 the providers' SDKs are.
@@ -34,8 +35,8 @@ from typing import Any
 import httpx
 
 #: The targets: the ratio through the proxy to straight, at the median and the 99th percentile
-#: (of the clean requests), and the growth of the proxy's memory from the first 1,000 requests
-#: to the last of ``--memory-requests``.
+#: (of the clean requests), and the growth of the proxy's memory from the first tenth of
+#: ``--memory-requests`` to the last.
 MEDIAN_RATIO = 1.1
 P99_RATIO = 1.3
 MEMORY_GROWTH = 1.10
@@ -251,7 +252,7 @@ def main() -> None:
         ))  # fmt: skip
         clean = chat_body(args.messages)
         proxy_only = {"proxy": f"{proxy_url}/v1/chat/completions"}
-        first = 1000
+        first = max(args.clients, args.memory_requests // 10)
         asyncio.run(timed(proxy_only, clean, clients=args.clients, each=first // args.clients))
         early = rss_kb(proxy.pid)
         rest = max(0, args.memory_requests - first)
