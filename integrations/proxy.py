@@ -241,6 +241,10 @@ class Proxy:
         """One request: its body (repaired, for a message endpoint) to the upstream, and the
         upstream's answer back as it comes."""
         assert self._client is not None, "the application is not running"
+        if not request.raw_path.startswith("/"):
+            # an absolute or authority form ("@host/…") would name another server than the
+            # upstream once appended to it: the proxy is never a relay to anywhere else
+            return web.Response(status=400, text="toolpatch proxy: the target must be a path\n")
         provider = provider_of(request.method, request.path)
         headers = [
             (name.decode("latin-1"), value.decode("latin-1"))

@@ -13,6 +13,7 @@ and headers pass both ways; the key never appears in anything the proxy prints.
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -390,3 +391,34 @@ def test_the_key_never_appears_in_anything_the_proxy_prints(
         printed = proxy.stdout + proxy.stderr
         assert printed.count("repaired") + printed.count('"repaired"') >= 2
         assert KEY not in printed and "Zq81" not in printed
+
+
+def test_everything_else_passes_through_untouched(upstream: Providers, proxy: RunningProxy) -> None:
+    """Other paths and methods: the body (even one with a dangling call), the query string and
+    the headers go on as they came, the answer comes back, and nothing is logged."""
+    client = openai.OpenAI(api_key=KEY, base_url=f"{proxy.url}/v1", max_retries=0)
+    assert client.models.list().data == []
+    assert upstream.received[-1].method == "GET" and upstream.received[-1].raw == b""
+    data = json.dumps({"messages": _chat_history(True)}).encode()
+    answered = _post(f"{proxy.url}/v1/embeddings?x=1", data, **{"x-api-key": KEY})
+    assert answered.status_code == 404, "the fake knows no such endpoint, and says so"
+    through = upstream.received[-1]
+    assert (through.path, through.raw, through.headers["x-api-key"]) == (
+        "/v1/embeddings?x=1",
+        data,
+        KEY,
+    )
+    assert proxy.stderr.count("\n") == 1, proxy.stderr
+
+
+def test_a_target_that_is_not_a_path_is_refused(upstream: Providers, proxy: RunningProxy) -> None:
+    """A request target that would name another server once appended to the upstream's URL
+    (``@host/…``, an absolute URL) is refused, never forwarded."""
+    address = proxy.url.removeprefix("http://")
+    host, _, port = address.partition(":")
+    for target in ("@example.com/v1/messages", "http://example.com/v1/messages"):
+        with socket.create_connection((host, int(port)), timeout=10) as connection:
+            connection.sendall(f"GET {target} HTTP/1.1\r\nHost: {address}\r\n\r\n".encode())
+            status = connection.recv(1024).split(b"\r\n", 1)[0]
+        assert status.split()[1] == b"400", (target, status)
+    assert upstream.received == []
