@@ -230,6 +230,7 @@ def show(**given: Any) -> int:
     IGNORE,
     UNSAFE_FIXES,
     REPAIR,
+    TARGET,
     DIALECT,
     MAX_RECORD_MIB,
     CONFIG,

@@ -30,6 +30,7 @@ REFUSED = {
     "an upstream with a query": (["--upstream", "https://host/?k=v"], "base URL"),
     "an unknown rule": (["--select", "TP999"], "TP999"),
     "an unknown repair": (["--repair", "guess"], "--repair"),
+    "an unknown target": (["--target", "nowhere"], "--target"),
 }
 
 

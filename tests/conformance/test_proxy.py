@@ -422,3 +422,15 @@ def test_a_target_that_is_not_a_path_is_refused(upstream: Providers, proxy: Runn
             status = connection.recv(1024).split(b"\r\n", 1)[0]
         assert status.split()[1] == b"400", (target, status)
     assert upstream.received == []
+
+
+def test_the_target_option_reaches_the_rules(upstream: Providers, tmp_path: Path) -> None:
+    """``--target anthropic``, as with fix: the provider's own rules apply, here TP304 (a
+    prefilled assistant turn, no fix): reported, and the body forwarded unchanged."""
+    prefilled = [*_anthropic_history(False), {"role": "assistant", "content": "It is"}]
+    data = json.dumps({"model": MODEL, "max_tokens": 64, "messages": prefilled}).encode()
+    for target, said in ((), False), (("--target", "anthropic"), True):
+        with running_proxy(upstream.url, "--isolated", *target, cwd=tmp_path) as proxy:
+            assert _post(f"{proxy.url}/v1/messages", data).status_code == 200
+        assert upstream.received[-1].raw == data
+        assert ("found, forwarded unchanged (1 TP304)" in proxy.stderr) is said, proxy.stderr
