@@ -23,7 +23,9 @@ from .exit_codes import ExitCode
 from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
 from .options import (
     AGAINST,
+    ALLOW_REMOTE,
     ALSO_FIX,
+    CHECK_ONLY,
     COLOR,
     CONFIG,
     DASK,
@@ -37,6 +39,9 @@ from .options import (
     HISTORY,
     IGNORE,
     ISOLATED,
+    LISTEN,
+    LOG_FORMAT,
+    MAX_RECORD_MIB,
     PATHS,
     READING,
     REPAIR,
@@ -53,6 +58,7 @@ from .options import (
     TEXT_FORMAT,
     THREAD,
     UNSAFE_FIXES,
+    UPSTREAM,
     WRITING,
     RulesFormat,
     takes,
@@ -207,6 +213,38 @@ def show(**given: Any) -> int:
     read.
     """
     return _run("show", given)
+
+
+@app.command(
+    "proxy",
+    cls=HelpCommand,
+    short_help="Repair each request's history on its way to the provider.",
+)
+@takes(
+    UPSTREAM,
+    LISTEN,
+    ALLOW_REMOTE,
+    CHECK_ONLY,
+    LOG_FORMAT,
+    SELECT,
+    IGNORE,
+    UNSAFE_FIXES,
+    REPAIR,
+    TARGET,
+    DIALECT,
+    MAX_RECORD_MIB,
+    CONFIG,
+    ISOLATED,
+)
+def proxy(**given: Any) -> int:
+    """Forward every request to --upstream, repairing the history in the body of each message
+    request (Anthropic, OpenAI Chat and Responses, Gemini) as `fix` would; everything else,
+    and the answers, pass through as they are (docs/proxy.md). Point a client's base URL at it.
+    Runs until stopped (Ctrl-C); needs the [proxy] extra.
+    """
+    from .proxy_run import serve
+
+    return serve(given)
 
 
 def _run(command: str, given: dict[str, Any]) -> int:

@@ -481,3 +481,62 @@ READING = (FORCE, KEEP_INVALID_LINES, FIX_TRAINING_TARGETS, MAX_RECORD_MIB)
 FINDING = (CONFIG, ISOLATED, SKIP_NO_HISTORY, RESPECT_GITIGNORE, FORCE_EXCLUDE, JOBS)
 #: How much the report says, and what it calls standard input.
 TELLING = (QUIET, SILENT, VERBOSE, STDIN_FILENAME)
+
+
+class LogFormat(str, enum.Enum):
+    """The ``proxy --log-format`` choices."""
+
+    TEXT = "text"
+    """A line per request on stderr, for people."""
+    JSON = "json"
+    """A JSON object per request on stdout (JSON Lines), for a log collector."""
+
+
+#: `toolpatch proxy`'s own options (docs/proxy.md).
+UPSTREAM = Param(
+    "upstream",
+    Annotated[
+        str,
+        typer.Option(
+            "--upstream",
+            metavar="URL",
+            help="The provider's base URL every request goes on to, its path appended: "
+            "https://api.anthropic.com, https://api.openai.com, "
+            "https://generativelanguage.googleapis.com.",
+            show_default=False,
+        ),
+    ],
+    REQUIRED,
+)
+LISTEN = _valued(
+    "listen",
+    str,
+    "--listen",
+    metavar="HOST:PORT",
+    does="Where the proxy listens (port 0: a free one, said on stderr). Default: "
+    "127.0.0.1:8787. An address other than loopback needs --allow-remote.",
+)
+ALLOW_REMOTE = _flag(
+    "allow_remote",
+    "--allow-remote",
+    does="Let --listen name an address other than loopback: anyone who reaches it sends "
+    "requests with the credentials they bring, through this machine (docs/proxy.md#listening).",
+)
+CHECK_ONLY = _flag(
+    "check_only",
+    "--check-only",
+    does="Report what each request holds, as check does; forward every body unchanged.",
+)
+LOG_FORMAT = Param(
+    "log_format",
+    Annotated[
+        LogFormat,
+        typer.Option(
+            "--log-format",
+            metavar="FORMAT",
+            help="text (a line per request that was not clean, on stderr) or json (the same as "
+            "JSON Lines, on stdout). Bodies and credentials are never logged.",
+        ),
+    ],
+    LogFormat.TEXT,
+)

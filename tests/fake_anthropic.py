@@ -118,7 +118,8 @@ def _tool_use(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _message(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+def message(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """An assistant message of the Messages API holding ``blocks``."""
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
     return {
         "id": f"msg_fake{next(_ids):04d}",
@@ -132,7 +133,7 @@ def _message(blocks: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The Server-Sent Events of ``message`` streamed, as the Messages API sends them."""
     head = {**message, "content": [], "stop_reason": None}
     yield "message_start", {"type": "message_start", "message": head}
@@ -185,9 +186,9 @@ def _handler(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 error = {"type": "invalid_request_error", "message": request.refused}
                 self._send(400, json.dumps({"type": "error", "error": error}).encode())
                 return
-            message = _message(_reply_to(request.body))
+            reply = message(_reply_to(request.body))
             stream = "".join(
-                f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _events(message)
+                f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events(reply)
             )
             self._send(200, stream.encode(), "text/event-stream")
 

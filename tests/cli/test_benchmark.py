@@ -1,4 +1,4 @@
-"""The benchmark runner works (CI runs it once, small; the timings themselves are not tested).
+"""The benchmark runners work (CI runs them once, small; the timings themselves are not tested).
 
 Speed and memory are judged by ``python -m benchmarks.run`` on the full bench corpus, as ratios
 measured in one run; here a tiny corpus proves that every case runs and that the table and the
@@ -13,14 +13,15 @@ import sys
 
 import pytest
 
+from benchmarks.proxy import BODIES
 from tests.conftest import ROOT
 from tests.helpers import clean_env
 
 
-@pytest.mark.slow
-def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
+def _benchmark(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m MODULE ARGS`` from the checkout, run to its end (exit 0)."""
     completed = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", "--conversations", "30", "--repeat", "1"],
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         env=clean_env(),
         capture_output=True,
@@ -29,6 +30,12 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
         check=False,
     )
     assert completed.returncode == 0, completed.stderr
+    return completed
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
+    completed = _benchmark("benchmarks.run", "--conversations", "30", "--repeat", "1")
     rows = re.findall(r"^\| ([^|]+?) \| ([0-9.]+) \|", completed.stdout, re.MULTILINE)
     cases = {name for name, _ in rows}
     for dialect in ("langchain", "openai-chat"):
@@ -71,3 +78,17 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
         ), label
     capacities = re.findall(r"^- .+: two-process capacity .*: ([0-9.]+)$", completed.stdout, re.M)
     assert len(capacities) == 2, completed.stdout
+
+
+@pytest.mark.slow
+def test_the_proxy_benchmark_times_every_body_and_prints_the_verdicts() -> None:
+    """docs/benchmarks.md#the-proxy: every body timed through the proxy and straight, the
+    memory and the verdicts printed."""
+    small = ["--requests", "8", "--clients", "2", "--memory-requests", "40", "--messages", "11"]
+    completed = _benchmark("benchmarks.proxy", *small)
+    for name in BODIES:
+        for route in ("straight", "proxy"):
+            assert f"| {name} (" in completed.stdout and f"| {route} |" in completed.stdout
+        assert f"- {name}, median: " in completed.stdout
+    assert "the proxy's resident memory:" in completed.stdout
+    assert "- memory over 40 requests: " in completed.stdout

@@ -20,7 +20,7 @@ from tests.helpers import clean_env, premature_breaks, run
 from toolpatch.cli.app import app
 from toolpatch.cli.help_format import HELP_WIDTH, HelpCommand
 
-COMMANDS = ["check", "fix", "strip", "show", "rules", "rule", "explain", "formats"]
+COMMANDS = ["check", "fix", "strip", "show", "proxy", "rules", "rule", "explain", "formats"]
 HELPS = [["--help"], *([command, "--help"] for command in COMMANDS)]
 
 

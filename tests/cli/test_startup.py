@@ -24,8 +24,18 @@ from tests.helpers import run_process
 
 #: Packages the run must not load at all (their first component); pathspec (and re2, its
 #: matcher) serves directory walks and --force-exclude only (cli/exclusions.py), and a named file
-#: needs neither; Jinja2 (and its MarkupSafe) writes the HTML report only (the html extra).
-HEAVY_PACKAGES = ("langchain_core", "pydantic", "rich", "pathspec", "re2", "jinja2", "markupsafe")
+#: needs neither; Jinja2 (and its MarkupSafe) writes the HTML report only (the html extra);
+#: aiohttp serves `toolpatch proxy` only (the proxy extra).
+HEAVY_PACKAGES = (
+    "langchain_core",
+    "pydantic",
+    "rich",
+    "pathspec",
+    "re2",
+    "jinja2",
+    "markupsafe",
+    "aiohttp",
+)
 #: What only the HTML report loads.
 HTML_PACKAGES = ("jinja2", "markupsafe")
 #: patchcore's engine: only a record that is not proven clean needs it.

@@ -196,6 +196,16 @@ def test_a_plain_install_says_what_the_html_report_needs(plain: Path, tmp_path: 
     assert not result.stdout
 
 
+def test_a_plain_install_says_what_the_proxy_needs(plain: Path, tmp_path: Path) -> None:
+    """docs/proxy.md: aiohttp comes with the proxy extra only; the proxy says so before it
+    listens."""
+    command = [str(plain / "toolpatch"), "proxy", "--upstream", "http://127.0.0.1:9"]
+    result = _run([*command, "--isolated"], cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "pip install 'toolpatch-cli[proxy]'" in result.stderr
+    assert "listening" not in result.stderr
+
+
 def test_the_editable_install_prints_no_warning(tmp_path: Path) -> None:
     """CONTRIBUTING.md's install command (``pip install -q -e .``) in a new environment says
     nothing: setuptools' notice about folders named like the package, which this layout does
