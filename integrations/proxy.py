@@ -149,6 +149,11 @@ def repaired_body(body: bytes, *, options: Options, check_only: bool) -> Repaire
         return Repaired(body, Verdict.UNKNOWN_SHAPE, reason=_where(exc))
     except patchcore.PatchcoreError as exc:  # the repair failed its own check: a bug
         return Repaired(body, Verdict.FAILED, reason=_where(exc))
+    except Exception as exc:  # a bug in the engine: the request still goes on
+        # The proxy sits in front of every request of the client: an engine bug must cost the
+        # user one repair, not the request (nor the proxy). Logged by its type alone, since
+        # its message may quote the body.
+        return Repaired(body, Verdict.FAILED, reason=f"internal error: {type(exc).__name__}")
     fixed = Counter(f.code for f in result.fixed)
     fixed_keys = {id(f) for f in result.fixed}
     found = Counter(f.code for f in result.findings if id(f) not in fixed_keys)
