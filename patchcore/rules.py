@@ -315,9 +315,10 @@ RULES: dict[str, Rule] = {
                 "It drops the result, and its message when nothing else is left in it. It never "
                 "drops a result whose call could be the one it answers: a result with no id "
                 "after a call with no id whose tool name does not contradict its own (which of "
-                "several such calls is unknown): it is reported and kept. It is not offered "
-                "when the history holds nothing else: an empty history is no better for a "
-                "provider, and the results would be gone."
+                "several such calls is unknown), or a result after a message that holds what "
+                "looks like a call its dialect does not read: it is reported and kept. It is "
+                "not offered when the history holds nothing else: an empty history is no "
+                "better for a provider, and the results would be gone."
             ),
             example="""\
 [

@@ -112,8 +112,9 @@ AWAITS_APPROVAL = (
 )
 
 
-def _unknown_state(state: object) -> str:
-    """Why a part whose state the SDK does not write gets no result."""
+def _unknown_state(holder: Mapping[str, Any]) -> str:
+    """Why a part (or AI SDK 4 invocation) whose state the SDK does not write gets no result."""
+    state = holder.get("state")
     return f"its state {state!r} is not one the AI SDK writes, so what it holds is not known"
 
 
@@ -232,13 +233,13 @@ class AISdkUI(Dialect):
             if not is_v5_tool(part):
                 continue
             where = (*pointer, "parts", k)
-            state = part.get("state")
+            state = tag(part, "state")
             key = format_pointer(where)
             unanswerable = None
             if state == APPROVAL:
                 unanswerable = AWAITS_APPROVAL
             elif state not in (*ANSWERED_STATES, DECIDED, STREAMING, WAITING):
-                unanswerable = _unknown_state(state)
+                unanswerable = _unknown_state(part)
             call = ToolCall(
                 id=call_id(part.get("toolCallId"), (*where, "toolCallId")),
                 name=tool_name(part),
@@ -262,14 +263,14 @@ class AISdkUI(Dialect):
         """The calls of an AI SDK 4 message's invocations, each with its result in place."""
         for path, invocation in _invocations(message, pointer):
             where = (*pointer, *path)
-            state = invocation.get("state")
+            state = tag(invocation, "state")
             key = format_pointer(where)
             call = ToolCall(
                 id=call_id(invocation.get("toolCallId"), (*where, "toolCallId")),
                 name=optional_name(invocation.get("toolName")),
                 path=path,
                 key=key,
-                unanswerable=None if state in V4_STATES else _unknown_state(state),
+                unanswerable=None if state in V4_STATES else _unknown_state(invocation),
             )
             answered = state == "result" and "result" in invocation
             yield call, ToolResult(key, (*path, "result"), keyed=False) if answered else None
@@ -334,7 +335,7 @@ def _copies(message: Mapping[str, Any], call: ToolCall, *, strip: bool) -> list[
                 same = invocation.get("state") == "result" and "result" in invocation
                 same = same and invocation["result"] == read.get("result")
             else:
-                same = invocation.get("state") in OPEN_V4_STATES
+                same = tag(invocation, "state") in OPEN_V4_STATES
             if same:
                 paths.append(("toolInvocations", k))
     return paths

@@ -337,6 +337,15 @@ MAY_ANSWER = (
 )
 
 
+#: Why an orphan after a message holding calls its dialect does not read is kept (TP101).
+MAY_ANSWER_UNREAD = (
+    "a message before it holds what looks like a tool call its dialect does not read (TP004), "
+    "which it may answer, so no fix drops it"
+)
+#: The reasons an orphan is kept: its call may be in the history.
+_KEPT_ORPHANS = (MAY_ANSWER, MAY_ANSWER_UNREAD)
+
+
 #: Why a call without an id that a result answers gets no id
 #: (docs/pairing.md#calls-and-results-without-ids).
 CONTESTED = "a result without an id that no fix drops or moves could be its own, so no id is given"
@@ -353,7 +362,7 @@ def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
     if defect.strip:
         return Applicability.SAFE, STRIP_DESCRIPTION, None
     rule = RULES[defect.code]
-    if rule.fix is None or defect.reason is MAY_ANSWER:
+    if rule.fix is None or defect.reason in _KEPT_ORPHANS:
         return None
     if defect.code == "TP105" and defect.result is None:
         return None
@@ -402,6 +411,15 @@ def _unread_messages(messages: Sequence[Any], views: Sequence[MessageView]) -> l
     return unread
 
 
+def _kept_because(at: int, owned: bool, first_unread: int) -> str | None:
+    """Why the orphan of message ``at`` is kept (TP101 without a fix), if it is: a call without
+    an id before it may own it (``owned``), or a message before it (the first at
+    ``first_unread``) holds what looks like a call its dialect does not read."""
+    if owned:
+        return MAY_ANSWER
+    return MAY_ANSWER_UNREAD if first_unread < at else None
+
+
 def _names_a_call(result: ToolResult) -> bool:
     """Whether ``result`` names the call it answers: by its own id, or by a tool name (Gemini,
     a legacy function message); a result with neither could be anybody's."""
@@ -432,18 +450,20 @@ def collect(
             defects[k] = structs.replace(defects[k], copied=copied, origin=Origin.RECOVERED)
     ordered = len(defects)  # the dangling calls come in message and call order
     owned = {id(r) for r in pairing.owned}
+    unread = _unread_messages(messages, views) if pairing.orphans or "TP004" in selected else []
+    first_unread = min((d.message_index for d in unread), default=len(messages))
     defects += [
         Defect(
             "TP101",
             r.message_index,
             r.result.path,
             result=r.result,
-            reason=MAY_ANSWER if id(r) in owned else None,
+            reason=_kept_because(r.message_index, id(r) in owned, first_unread),
         )
         for r in pairing.orphans
     ]
     if "TP004" in selected:
-        defects += _unread_messages(messages, views)
+        defects += unread
         if pairing.orphans and "TP101" not in selected:
             defects += _unread_calls(views, pairing, owned)
     if "TP103" in selected:

@@ -149,3 +149,25 @@ def test_an_ai_sdk_4_copy_that_says_something_else_is_kept() -> None:
     repaired = json.loads(report.output)[1]
     assert repaired["toolInvocations"] == [{**invocation, "state": None}]
     assert repaired["parts"][0]["toolInvocation"]["state"] == "result"
+
+
+@pytest.mark.parametrize("state", [[], {"x": 1}], ids=["list", "object"])
+def test_a_state_that_is_no_string_is_a_state_the_sdk_does_not_write(state: Any) -> None:
+    """A ``state`` of another JSON type failed the lookup among the known states (TypeError,
+    found by the corruption properties): like any state the SDK does not write, its call is
+    reported and never answered, in a tool part and in an AI SDK 4 invocation; a copy in
+    ``toolInvocations`` with such a state is kept as it is."""
+    part = chat({**tool_part("input-available"), "state": state})
+    invocation = {"state": "call", "toolCallId": "c1", "toolName": "getWeather", "args": {}}
+    odd = {**invocation, "state": state}
+    v4 = {"id": "a1", "role": "assistant", "content": "", "toolInvocations": [odd]}
+    for data, call in ((part, "call-1"), (json.dumps([USER, v4, LATER]).encode(), "c1")):
+        report = patchcore.fix_document(data, filename="c.json")
+        assert report.output is None
+        assert found(report.remaining) == [("TP001", call)]
+    copied = {**v4, "parts": [{"type": "tool-invocation", "toolInvocation": invocation}]}
+    report = patchcore.fix_document(json.dumps([USER, copied, LATER]).encode(), filename="c")
+    assert report.output is not None
+    repaired = json.loads(report.output)[1]
+    assert repaired["toolInvocations"] == [odd]
+    assert repaired["parts"][0]["toolInvocation"]["state"] == "result"

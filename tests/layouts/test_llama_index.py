@@ -104,3 +104,33 @@ def test_a_string_whose_escapes_cannot_be_written_again_is_reported_not_rewritte
 def test_a_string_that_holds_no_document_is_still_no_history(text: str) -> None:
     with pytest.raises(patchcore.PatchcoreError):
         patchcore.check_document(text.encode(), filename="x.json")
+
+
+TOOL = {
+    "role": "tool",
+    "additional_kwargs": {"tool_call_id": "c1"},
+    "blocks": [{"block_type": "text", "text": "12:00"}],
+}
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        {key: value for key, value in TOOL.items() if key != "additional_kwargs"},
+        {**TOOL, "blocks": [{"text": "12:00"}]},
+    ],
+    ids=["no-additional-kwargs", "untyped-block"],
+)
+def test_a_result_after_calls_its_reading_does_not_read_is_never_dropped(
+    tool: dict[str, Any],
+) -> None:
+    """A damaged tool message makes the list OpenAI Chat's, which reads neither the calls in
+    ``additional_kwargs`` (TP004) nor the result's id: TP101's unsafe fix dropped the result,
+    the list was then LlamaIndex's, its calls unanswered, and fix failed its own re-check
+    (found by the corruption properties). The result may answer those calls: it is kept
+    (docs/rules.md#orphan-tool-result-tp101)."""
+    data = store(assistant(calls=[openai_call("c1")]), tool)
+    options = patchcore.make_options(select=["ALL"], unsafe_fixes=True)
+    report = patchcore.fix_document(data, filename="s.json", options=options)
+    assert [(f.code, f.fix) for f in report.findings] == [("TP004", None), ("TP101", None)]
+    assert report.output is None

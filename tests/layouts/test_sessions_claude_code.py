@@ -363,6 +363,20 @@ def test_sidechain_results_carry_the_sidechain_flag() -> None:
     assert [(a["isSidechain"], a["parentUuid"]) for a in added] == [(True, line_uuid(14))]
 
 
+def test_an_inline_sidechain_call_on_a_line_without_uuid_is_reported_without_a_fix() -> None:
+    """A new line can hang off no line without a ``uuid``: with a null ``parentUuid`` it would
+    be a sidechain of its own, its call still unanswered in its own (docs/formats.md#claude-code).
+    Found by the corruption properties (a key dropped from the sidechain sample)."""
+    call = cc_assistant(12, 11, "msg_Side", tool_use("toolu_Grep", "Grep", pattern="x"))
+    del call["uuid"]
+    records = [cc_user(11, None, "List TODOs.", sidechain=True), {**call, "isSidechain": True}]
+    data = session(*records)
+    report = fix(data)
+    assert found(report.findings) == [("TP002", "toolu_Grep")]
+    assert report.findings[0].fix is None
+    assert report.output is None
+
+
 # -- what is kept unread --------------------------------------------------------------------
 
 

@@ -29,8 +29,11 @@ that line's ``uuid`` becomes the first new line's ``parentUuid``, each new line 
 before, and the lines that hung off the turn's last line now hang off the last new line (only
 their ``parentUuid`` value changes): the new lines are inserted into the tree, so every chain
 through the calls passes through their results. Each new ``uuid`` is a UUIDv5 of the session id
-and the call id, so fixing the same file twice writes the same bytes. Findings of the strict
-rules are reported without a fix: dropping or moving lines of a session is not offered.
+and the call id, so fixing the same file twice writes the same bytes. A turn of an inline
+sidechain whose last line has no ``uuid`` (a damaged file) has nothing to hang a new line off: a
+line with a null ``parentUuid`` would start a sidechain of its own, so its calls are reported
+without a fix. Findings of the strict rules are reported without a fix: dropping or moving lines
+of a session is not offered.
 """
 
 from __future__ import annotations
@@ -76,8 +79,9 @@ class _Roots:
         """The conversation a message line belongs to."""
         if value.get("isSidechain") is not True:
             return "main"
-        agent = value.get("agentId")
-        return ("agent", agent) if isinstance(agent, str) else ("sidechain", self.root(value))
+        if not _inline_sidechain(value):
+            return ("agent", value["agentId"])
+        return ("sidechain", self.root(value))
 
     def root(self, value: dict[str, Any]) -> str | None:
         """The uuid of the topmost line of ``value``'s chain within the file."""
@@ -167,10 +171,14 @@ class _Repair(TurnRepair):
             if self._block_keys is None and errors and set(errors[0]) == set(_ERROR_BLOCK_KEYS):
                 self._block_keys = tuple(errors[0])
 
-    def answer(self, turn: Turn, message: dict[str, Any], call_id: str) -> tuple[Edit, ...]:
+    def answer(self, turn: Turn, message: dict[str, Any], call_id: str) -> tuple[Edit, ...] | None:
         last = turn.entries[-1]
         session = last.value.get("sessionId")
         parent = last.value.get("uuid")
+        if not isinstance(parent, str) and _inline_sidechain(last.value):
+            # Nothing can hang off a line without a uuid: a new line would start a chain, and
+            # so a sidechain, of its own, leaving the calls unanswered in theirs.
+            return None
         lines = []
         for k, block in enumerate(message["content"]):
             answered = block["tool_use_id"]
@@ -227,6 +235,12 @@ class _Repair(TurnRepair):
         if not isinstance(own, str):
             return []
         return [at for at in self._hanging.get(own, ()) if at > parent.position]
+
+
+def _inline_sidechain(value: Mapping[str, Any]) -> bool:
+    """Whether a line is of a sidechain kept inline (no ``agentId``), whose conversation is the
+    root of its ``parentUuid`` chain."""
+    return value.get("isSidechain") is True and not isinstance(value.get("agentId"), str)
 
 
 def _result_line(last: Mapping[str, Any], message: dict[str, Any]) -> dict[str, Any]:

@@ -183,9 +183,11 @@ class TurnRepair(ABC):
         }
 
     @abstractmethod
-    def answer(self, turn: Turn, message: dict[str, Any], call_id: str) -> tuple[Edit, ...]:
+    def answer(self, turn: Turn, message: dict[str, Any], call_id: str) -> tuple[Edit, ...] | None:
         """The edits that add ``message`` (a user message holding the results of ``turn``'s
-        unanswered calls, the first of them ``call_id``) to the file right after ``turn``."""
+        unanswered calls, the first of them ``call_id``) to the file right after ``turn``, or
+        ``None`` when no entry written there would join ``turn``'s conversation (its calls are
+        then reported without a fix)."""
 
     def check(self, turns: Sequence[Turn]) -> tuple[list[Finding], list[tuple[Edit, ...]]]:
         """The conversation's findings, located in the file, with entry fixes where safe (the
@@ -215,7 +217,10 @@ class TurnRepair(ABC):
                 answered.setdefault(finding.message_index, []).append(finding)
         fixes: dict[int, tuple[Fix, tuple[Edit, ...]]] = {}
         for index, group in answered.items():
-            planned, new_turn = self._fixes(turns[index], group)
+            planned_fixes = self._fixes(turns[index], group)
+            if planned_fixes is None:
+                continue
+            planned, new_turn = planned_fixes
             shown: tuple[Edit, ...] = (Insert((), index + 1, (new_turn,)),)
             fixes.update((id(f), (fix, shown)) for f, fix in zip(group, planned, strict=True))
         located = []
@@ -277,9 +282,12 @@ class TurnRepair(ABC):
         default)."""
         return ()
 
-    def _fixes(self, turn: Turn, group: Sequence[Finding]) -> tuple[list[Fix], dict[str, Any]]:
+    def _fixes(
+        self, turn: Turn, group: Sequence[Finding]
+    ) -> tuple[list[Fix], dict[str, Any]] | None:
         """One new entry after ``turn`` answering every call of ``group`` (in call order): the
-        fix of each, and the new user message the entry holds."""
+        fix of each, and the new user message the entry holds (``None`` where `answer` has no
+        entry to add)."""
         texts = [
             answer_text(
                 finding.code, ToolCall(finding.call_id, finding.tool_name), self.options, {}
@@ -294,6 +302,8 @@ class TurnRepair(ABC):
         ]
         message = ANTHROPIC.new_turn(turn.message(), blocks)
         edits = self.answer(turn, message, group[0].call_id or "")
+        if edits is None:
+            return None
         fixes = [
             Fix(
                 Applicability.SAFE,
