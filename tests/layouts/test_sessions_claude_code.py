@@ -377,6 +377,18 @@ def test_an_inline_sidechain_call_on_a_line_without_uuid_is_reported_without_a_f
     assert report.output is None
 
 
+def test_a_main_thread_call_on_a_line_without_uuid_is_reported_without_a_fix() -> None:
+    """On the main thread too: a result line with a null ``parentUuid`` would start a
+    conversation of its own, which a resume from its leaf reads as one lone result."""
+    call = cc_assistant(12, 11, "msg_Main", tool_use("toolu_Grep", "Grep", pattern="x"))
+    del call["uuid"]
+    data = session(cc_user(11, None, "List TODOs."), call)
+    report = fix(data)
+    assert found(report.findings) == [("TP002", "toolu_Grep")]
+    assert report.findings[0].fix is None
+    assert report.output is None
+
+
 # -- what is kept unread --------------------------------------------------------------------
 
 

@@ -175,9 +175,11 @@ class _Repair(TurnRepair):
         last = turn.entries[-1]
         session = last.value.get("sessionId")
         parent = last.value.get("uuid")
-        if not isinstance(parent, str) and _inline_sidechain(last.value):
-            # Nothing can hang off a line without a uuid: a new line would start a chain, and
-            # so a sidechain, of its own, leaving the calls unanswered in theirs.
+        if not isinstance(parent, str):
+            # Nothing can hang off a line without a uuid: a new line would start a chain of its
+            # own (in an inline sidechain, a sidechain of its own, leaving the calls unanswered
+            # in theirs; on the main thread, a conversation that a resume from its leaf would
+            # read as one lone result), so the calls are reported and left.
             return None
         lines = []
         for k, block in enumerate(message["content"]):
