@@ -101,21 +101,16 @@ class Config(msgspec.Struct, frozen=True):
 
 def refusal(make: Callable[[], object]) -> tuple[str, str] | None:
     """What patchcore refuses in the rule settings ``make`` builds options from: the setting
-    (``select``, ``ignore``, ``texts``, ``dialect``, ``repair``) and why, without the setting's
-    name the library's reason starts with; ``None`` when it takes them. The one place the
-    library's errors are read: a configuration's values are checked with it as they are read
-    (the error names the file and key), the command line's when a run's settings are built
-    (`cli.settings`: the error names the option).
+    (``select``, ``ignore``, ``texts``, ``dialect``, ``repair``) and why, without its name
+    (`patchcore.SettingError`); ``None`` when it takes them. A configuration's values are checked
+    with it as they are read (the error names the file and key), the command line's when a
+    run's settings are built (`cli.settings`: the error names the option).
     """
     try:
         make()
-    except patchcore.UnknownDialectError as exc:
-        return "dialect", exc.reason
-    except patchcore.UnknownRepairError as exc:
-        return "repair", exc.reason.removeprefix("repair: ")
-    except patchcore.UnknownRuleError as exc:  # select: ..., ignore: ..., texts: ...
-        setting, _, reason = exc.reason.partition(": ")
-        return setting, reason
+    except patchcore.SettingError as exc:
+        assert exc.setting is not None, "make_options names the setting of every refusal"
+        return exc.setting, exc.problem
     return None
 
 

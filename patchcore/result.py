@@ -213,6 +213,19 @@ class Result:
         """Whether the fix changed anything (every fix applied edits the bytes)."""
         return bool(self.fixed)
 
+    @property
+    def holds_input(self) -> bool:
+        """Whether the repair must not be put in place of the input (docs/cli.md#live-sessions):
+        it changes a session log whose agent may still be running (``live``), and a new file
+        in its place would lose what the agent appends next. Written elsewhere, it may be;
+        then `unwritten` is what was done to the input."""
+        return self.live and self.changed
+
+    def unwritten(self) -> Result:
+        """This result as it stands when its repair is not written: nothing fixed, every
+        finding left (as located in the input)."""
+        return replace(self, fixed=(), remaining=self.findings, patches=(), output=None)
+
 
 def fix_edits(findings: Sequence[Finding]) -> tuple[tuple[Edit, ...], ...]:
     """For each finding, the edits of its fix (none without one)."""

@@ -922,8 +922,8 @@ def _expand(selectors: Iterable[str], *, option: str) -> set[str]:
             continue
         matched = set(RULES) if selector == "ALL" else {c for c in RULES if c.startswith(selector)}
         if not matched:
-            msg = f"{option}: {raw.strip()!r} matches no rule (see `toolpatch rules`)"
-            raise UnknownRuleError(msg)
+            problem = f"{raw.strip()!r} matches no rule (see `toolpatch rules`)"
+            raise UnknownRuleError.named(problem, setting=option)
         codes |= matched
     return codes
 
