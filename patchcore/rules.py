@@ -952,8 +952,8 @@ class RuleSelection(msgspec.Struct, frozen=True):
         """
         if target is not None and target not in PROVIDERS:
             known = ", ".join(PROVIDERS)
-            msg = f"target: {target!r} is not a provider (known: {known})"
-            raise UnknownRuleError(msg)
+            problem = f"{target!r} is not a provider (known: {known})"
+            raise UnknownRuleError.named(problem, setting="target")
         chosen = _expand(DEFAULT_SELECT if select is None else select, option="select")
         chosen -= _expand(ignore or (), option="ignore")
         chosen = {c for c in chosen if RULES[c].provider in (None, target)}

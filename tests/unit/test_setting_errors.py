@@ -24,6 +24,7 @@ import patchcore
         ({"texts": {"TP001": "{nope}"}}, "texts", "the template for TP001 has"),
         ({"repair": "remove"}, "repair", "'remove' is not a repair policy (known: 'answer'"),
         ({"dialect": "klingon"}, "dialect", "unknown dialect 'klingon'"),
+        ({"target": "groq"}, "target", "'groq' is not a provider (known: anthropic"),
     ],
 )
 def test_a_refused_setting_names_itself_and_its_problem(
