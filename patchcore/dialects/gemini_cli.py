@@ -197,6 +197,9 @@ class GeminiCli(Dialect):
     """Gemini CLI session files (``ConversationRecord.messages``)."""
 
     name = "gemini-cli"
+    role_keys = ("type",)
+    text_keys = ("text", "content", "response", "error")
+    argument_keys = ("args",)
     title = "Gemini CLI session"
     kept_calls = SESSION_LOG
     recognised_by = (
