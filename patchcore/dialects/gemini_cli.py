@@ -198,8 +198,9 @@ class GeminiCli(Dialect):
 
     name = "gemini-cli"
     role_keys = ("type",)
-    text_keys = ("text", "content", "response", "error")
+    text_keys = ("text", "content", "output", "response", "error")
     argument_keys = ("args",)
+    call_wrappers = ("functionCall",)
     title = "Gemini CLI session"
     kept_calls = SESSION_LOG
     recognised_by = (

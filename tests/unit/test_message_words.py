@@ -81,6 +81,16 @@ READ = [
         "I'll read the checkout module.",
         ('{"absolute_path": "/home/ana/shop/src/checkout.ts"}',),
     ),
+    # Gemini CLI 0.61's own shape: the call is a ``functionCall`` part of the message
+    (
+        "gemini-cli",
+        "gemini-cli/resumed-clean.jsonl",
+        4,
+        2,
+        "gemini",
+        "",
+        ('{"dir_path": "tests"}',),
+    ),
     (
         "goose",
         "goose/killed-then-resumed.jsonl",
