@@ -15,11 +15,14 @@ Every value is checked here, where the file and key can still be named; unknown 
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
+import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import structs
@@ -36,19 +39,42 @@ PYPROJECT_TOML = "pyproject.toml"
 #: (the ``live-session-minutes`` default).
 LIVE_SESSION_MINUTES = 10
 
-#: The ``output-format`` values (the ``check --output-format`` choices).
-OUTPUT_FORMATS = tuple(choice.value for choice in OutputFormat)
-
 
 class ConfigError(Exception):
     """A configuration file or override that cannot be used (the message names file and key)."""
 
 
-class Config(msgspec.Struct, frozen=True):
-    """The settings a configuration gives; ``None`` where it says nothing.
+#: The types of the keys, each with what it expects in the words of an error, declared once.
+Codes = Annotated[
+    tuple[str, ...], msgspec.Meta(description='a list of rule codes, e.g. ["TP001", "TP1"]')
+]
+Patterns = Annotated[
+    tuple[str, ...],
+    msgspec.Meta(description='a list of gitignore patterns, e.g. ["archive/", "*.tmp.json"]'),
+]
+Flag = Annotated[bool, msgspec.Meta(description="true or false")]
+Texts = Annotated[
+    Mapping[str, str] | str,
+    msgspec.Meta(description='a string template per rule code, or a preset (texts = "deepagents")'),
+]
+Minutes = Annotated[
+    float, msgspec.Meta(ge=0, description="a number of minutes, 0 or more (0 turns it off)")
+]
+Mebibytes = Annotated[int, msgspec.Meta(ge=1, description="a whole number of MiB, 1 or more")]
+Dialect = Annotated[str, msgspec.Meta(description="a dialect name (see `toolpatch formats`)")]
+Repair = Annotated[str, msgspec.Meta(description='a repair policy, "answer" or "drop"')]
+Target = Annotated[
+    str, msgspec.Meta(description="a provider's name (anthropic, gemini, mistral, openai)")
+]
+
+
+class Config(msgspec.Struct, frozen=True, kw_only=True, rename="kebab"):
+    """The settings a configuration gives; ``None`` where it says nothing. Each key of a file
+    is its field's name in kebab case (``per-file-ignores``), converted to the field's type by
+    `msgspec.convert` (`_apply`).
 
     Attributes:
-        path: The file it was read from, or ``None`` (no file, or ``--isolated``).
+        path: The file it was read from, or ``None`` (no file, or ``--isolated``); no key.
         select: Rule selectors to apply.
         ignore: Rule selectors to leave out.
         per_file_ignores: Glob pattern → rule selectors left out for matching files.
@@ -74,23 +100,25 @@ class Config(msgspec.Struct, frozen=True):
     """
 
     path: Path | None = None
-    select: tuple[str, ...] | None = None
-    ignore: tuple[str, ...] | None = None
-    per_file_ignores: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
-    texts: Mapping[str, str] | str = msgspec.field(default_factory=dict)
-    dialect: str | None = None
-    unsafe_fixes: bool | None = None
-    repair: str | None = None
-    target: str | None = None
-    output_format: str | None = None
-    live_session_minutes: float | None = None
-    keep_invalid_lines: bool | None = None
-    fix_training_targets: bool | None = None
-    max_record_mib: int | None = None
-    exclude: tuple[str, ...] | None = None
-    extend_exclude: tuple[str, ...] = ()
-    respect_gitignore: bool | None = None
-    force_exclude: bool | None = None
+    select: Codes | None = None
+    ignore: Codes | None = None
+    per_file_ignores: Annotated[Mapping[str, Codes], msgspec.Meta(description="a table")] = (
+        msgspec.field(default_factory=dict)
+    )
+    texts: Texts = msgspec.field(default_factory=dict)
+    dialect: Dialect | None = None
+    unsafe_fixes: Flag | None = None
+    repair: Repair | None = None
+    target: Target | None = None
+    output_format: OutputFormat | None = None
+    live_session_minutes: Minutes | None = None
+    keep_invalid_lines: Flag | None = None
+    fix_training_targets: Flag | None = None
+    max_record_mib: Mebibytes | None = None
+    exclude: Patterns | None = None
+    extend_exclude: Patterns = ()
+    respect_gitignore: Flag | None = None
+    force_exclude: Flag | None = None
 
     @property
     def root(self) -> Path:
@@ -101,167 +129,92 @@ class Config(msgspec.Struct, frozen=True):
 
 def refusal(make: Callable[[], object]) -> tuple[str, str] | None:
     """What patchcore refuses in the rule settings ``make`` builds options from: the setting
-    (``select``, ``ignore``, ``texts``, ``dialect``, ``repair``) and why, without the setting's
-    name the library's reason starts with; ``None`` when it takes them. The one place the
-    library's errors are read: a configuration's values are checked with it as they are read
-    (the error names the file and key), the command line's when a run's settings are built
-    (`cli.settings`: the error names the option).
+    (``select``, ``ignore``, ``texts``, ``dialect``, ``repair``, ``target``) and why, without
+    its name (`patchcore.SettingError`); ``None`` when it takes them. A configuration's values
+    are checked with it as they are read (the error names the file and key), the command line's
+    when a run's settings are built (`cli.settings`: the error names the option).
     """
     try:
         make()
-    except patchcore.UnknownDialectError as exc:
-        return "dialect", exc.reason
-    except patchcore.UnknownRepairError as exc:
-        return "repair", exc.reason.removeprefix("repair: ")
-    except patchcore.UnknownRuleError as exc:  # select: ..., ignore: ..., texts: ...
-        setting, _, reason = exc.reason.partition(": ")
-        return setting, reason
+    except patchcore.SettingError as exc:
+        assert exc.setting is not None, "make_options names the setting of every refusal"
+        return exc.setting, exc.problem
     return None
 
 
-def _checked(key: str, **value: Any) -> None:
-    """Check one key's value with patchcore (`refusal`).
-
-    Raises:
-        ConfigError: patchcore refuses it (the message names the key).
-    """
-    problem = refusal(lambda: patchcore.make_options(**value))
-    if problem is not None:
-        msg = f"{key}: {problem[1]}"
-        raise ConfigError(msg)
-
-
-def _codes(key: str, value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        msg = f'{key}: expected a list of rule codes, e.g. ["TP001", "TP1"]'
-        raise ConfigError(msg)
-    _checked(key, ignore=value)
-    return tuple(value)
-
-
-def _table(key: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        msg = f"{key}: expected a table"
-        raise ConfigError(msg)
-    return value
-
-
-def _per_file_ignores(key: str, value: Any) -> dict[str, tuple[str, ...]]:
-    return {
-        pattern: _codes(f"{key}.{pattern!r}", codes)
-        for pattern, codes in _table(key, value).items()
-    }
-
-
-def _texts(key: str, value: Any) -> dict[str, str] | str:
-    if isinstance(value, str):  # a preset's name
-        _checked(key, texts=value)
-        return value
-    texts = _table(key, value)
-    if not all(isinstance(v, str) for v in texts.values()):
-        msg = f'{key}: expected a string template per rule code, or a preset (texts = "deepagents")'
-        raise ConfigError(msg)
-    _checked(key, texts=texts)
-    return texts
-
-
-def _dialect(key: str, value: Any) -> str:
-    if not isinstance(value, str):
-        msg = f"{key}: expected a dialect name (see `toolpatch formats`)"
-        raise ConfigError(msg)
-    _checked(key, dialect=value)
-    return value
-
-
-def _repair(key: str, value: Any) -> str:
-    _checked(key, repair=value)
-    return str(value)
-
-
-def _target(key: str, value: Any) -> str:
-    if not isinstance(value, str):
-        msg = f"{key}: expected a provider's name (anthropic, gemini, mistral, openai)"
-        raise ConfigError(msg)
-    _checked(key, target=value)
-    return value
-
-
-def _flag(key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        msg = f"{key}: expected true or false"
-        raise ConfigError(msg)
-    return value
-
-
-def _patterns(key: str, value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        msg = f'{key}: expected a list of gitignore patterns, e.g. ["archive/", "*.tmp.json"]'
-        raise ConfigError(msg)
-    from .exclusions import compile_patterns  # pathspec, only for a configuration that has these
-
-    for pattern in value:
-        try:
-            compile_patterns([pattern])
-        except ValueError:
-            msg = f"{key}: {pattern!r} is not a gitignore pattern"
-            raise ConfigError(msg) from None
-    return tuple(value)
-
-
-def _minutes(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-        msg = f"{key}: expected a number of minutes, 0 or more (0 turns it off)"
-        raise ConfigError(msg)
-    return float(value)
-
-
-def _mebibytes(key: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        msg = f"{key}: expected a whole number of MiB, 1 or more"
-        raise ConfigError(msg)
-    return value
-
-
-def _output_format(key: str, value: Any) -> str:
-    if value not in OUTPUT_FORMATS:
-        msg = f"{key}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"
-        raise ConfigError(msg)
-    assert isinstance(value, str)
-    return value
-
-
-#: Each key: the `Config` field it sets and the check that turns the TOML value into it.
-_KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
-    "select": ("select", _codes),
-    "ignore": ("ignore", _codes),
-    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
-    "texts": ("texts", _texts),
-    "dialect": ("dialect", _dialect),
-    "unsafe-fixes": ("unsafe_fixes", _flag),
-    "repair": ("repair", _repair),
-    "target": ("target", _target),
-    "output-format": ("output_format", _output_format),
-    "live-session-minutes": ("live_session_minutes", _minutes),
-    "keep-invalid-lines": ("keep_invalid_lines", _flag),
-    "fix-training-targets": ("fix_training_targets", _flag),
-    "max-record-mib": ("max_record_mib", _mebibytes),
-    "exclude": ("exclude", _patterns),
-    "extend-exclude": ("extend_exclude", _patterns),
-    "respect-gitignore": ("respect_gitignore", _flag),
-    "force-exclude": ("force_exclude", _flag),
-}
+#: The keys a configuration may set, by their names in it: every `Config` field but ``path``.
+_KEYS = {field.encode_name: field for field in structs.fields(Config) if field.name != "path"}
 
 
 def _apply(config: Config, table: Mapping[str, Any]) -> Config:
-    """``config`` with the keys of ``table`` set, each checked."""
+    """``config`` with the keys of ``table`` set, each converted to its field's type
+    (`_converted`) and checked (`_check`).
+
+    Raises:
+        ConfigError: An unknown key, or a value of the wrong type or refused (naming the key).
+    """
     changes = {}
     for key, value in table.items():
-        if key not in _KEYS:
+        field = _KEYS.get(key)
+        if field is None:
             msg = f"unknown key {key!r} (known: {', '.join(_KEYS)})"
             raise ConfigError(msg)
-        name, check = _KEYS[key]
-        changes[name] = check(key, value)
+        changes[field.name] = _converted(key, value, field.type)
+        _check(key, field.name, changes[field.name])
     return structs.replace(config, **changes)
+
+
+def _converted(key: str, value: Any, kind: Any) -> Any:
+    """``value`` as the type ``kind`` (`msgspec.convert`); a table's values each as its value
+    type, so that an error names the entry (``per-file-ignores.'*.json'``).
+
+    Raises:
+        ConfigError: It is not: the message says what ``key`` expects (its type's description,
+            or an enumeration's values).
+    """
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):  # X | None: X
+        kind = next(k for k in typing.get_args(kind) if k is not type(None))
+    base, *meta = typing.get_args(kind) if typing.get_origin(kind) is Annotated else (kind,)
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        expected = f"one of {', '.join(choice.value for choice in base)}, got {value!r}"
+    else:
+        expected = meta[0].description
+    try:
+        if typing.get_origin(base) is not Mapping:
+            return msgspec.convert(value, type=kind)
+        table = msgspec.convert(value, type=dict[str, Any])
+    except msgspec.ValidationError:
+        msg = f"{key}: expected {expected}"
+        raise ConfigError(msg) from None
+    entries = typing.get_args(base)[1]
+    return {name: _converted(f"{key}.{name!r}", entry, entries) for name, entry in table.items()}
+
+
+def _check(key: str, name: str, value: Any) -> None:
+    """Refuse what its type lets through but patchcore (rule codes, texts, a dialect, a repair
+    policy, a provider: `refusal`) or the walk (a gitignore pattern) would not take, naming the key.
+
+    Raises:
+        ConfigError: It is refused.
+    """
+    if name == "per_file_ignores":
+        for pattern, codes in value.items():
+            _check(f"{key}.{pattern!r}", "ignore", codes)
+    elif name in ("select", "ignore", "texts", "dialect", "repair", "target"):
+        setting = "ignore" if name == "select" else name  # both are rule selectors
+        problem = refusal(lambda: patchcore.make_options(**{setting: value}))
+        if problem is not None:
+            msg = f"{key}: {problem[1]}"
+            raise ConfigError(msg)
+    elif name in ("exclude", "extend_exclude"):
+        from .exclusions import compile_patterns  # pathspec, only for a configuration with these
+
+        for pattern in value:
+            try:
+                compile_patterns([pattern])
+            except ValueError:
+                msg = f"{key}: {pattern!r} is not a gitignore pattern"
+                raise ConfigError(msg) from None
 
 
 def _parse_toml(text: str) -> dict[str, Any]:

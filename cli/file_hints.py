@@ -1,7 +1,7 @@
 """What a report says about a file besides its findings: the lines kept as they are because
-they are not JSON (``--keep-invalid-lines``), and the judgement of fine-tuning data whose
-examples end on their call, the training target (`patchcore.training_data`), which ``fix``
-leaves as it is.
+they are not JSON (``--keep-invalid-lines``), and the options named in the judgement of
+fine-tuning data whose examples end on their call, the training target
+(`patchcore.training_data`), which ``fix`` leaves as it is.
 
 Shared by the text report and the machine reports, so that both say the same in the same words.
 """
@@ -20,15 +20,6 @@ def kept_message(error: DecodeError) -> str:
 
 
 def training_note(judged: TrainingData) -> str:
-    """What is said of a file with training targets, before anything is written
-    (docs/cli.md#fine-tuning-data)."""
-    examples = "example" if judged.conversations == 1 else "examples"
-    end = "ends" if judged.examples == 1 else "end"
-    calls, them, are = (
-        ("that call", "it", "it is") if judged.targets == 1 else ("those calls", "them", "they are")
-    )
-    return (
-        f"fine-tuning data: {judged.examples} of {judged.conversations} {examples} {end} on a "
-        f"tool call, the training target; fix leaves {calls} as {are} "
-        f"(--fix-training-targets answers {them}; --ignore TP002 leaves {them} unreported)"
-    )
+    """What is said of a file with training targets, before anything is written, naming the
+    options that answer them or leave them unreported (`patchcore.TrainingData.note`)."""
+    return judged.note(answered_by="--fix-training-targets", unreported_by="--ignore TP002")

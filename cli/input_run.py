@@ -6,7 +6,6 @@ import enum
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -157,36 +156,26 @@ def process(
                 sink.write(piece)
         outcome.result = stream.result
         judged(stream.result)
-        if (
-            mode is Mode.FIX
-            and stream.result.changed
-            and _replaces_live_log(source, output, stream.result)
-        ):
-            outcome.result = unwritten(stream.result)
+        if mode is Mode.FIX and stream.result.holds_input and _replaces(source, output):
+            outcome.result = stream.result.unwritten()
             outcome.held_back = True  # the sink is left unfinished: its output is thrown away
         elif mode is Mode.FIX:
             sink.finish(changed=stream.result.changed, emit=emit)
     return outcome
 
 
-def _replaces_live_log(source: Source, output: Path | None, result: Result) -> bool:
-    """Whether writing ``result``'s repair would put a new file in place of a session log whose
-    agent may still be running (docs/cli.md#live-sessions): the input itself, or ``-o`` naming
-    it. Another ``-o`` file, or stdout, leaves the log as it is."""
-    if not result.live or source.path is None:
+def _replaces(source: Source, output: Path | None) -> bool:
+    """Whether the repair's file would be put in place of the input: the input itself, or
+    ``-o`` naming it (`patchcore.Result.holds_input`). Another ``-o`` file, or stdout, leaves it
+    as it is."""
+    if source.path is None:
         return False
     if output is None:
         return True
     try:
         return str(output) != "-" and output.samefile(source.path)
     except OSError:
-        return False  # ``-o`` names no existing file: not the log
-
-
-def unwritten(result: Result) -> Result:
-    """``result`` as it stands when its repair is not written: nothing fixed, every finding
-    left (as located in the input)."""
-    return replace(result, fixed=(), remaining=result.findings, patches=(), output=None)
+        return False  # ``-o`` names no existing file: not the input
 
 
 @contextmanager

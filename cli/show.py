@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from patchcore import Verbatim, format_pointer
 
-from . import message_text
 from .console import Printer
 from .text_report import MARKS, fixability
 from .visible import visible, visible_lines
@@ -109,9 +108,9 @@ class ConversationView:
         assert self.conversation.messages is not None
         message = self.conversation.messages[index]
         body = Text()
-        words = message_text.text(message)
+        words = self.conversation.text_of(message)
         if words:
-            body.append(visible_lines(message_text.shorten(words, self.text_limit)) + "\n")
+            body.append(visible_lines(shorten(words, self.text_limit)) + "\n")
         self._calls_and_results(body, message, index)
         for value in slot.inserted_inside:
             body.append("+ inserted by fix: ", style="bold green")
@@ -129,7 +128,7 @@ class ConversationView:
             body.append(f"✗ {finding.code}{mark} {finding.rule}: ", style="bold red")
             body.append(visible(finding.message) + "\n", style="red")
         body.rstrip()
-        title = Text(visible(f"#{index} {message_text.role(message)}"))
+        title = Text(visible(f"#{index} {self.conversation.role_of(message)}"))
         border = "red" if findings else "blue"
         return Panel(body, title=title, title_align="left", border_style=border)
 
@@ -140,31 +139,38 @@ class ConversationView:
             body.append(line.label, style=f"bold {style}")
             body.append(visible(line.what), style=style)
             if line.detail:
-                body.append(" " + visible(message_text.shorten(line.detail, self.detail_limit)))
+                body.append(" " + visible(shorten(line.detail, self.detail_limit)))
             body.append("\n")
 
     def _inserted(self, value: Any) -> Any:
         from rich.panel import Panel
         from rich.text import Text
 
-        body = Text(detail(value, self.text_limit), style="green")  # a message: a message's limit
+        # a message: a message's limit
+        body = Text(detail(self.conversation, value, self.text_limit), style="green")
         if isinstance(value, Verbatim):
             title = "+ moved here by fix"
         else:
-            title = visible(f"+ {message_text.role(value)} (inserted by fix)")
+            title = visible(f"+ {self.conversation.role_of(value)} (inserted by fix)")
         return Panel(body, title=Text(title), title_align="left", border_style="green")
 
     def _detail(self, value: Any) -> str:
-        return detail(value, self.detail_limit)
+        return detail(self.conversation, value, self.detail_limit)
 
 
-def detail(value: Any, limit: int | None) -> str:
-    """The words of an inserted value (or where a moved one comes from), on one line, cut to
-    ``limit`` characters."""
+def detail(conversation: Conversation, value: Any, limit: int | None) -> str:
+    """The words of a value inserted into ``conversation`` (or where a moved one comes from),
+    on one line, cut to ``limit`` characters."""
     if isinstance(value, Verbatim):
         return visible(f"from {format_pointer(value.pointer)}")
-    words = message_text.text(value) or message_text.compact(value)
-    return visible(message_text.shorten(words, limit))
+    return visible(shorten(conversation.written_words(value), limit))
+
+
+def shorten(words: str, limit: int | None) -> str:
+    """``words`` cut to ``limit`` characters (``None``: no limit), saying how much was left."""
+    if limit is None or len(words) <= limit:
+        return words
+    return f"{words[:limit].rstrip()}… ({len(words) - limit} more characters)"
 
 
 @dataclass(frozen=True)
@@ -195,7 +201,7 @@ def tool_lines(conversation: Conversation, message: Any, index: int) -> list[Too
             True,
             "→ call ",
             f"{call.name or 'unknown'} (id {call.id or '-'})",
-            message_text.arguments(message_text.at(message, call.path)),
+            conversation.arguments_of(index, call),
         )
         for call in view.calls
     ]

@@ -3,12 +3,12 @@
 A store yields its threads (`open_store`); a thread (`StoreThread`) holds the history the
 library checks, or says why there is none to check (an error, a thread passed over, a thread
 waiting for a human); `evaluate` checks or repairs it with patchcore into the library's own
-`patchcore.Result`, and `StoreThread.write` records the repair in the store as one operation.
-The command line only names, renders and counts (`toolpatch.cli.stores`); the next store is
-one module that makes `StoreThread`s: `toolpatch.integrations.langgraph` (LangGraph
-checkpointers), `toolpatch.integrations.agents` (Agents SDK sessions),
-`toolpatch.integrations.opencode_store` (opencode's database) and
-`toolpatch.integrations.goose_store` (Goose's ``sessions.db``).
+`patchcore.Result` (`patchcore.history_result`, which says what that result holds), and
+`StoreThread.write` records the repair in the store as one operation. The command line only
+names, renders and counts (`toolpatch.cli.stores`); the next store is one module that makes
+`StoreThread`s: `toolpatch.integrations.langgraph` (LangGraph checkpointers),
+`toolpatch.integrations.agents` (Agents SDK sessions), `toolpatch.integrations.opencode_store`
+(opencode's database) and `toolpatch.integrations.goose_store` (Goose's ``sessions.db``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from patchcore import Conversation, Finding, Options, Result
+from patchcore import Finding, HistoryResult, Options, history_result
 from patchcore.raw.codec import MAX_RECORD_BYTES
 from toolpatch.cli.redaction import redacted, without_secrets
 
@@ -28,7 +28,6 @@ from .store_files import StoreError
 
 __all__ = [
     "STORES",
-    "Evaluation",
     "StoreError",
     "StoreThread",
     "evaluate",
@@ -129,7 +128,7 @@ class StoreThread:
     last_update: float | None = None
 
     def write(self, repaired: list[Any]) -> None:
-        """Record ``repaired`` (`Evaluation.repaired`) in the store, as one operation.
+        """Record ``repaired`` (`patchcore.HistoryResult.repaired`) in the store, as one operation.
 
         Raises:
             StoreError: It cannot be written (it changed meanwhile, the database refused).
@@ -142,42 +141,29 @@ class StoreThread:
         return "".join(self.shown(m) + "\n" for m in messages).encode()
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    """A thread checked (or repaired): the result, and the repaired history when a fix
-    changed it."""
-
-    result: Result
-    repaired: list[Any] | None = None
-
-
-def evaluate(thread: StoreThread, *, options: Options, fix: bool) -> Evaluation:
-    """Check ``thread`` (and with ``fix``, repair it) into a `patchcore.Result`; a thread
-    waiting for a human is reported as such, with no finding.
+def evaluate(thread: StoreThread, *, options: Options, fix: bool) -> HistoryResult:
+    """Check ``thread`` (and with ``fix``, repair it) into a `patchcore.Result`
+    (`patchcore.history_result`); a thread waiting for a human, or of a session that may still
+    be running (`_still_running`) with something to repair, is reported as such, with no
+    finding.
 
     Raises:
         patchcore.PatchcoreError: patchcore could not read its history.
     """
-    messages = thread.messages or []
-    if thread.waiting is not None:
-        return Evaluation(_result(thread, len(messages), (), (), (), note=thread.waiting))
-    assert thread.check is not None and thread.fix is not None
-    live = _still_running(thread, options)
-    if live is not None and thread.check(messages, options=options):
-        return Evaluation(_result(thread, len(messages), (), (), (), note=live))
-    if not fix:
-        findings = thread.check(messages, options=options)
-        result = _result(thread, len(messages), findings, (), findings, reruns=thread.reruns)
-        return Evaluation(result)
-    repair = thread.fix(messages, options=options)
-    repaired = list(repair.value)
-    if thread.appended:
-        repaired = [*messages, *_appended(repaired, messages)]
-    if not repair.fixed:
-        return Evaluation(_result(thread, len(messages), repair.findings, (), repair.findings))
-    remaining = thread.check(repaired, options=options)
-    result = _result(thread, len(messages), repair.findings, repair.fixed, remaining)
-    return Evaluation(result, repaired)
+    assert thread.check is not None and thread.fix is not None, "a thread read has both"
+    return history_result(
+        thread.messages or [],
+        check=thread.check,
+        fix=thread.fix,
+        options=options,
+        fixing=fix,
+        layout=thread.layout,
+        dialect=thread.dialect,
+        appended=thread.appended,
+        waiting=thread.waiting,
+        live=_still_running(thread, options),
+        reruns=thread.reruns,
+    )
 
 
 #: Why a thread of a live session with something to repair is left as it is.
@@ -261,46 +247,3 @@ def in_dialect(call: Callable[..., Any], name: str) -> Callable[..., Any]:
         return call(messages, options=options)
 
     return with_dialect
-
-
-def _result(
-    thread: StoreThread,
-    size: int,
-    findings: Sequence[Finding],
-    fixed: Sequence[Finding],
-    remaining: Sequence[Finding],
-    *,
-    note: str | None = None,
-    reruns: str | None = None,
-) -> Result:
-    listed = Conversation(
-        pointer="",
-        line=None,
-        dialect=thread.dialect,
-        message_count=size,
-        note=note,
-        warning=note is not None,
-        findings=tuple(findings),
-    )
-    # what resuming would run again: a warning of its own, beside the thread's findings
-    warned = Conversation("", None, None, 0, note=reruns, warning=True)
-    return Result(
-        layout=thread.layout,
-        conversations=(listed, warned) if reruns is not None else (listed,),
-        findings=tuple(findings),
-        fixed=tuple(fixed),
-        remaining=tuple(remaining),
-    )
-
-
-def _appended(repaired: Sequence[Any], original: Sequence[Any]) -> list[Any]:
-    """The messages of ``repaired`` that are not in ``original`` (the repair's new ones), in
-    order; ``original``'s own are the same objects or equal values."""
-    kept = list(original)
-    new = []
-    for message in repaired:
-        if kept and (message is kept[0] or message == kept[0]):
-            kept.pop(0)
-        else:
-            new.append(message)
-    return new

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         NoHistoryError,
         PatchcoreError,
         SelfCheckError,
+        SettingError,
         ShapeError,
         UnknownDialectError,
         UnknownRepairError,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from patchcore.explain import Verdict, explain_document
     from patchcore.extras import MissingExtra, extra_module
     from patchcore.fix_plan import FixPlan, plan_fixes
+    from patchcore.histories import HistoryResult, history_result
     from patchcore.layouts.base import Layout
     from patchcore.layouts.sessions import SESSION_LAYOUTS
     from patchcore.layouts.training import TrainingData, is_training_target, training_data
@@ -149,6 +151,7 @@ _MODULES = {
         "patchcore.pipeline",
     ),
     **dict.fromkeys(["Conversation", "Result"], "patchcore.result"),
+    **dict.fromkeys(["HistoryResult", "history_result"], "patchcore.histories"),
     "shows_history": "patchcore.raw.signs",
     **dict.fromkeys(
         [
@@ -157,6 +160,7 @@ _MODULES = {
             "NoHistoryError",
             "PatchcoreError",
             "SelfCheckError",
+            "SettingError",
             "ShapeError",
             "UnknownDialectError",
             "UnknownRepairError",
@@ -221,6 +225,7 @@ __all__ = [
     "Finding",
     "Fix",
     "FixPlan",
+    "HistoryResult",
     "Insert",
     "InvalidLineError",
     "Layout",
@@ -240,6 +245,7 @@ __all__ = [
     "Rule",
     "RuleSelection",
     "SelfCheckError",
+    "SettingError",
     "ShapeError",
     "Stream",
     "StreamProgress",
@@ -273,6 +279,7 @@ __all__ = [
     "fix_messages",
     "fix_record",
     "format_pointer",
+    "history_result",
     "is_training_target",
     "layout_of_head",
     "load_engine",

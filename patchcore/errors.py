@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 E = TypeVar("E", bound="PatchcoreError")
+S = TypeVar("S", bound="SettingError")
 
 
 def json_kind(value: object) -> str:
@@ -136,15 +137,41 @@ class ShapeError(PatchcoreError):
         super().__init__(reason, line=line, column=column, pointer=pointer or None)
 
 
-class UnknownRuleError(PatchcoreError):
+class SettingError(PatchcoreError):
+    """A value given for a setting of `patchcore.make_options` that patchcore refuses.
+
+    Attributes:
+        setting: The parameter the value was given for (``select``, ``ignore``, ``texts``,
+            ``dialect``, ``repair``), or ``None`` when the value was named by other means (a
+            rule looked up by `patchcore.rule_named`).
+        problem: Why, without the setting's name (``reason`` may start with it): what a caller
+            that names the setting its own way (a configuration key, a command-line option)
+            says after that name.
+    """
+
+    def __init__(
+        self, reason: str, *, setting: str | None = None, problem: str | None = None
+    ) -> None:
+        self.setting = setting
+        self.problem = reason if problem is None else problem
+        super().__init__(reason)
+
+    @classmethod
+    def named(cls: type[S], problem: str, *, setting: str) -> S:
+        """The error of ``problem`` with the value given for ``setting``, which its reason
+        names first (``texts: the template for TP001 is empty ...``)."""
+        return cls(f"{setting}: {problem}", setting=setting, problem=problem)
+
+
+class UnknownRuleError(SettingError):
     """A rule selector names no rule."""
 
 
-class UnknownDialectError(PatchcoreError):
+class UnknownDialectError(SettingError):
     """A dialect name is not one toolpatch knows."""
 
 
-class UnknownRepairError(PatchcoreError):
+class UnknownRepairError(SettingError):
     """A repair policy is not one toolpatch knows (``answer``, ``drop``)."""
 
 

@@ -196,15 +196,15 @@ def make_options(
     for code, template in _texts_given(texts).items():
         if code not in DEFAULT_TEXTS:
             known = ", ".join(DEFAULT_TEXTS)
-            msg = f"texts: {code!r} is not a rule with a synthetic text (known: {known})"
-            raise UnknownRuleError(msg)
+            problem = f"{code!r} is not a rule with a synthetic text (known: {known})"
+            raise UnknownRuleError.named(problem, setting="texts")
         if not template.strip():
-            msg = f"texts: the template for {code} is empty (providers reject empty results)"
-            raise UnknownRuleError(msg)
-        problem = template_problem(template)
-        if problem is not None:
-            msg = f"texts: the template for {code} has {problem}"
-            raise UnknownRuleError(msg)
+            problem = f"the template for {code} is empty (providers reject empty results)"
+            raise UnknownRuleError.named(problem, setting="texts")
+        wrong = template_problem(template)
+        if wrong is not None:
+            problem = f"the template for {code} has {wrong}"
+            raise UnknownRuleError.named(problem, setting="texts")
         merged[code] = template
     forced = None
     if dialect is not None:
@@ -242,8 +242,8 @@ def _texts_given(texts: Mapping[str, str] | str | None) -> Mapping[str, str]:
     preset = TEXT_PRESETS.get(texts)
     if preset is None:
         known = ", ".join(repr(name) for name in TEXT_PRESETS)
-        msg = f"texts: {texts!r} is not a preset of texts (known: {known})"
-        raise UnknownRuleError(msg)
+        problem = f"{texts!r} is not a preset of texts (known: {known})"
+        raise UnknownRuleError.named(problem, setting="texts")
     return preset
 
 
@@ -259,5 +259,5 @@ def repair_policy(value: object) -> RepairPolicy:
         if value == policy.value:
             return policy
     known = ", ".join(repr(p.value) for p in RepairPolicy)
-    msg = f"repair: {value!r} is not a repair policy (known: {known})"
-    raise UnknownRepairError(msg)
+    problem = f"{value!r} is not a repair policy (known: {known})"
+    raise UnknownRepairError.named(problem, setting="repair")

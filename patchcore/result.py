@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 from patchcore.fast_fields import replacer, sent_as_fields
 
 if TYPE_CHECKING:
-    from patchcore.dialects.base import ListContext
+    from patchcore.dialects.base import Dialect, ListContext
     from patchcore.errors import DecodeError
     from patchcore.message_changes import MessageChanges
-    from patchcore.model import Edit, Finding, MessageView
+    from patchcore.model import Edit, Finding, MessageView, ToolCall
     from patchcore.raw.splice import Patch
 
 
@@ -99,6 +99,48 @@ class Conversation:
             return dialect_named(self.dialect).view(message, self.context.message_pointer(index))
         except ShapeError:
             return None
+
+    def role_of(self, message: Any) -> str:
+        """A message's kind as people read it (``toolpatch show``), as its dialect says it
+        (`patchcore.dialects.base.Dialect.role_of`): ``assistant``, ``ai``, ``AIMessage``,
+        ``function_call``, ..., or ``message``."""
+        return self._reading(message).role_of(message)
+
+    def text_of(self, value: Any) -> str:
+        """The words of a message of the list, or of a value a fix writes into it, as its
+        dialect reads them (`patchcore.dialects.base.Dialect.text_of`); calls and data left
+        out."""
+        return self._reading(value).text_of(value)
+
+    def written_words(self, value: Any) -> str:
+        """What people read of a value a fix writes into the list (a result, a field): its
+        words (`text_of`), or where it has none, the value as one line of JSON."""
+        from patchcore.dialects.base import compact
+
+        return self.text_of(value) or compact(value)
+
+    def arguments_of(self, index: int, call: ToolCall) -> str:
+        """The arguments of ``call``, a call of message ``index`` (`view`), as one line of JSON
+        (a string, such as OpenAI's, as written), as its dialect reads them; empty where there
+        are none or the messages were not kept."""
+        if self.messages is None:
+            return ""
+        value = self.messages[index]
+        for part in call.path:
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                return ""
+        return self._reading(self.messages[index]).arguments_of(value)
+
+    def _reading(self, value: Any) -> Dialect:
+        """The dialect that reads ``value`` for people: the list's, or in a list no one dialect
+        reads (mixed), the first that recognises it best."""
+        from patchcore.dialects import DIALECTS, dialect_named
+
+        if self.dialect is not None:
+            return dialect_named(self.dialect)
+        return max(DIALECTS, key=lambda dialect: dialect.recognize(value))
 
     def moved(self, lines: int, findings: Mapping[int, Finding]) -> Conversation:
         """The same conversation ``lines`` lines further down (found in a piece of the input
@@ -212,6 +254,19 @@ class Result:
     def changed(self) -> bool:
         """Whether the fix changed anything (every fix applied edits the bytes)."""
         return bool(self.fixed)
+
+    @property
+    def holds_input(self) -> bool:
+        """Whether the repair must not be put in place of the input (docs/cli.md#live-sessions):
+        it changes a session log whose agent may still be running (``live``), and a new file
+        in its place would lose what the agent appends next. Written elsewhere, it may be;
+        then `unwritten` is what was done to the input."""
+        return self.live and self.changed
+
+    def unwritten(self) -> Result:
+        """This result as it stands when its repair is not written: nothing fixed, every
+        finding left (as located in the input)."""
+        return replace(self, fixed=(), remaining=self.findings, patches=(), output=None)
 
 
 def fix_edits(findings: Sequence[Finding]) -> tuple[tuple[Edit, ...], ...]:

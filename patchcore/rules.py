@@ -922,8 +922,8 @@ def _expand(selectors: Iterable[str], *, option: str) -> set[str]:
             continue
         matched = set(RULES) if selector == "ALL" else {c for c in RULES if c.startswith(selector)}
         if not matched:
-            msg = f"{option}: {raw.strip()!r} matches no rule (see `toolpatch rules`)"
-            raise UnknownRuleError(msg)
+            problem = f"{raw.strip()!r} matches no rule (see `toolpatch rules`)"
+            raise UnknownRuleError.named(problem, setting=option)
         codes |= matched
     return codes
 
@@ -952,8 +952,8 @@ class RuleSelection(msgspec.Struct, frozen=True):
         """
         if target is not None and target not in PROVIDERS:
             known = ", ".join(PROVIDERS)
-            msg = f"target: {target!r} is not a provider (known: {known})"
-            raise UnknownRuleError(msg)
+            problem = f"{target!r} is not a provider (known: {known})"
+            raise UnknownRuleError.named(problem, setting="target")
         chosen = _expand(DEFAULT_SELECT if select is None else select, option="select")
         chosen -= _expand(ignore or (), option="ignore")
         chosen = {c for c in chosen if RULES[c].provider in (None, target)}

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import message_text
-from ..show import detail, tool_lines
+from ..show import detail, shorten, tool_lines
 from ..visible import visible, visible_lines
 
 if TYPE_CHECKING:
@@ -38,11 +37,11 @@ def _message(conversation: Conversation, index: int, *, kind: str) -> Item:
     Its position counts from 1, as the findings table's "6 of 8" does (it said "#5" there)."""
     assert conversation.messages is not None
     value = conversation.messages[index]
-    words = [visible_lines(message_text.shorten(message_text.text(value), TEXT_LIMIT))]
+    words = [visible_lines(shorten(conversation.text_of(value), TEXT_LIMIT))]
     for line in tool_lines(conversation, value, index):
-        shown = message_text.shorten(line.detail, TEXT_LIMIT)
+        shown = shorten(line.detail, TEXT_LIMIT)
         words.append(visible(f"{line.label.strip()} {line.what.strip()} {shown}".rstrip()))
-    title = visible(f"#{index + 1} {message_text.role(value)}")  # counted as the table counts
+    title = visible(f"#{index + 1} {conversation.role_of(value)}")  # counted as the table counts
     return [kind, title, "\n".join(w for w in words if w)]
 
 
@@ -67,13 +66,18 @@ def excerpt(conversation: Conversation, finding_index: int) -> list[Item] | None
             items.append(["gap", f"{k - last - 1} messages left out", ""])
         last = k
         slot = slots[k]
-        items += [["insert", _inserted_title(v), _words(v)] for v in slot.inserted_before]
+        items += [
+            ["insert", _inserted_title(conversation, v), _words(conversation, v)]
+            for v in slot.inserted_before
+        ]
         if k == size:
             continue
         items.append(_message(conversation, k, kind="call" if k == calling else "message"))
-        items += [["insert", "inserted by fix", _words(v)] for v in slot.inserted_inside]
         items += [
-            ["change", "set by fix", f"{visible(_pointer(path))} = {_words(v)}"]
+            ["insert", "inserted by fix", _words(conversation, v)] for v in slot.inserted_inside
+        ]
+        items += [
+            ["change", "set by fix", f"{visible(_pointer(path))} = {_words(conversation, v)}"]
             for path, v in slot.written
         ]
         if slot.rewritten:
@@ -87,18 +91,18 @@ def excerpt(conversation: Conversation, finding_index: int) -> list[Item] | None
     return items[:MOST_ITEMS]
 
 
-def _words(value: Any) -> str:
+def _words(conversation: Conversation, value: Any) -> str:
     """What the fix writes (or where it moves content from), cut short."""
-    return detail(value, TEXT_LIMIT)
+    return detail(conversation, value, TEXT_LIMIT)
 
 
-def _inserted_title(value: Any) -> str:
+def _inserted_title(conversation: Conversation, value: Any) -> str:
     """The title of a whole message the fix inserts (or moves)."""
     from patchcore import Verbatim
 
     if isinstance(value, Verbatim):
         return "moved here by fix"
-    return visible(f"{message_text.role(value)} inserted by fix")
+    return visible(f"{conversation.role_of(value)} inserted by fix")
 
 
 def _pointer(path: Any) -> str:

@@ -63,7 +63,7 @@ def dialect_named(name: str) -> Dialect:
         known = ", ".join(_BY_NAME)
         close = did_you_mean(name, sorted(_BY_NAME, reverse=True))  # equally close: z to a
         msg = f"unknown dialect {name!r}{close} (known: {known})"
-        raise UnknownDialectError(msg) from None
+        raise UnknownDialectError(msg, setting="dialect") from None
 
 
 __all__ = ["DIALECTS", "NAMED", "Dialect", "Recognition", "dialect_named"]

@@ -100,6 +100,9 @@ class AISdkModel(BlockDialect):
     """Vercel AI SDK ``ModelMessage`` (AI SDK 4: ``CoreMessage``) lists."""
 
     name = "ai-sdk-model"
+    role_keys = ("role", "type")
+    text_keys = ("text", "content", "output", "result")
+    argument_keys = ("args", "input")
     title = "Vercel AI SDK ModelMessage"
     recognised_by = (
         "`role` system / user / assistant / tool with `content` a string or a list of typed parts; "

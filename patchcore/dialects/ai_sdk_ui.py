@@ -167,6 +167,8 @@ class AISdkUI(Dialect):
     """Vercel AI SDK ``UIMessage`` lists (``useChat`` messages, AI SDK 4 to 6)."""
 
     name = "ai-sdk-ui"
+    text_keys = ("text", "content", "parts", "output")
+    argument_keys = ("args", "input")
     title = "Vercel AI SDK UIMessage"
     recognised_by = (
         "`id`, `role` and a `parts` list of typed parts; tool parts `tool-NAME` / "

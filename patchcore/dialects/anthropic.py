@@ -94,6 +94,8 @@ class Anthropic(BlockDialect):
     """Anthropic Messages API ``messages``."""
 
     name = "anthropic"
+    role_keys = ("role", "type")
+    argument_keys = ("input",)
     title = "Anthropic Messages"
     recognised_by = (
         "`role` user/assistant with `content` a string or a list of typed blocks (`text`, "

@@ -19,6 +19,7 @@ what its messages look like without some of their calls.
 from __future__ import annotations
 
 import enum
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -170,6 +171,61 @@ class Dialect(ABC):
     provider_errors: ClassVar[Mapping[str, str]] = {}
     """Rule code → the error a provider answers such a history with (``{id}``, ``{index}``,
     ``{next}``, ``{name}`` are filled in)."""
+    role_keys: ClassVar[tuple[str, ...]] = ("role",)
+    """The keys that name a message's kind for people (`role_of`), in the order trusted."""
+    text_keys: ClassVar[tuple[str, ...]] = ("text", "content")
+    """The keys that hold the words of a message or a block (`text_of`), in the order looked
+    at."""
+    argument_keys: ClassVar[tuple[str, ...]] = ("arguments",)
+    """The keys that hold a call's arguments (`arguments_of`), in the order looked at."""
+    call_wrappers: ClassVar[tuple[str, ...]] = ()
+    """The keys of the objects that wrap a call's arguments (OpenAI's ``function``)."""
+
+    def fields(self, value: Any) -> Any:
+        """The object that holds a message's (or a block's) fields: the value itself, or what
+        an envelope around it holds (a LangChain ``{"type", "data"}``)."""
+        return value
+
+    def role_of(self, message: Any) -> str:
+        """A message's kind as people read it (``toolpatch show``): the first of `role_keys`
+        that holds a string, else ``message``."""
+        fields = self.fields(message) if isinstance(message, dict) else None
+        if not isinstance(fields, dict):
+            return "message"
+        return next(
+            (fields[k] for k in self.role_keys if isinstance(fields.get(k), str)), "message"
+        )
+
+    def text_of(self, value: Any) -> str:
+        """The words of a message, a block or a list of them, as people read them (``toolpatch
+        show``): calls and data left out. A block's words are under the first of `text_keys`
+        it has, or inside its one member (``{"toolResult": {...}}``)."""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):
+            return "\n".join(t for t in (self.text_of(item) for item in value) if t)
+        if not isinstance(value, dict):
+            return ""
+        value = self.fields(value)
+        key = next((k for k in self.text_keys if k in value), None)
+        if key is not None:
+            return self.text_of(value[key])
+        if len(value) == 1:
+            return self.text_of(next(iter(value.values())))
+        return ""
+
+    def arguments_of(self, call: Any) -> str:
+        """A call's arguments as one line of JSON (a string, such as OpenAI's, as written):
+        under the first of `argument_keys` the call has, or inside one of its `call_wrappers`;
+        empty where there are none."""
+        if not isinstance(call, dict):
+            return ""
+        key = next((k for k in self.argument_keys if k in call), None)
+        if key is not None:
+            found = call[key]
+            return found if isinstance(found, str) else compact(found)
+        wrapper = next((k for k in self.call_wrappers if isinstance(call.get(k), dict)), None)
+        return self.arguments_of(call[wrapper]) if wrapper is not None else ""
 
     @abstractmethod
     def recognize(self, message: object) -> Recognition:
@@ -716,6 +772,11 @@ class BlockDialect(Dialect):
             last_result = max((b for b in kept if self.is_result_block(blocks[b])), default=-1)
             edits.append((Insert(pointer, last_result + 1, tuple(incoming)), adders))
         return edits
+
+
+def compact(value: Any) -> str:
+    """``value`` as one line of JSON, as people read it."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
 
 
 def next_message(messages: Sequence[Any], index: int) -> int:

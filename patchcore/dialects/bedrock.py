@@ -66,6 +66,8 @@ class Bedrock(BlockDialect):
     """AWS Bedrock Converse ``messages``."""
 
     name = "bedrock"
+    argument_keys = ("input",)
+    call_wrappers = ("toolUse",)
     title = "AWS Bedrock Converse"
     recognised_by = (
         "`role` + `content` list of typeless single-key blocks (`text`, `toolUse`, "

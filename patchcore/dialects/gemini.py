@@ -85,6 +85,9 @@ class Gemini(BlockDialect):
     """Google Gemini ``contents`` (REST and SDK spellings)."""
 
     name = "gemini"
+    text_keys = ("text", "parts", "output", "response", "error", "message")
+    argument_keys = ("args",)
+    call_wrappers = ("functionCall", "function_call")
     title = "Google Gemini"
     recognised_by = (
         "`role` user/model with a `parts` list; `functionCall`/`functionResponse` parts "

@@ -197,6 +197,10 @@ class GeminiCli(Dialect):
     """Gemini CLI session files (``ConversationRecord.messages``)."""
 
     name = "gemini-cli"
+    role_keys = ("type",)
+    text_keys = ("text", "content", "output", "response", "error")
+    argument_keys = ("args",)
+    call_wrappers = ("functionCall",)
     title = "Gemini CLI session"
     kept_calls = SESSION_LOG
     recognised_by = (

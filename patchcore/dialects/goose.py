@@ -77,6 +77,7 @@ class Goose(BlockDialect):
     """Goose's ``Message`` list (a session file's lines after its metadata)."""
 
     name = "goose"
+    role_keys = ("role", "type")
     title = "Goose messages"
     kept_calls = SESSION_LOG
     blocks_key = "content"

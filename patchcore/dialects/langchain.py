@@ -274,6 +274,9 @@ class LangChain(ResultMessageDialect):
     """LangChain ``BaseMessage`` dicts: ``messages_to_dict``, ``dumpd`` and ``model_dump``."""
 
     name = "langchain"
+    role_keys = ("type",)
+    argument_keys = ("args", "arguments")
+    call_wrappers = ("function",)
     title = "LangChain messages"
     recognised_by = (
         '`{"type", "data"}` (messages_to_dict), `{"lc": 1, "type": "constructor", "id": [..., '
@@ -317,6 +320,23 @@ class LangChain(ResultMessageDialect):
             if isinstance(extra, dict) and extra.get("tool_calls") == []:
                 defects.append(Defect("TP107", index, (*prefix, "additional_kwargs", "tool_calls")))
         return defects
+
+    def fields(self, value: Any) -> Any:
+        """A ``dumpd`` constructor's ``kwargs``, a ``messages_to_dict`` entry's ``data``, or
+        the value (``model_dump``)."""
+        if isinstance(value, dict):
+            if value.get("lc") == 1 and isinstance(value.get("kwargs"), dict):
+                return value["kwargs"]
+            if isinstance(value.get("data"), dict) and isinstance(value.get("type"), str):
+                return value["data"]
+        return value
+
+    def role_of(self, message: Any) -> str:
+        """A ``dumpd`` message's class (``AIMessage``), else its ``type`` (``ai``)."""
+        ident = message.get("id") if isinstance(message, dict) else None
+        if isinstance(ident, list) and ident and message.get("lc") == 1:
+            return str(ident[-1])
+        return super().role_of(message)
 
     def recognize(self, message: object) -> Recognition:
         unwrapped = unwrap(message)

@@ -93,6 +93,8 @@ class LlamaIndex(ResultMessageDialect):
     """LlamaIndex ``ChatMessage`` dumps (chat stores, agent memory)."""
 
     name = "llama-index"
+    text_keys = ("text", "content", "blocks")
+    call_wrappers = ("function",)
     title = "LlamaIndex ChatMessage"
     recognised_by = (
         "`role` with `additional_kwargs` and `blocks` (`block_type` text / tool_call / ...) or "

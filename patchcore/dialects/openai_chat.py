@@ -104,6 +104,7 @@ class OpenAIChat(ResultMessageDialect):
     """OpenAI Chat Completions ``messages``."""
 
     name = "openai-chat"
+    call_wrappers = ("function",)
     title = "OpenAI Chat Completions"
     recognised_by = (
         "`role` in system/developer/user/assistant/tool/function; assistant `tool_calls`, "

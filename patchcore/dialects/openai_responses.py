@@ -113,6 +113,9 @@ class OpenAIResponses(ResultMessageDialect):
     """OpenAI Responses API input items."""
 
     name = "openai-responses"
+    role_keys = ("role", "type")
+    text_keys = ("text", "content", "output", "result")
+    argument_keys = ("arguments", "input")
     title = "OpenAI Responses"
     recognised_by = (
         "items with `type` function_call / function_call_output / reasoning / message / "

@@ -156,6 +156,7 @@ class Opencode(Dialect):
     """opencode's messages: ``{"info", "parts"}``, a tool part carrying its own state."""
 
     name = "opencode"
+    text_keys = ("text", "parts")
     title = "opencode messages"
     kept_calls = SESSION_LOG
     recognised_by = (
@@ -163,6 +164,14 @@ class Opencode(Dialect):
         '"state"}` parts whose `state.status` is pending / running / completed / error'
     )
     containers = "`messages` of `opencode export` JSON"
+
+    def fields(self, value: Any) -> Any:
+        """A message's ``info`` with its ``parts``, or the value (a part)."""
+        if isinstance(value, dict) and isinstance(value.get("parts"), list):
+            info = value.get("info")
+            if isinstance(info, dict):
+                return {**info, "parts": value["parts"]}
+        return value
 
     def recognize(self, message: object) -> Recognition:
         if not isinstance(message, dict) or not isinstance(message.get("parts"), list):

@@ -62,6 +62,8 @@ class OpenHands(ResultMessageDialect):
     """OpenHands actions and observations."""
 
     name = "openhands"
+    role_keys = ("source",)
+    text_keys = ("content", "message")
     title = "OpenHands events"
     recognised_by = (
         "events with `id`, `timestamp`, `source` and `action` or `observation`; calls are "

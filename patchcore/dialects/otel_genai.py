@@ -87,6 +87,7 @@ class OtelGenAI(Dialect):
     """OpenTelemetry GenAI ``ChatMessage`` lists (``gen_ai.input.messages``)."""
 
     name = "otel-genai"
+    text_keys = ("content", "parts", "response")
     title = "OpenTelemetry GenAI messages (read-only)"
     kept_calls = TRACED
     recognised_by = (

@@ -63,6 +63,7 @@ class Pi(ResultMessageDialect):
     """pi's ``AgentMessage`` list (its session files' ``message`` entries)."""
 
     name = "pi"
+    role_keys = ("role", "type")
     title = "pi agent messages"
     recognised_by = (
         '`role` user / assistant / toolResult / ...; `{"type": "toolCall", "id", "name", '

@@ -98,6 +98,9 @@ class PydanticAI(BlockDialect):
     """pydantic-ai ``ModelRequest`` / ``ModelResponse`` lists."""
 
     name = "pydantic-ai"
+    role_keys = ("kind", "part_kind")
+    text_keys = ("content", "parts")
+    argument_keys = ("args",)
     title = "pydantic-ai messages"
     recognised_by = (
         "`kind` request/response with `parts` carrying `part_kind` (`tool-call`, `tool-return`, "

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import patchcore
 from tests.builders import (
     CLEAN,
     DANGLING,
@@ -308,6 +309,134 @@ def test_bad_configuration_names_file_and_key_and_writes_nothing(
     (line,) = result.stderr_lines
     assert "toolpatch.toml" in line and named in line, result.show()
     assert snapshot(path) == before
+
+
+#: The keys of a configuration (docs/cli.md#configuration), and the dialects one can name.
+KEYS = (
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "texts",
+    "dialect",
+    "unsafe-fixes",
+    "repair",
+    "target",
+    "output-format",
+    "live-session-minutes",
+    "keep-invalid-lines",
+    "fix-training-targets",
+    "max-record-mib",
+    "exclude",
+    "extend-exclude",
+    "respect-gitignore",
+    "force-exclude",
+)
+FORMATS = "concise, full, text, json, jsonl, github, sarif, html"
+DIALECTS = ", ".join(dialect.name for dialect in patchcore.NAMED)
+
+#: Every way a key's value can be refused, and what is said (after the file or ``--config``
+#: override it is in): the key (and a table's entry) first, then what it expects or why
+#: patchcore refuses it. The types are checked by `msgspec.convert` (`cli.config_files.Config`).
+REFUSED = [
+    ('selectt = ["TP001"]', f"unknown key 'selectt' (known: {', '.join(KEYS)})"),
+    ('path = "x"', f"unknown key 'path' (known: {', '.join(KEYS)})"),  # a field, but no key
+    ('select = "TP001"', 'select: expected a list of rule codes, e.g. ["TP001", "TP1"]'),
+    ('select = ["TP001", 3]', 'select: expected a list of rule codes, e.g. ["TP001", "TP1"]'),
+    ('select = ["TP9"]', "select: 'TP9' matches no rule (see `toolpatch rules`)"),
+    ('ignore = ["NOPE"]', "ignore: 'NOPE' matches no rule (see `toolpatch rules`)"),
+    ("ignore = 1", 'ignore: expected a list of rule codes, e.g. ["TP001", "TP1"]'),
+    ('per-file-ignores = ["TP001"]', "per-file-ignores: expected a table"),
+    (
+        'per-file-ignores = {"*.json" = "TP001"}',
+        'per-file-ignores.\'*.json\': expected a list of rule codes, e.g. ["TP001", "TP1"]',
+    ),
+    (
+        'per-file-ignores = {"*.json" = ["TP9"]}',
+        "per-file-ignores.'*.json': 'TP9' matches no rule (see `toolpatch rules`)",
+    ),
+    (
+        "texts = 5",
+        'texts: expected a string template per rule code, or a preset (texts = "deepagents")',
+    ),
+    ('texts = "langchain"', "texts: 'langchain' is not a preset of texts (known: 'deepagents')"),
+    (
+        "texts = {TP001 = 3}",
+        'texts: expected a string template per rule code, or a preset (texts = "deepagents")',
+    ),
+    (
+        'texts = {TP101 = "x"}',
+        "texts: 'TP101' is not a rule with a synthetic text (known: TP001, TP002, TP003)",
+    ),
+    (
+        'texts = {TP001 = "  "}',
+        "texts: the template for TP001 is empty (providers reject empty results)",
+    ),
+    ("dialect = 3", "dialect: expected a dialect name (see `toolpatch formats`)"),
+    ('dialect = "klingon"', f"dialect: unknown dialect 'klingon' (known: {DIALECTS})"),
+    ("repair = 1", 'repair: expected a repair policy, "answer" or "drop"'),
+    ('repair = "remove"', "repair: 'remove' is not a repair policy (known: 'answer', 'drop')"),
+    ("target = 1", "target: expected a provider's name (anthropic, gemini, mistral, openai)"),
+    (
+        'target = "groq"',
+        "target: 'groq' is not a provider (known: anthropic, gemini, mistral, openai)",
+    ),
+    ('unsafe-fixes = "yes"', "unsafe-fixes: expected true or false"),
+    ("keep-invalid-lines = 1", "keep-invalid-lines: expected true or false"),
+    ('fix-training-targets = "no"', "fix-training-targets: expected true or false"),
+    ("respect-gitignore = 0", "respect-gitignore: expected true or false"),
+    ('force-exclude = "x"', "force-exclude: expected true or false"),
+    (
+        'output-format = "xml"',
+        f"output-format: expected one of {FORMATS}, got 'xml'",
+    ),
+    (
+        "output-format = 3",
+        f"output-format: expected one of {FORMATS}, got 3",
+    ),
+    (
+        "live-session-minutes = -1",
+        "live-session-minutes: expected a number of minutes, 0 or more (0 turns it off)",
+    ),
+    (
+        "live-session-minutes = true",
+        "live-session-minutes: expected a number of minutes, 0 or more (0 turns it off)",
+    ),
+    (
+        'live-session-minutes = "5"',
+        "live-session-minutes: expected a number of minutes, 0 or more (0 turns it off)",
+    ),
+    (
+        "live-session-minutes = nan",
+        "live-session-minutes: expected a number of minutes, 0 or more (0 turns it off)",
+    ),
+    ("max-record-mib = 0", "max-record-mib: expected a whole number of MiB, 1 or more"),
+    ("max-record-mib = 1.5", "max-record-mib: expected a whole number of MiB, 1 or more"),
+    ("max-record-mib = true", "max-record-mib: expected a whole number of MiB, 1 or more"),
+    ('max-record-mib = "2"', "max-record-mib: expected a whole number of MiB, 1 or more"),
+    (
+        'exclude = "archive"',
+        'exclude: expected a list of gitignore patterns, e.g. ["archive/", "*.tmp.json"]',
+    ),
+    (
+        'exclude = ["a", 1]',
+        'exclude: expected a list of gitignore patterns, e.g. ["archive/", "*.tmp.json"]',
+    ),
+    ('extend-exclude = ["!"]', "extend-exclude: '!' is not a gitignore pattern"),
+    (
+        "extend-exclude = 3",
+        'extend-exclude: expected a list of gitignore patterns, e.g. ["archive/", "*.tmp.json"]',
+    ),
+]
+
+
+@pytest.mark.parametrize(("assignment", "said"), REFUSED, ids=[a for a, _ in REFUSED])
+def test_each_refused_value_says_its_key_and_what_it_expects(
+    tmp_path: Path, assignment: str, said: str
+) -> None:
+    write(tmp_path / "h.json", DANGLING)
+    result = run(["check", "--config", assignment, "h.json"], cwd=tmp_path, expect=2)
+    assert result.stdout == b""
+    assert result.stderr == f"toolpatch: error: --config {assignment!r}: {said}\n"
 
 
 def test_unknown_key_in_pyproject_names_the_table(tmp_path: Path) -> None:

@@ -198,3 +198,31 @@ def test_a_claude_code_log_is_no_training_data() -> None:
 )
 def test_what_a_fine_tuning_record_is(value: object, judged: bool) -> None:
     assert is_training_example(value) is judged
+
+
+@pytest.mark.parametrize(
+    ("judged", "said"),
+    [
+        (
+            TrainingData(examples=1, targets=1, conversations=1),
+            "fine-tuning data: 1 of 1 example ends on a tool call, the training target; fix "
+            "leaves that call as it is (A answers it; U leaves it unreported)",
+        ),
+        (
+            TrainingData(examples=1, targets=2, conversations=2),
+            "fine-tuning data: 1 of 2 examples ends on a tool call, the training target; fix "
+            "leaves those calls as they are (A answers them; U leaves them unreported)",
+        ),
+        (
+            TrainingData(examples=7, targets=7, conversations=20),
+            "fine-tuning data: 7 of 20 examples end on a tool call, the training target; fix "
+            "leaves those calls as they are (A answers them; U leaves them unreported)",
+        ),
+    ],
+)
+def test_the_judgement_says_how_many_examples_end_on_their_call(
+    judged: TrainingData, said: str
+) -> None:
+    """The note the judgement says before anything is written, in the words of the caller's
+    own options (docs/cli.md#fine-tuning-data)."""
+    assert judged.note(answered_by="A", unreported_by="U") == said
