@@ -1,6 +1,6 @@
 """Composing the provider fixes that rewrite values in place (TP301's signature, TP302's ids)
 with the pairing fixes of the same run, which delete, move and copy whole results
-(docs/rules.md#provider-fixes-beside-the-pairing-fixes).
+(docs/cli.md#provider-fixes-beside-the-pairing-fixes).
 
 Edits address the original record, so the two kinds do not compose by themselves: a rewrite
 inside a result that a pairing fix deletes would edit a place that is gone (the repair would not

@@ -1,7 +1,7 @@
 """The provider fixes (TP3xx) and the pairing fixes in one run: every rule selected, the unsafe
 fixes on, each provider targeted, each repair policy. The repair must pass its own re-check
 (readable, nothing left to fix under the same options), and a second run must change nothing
-(docs/rules.md#provider-fixes-beside-the-pairing-fixes)."""
+(docs/cli.md#provider-fixes-beside-the-pairing-fixes)."""
 
 from __future__ import annotations
 
