@@ -509,8 +509,12 @@ def collect(
     defects += provider_defects(messages, views, context, dialect.name, options)
     if len(defects) == ordered:
         return defects
-    # Message order; within a message, calls in call order, then its results in their order
-    # (a TP105 defect is its call's, though it names the result in another message).
+    return in_order(defects, views)
+
+
+def in_order(defects: Sequence[Defect], views: Sequence[MessageView]) -> list[Defect]:
+    """``defects`` in message order; within a message, calls in call order, then its results in
+    their order (a TP105 defect is its call's, though it names the result in another message)."""
     results = {
         (index, id(result)): rank
         for index in {d.message_index for d in defects if d.result is not None}
@@ -522,8 +526,7 @@ def collect(
             return (defect.message_index, 1, results[(defect.message_index, id(defect.result))])
         return (defect.message_index, 0, defect.call_index)
 
-    defects.sort(key=position)
-    return defects
+    return sorted(defects, key=position)
 
 
 #: Why a call awaiting an approval gets no synthetic result.
@@ -769,10 +772,7 @@ def check_list(
         # the provider rules judge the list as the pairing fixes leave it
         after = left_by(messages, context, [e for p in pairing_plans.values() for e in p])
         fresh = provider_defects(messages, views, context, dialect.name, options, after=after)
-        defects = sorted(
-            [*(d for d in defects if d.code not in PROVIDER_CODES), *fresh],
-            key=lambda d: d.message_index,
-        )
+        defects = in_order([*(d for d in defects if d.code not in PROVIDER_CODES), *fresh], views)
         provider = [d for d in fresh if plans(d)]
         planned = [*answers, *drops, *provider]
         renames = provider_plan(messages, context, provider)
