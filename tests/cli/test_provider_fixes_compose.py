@@ -5,7 +5,6 @@ fixes on, each provider targeted, each repair policy. The repair must pass its o
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -13,14 +12,10 @@ import pytest
 
 from patchcore.rules import PROVIDERS
 from tests.helpers import SAMPLES, run
+from tests.sample_cases import every_case
 
-#: Every sample input (not an expected repair).
-INPUTS = sorted(
-    p.relative_to(SAMPLES).as_posix()
-    for p in SAMPLES.rglob("*")
-    if p.suffix in (".json", ".jsonl")
-    and not re.search(r"\.(fixed|unsafe|drop|stripped)\.", p.name)
-)
+#: Every sample input, a file or a folder (a store's), not an expected repair.
+INPUTS = [case.path for case in every_case()]
 
 #: The samples on which a provider fix and a pairing fix once collided, with the target and
 #: repair policy that made them: a rename inside a result that is moved, copied or removed
@@ -47,17 +42,27 @@ def _fixed_twice(sample: str, target: str, repair: str, tmp_path: Path) -> Path:
     re-check (nothing left to fix: no internal error) and that a second run changes nothing.
     ``--force``: a session log copied now looks live, and its fixes would be held back."""
     path = tmp_path / Path(sample).name
-    shutil.copyfile(SAMPLES / sample, path)
+    if (SAMPLES / sample).is_dir():
+        shutil.copytree(SAMPLES / sample, path)
+    else:
+        shutil.copyfile(SAMPLES / sample, path)
     options = ["--unsafe-fixes", "--select", "ALL", "--target", target, "--repair", repair]
     options.append("--force")
     first = run(["fix", "-q", *options, str(path)])
     assert first.code in (0, 1), first.stderr
     assert "internal error" not in first.stderr
-    repaired = path.read_bytes()
+    repaired = _contents(path)
     second = run(["fix", "-q", *options, str(path)])
     assert "internal error" not in second.stderr
-    assert path.read_bytes() == repaired  # idempotent: nothing was left to fix
+    assert _contents(path) == repaired  # idempotent: nothing was left to fix
     return path
+
+
+def _contents(path: Path) -> dict[str, bytes]:
+    """The bytes of a file, or of each file of a folder, by its path there."""
+    if path.is_file():
+        return {"": path.read_bytes()}
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file()}
 
 
 @pytest.mark.parametrize(("target", "sample", "repair"), COLLIDED)
@@ -76,7 +81,7 @@ def test_a_moved_result_carries_the_new_id(tmp_path: Path) -> None:
     assert text.count('"tool_call_id"') == 1
 
 
-@pytest.mark.slow  # 181 samples x 4 targets x 2 repair policies, 3 runs each: minutes
+@pytest.mark.slow  # every sample (about 190) x 4 targets x 2 repair policies, 3 runs each: minutes
 @pytest.mark.parametrize("repair", ["answer", "drop"])
 @pytest.mark.parametrize("target", sorted(PROVIDERS))
 @pytest.mark.parametrize("sample", INPUTS)
