@@ -11,6 +11,7 @@ from msgspec import structs
 from patchcore.dialects import DIALECTS, Dialect
 from patchcore.dialects.base import ListContext
 from patchcore.engine.apply import apply_edits, value_at
+from patchcore.engine.compose import composed, left_by
 from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.drop import plan_drops
 from patchcore.engine.locate import classify
@@ -508,8 +509,12 @@ def collect(
     defects += provider_defects(messages, views, context, dialect.name, options)
     if len(defects) == ordered:
         return defects
-    # Message order; within a message, calls in call order, then its results in their order
-    # (a TP105 defect is its call's, though it names the result in another message).
+    return in_order(defects, views)
+
+
+def in_order(defects: Sequence[Defect], views: Sequence[MessageView]) -> list[Defect]:
+    """``defects`` in message order; within a message, calls in call order, then its results in
+    their order (a TP105 defect is its call's, though it names the result in another message)."""
     results = {
         (index, id(result)): rank
         for index in {d.message_index for d in defects if d.result is not None}
@@ -521,8 +526,7 @@ def collect(
             return (defect.message_index, 1, results[(defect.message_index, id(defect.result))])
         return (defect.message_index, 0, defect.call_index)
 
-    defects.sort(key=position)
-    return defects
+    return sorted(defects, key=position)
 
 
 #: Why a call awaiting an approval gets no synthetic result.
@@ -738,28 +742,45 @@ def check_list(
         defects = [d for d in collected if d.code in options.selection]
     if not defects:
         return []
-    planned = [
-        d
-        for d in defects
-        if (kind := fix_kind(d)) is not None
-        and (kind[0] is Applicability.SAFE or plan_unsafe)
-        and not (d.drop and kept_calls(dialect, context) is not None)
-    ]
+
+    def plans(defect: Defect) -> bool:
+        """Whether the run plans the defect's fix."""
+        kind = fix_kind(defect)
+        return (
+            kind is not None
+            and (kind[0] is Applicability.SAFE or plan_unsafe)
+            and not (defect.drop and kept_calls(dialect, context) is not None)
+        )
+
+    planned = [d for d in defects if plans(d)]
     provider = [d for d in planned if d.code in PROVIDER_CODES]
     answers = [d for d in planned if not d.drop and d.code not in PROVIDER_CODES]
     drops = [d for d in planned if d.drop]
     renames = provider_plan(messages, context, provider)
     answered = renamed_answers(answers, provider, renames, options)
-    by_defect = dict(
+    pairing_plans = dict(
         zip(
-            map(id, [*answers, *drops, *provider]),
+            map(id, [*answers, *drops]),
             [
                 *dialect.plan(messages, views, context, answered, style=style),
                 *plan_drops(dialect, messages, context, drops),
-                *renames,
             ],
             strict=True,
         )
+    )
+    if options.target is not None and any(pairing_plans.values()):
+        # the provider rules judge the list as the pairing fixes leave it
+        after = left_by(messages, context, [e for p in pairing_plans.values() for e in p])
+        fresh = provider_defects(messages, views, context, dialect.name, options, after=after)
+        defects = in_order([*(d for d in defects if d.code not in PROVIDER_CODES), *fresh], views)
+        provider = [d for d in fresh if plans(d)]
+        planned = [*answers, *drops, *provider]
+        renames = provider_plan(messages, context, provider)
+    by_defect = composed(
+        {**pairing_plans, **dict(zip(map(id, provider), renames, strict=True))},
+        [id(d) for d in provider],
+        messages,
+        context,
     )
     edits = _keeping_a_message({id(d): by_defect[id(d)] for d in planned}, context, len(messages))
     if options.repair is RepairPolicy.DROP:
@@ -776,16 +797,14 @@ def check_list(
 def renamed_answers(
     answers: Sequence[Defect],
     provider: Sequence[Defect],
-    plans: list[tuple[Edit, ...]],
+    plans: Sequence[tuple[Edit, ...]],
     options: Options,
 ) -> list[Defect]:
     """``answers`` as the fix writes their results when the same fix gives their calls a
     provider's id (TP302's plans, among ``plans``, the edits of each ``provider`` defect): a
     synthetic result names the call by its new id, in its key and in its text, or the repaired
-    list would hold a call and a result that no longer pair. A result copied into place keeps
-    the id it was written with, so a call whose result is copied keeps its own id: that call's
-    rename is withheld (its plan emptied in ``plans``; `toolpatch fix` gives it on its next
-    run)."""
+    list would hold a call and a result that no longer pair. A result copied into place carries
+    the new id as the copy is made (`patchcore.engine.compose.composed`)."""
     new_ids = {
         defect.call.id: edits[0].value
         for defect, edits in zip(provider, plans, strict=True)
@@ -794,11 +813,6 @@ def renamed_answers(
         and edits
         and isinstance(edits[0], Replace)
     }
-    copied = {d.call.id for d in answers if d.copied is not None and d.call is not None}
-    for index, defect in enumerate(provider):
-        if defect.code == "TP302" and defect.call is not None and defect.call.id in copied:
-            plans[index] = ()
-            new_ids.pop(defect.call.id, None)
     return [_renamed(defect, new_ids, options) for defect in answers]
 
 
@@ -806,8 +820,8 @@ def _renamed(defect: Defect, new_ids: Mapping[str | None, Any], options: Options
     """``defect`` with its call under its new id, if it gets one, and a synthetic text that
     names that id."""
     call = defect.call
-    if call is None or call.id not in new_ids:
-        return defect
+    if defect.code not in ANSWERED or call is None or call.id not in new_ids:
+        return defect  # a moved or removed result is the original: composed() renames a move
     call = replace(call, id=new_ids[call.id])
     text = defect.text
     if defect.origin is Origin.SYNTHESIZED:

@@ -32,7 +32,11 @@ SKIP_SIGNATURE = "skip_thought_signature_validator"
 MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
 _ALPHABET = string.ascii_letters + string.digits
 
-Check = Callable[[Sequence[Any], Sequence[MessageView], ListContext], list[Defect]]
+#: A provider rule's check: of the list's messages, their views, the list's context, and the
+#: messages as the same run's pairing fixes leave them, by index (`None`: removed; see
+#: `patchcore.engine.compose.left_by`), which a rule that reads what follows what judges, or
+#: the repair would hold what it refuses.
+Check = Callable[[Sequence[Any], Sequence[MessageView], ListContext, Sequence[Any]], list[Defect]]
 
 
 def _text(message: Any) -> bool:
@@ -48,12 +52,18 @@ def _text(message: Any) -> bool:
 
 
 def _unsigned_calls(
-    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    after: Sequence[Any],
 ) -> list[Defect]:
     """TP301: the first function call part of each model content after the last user content
     with text, when it carries no thought signature (the validation Gemini's documentation
-    describes, and Gemini CLI's ``ensureActiveLoopHasThoughtSignatures`` repairs)."""
-    start = next((i for i in range(len(messages) - 1, -1, -1) if _text(messages[i])), None)
+    describes, and Gemini CLI's ``ensureActiveLoopHasThoughtSignatures`` repairs). The current
+    turn is looked for in ``after``: a user content with text that a pairing fix gives a
+    function response no longer starts it, so the calls before it are of the current turn in
+    the repair."""
+    start = next((i for i in range(len(after) - 1, -1, -1) if _text(after[i])), None)
     if start is None:
         return []
     defects = []
@@ -115,7 +125,10 @@ def _foreign_results(messages: Sequence[Any]) -> bool:
 
 
 def _mistral_ids(
-    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    after: Sequence[Any],
 ) -> list[Defect]:
     """TP302: each id not of Mistral's shape, once, at its first place."""
     seen: set[str] = set()
@@ -184,18 +197,22 @@ def _output(item: Any) -> bool:
 
 
 def _orphan_reasoning(
-    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    after: Sequence[Any],
 ) -> list[Defect]:
     """TP303: each reasoning item that no item it led to follows, passing over outputs (a
-    reasoning item split from its item by outputs is TP102's)."""
+    reasoning item split from its item by outputs is TP102's), in the list as the pairing
+    fixes leave it (``after``: a call the drop repair removes leads nowhere)."""
     defects = []
     for index, item in enumerate(messages):
-        if not isinstance(item, dict) or item.get("type") != "reasoning":
+        if not isinstance(item, dict) or item.get("type") != "reasoning" or after[index] is None:
             continue
-        after = index + 1
-        while after < len(messages) and _output(messages[after]):
-            after += 1
-        if after < len(messages) and _led_to(messages[after]):
+        following = index + 1
+        while following < len(after) and (after[following] is None or _output(after[following])):
+            following += 1
+        if following < len(after) and _led_to(after[following]):
             continue
         ident = item.get("id") if isinstance(item.get("id"), str) else None
         defects.append(
@@ -211,7 +228,10 @@ def _orphan_reasoning(
 
 
 def _prefill(
-    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    after: Sequence[Any],
 ) -> list[Defect]:
     """TP304: in a request body, a last message of the assistant without a tool call."""
     if not context.request:
@@ -227,7 +247,10 @@ def _prefill(
 
 
 def _unstored(
-    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    after: Sequence[Any],
 ) -> list[Defect]:
     """TP305: in a request that sets ``store: false``, each reasoning item without
     ``encrypted_content`` and each ``item_reference``: items named by their id alone."""
@@ -248,7 +271,10 @@ def _unstored(
 
 
 def _unnamed_results(
-    messages: Sequence[Any], views: Sequence[MessageView], context: ListContext
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    after: Sequence[Any],
 ) -> list[Defect]:
     """TP306: each tool message that names no call: the dialect reads no id in it (a framework's
     own key, SWE-agent's ``tool_call_ids`` or tau2's ``id``, names its call, and the framework
@@ -279,9 +305,13 @@ def provider_defects(
     context: ListContext,
     dialect: str,
     options: Options,
+    *,
+    after: Sequence[Any] | None = None,
 ) -> list[Defect]:
     """The defects of the selected provider rules of the run's target in a list of ``dialect``
-    (none without a target, or in a list of a dialect the target does not take)."""
+    (none without a target, or in a list of a dialect the target does not take). ``after``:
+    the messages as the same run's pairing fixes leave them (`Check`); by default, as they
+    are."""
     target = options.target
     if target is None or dialect not in PROVIDERS[target]:
         return []
@@ -289,7 +319,7 @@ def provider_defects(
     for code in sorted(options.selection.codes & PROVIDER_CODES):
         check = _CHECKS.get((code, dialect))
         if check is not None:
-            defects += check(messages, views, context)
+            defects += check(messages, views, context, messages if after is None else after)
     return defects
 
 
