@@ -328,16 +328,6 @@ class _Block(msgspec.Struct, gc=False, forbid_unknown_fields=True):
         """The id a result answers (`_anthropic` has checked that it has one)."""
         return self.answered or ""
 
-    @property
-    def calls(self) -> bool:
-        """Whether the block calls a tool."""
-        return self.type in _ANTHROPIC_CALLS
-
-    @property
-    def result(self) -> bool:
-        """Whether the block is a result (`patchcore.dialects.anthropic.is_result`)."""
-        return self.type.endswith("tool_result")
-
 
 class _Turn(_Message, tag_field="role", forbid_unknown_fields=True):
     """An Anthropic message, viewed as the adapter views it (`Anthropic.view`): its calls are
@@ -359,7 +349,7 @@ class _Turn(_Message, tag_field="role", forbid_unknown_fields=True):
         content = self.content
         if isinstance(content, str):
             return ()
-        return [block for block in content if block.calls]
+        return [block for block in content if block.type in _ANTHROPIC_CALLS]
 
     @property
     def results(self) -> Sequence[_Block]:  # type: ignore[override]
@@ -377,8 +367,10 @@ class _Turn(_Message, tag_field="role", forbid_unknown_fields=True):
             return found
         called = False
         for block in content:
-            called = called or block.calls
-            if called is inner and block.result:
+            kind = block.type
+            if kind in _ANTHROPIC_CALLS:
+                called = True
+            elif called is inner and kind.endswith("tool_result"):  # `is_result`
                 found.append(block)
         return found
 
@@ -388,7 +380,8 @@ class _Turn(_Message, tag_field="role", forbid_unknown_fields=True):
         content = self.content
         if isinstance(content, str) or not content:
             return Role.OTHER
-        return Role.RESULTS if all(block.result for block in content) else Role.OTHER
+        only_results = all(block.type.endswith("tool_result") for block in content)
+        return Role.RESULTS if only_results else Role.OTHER
 
 
 class _TurnAssistant(_Turn, tag="assistant"):
@@ -631,7 +624,7 @@ def _anthropic(messages: list[_Turns], pointer: tuple[str, ...]) -> Lane | _Othe
                 if block.answered is not None:
                     return None  # a block that names a call it answers: the full path says
                 marked = marked or kind in _ANTHROPIC_PLAIN_MARKERS
-            elif block.calls:
+            elif kind in _ANTHROPIC_CALLS:
                 if not block.pairing_key:
                     return None  # a call without an id (TP105): the full path says
                 pairs = True
