@@ -1,5 +1,6 @@
 """OpenAI Chat's names (the roles of its messages, and the content-part types of other dialects
-that its lists never hold), and how every dialect reads a discriminator (`tag`).
+that its lists never hold), Anthropic's block types, and how every dialect reads a discriminator
+(`tag`).
 
 Shared by the dialect adapters, the quick proof (`patchcore.engine.quick`) and the session
 signs (`patchcore.layouts.session_signs`), and kept apart from the adapters so that the quick
@@ -30,6 +31,36 @@ FOREIGN_PARTS = frozenset(
         "tool-approval-response",
     }
 )
+
+#: OpenAI Responses content part types (`patchcore.dialects.openai_responses`).
+RESPONSES_PARTS = frozenset(
+    {"input_text", "input_image", "input_file", "input_audio", "output_text", "refusal"}
+)
+#: Anthropic Messages block types (``content_block_param.py``; results of server tools end in
+#: ``_tool_result``, `patchcore.dialects.anthropic`).
+ANTHROPIC_BLOCKS = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "tool_result",
+        "server_tool_use",
+        "container_upload",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "tool_reference",
+    }
+)
+#: Anthropic blocks only Anthropic writes: their presence settles detection.
+ANTHROPIC_MARKERS = frozenset(
+    {"tool_use", "tool_result", "server_tool_use", "thinking", "redacted_thinking", "mcp_tool_use"}
+)
+#: Anthropic blocks that call a server's tool (answered in the same message).
+ANTHROPIC_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
 def tag(value: object, key: str) -> str | None:

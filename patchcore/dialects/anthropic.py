@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from patchcore.chat_names import ANTHROPIC_BLOCKS as BLOCK_TYPES
+from patchcore.chat_names import ANTHROPIC_MARKERS as MARKERS
+from patchcore.chat_names import ANTHROPIC_SERVER_CALLS as SERVER_CALLS
 from patchcore.chat_names import tag
 from patchcore.dialects.base import (
     SERVER_EXECUTED,
@@ -31,29 +34,6 @@ from patchcore.engine.defects import Defect
 from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "assistant", "system"})
-#: Block types of ``content_block_param.py`` (results of server tools end in ``_tool_result``).
-BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "image",
-        "document",
-        "search_result",
-        "thinking",
-        "redacted_thinking",
-        "tool_use",
-        "tool_result",
-        "server_tool_use",
-        "container_upload",
-        "mcp_tool_use",
-        "mcp_tool_result",
-        "tool_reference",
-    }
-)
-#: Blocks only Anthropic writes: their presence settles detection.
-MARKERS = frozenset(
-    {"tool_use", "tool_result", "server_tool_use", "thinking", "redacted_thinking", "mcp_tool_use"}
-)
-SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
 #: Server tools whose result block is not named after the tool
 #: (docs/formats.md#anthropic-server-tools).
 SHARED_RESULTS = {

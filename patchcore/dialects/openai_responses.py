@@ -36,7 +36,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from patchcore.chat_names import tag
+from patchcore.chat_names import RESPONSES_PARTS, tag
 from patchcore.dialects.base import (
     ListContext,
     ListNote,
@@ -99,9 +99,7 @@ _FOREIGN_TYPES = frozenset(
     {"human", "ai", "system", "tool", "function", "chat", "developer", "remove", "generic"}
 )
 #: Content parts an EasyInputMessage may hold.
-PART_TYPES = frozenset(
-    {"input_text", "input_image", "input_file", "input_audio", "output_text", "refusal"}
-)
+PART_TYPES = RESPONSES_PARTS
 
 
 def _kind(item: Any) -> str | None:

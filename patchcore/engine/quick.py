@@ -1,32 +1,51 @@
-"""The quick lane: a reader of the two most common corpus shapes, at C speed.
+"""The quick lane: a reader of the three most common corpus and request shapes, at C speed.
 
 Most lines of a large corpus are one conversation in LangChain ``messages_to_dict`` shape or
-OpenAI Chat shape, and parsing every message body just to pair a few ids is most of the cost.
-For a record that holds one such conversation at ``messages`` (or is itself the list), msgspec
-decodes, in one pass, only the fields pairing depends on (message kinds, call ids, result ids)
-and skips the bodies. The structs it decodes *are* the engine's views of the messages
-(`patchcore.engine.walk.View`), so the engine's own pairing runs on them: its first pass
-(`patchcore.engine.walk.open_keys`) says whether any call is left open. This module pairs
-nothing itself; it only reads.
+OpenAI Chat shape, most requests a proxy sees an OpenAI Chat or Anthropic Messages body, and
+parsing every message body just to pair a few ids is most of the cost. For a record that holds
+one such conversation at ``messages`` (or is itself the list), msgspec decodes, in one pass,
+only the fields pairing depends on (message kinds, call ids, result ids; Anthropic's content
+blocks by their type, ``id`` and ``tool_use_id``) and skips the bodies. The structs it decodes
+*are* the engine's views of the messages (`patchcore.engine.walk.View`; an Anthropic call or
+result block is the view's call or result), so the engine's own pairing runs on them: its
+first pass (`patchcore.engine.walk.open_keys`) says whether any call is left open. This module
+pairs nothing itself; it only reads.
 
 The answer is a `Lane` (the list's views, and the keys left open: none for a clean record) or
 "don't know": any doubt (another shape, a field the full path reads differently, anything that
-might hold another message list) sends the record down the full path. A record with open calls
-goes on to `patchcore.engine.quickfix`, which hands the same views to the engine's checker
-(`patchcore.engine.check.check_list`), with the dialect adapter's views of the messages that
-issue the open calls; a record where a call has two results (TP103) takes the full path. Only
-the counted rules (`patchcore.rules.COUNTED`: the TP0xx rules and TP103) can be read this way.
+might hold another message list) sends the record down the full path. OpenAI Chat and
+Anthropic lists may both decode (text content, blocks both know): the list is the dialect the
+full path would name (`patchcore.engine.locate.classify`): Anthropic's when it holds one of
+Anthropic's own blocks (a call, a result, reasoning) and every message reads as Anthropic's,
+else OpenAI Chat's; a reader that sees the other's says `OTHER` and the other shape reads it.
+A request's keys beside ``messages`` are read as raw values, and any that might hold a message
+list (an Anthropic ``system`` of blocks, ``tools``, ``thinking``: the full path walks into
+them) sends the record down the full path.
+
+A record with open calls goes on to `patchcore.engine.quickfix`, which hands the same views to
+the engine's checker (`patchcore.engine.check.check_list`), with the dialect adapter's views of
+the messages that issue the open calls (an Anthropic list with open calls takes the full path:
+its new results go into blocks of messages the lane has not parsed); a record where a call has
+two results (TP103) takes the full path. Only the counted rules (`patchcore.rules.COUNTED`:
+the TP0xx rules and TP103) can be read this way.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any, ClassVar, Generic, Literal, TypeVar, Union
 
 import msgspec
 
-from patchcore.chat_names import MESSAGE_KEYS
+from patchcore.chat_names import (
+    ANTHROPIC_BLOCKS,
+    ANTHROPIC_MARKERS,
+    ANTHROPIC_SERVER_CALLS,
+    MESSAGE_KEYS,
+    RESPONSES_PARTS,
+)
 from patchcore.engine.walk import Call, Result, Role, open_keys
 
 #: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
@@ -197,6 +216,7 @@ _LangChainMessages = Union[_AI, _Tool, _Human, _System, _Chat, _Function]  # noq
 # OpenAI Chat: the role picks the class (a role the format does not have fails to decode).
 class _ChatMessage(_Message, tag_field="role"):
     content: _Content = None
+    type: msgspec.Raw = _ABSENT  # a Responses message item's (`_chat`)
     # An AI SDK UIMessage has a role too, but its calls are in ``parts`` (AI SDK 4: also in
     # ``toolInvocations``): a message holding either fails to decode, and takes the full path.
     parts: None = None
@@ -249,6 +269,140 @@ _ChatMessages = Union[  # noqa: UP007
 ]
 
 
+# Anthropic Messages: the role picks the class; the blocks of a content list are read by type.
+#: The blocks that call a tool, the client's or a server's (`patchcore.dialects.anthropic`).
+_ANTHROPIC_CALLS = frozenset({"tool_use", *ANTHROPIC_SERVER_CALLS})
+#: The blocks that carry no call and no result (but ``tool_reference``, whose type looks like a
+#: call's: the full path reports it, TP004, in a message with no call, `patchcore.engine.unread`).
+_ANTHROPIC_PLAIN = (
+    ANTHROPIC_BLOCKS
+    - _ANTHROPIC_CALLS
+    - {
+        "tool_result",
+        "mcp_tool_result",
+        "tool_reference",
+    }
+)
+#: The plain blocks that only Anthropic writes (its markers, which settle the dialect).
+_ANTHROPIC_PLAIN_MARKERS = ANTHROPIC_MARKERS & _ANTHROPIC_PLAIN
+
+
+class _Block(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    """A content block, read as far as pairing reads it: its type, a call's ``id`` (its
+    ``pairing_key``) and the ``tool_use_id`` a result answers (its ``key``). A call block is
+    the view's call and a result block its result (`_anthropic` checks that each has its id).
+
+    Its other fields are the API's (``content_block_param.py``), skipped: a block with any other
+    key fails to decode, so that none the full path would see as a call passes unread
+    (`patchcore.engine.unread`: ``call_id``, ``toolUseId``, ... in a message with no call).
+    """
+
+    type: str
+    pairing_key: Union[str, None] = msgspec.field(default=None, name="id")  # noqa: UP007
+    answered: Union[str, None] = msgspec.field(default=None, name="tool_use_id")  # noqa: UP007
+    text: msgspec.Raw = _ABSENT
+    citations: msgspec.Raw = _ABSENT
+    cache_control: msgspec.Raw = _ABSENT
+    source: msgspec.Raw = _ABSENT
+    title: msgspec.Raw = _ABSENT
+    context: msgspec.Raw = _ABSENT
+    content: msgspec.Raw = _ABSENT
+    thinking: msgspec.Raw = _ABSENT
+    signature: msgspec.Raw = _ABSENT
+    data: msgspec.Raw = _ABSENT
+    name: msgspec.Raw = _ABSENT
+    input: msgspec.Raw = _ABSENT
+    is_error: msgspec.Raw = _ABSENT
+    caller: msgspec.Raw = _ABSENT
+    server_name: msgspec.Raw = _ABSENT
+    file_id: msgspec.Raw = _ABSENT
+    id_at: ClassVar[None] = None  # the lane reads no result without its id
+
+    @property
+    def id(self) -> str | None:
+        """A call's id, which is its pairing key (as `_Call.id`)."""
+        return self.pairing_key
+
+    @property
+    def key(self) -> str:
+        """The id a result answers (`_anthropic` has checked that it has one)."""
+        return self.answered or ""
+
+
+class _Turn(_Message, tag_field="role", forbid_unknown_fields=True):
+    """An Anthropic message, viewed as the adapter views it (`Anthropic.view`): its calls are
+    its call blocks; its result blocks are results until its first call, inner results after
+    it; text content holds neither. A message with a key the API does not give one fails to
+    decode (the full path would see a call under it, `_Block`)."""
+
+    content: Union[str, list[_Block]]  # noqa: UP007
+    # Keys of other dialects' messages with a role: a message holding one is not Anthropic's
+    # (``tool_calls``), or is read first by another adapter (a Responses item's ``type``, an AI
+    # SDK UIMessage's ``parts``): a message holding one takes the full path (`_anthropic`).
+    tool_calls: msgspec.Raw = _ABSENT
+    type: msgspec.Raw = _ABSENT
+    parts: msgspec.Raw = _ABSENT
+    toolInvocations: msgspec.Raw = _ABSENT
+
+    @property
+    def calls(self) -> Sequence[_Block]:  # type: ignore[override]
+        content = self.content
+        if isinstance(content, str):
+            return ()
+        return [block for block in content if block.type in _ANTHROPIC_CALLS]
+
+    @property
+    def results(self) -> Sequence[_Block]:  # type: ignore[override]
+        return self._results(inner=False)
+
+    @property
+    def inner_results(self) -> Sequence[_Block]:  # type: ignore[override]
+        return self._results(inner=True)
+
+    def _results(self, *, inner: bool) -> list[_Block]:
+        """The result blocks after the first call (``inner``) or before it."""
+        content = self.content
+        found: list[_Block] = []
+        if isinstance(content, str):
+            return found
+        called = False
+        for block in content:
+            kind = block.type
+            if kind in _ANTHROPIC_CALLS:
+                called = True
+            elif called is inner and kind.endswith("tool_result"):  # `is_result`
+                found.append(block)
+        return found
+
+    @property
+    def role(self) -> Role:  # type: ignore[override]
+        """A user turn of result blocks only holds results; text content is another message."""
+        content = self.content
+        if isinstance(content, str) or not content:
+            return Role.OTHER
+        only_results = all(block.type.endswith("tool_result") for block in content)
+        return Role.RESULTS if only_results else Role.OTHER
+
+
+class _TurnAssistant(_Turn, tag="assistant"):
+    @property
+    def role(self) -> Role:  # type: ignore[override]
+        return Role.OTHER if isinstance(self.content, str) else Role.CALLER
+
+
+class _TurnUser(_Turn, tag="user"):
+    pass
+
+
+class _TurnSystem(_Turn, tag="system"):
+    pass
+
+
+_Turns = Union[_TurnAssistant, _TurnUser, _TurnSystem]  # noqa: UP007
+_NOT_ANTHROPIC = attrgetter("tool_calls", "type", "parts", "toolInvocations")
+_NONE_OF_THEM = (_ABSENT,) * 4
+
+
 class _Extras(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True):
     """Keys seen beside a history in corpora (ids, tool lists, labels), read in the same pass.
 
@@ -265,6 +419,14 @@ class _Extras(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True
     parallel_tool_calls: msgspec.Raw = _ABSENT
     functions: msgspec.Raw = _ABSENT
     model: msgspec.Raw = _ABSENT
+    max_tokens: msgspec.Raw = _ABSENT
+    system: msgspec.Raw = _ABSENT
+    thinking: msgspec.Raw = _ABSENT
+    stream: msgspec.Raw = _ABSENT
+    temperature: msgspec.Raw = _ABSENT
+    top_p: msgspec.Raw = _ABSENT
+    top_k: msgspec.Raw = _ABSENT
+    stop_sequences: msgspec.Raw = _ABSENT
     metadata: msgspec.Raw = _ABSENT
     split: msgspec.Raw = _ABSENT
     source: msgspec.Raw = _ABSENT
@@ -281,12 +443,18 @@ class _ChatRecord(_Extras, kw_only=True):
     messages: list[_ChatMessages]
 
 
+class _AnthropicRecord(_Extras, kw_only=True):
+    messages: list[_Turns]
+
+
 _EXTRA_VALUES = attrgetter(*_Extras.__struct_fields__)
 _LANGCHAIN_RECORD = msgspec.json.Decoder(_LangChainRecord)
 _CHAT_RECORD = msgspec.json.Decoder(_ChatRecord)
+_ANTHROPIC_RECORD = msgspec.json.Decoder(_AnthropicRecord)
 _ANY_RECORD = msgspec.json.Decoder(Union[dict[str, msgspec.Raw], list[msgspec.Raw]])  # noqa: UP007
 _LANGCHAIN = msgspec.json.Decoder(list[_LangChainMessages])
 _CHAT = msgspec.json.Decoder(list[_ChatMessages])
+_ANTHROPIC = msgspec.json.Decoder(list[_Turns])
 _STRING = msgspec.json.Decoder(str)
 
 M = TypeVar("M", bound=_Message)
@@ -298,7 +466,7 @@ class Lane(msgspec.Struct, frozen=True):
 
     Attributes:
         pointer: Where the list is in the record (``()`` when the record is the list).
-        dialect: ``"langchain"`` or ``"openai-chat"``.
+        dialect: ``"langchain"``, ``"openai-chat"`` or ``"anthropic"``.
         views: The list's messages, each the engine's view of it (`patchcore.engine.walk.View`).
         open_keys: The keys some call is left open for, as the engine's pairing counts them
             (`patchcore.engine.walk.open_keys`; none: the record is clean).
@@ -345,6 +513,16 @@ class Lane(msgspec.Struct, frozen=True):
         return frozenset(keys), named
 
 
+class _Other(enum.Enum):
+    """What a shape's reader says of a list another shape may read as the full path does."""
+
+    OTHER = "other"
+
+
+#: A list that decodes as the shape, but that the full path reads as another shape's.
+OTHER = _Other.OTHER
+
+
 def _first(raw: msgspec.Raw) -> bytes:
     """The first byte of a raw value (which tells its JSON type), without copying the rest."""
     return bytes(memoryview(raw)[:1])
@@ -376,7 +554,9 @@ def _lane(
 # and results are is in the structs, and which calls are left open is the engine's to say.
 
 
-def _langchain(messages: list[_LangChainMessages], pointer: tuple[str, ...]) -> Lane | None:
+def _langchain(
+    messages: list[_LangChainMessages], pointer: tuple[str, ...]
+) -> Lane | _Other | None:
     """The lane of a LangChain ``messages_to_dict`` list, or ``None`` (unsure); its views are
     the messages' ``data``."""
     views = [message.data for message in messages]
@@ -394,11 +574,22 @@ def _langchain(messages: list[_LangChainMessages], pointer: tuple[str, ...]) -> 
     return _lane(views, paired, pointer, "langchain")
 
 
-def _chat(messages: list[_ChatMessages], pointer: tuple[str, ...]) -> Lane | None:
-    """The lane of an OpenAI Chat list, or ``None`` (unsure)."""
+#: Parts that OpenAI Chat shares with Anthropic (reasoning) or OpenAI Responses (its parts),
+#: which make the full path read a list the lane reads as OpenAI Chat as theirs where they can.
+_OTHERS_PARTS = ANTHROPIC_MARKERS | RESPONSES_PARTS
+
+
+def _chat(messages: list[_ChatMessages], pointer: tuple[str, ...]) -> Lane | _Other | None:
+    """The lane of an OpenAI Chat list, or ``None`` (unsure); `OTHER` for a list with
+    Anthropic's reasoning blocks or Responses parts (`_OTHERS_PARTS`)."""
     paired: list[_Message] = []
     pair = paired.append
     for message in messages:
+        content = message.content
+        if type(content) is list and any(part.type in _OTHERS_PARTS for part in content):
+            return OTHER
+        if message.type is not _ABSENT:
+            return None  # typed like a Responses item: the full path reads it so where it can
         if type(message) is _ChatAssistant:
             if message.function_call is not _ABSENT and _first(message.function_call) != b"n":
                 return None  # a legacy call (present, not null): the full path pairs it
@@ -411,6 +602,43 @@ def _chat(messages: list[_ChatMessages], pointer: tuple[str, ...]) -> Lane | Non
         elif type(message) is _ChatFunction:
             return None  # a legacy function result, paired by its name: the full path reads it
     return _lane(messages, paired, pointer, "openai-chat")
+
+
+def _anthropic(messages: list[_Turns], pointer: tuple[str, ...]) -> Lane | _Other | None:
+    """The lane of an Anthropic Messages list, or ``None`` (unsure); `OTHER` for a list the
+    adapter does not read (a block or key of another dialect), or with none of Anthropic's own
+    blocks, which the full path reads as OpenAI Chat where it can
+    (`patchcore.engine.locate.classify`). A list the one reads, the other says `OTHER` of."""
+    paired: list[_Message] = []
+    marked = False
+    for message in messages:
+        if _NOT_ANTHROPIC(message) != _NONE_OF_THEM:
+            return OTHER  # another dialect's key (OpenAI Chat reads ``tool_calls``)
+        content = message.content
+        if isinstance(content, str):
+            continue
+        pairs = False
+        for block in content:
+            kind = block.type
+            if kind in _ANTHROPIC_PLAIN:
+                if block.answered is not None:
+                    return None  # a block that names a call it answers: the full path says
+                marked = marked or kind in _ANTHROPIC_PLAIN_MARKERS
+            elif kind in _ANTHROPIC_CALLS:
+                if not block.pairing_key:
+                    return None  # a call without an id (TP105): the full path says
+                pairs = True
+            elif kind == "tool_result" or kind.endswith("_tool_result"):
+                if not block.answered:
+                    return None  # a result without an id: the full path pairs it by place
+                pairs = True
+            else:
+                return OTHER  # a block the adapter does not read: another dialect's
+        if pairs:
+            paired.append(message)
+    if not (paired or marked):
+        return OTHER
+    return _lane(messages, paired, pointer, "anthropic")
 
 
 def _answered(message: _ChatTool) -> Sequence[str] | None:
@@ -473,13 +701,16 @@ class _Shape(msgspec.Struct, Generic[M], frozen=True):
     record: msgspec.json.Decoder[Any]
     """Decodes a record of `_Extras` beside a ``messages`` list of this shape."""
     messages: msgspec.json.Decoder[list[M]]
-    read: Callable[[list[M], tuple[str, ...]], Lane | None]
+    read: Callable[[list[M], tuple[str, ...]], Lane | _Other | None]
 
 
-#: The shapes (a list of the one fails at its first message as the other).
+#: The shapes. A LangChain list fails at its first message as the others; an OpenAI Chat list
+#: and an Anthropic one may both decode (text, and blocks both know), and then Anthropic's
+#: blocks decide which the list is, as on the full path (their readers say `OTHER`).
 _SHAPES: tuple[_Shape[Any], ...] = (
     _Shape(_LANGCHAIN_RECORD, _LANGCHAIN, _langchain),
     _Shape(_CHAT_RECORD, _CHAT, _chat),
+    _Shape(_ANTHROPIC_RECORD, _ANTHROPIC, _anthropic),
 )
 #: The shapes in the order `_read` tries them: the one that read the last record first. A
 #: corpus's records share their shape, and trying the other first costs a failed decoding per
@@ -490,21 +721,24 @@ _order: tuple[_Shape[Any], ...] = _SHAPES
 
 def _read(raw: bytes) -> Lane | None:
     bare = raw.lstrip()[:1] == b"["
+    decoded = False
     for shape in _order:
         try:
             if bare:
-                messages = shape.messages.decode(raw)
-                _tried_first(shape)
-                return shape.read(messages, ())
-            record = shape.record.decode(raw)
+                lane = shape.read(shape.messages.decode(raw), ())
+            else:
+                record = shape.record.decode(raw)
+                for value in _EXTRA_VALUES(record):  # read in C: most are absent
+                    if value is not _ABSENT and _could_hold_messages(value):
+                        return None
+                lane = shape.read(record.messages, ("messages",))
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
-        _tried_first(shape)
-        for value in _EXTRA_VALUES(record):  # read in C: most are absent
-            if value is not _ABSENT and _could_hold_messages(value):
-                return None
-        return shape.read(record.messages, ("messages",))
-    return None if bare else _read_members(raw)
+        decoded = True
+        if lane is not OTHER:
+            _tried_first(shape)
+            return lane
+    return None if bare or decoded else _read_members(raw)
 
 
 def _tried_first(shape: _Shape[Any]) -> None:
@@ -533,8 +767,9 @@ def _read_members(raw: bytes) -> Lane | None:
         return None
     for shape in _SHAPES:
         try:
-            messages = shape.messages.decode(found)
+            lane = shape.read(shape.messages.decode(found), ("messages",))
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
-        return shape.read(messages, ("messages",))
+        if lane is not OTHER:
+            return lane
     return None

@@ -7,6 +7,10 @@ the full path reads them); their views take the place of the lane's, and the lis
 the engine's checker (`patchcore.engine.check.check_list`) like any other: the same pairing,
 rules, plan and findings. What the adapter would learn from the other messages (how result
 messages are written) the lane has read.
+
+An Anthropic list with open calls takes the full path: its synthetic results go into the next
+user turn, after its results and before its other blocks (`patchcore.dialects.anthropic`), so
+planning them reads messages the lane has not parsed.
 """
 
 from __future__ import annotations
@@ -89,6 +93,8 @@ def findings(
     ``options`` select the counted rules only (`Options.quick`): the lane's views tell pairing
     the keys, not what the other rules read (the lane has no record with a duplicate)."""
     assert options.selection.codes <= COUNTED
+    if lane.dialect == "anthropic":
+        return None  # its new results go in the blocks of the next user turn, which is not read
     dialect, style = _adapter(lane)
     context = ListContext(lane.pointer)
     elements = spans.elements(lane.pointer)

@@ -3,14 +3,17 @@ work: it reads, and the engine pairs and checks what it read, so a record it
 reads gets exactly what the full path gives it (the same list, findings, fixes, located the
 same, and the same repaired bytes), and a record it is unsure of goes down the full path.
 
-Records are generated in the two shapes the lane reads (LangChain ``messages_to_dict`` and
-OpenAI Chat, at ``messages`` or as a bare list) with everything that could make them differ:
+Records are generated in the three shapes the lane reads (LangChain ``messages_to_dict``,
+OpenAI Chat and Anthropic Messages, at ``messages`` or as a bare list) with everything that
+could make them differ:
 reused and missing ids, results before their calls, invalid calls and malformed arguments,
 calls kept only in ``additional_kwargs`` or in content blocks, chunks, legacy ``function_call``
 messages (and their ``function`` answers, with and without names), result messages with
-and without names and with each answering key, other keys beside ``messages`` (known and
-unknown to the lane, some holding another history), odd content types, non-ASCII text and
-both JSON layouts (compact and spaced).
+and without names and with each answering key, Anthropic's client and server calls and
+results (web search, MCP), reasoning and other blocks, blocks of other dialects and nested in
+results, ``cache_control``, text content, an Anthropic request's keys (system prompts, tools,
+thinking), other keys beside ``messages`` (known and unknown to the lane, some holding another
+history), odd content types, non-ASCII text and both JSON layouts (compact and spaced).
 """
 
 from __future__ import annotations
@@ -111,6 +114,84 @@ def chat_message(draw: st.DrawFn) -> dict[str, Any]:
     return message
 
 
+ANTHROPIC_IDS = st.sampled_from(["toolu_1", "toolu_2", "srvtoolu_1"] * 6 + ["", None, 7])
+
+
+@st.composite
+def anthropic_block(draw: st.DrawFn) -> Any:
+    kind = draw(
+        st.sampled_from(
+            ["text", "tool_use", "tool_use", "tool_result", "tool_result", "thinking"] * 2
+            + ["redacted_thinking", "image", "document", "search_result", "server_tool_use"]
+            + ["web_search_tool_result", "mcp_tool_use", "mcp_tool_result", "tool_reference"]
+            + ["container_upload", "code_execution_tool_result", "input_text", "tool-call"]
+        )
+    )
+    block: dict[str, Any] = {"type": kind}
+    if kind == "text":
+        block["text"] = draw(TEXT)
+    elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+        block.update(id=draw(ANTHROPIC_IDS), name=draw(NAMES), input={})
+    elif kind.endswith("tool_result"):
+        block.update(tool_use_id=draw(ANTHROPIC_IDS), content=draw(TEXT))
+        if draw(st.integers(0, 4)) == 4:
+            block["content"] = [{"type": "tool_use", "id": "toolu_1"}]  # not read as a call
+    elif kind in ("thinking", "redacted_thinking"):
+        block.update(thinking="hm", signature="s")
+    if draw(st.integers(0, 4)) == 4:
+        block["cache_control"] = {"type": "ephemeral"}
+    if draw(st.integers(0, 12)) == 12:  # keys that name a call (`patchcore.engine.unread`)
+        block.update(draw(st.sampled_from([{"call_id": "c"}, {"toolUseId": "c"}, {"note": 1}])))
+    if kind == "text" and draw(st.integers(0, 12)) == 12:
+        block["tool_use_id"] = draw(ANTHROPIC_IDS)
+    if draw(st.integers(0, 40)) == 40:
+        return draw(st.sampled_from(["bare text", 7, None]))
+    return block
+
+
+@st.composite
+def anthropic_message(draw: st.DrawFn) -> dict[str, Any]:
+    role = draw(st.sampled_from(["user", "assistant"] * 4 + ["system", "tool"]))
+    content: Any = draw(st.one_of(TEXT, st.lists(anthropic_block(), max_size=4)))
+    message: dict[str, Any] = {"role": role, "content": content}
+    odd = draw(st.integers(0, 30))
+    if odd == 30:
+        message["tool_calls"] = []
+    elif odd == 29:
+        message["type"] = "message"
+    elif odd == 28:
+        del message["content"]
+    elif odd == 27:
+        message[draw(st.sampled_from(["id", "meta", "tool_call_id"]))] = {"type": "tool_use"}
+    return message
+
+
+@st.composite
+def anthropic_rounds(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """An Anthropic conversation mostly as clients send it (each call answered in the next
+    turn), with now and then a block or message from `anthropic_message` in between."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": draw(TEXT)}]
+    for k in range(draw(st.integers(0, 4))):
+        ident = draw(st.sampled_from([f"toolu_{k}", "toolu_0"]))
+        said: list[Any] = draw(st.lists(anthropic_block(), max_size=1))
+        call = {"type": "tool_use", "id": ident, "name": "f", "input": {}}
+        served = [
+            {"type": "server_tool_use", "id": f"srvtoolu_{k}", "name": "web_search", "input": {}},
+            {"type": "web_search_tool_result", "tool_use_id": f"srvtoolu_{k}", "content": []},
+        ]
+        thought = [{"type": "thinking", "thinking": "hm", "signature": "s"}]
+        blocks = draw(st.sampled_from([[], thought])) + draw(st.sampled_from([[], served]))
+        history.append({"role": "assistant", "content": [*blocks, *said, call]})
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": ident, "content": "ok"}
+        if draw(st.booleans()):
+            result["cache_control"] = {"type": "ephemeral"}
+        answer = draw(st.sampled_from([[result], [result, {"type": "text", "text": "go"}], []]))
+        history.append({"role": "user", "content": answer or draw(TEXT)})
+        if draw(st.integers(0, 5)) == 5:
+            history.append(draw(anthropic_message()))
+    return history
+
+
 #: Keys beside the history: ones the lane reads in its first pass (`quick._Extras`), others it
 #: does not know, and some that hold a history of their own.
 EXTRAS = st.sampled_from(
@@ -123,6 +204,13 @@ EXTRAS = st.sampled_from(
         {"label": 1, "notes": "fine"},
         {"other": [{"role": "user"}]},
         {"metadata": {"messages": [{"role": "assistant", "tool_calls": []}]}},
+        # an Anthropic request's: system prompts (text, blocks), tools, thinking
+        {"model": "m", "max_tokens": 64, "system": "Be brief.", "stream": True},
+        {"system": [{"type": "text", "text": "Be.", "cache_control": {"type": "ephemeral"}}]},
+        {"tools": [{"name": "f", "input_schema": {"type": "object"}}], "tool_choice": {"a": 1}},
+        {"tools": [{"type": "web_search_20250305", "name": "web_search"}]},
+        {"thinking": {"type": "enabled", "budget_tokens": 1024}, "temperature": 1},
+        {"mcp_servers": [{"type": "url", "url": "https://x", "name": "m"}]},
     ]
 )
 
@@ -135,8 +223,8 @@ def dump(value: Any, spaced: bool) -> bytes:
 
 @st.composite
 def record(draw: st.DrawFn) -> bytes:
-    shape = draw(st.sampled_from([langchain_message, chat_message]))
-    messages = draw(st.lists(shape(), max_size=8))
+    shape = draw(st.sampled_from([langchain_message, chat_message, anthropic_message, None]))
+    messages = draw(anthropic_rounds() if shape is None else st.lists(shape(), max_size=8))
     spaced = draw(st.booleans())
     if draw(st.booleans()):
         return dump(messages, spaced)
@@ -280,7 +368,16 @@ def test_the_lane_repairs_what_it_reads() -> None:
         b'{"messages": []}',
         # content blocks that carry calls or results, or that the lane does not know
         b'{"messages": [{"role": "user", "content": [{"type": "tool_result", "x": 1}]}]}',
-        b'{"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "c"}]}]}',
+        b'{"messages": [{"role": "assistant", "content": [{"type": "tool_use"}]}]}',
+        b'{"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": ""}]}'
+        b"]}",
+        # an Anthropic request whose other keys the full path walks into: tools, system blocks
+        b'{"tools": [{"name": "f", "input_schema": {"type": "object"}}], "messages": '
+        b'[{"role": "user", "content": "hi"}]}',
+        b'{"system": [{"type": "text", "text": "x"}], "messages": [{"role": "user", '
+        b'"content": "hi"}]}',
+        # Responses parts: the full path reads the list as OpenAI Responses
+        b'{"messages": [{"role": "user", "content": [{"type": "input_text", "text": "x"}]}]}',
         b'{"messages": [{"role": "user", "content": [{"type": "web_search_tool_result"}]}]}',
         b'{"messages": [{"role": "user", "content": [{"type": "non_standard", "value": {}}]}]}',
         b'{"messages": [{"type": "ai", "data": {"content": [{"type": "tool_use", "id": "c"}]}}]}',
@@ -292,7 +389,7 @@ def test_the_lane_says_dont_know_rather_than_guess(raw: bytes) -> None:
 
 def test_the_lane_reads_content_lists_of_plain_blocks() -> None:
     """Text, media and reasoning blocks carry no call and no result: the lane reads them."""
-    parts = b'[{"type": "text", "text": "a"}, {"type": "thinking"}, {"type": "image_url"}]'
+    parts = b'[{"type": "text", "text": "a"}, {"type": "image_url"}]'
     lane = read(b'{"messages": [{"role": "user", "content": ' + parts + b"}]}")
     assert lane is not None and lane.clean
     lane = read(b'{"messages": [{"type": "ai", "data": {"content": ' + parts + b"}}]}")
@@ -335,3 +432,61 @@ def test_a_call_whose_own_result_stands_before_it_is_copied_from_the_lanes_views
         raw.encode(), filename="history.json", options=make_options(dialect="openai-chat")
     )
     assert [f.code for f in lane.findings] == [f.code for f in full.findings] == ["TP003"]
+
+
+ANTHROPIC_REQUEST = (
+    b'{"model": "claude", "max_tokens": 64, "system": "Be brief.", "stream": true, "messages": ['
+    b'{"role": "user", "content": "Weather?"}, '
+    b'{"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}, '
+    b'{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}, '
+    b'{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}, '
+    b'{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}, '
+    b'{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", '
+    b'"content": "ok", "cache_control": {"type": "ephemeral"}}, {"type": "text", "text": "go"}]}]}'
+)
+
+
+def test_the_lane_proves_a_clean_anthropic_request_without_the_full_path() -> None:
+    lane = read(ANTHROPIC_REQUEST)
+    assert lane is not None and lane.clean and lane.dialect == "anthropic"
+    assert [view.role for view in lane.views] == [Role.OTHER, Role.CALLER, Role.OTHER]
+    assert [[c.pairing_key for c in v.calls] for v in lane.views] == [
+        [],
+        ["srvtoolu_1", "toolu_1"],
+        [],
+    ]
+    assert [[r.key for r in v.inner_results] for v in lane.views][1] == ["srvtoolu_1"]
+    with mock.patch("patchcore.engine.locate.find_message_lists") as full_path:
+        result = process_record(
+            Record(ANTHROPIC_REQUEST, 1), layout="json", options=make_options(), fix=True,
+            jsonl=False,
+        )  # fmt: skip
+    full_path.assert_not_called()
+    assert result.findings == () and result.conversations[0].dialect == "anthropic"
+
+
+def test_an_anthropic_list_with_open_calls_takes_the_full_path() -> None:
+    """Its new results go into the next user turn's blocks, which the lane does not read."""
+    dangling = ANTHROPIC_REQUEST.replace(b'"tool_use_id": "toolu_1"', b'"tool_use_id": "toolu_9"')
+    assert read(dangling) is None  # a result for no call: the full path reports it
+    answer = b'"tool_result", "tool_use_id": "toolu_1", '
+    unanswered = ANTHROPIC_REQUEST.replace(answer, b'"text", ')
+    lane = read(unanswered)
+    assert lane is not None and lane.open_keys == {"toolu_1"}
+    result = outcome(unanswered, make_options(), fix=True, lane=True)
+    assert isinstance(result, Result) and [f.code for f in result.findings] == ["TP001"]
+    assert result == outcome(unanswered, make_options(), fix=True, lane=False)
+
+
+def test_reasoning_blocks_make_a_list_anthropic_as_on_the_full_path() -> None:
+    """The lane read a list of text and thinking blocks as OpenAI Chat, which the full path
+    reads as Anthropic's (its marker): the conversation was named after the wrong dialect."""
+    raw = (
+        b'{"messages": [{"role": "assistant", "content": [{"type": "thinking", "thinking": "x", '
+        b'"signature": "s"}]}, {"role": "user", "content": "hi"}]}'
+    )
+    lane = read(raw)
+    assert lane is not None and lane.dialect == "anthropic"
+    assert outcome(raw, make_options(), fix=False, lane=True) == outcome(
+        raw, make_options(), fix=False, lane=False
+    )
