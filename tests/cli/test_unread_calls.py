@@ -15,7 +15,7 @@ import pytest
 import patchcore
 from tests.builders import write
 from tests.helpers import SAMPLES, run
-from tests.sample_cases import all_cases
+from tests.sample_cases import Case, all_cases, folder_cases
 
 
 def _lines(records: list[dict[str, Any]]) -> bytes:
@@ -274,6 +274,30 @@ def test_every_sample_with_its_calls_renamed_is_never_clean(tmp_path: Path) -> N
         if result.code == 0 and "warning:" not in result.stderr:
             silent.append(f"{name}: {result.stderr.strip()}")
     assert SAMPLES_WITH_CALLS and not silent, "\n".join(silent)
+
+
+@pytest.mark.slow  # every folder sample through the CLI
+@pytest.mark.parametrize("case", folder_cases(), ids=lambda case: case.path)
+def test_every_folder_sample_with_its_calls_renamed_is_never_clean(
+    case: Case, tmp_path: Path
+) -> None:
+    """The same for an input that is a folder (an OpenHands event store, opencode's storage
+    files): its calls renamed in every file it holds."""
+    source = SAMPLES / case.path
+    target = tmp_path / source.name
+    renamed = 0
+    for path in sorted(source.rglob("*")):
+        copy = target / path.relative_to(source)
+        if path.is_dir():
+            copy.mkdir(parents=True, exist_ok=True)
+            continue
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        data = path.read_bytes()
+        copy.write_bytes(_RENAMED.sub(lambda m: RENAMES[m.group(0)], data))
+        renamed += copy.read_bytes() != data
+    assert renamed, "nothing renamed"
+    result = run(["check", "--force", str(target)])
+    assert result.code != 0 or "warning:" in result.stderr, result.stderr
 
 
 def test_a_message_per_line_whose_calls_are_under_a_key_its_dialect_does_not_read(
