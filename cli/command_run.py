@@ -28,7 +28,15 @@ from patchcore import MissingExtra
 
 from .cluster_address import ClusterAddress
 from .cluster_run import Task, cluster_outcomes, process_input
-from .console import NORMAL, SILENT, Printer, is_terminal, stderr_printer, wants_color
+from .console import (
+    NORMAL,
+    SILENT,
+    ColorMode,
+    Printer,
+    is_terminal,
+    stderr_printer,
+    wants_color,
+)
 from .exit_codes import ExitCode
 from .input_errors import InputError
 from .input_run import Mode, Outcome
@@ -89,24 +97,21 @@ def _size(source: Source) -> int | None:
 
 
 def _report_streams(
-    stack: ExitStack, output_format: OutputFormat, output: Path | None
+    stack: ExitStack, output_format: OutputFormat, output: Path | None, *, color: ColorMode
 ) -> tuple[Reporter | None, Printer | None, ReportFile | None]:
     """Where a check's report goes: a machine reporter (stdout or ``-o FILE``, binary), or for
-    the text formats a plain printer when ``-o`` is given; and the ``-o`` file, whose failure
-    to be written is said at the end (`ReportFile`)."""
+    the text formats a printer, of stdout unless ``-o FILE`` is given (ruff's: findings are
+    the product of a check, ``check . > report.txt`` keeps them); and the ``-o`` file, whose
+    failure to be written is said at the end (`ReportFile`)."""
     to_file = (
         stack.enter_context(ReportFile(output))
         if output is not None and str(output) != "-"
         else None
     )
     if output_format.for_people:
-        if output is None:
-            return None, None, None
-        text: IO[str] = (
-            sys.stdout
-            if to_file is None
-            else stack.enter_context(io.TextIOWrapper(io.BufferedWriter(to_file), "utf-8"))
-        )
+        if to_file is None:
+            return None, Printer(sys.stdout, styled=wants_color(color, sys.stdout)), None
+        text = stack.enter_context(io.TextIOWrapper(io.BufferedWriter(to_file), "utf-8"))
         return None, Printer(text, styled=False), to_file
     from .machine_reports import REPORTERS  # machine formats only: the text report needs none
 
@@ -256,7 +261,7 @@ def _run_inputs(settings: Settings) -> int:
         try:
             # ``-o`` is the report of a check, but the repaired data of a fix (`process`).
             reporter, report_to, report_file = (
-                _report_streams(stack, output_format, output)
+                _report_streams(stack, output_format, output, color=settings.color)
                 if mode is Mode.CHECK and verbosity > SILENT
                 else (None, None, None)
             )
@@ -268,12 +273,15 @@ def _run_inputs(settings: Settings) -> int:
             sys.stderr.write(f"toolpatch: error: {exc}\n")
             return int(ExitCode.ERROR)
         messages = reporter is not None and reporter.needs_messages
+        # the text report of a check on stdout: its summary goes with it, as ruff's does
+        summary_to = report_to if report_to is not None and report_file is None else printer
         sizes = [_size(source) for source in sources]
         show_bar = progress_wanted(
             printer,
             verbosity=verbosity,
             machine_report=reporter is not None,
-            stdout_terminal_product=stdout_product and is_terminal(sys.stdout),
+            stdout_terminal_product=(stdout_product or summary_to is not printer)
+            and is_terminal(sys.stdout),
         )
         total = None if None in sizes else sum(size or 0 for size in sizes)
         progress = stack.enter_context(Progress(printer, total_bytes=total, enabled=show_bar))
@@ -396,7 +404,7 @@ def _run_inputs(settings: Settings) -> int:
     if output_format is not OutputFormat.GITHUB:  # as ruff's: the annotations are the report
         if verbosity >= NORMAL and settings.config.path is not None:  # what chose the rules
             printer.text(f"Configuration: {shown_name(str(settings.config.path))}")
-        render_summary(summary, printer, verbosity=verbosity)
+        render_summary(summary, summary_to, verbosity=verbosity)
     failures = [part.failure for part in (report_file, reporter) if part is not None]
     failure = next(filter(None, failures), None)
     if failure is not None:  # a full disk: said once

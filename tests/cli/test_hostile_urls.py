@@ -104,7 +104,7 @@ def test_only_the_documented_protocols_are_read(
     (line,) = errors(result)
     assert line.startswith(f"{given}: error: ") and "not read" in line, result.show()
     noun = "input" if given.endswith("/") else "file"  # a prefix is no file
-    assert f"1 {noun} could not be processed" in result.stderr  # and the other one was
+    assert f"1 {noun} could not be processed" in result.said  # and the other one was
 
 
 def test_an_output_prefix_of_another_protocol_is_a_usage_error(

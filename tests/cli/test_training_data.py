@@ -107,13 +107,13 @@ def test_check_reports_the_targets_as_such(tmp_path: Path) -> None:
     assert all(
         line.endswith(f"{TARGET} [/messages/1/tool_calls/0]") for line in result.finding_lines
     )
-    assert result.stderr_lines[-1] == (
+    assert result.stdout_lines[-1] == (
         "No findings in 1 file, 7 training targets left as they are (`--fix-training-targets`)."
     )
     inside = fine_tuning_file([False, True], unanswered_inside=True)
     mixed = run(["check", "--color", "never", str(training_file(tmp_path, inside))], expect=1)
-    assert ": TP001 [*] " in mixed.stderr and mixed.stderr.count(TARGET) == 1
-    assert "Found 2 findings in 1 file (2 fixable with `toolpatch fix`)" in mixed.stderr
+    assert ": TP001 [*] " in mixed.said and mixed.said.count(TARGET) == 1
+    assert "Found 2 findings in 1 file (2 fixable with `toolpatch fix`)" in mixed.said
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_asking_answers_them(tmp_path: Path, args: list[str]) -> None:
         ],
         expect=0,
     )
-    assert "No findings in 1 file." in back.stderr
+    assert "No findings in 1 file." in back.said
 
 
 def test_ignoring_tp002_still_works(tmp_path: Path) -> None:
