@@ -28,6 +28,7 @@ from msgspec import structs
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
 from .input_run import Mode, Outcome, emit_stdout, process, unsaid
+from .targets import Target, ToFile
 
 if TYPE_CHECKING:
     from patchcore import Options, Result, StreamProgress
@@ -41,7 +42,7 @@ def process_input(
     *,
     options: Options,
     mode: Mode,
-    output: Path | None,
+    target: Target,
     keep_bytes: bool,
     every_list: bool = False,
     pool: ProcessMapper | None = None,
@@ -49,13 +50,13 @@ def process_input(
     judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
     """One input's outcome, as a run reports it: here, or in a task on a cluster's worker
-    (where nobody hears ``judged``: `cli.command_run` says the judgement once the outcome is
+    (where nobody hears ``judged``: `cli.executors.Cluster` says the judgement once the outcome is
     back, after the worker wrote)."""
     outcome = process(
         source,
         options=options,
         mode=mode,
-        output=output,
+        target=target,
         emit=emit_stdout,
         pool=pool,
         progress=progress,
@@ -68,11 +69,11 @@ def process_input(
 
 class Task(msgspec.Struct, frozen=True):
     """One input to run on the cluster: the source (named as the report shows it), its
-    options, where ``fix`` writes it (``None``: in place), and its size for the progress bar."""
+    options, where ``fix`` writes it, and its size for the progress bar."""
 
     source: Source
     options: Options
-    output: Path | None
+    target: Target
     size: int | None
 
 
@@ -82,6 +83,13 @@ def _as_a_worker_finds_it(source: Source) -> Source:
     if source.path is None or source.path.is_absolute():
         return source
     return structs.replace(source, path=Path(os.path.abspath(source.path)))
+
+
+def _target_as_a_worker_finds_it(target: Target) -> Target:
+    """``target`` with the absolute path of its file, as `_as_a_worker_finds_it`."""
+    if isinstance(target, ToFile):
+        return ToFile(Path(os.path.abspath(target.path)))
+    return target
 
 
 def cluster_outcomes(
@@ -105,7 +113,7 @@ def cluster_outcomes(
             _as_a_worker_finds_it(task.source),
             options=task.options,
             mode=mode,
-            output=None if task.output is None else Path(os.path.abspath(task.output)),
+            target=_target_as_a_worker_finds_it(task.target),
             keep_bytes=keep_bytes,
             every_list=every_list,
             pure=False,  # a run of its own: a key of its own, never a result kept from before

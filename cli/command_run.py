@@ -17,11 +17,9 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import typer
-from msgspec import structs
 
 import patchcore
 from patchcore import MissingExtra
@@ -40,18 +38,20 @@ from .console import (
 from .exit_codes import ExitCode
 from .input_errors import InputError
 from .input_run import Mode, Outcome
-from .inputs import DEFAULT_WALK, Source, WalkSettings, resolve
-from .object_inputs import ObjectSource, RefusedURL, checked_url, object_sources, split_urls
+from .inputs import Source
+from .object_inputs import ObjectSource
 from .open_files import OpenForWriting
 from .options import OutputFormat
 from .output_sinks import ReportFile
 from .parallel import ProcessMapper, available_cores
+from .plan import input_sources
 from .progress import Progress, progress_wanted
 from .provider_errors import render_provider_errors
 from .settings import Command, Settings
 from .shown_names import renamed, shown_name, shown_source
-from .stores import database_hint, split_paths, store_outcomes
+from .stores import database_hint, store_outcomes
 from .summary_table import render_tables
+from .targets import Target, ToFile, writes_stdout
 from .text_report import (
     FIXING,
     STRIPPING,
@@ -70,18 +70,6 @@ if TYPE_CHECKING:
     from .machine_reports import Reporter
 
 
-def input_sources(
-    paths: list[str] | None,
-    *,
-    stdin_filename: str | None,
-    skip: bool,
-    walk: WalkSettings | None = None,
-) -> list[Source]:
-    """The inputs; with ``skip``, named files without a history are skipped, not errors."""
-    sources = resolve(paths or [], stdin_filename=stdin_filename, walk=walk or DEFAULT_WALK)
-    return [structs.replace(source, explicit=False) for source in sources] if skip else sources
-
-
 def _size(source: Source) -> int | None:
     """The input's size in bytes, when it is a regular file (not stdin, a pipe, a device) and
     not compressed (whose decompressed size is known only at its end); an object's as listed."""
@@ -97,17 +85,13 @@ def _size(source: Source) -> int | None:
 
 
 def _report_streams(
-    stack: ExitStack, output_format: OutputFormat, output: Path | None, *, color: ColorMode
+    stack: ExitStack, output_format: OutputFormat, target: Target, *, color: ColorMode
 ) -> tuple[Reporter | None, Printer | None, ReportFile | None]:
     """Where a check's report goes: a machine reporter (stdout or ``-o FILE``, binary), or for
     the text formats a printer, of stdout unless ``-o FILE`` is given (ruff's: findings are
     the product of a check, ``check . > report.txt`` keeps them); and the ``-o`` file, whose
     failure to be written is said at the end (`ReportFile`)."""
-    to_file = (
-        stack.enter_context(ReportFile(output))
-        if output is not None and str(output) != "-"
-        else None
-    )
+    to_file = stack.enter_context(ReportFile(target.path)) if isinstance(target, ToFile) else None
     if output_format.for_people:
         if to_file is None:
             return None, Printer(sys.stdout, styled=wants_color(color, sys.stdout)), None
@@ -121,23 +105,9 @@ def _report_streams(
     return REPORTERS[output_format](binary), None, to_file
 
 
-def _output_prefix(
-    mode: Mode, output: Path | str | None, *, urls: bool
-) -> tuple[str | None, Path | None]:
-    """``-o`` of a run: for ``fix`` over URLs, a PREFIX each input is written under (a URL or
-    a folder; ``-`` stays standard output); else a file.
-
-    Raises:
-        typer.BadParameter: The PREFIX is a URL toolpatch does not write (`checked_url`).
-    """
-    if output is None:
-        return None, None
-    if mode is Mode.FIX and urls and str(output) != "-":
-        try:
-            return checked_url(str(output)), None
-        except RefusedURL as exc:
-            raise typer.BadParameter(str(exc), param_hint="--output") from None
-    return None, Path(output)
+def _named(target: Target) -> str:
+    """What an error about writing the report calls where it went."""
+    return str(target.path) if isinstance(target, ToFile) else "-"
 
 
 def _connected(address: ClusterAddress, *, inputs: int) -> Any:
@@ -187,53 +157,6 @@ def _show(settings: Settings) -> int:
     return int(ExitCode.OK)
 
 
-def _inputs(settings: Settings) -> tuple[list[Source], list[str], Path | None]:
-    """The inputs of a run: its files, stdin and objects (`Source`), its store URLs, and its
-    ``-o`` file (``None``: none, or a PREFIX the objects' sources already carry). What the
-    settings ask that these inputs cannot do is a usage error, located at its option.
-
-    Raises:
-        typer.BadParameter: ``-o``, ``--dask``, ``--thread`` or a store URL where it cannot be.
-    """
-    mode = settings.mode
-    paths, stores = split_paths(settings.paths)
-    paths, urls = split_urls(paths)
-    prefix, output = _output_prefix(mode, settings.output, urls=bool(urls))
-    skip = settings.skip_no_history  # a named object without a history is skipped too
-    sources = (
-        input_sources(paths, stdin_filename=settings.stdin_filename, skip=skip, walk=settings.walk)
-        if paths or not (stores or urls)
-        else []
-    )
-    if prefix is not None and sources:
-        msg = "a PREFIX for URL inputs: name every input by its URL (file:// for local files)"
-        raise typer.BadParameter(msg, param_hint="--output")
-    for source in object_sources(urls, walk=settings.walk, output_prefix=prefix):
-        sources.append(structs.replace(source, explicit=False) if skip else source)
-    if settings.dask is not None and any(source.is_stdin for source in sources):
-        msg = "runs files and URLs on the cluster, not standard input"
-        raise typer.BadParameter(msg, param_hint="--dask")
-    if settings.dask is not None and mode is Mode.FIX and str(output) == "-":
-        msg = "runs on the cluster, whose workers write files and objects, not this stdout"
-        raise typer.BadParameter(msg, param_hint="--output")
-    if settings.threads and not stores:
-        msg = "names threads of a store: give a langgraph+ or agents+ URL"
-        raise typer.BadParameter(msg, param_hint="--thread")
-    if settings.command is Command.STRIP and stores:
-        msg = (
-            "strip reads files; a store's repair is undone by going back to the checkpoint "
-            "or item before it (docs/stores.md#rolling-back)"
-        )
-        raise typer.BadParameter(msg, param_hint="PATH")
-    if mode is Mode.FIX and output is not None and stores:
-        msg = "a store is repaired in place, not written to -o"
-        raise typer.BadParameter(msg, param_hint="--output")
-    if mode is Mode.FIX and output is not None and len(sources) != 1:
-        msg = f"needs exactly one input, got {len(sources)}"
-        raise typer.BadParameter(msg, param_hint="--output")
-    return sources, stores, output
-
-
 def _run_inputs(settings: Settings) -> int:
     """Carry out ``check``, ``fix`` or ``strip`` on every input, reporting each as it is done,
     then the summary; returns the exit code. Without ``--force``, a session log written to in
@@ -248,25 +171,26 @@ def _run_inputs(settings: Settings) -> int:
     address, `toolpatch.integrations.dask.connect`) runs every input as a task on that cluster
     (`cli.cluster_run`)."""
     mode, verbosity, output_format = settings.mode, settings.verbosity, settings.output_format
-    sources, stores, output = _inputs(settings)
+    assert settings.plan is not None  # built by Settings.of for every command but show
+    sources, stores, target = settings.plan.sources, settings.plan.stores, settings.plan.target
     words = STRIPPING if settings.command is Command.STRIP else FIXING
     printer = stderr_printer(settings.color)
 
     diff_printer = Printer(sys.stdout, styled=wants_color(settings.color, sys.stdout))
     stdout_product = mode is Mode.FIX_DIFF or (
-        mode is Mode.FIX and (str(output) == "-" or any(s.is_stdin for s in sources))
+        mode is Mode.FIX and any(writes_stdout(target, s) for s in sources)
     )
     outcomes = []
     with ExitStack() as stack:
         try:
             # ``-o`` is the report of a check, but the repaired data of a fix (`process`).
             reporter, report_to, report_file = (
-                _report_streams(stack, output_format, output, color=settings.color)
+                _report_streams(stack, output_format, target, color=settings.color)
                 if mode is Mode.CHECK and verbosity > SILENT
                 else (None, None, None)
             )
         except OSError as exc:
-            failed = InputError(str(output), f"cannot write the report: {exc.strerror}")
+            failed = InputError(_named(target), f"cannot write the report: {exc.strerror}")
             printer.line(error_pieces(failed))
             return int(ExitCode.ERROR)
         except MissingExtra as exc:  # the html report without the html extra
@@ -339,7 +263,6 @@ def _run_inputs(settings: Settings) -> int:
             chosen = [replace(options, finding_messages=True) for options in chosen]
         keep_bytes = reporter is not None and reporter.needs_bytes
         every_list = verbosity > NORMAL  # -v lists every message list
-        fix_output = output if mode is Mode.FIX else None
         done: Iterator[Outcome]
         if settings.dask is not None:
             client = _connected(settings.dask, inputs=len(sources))
@@ -347,7 +270,7 @@ def _run_inputs(settings: Settings) -> int:
             done = cluster_outcomes(
                 client,
                 [
-                    Task(shown_source(s), options, fix_output, size)
+                    Task(shown_source(s), options, target, size)
                     for s, options, size in zip(sources, chosen, sizes, strict=True)
                 ],
                 mode=mode,
@@ -363,7 +286,7 @@ def _run_inputs(settings: Settings) -> int:
                     shown_source(source),
                     options=options,
                     mode=mode,
-                    output=fix_output,
+                    target=target,
                     pool=pool,
                     progress=lambda done, lists, findings: progress.advance(
                         bytes_read=done, records=lists, findings=findings
@@ -409,7 +332,7 @@ def _run_inputs(settings: Settings) -> int:
     failure = next(filter(None, failures), None)
     if failure is not None:  # a full disk: said once
         reason = f"cannot write the report: {failure.strerror}"
-        printer.line(error_pieces(InputError(str(output or "-"), reason)))
+        printer.line(error_pieces(InputError(_named(target), reason)))
         return int(ExitCode.ERROR)
     return int(
         summary.exit_code(
