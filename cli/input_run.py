@@ -12,9 +12,9 @@ import msgspec
 
 import patchcore
 from patchcore import MissingExtra, Stream, Unchanged
+from toolpatch.integrations.compressed import Compression, plain_name
 
 from .atomic_write import FileIdentity
-from .compressed import Compression, plain_name
 from .event_stores import StoreFiles, StoreInput
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source, read_whole
@@ -221,7 +221,8 @@ def framing_name(source: Source) -> str | None:
     if source.events:  # its events, one a line
         return EVENT_LINES
     if source.path is not None:
-        return plain_name(source.name)
+        plain: str = plain_name(source.name)  # imported by its installed name: Any to mypy
+        return plain
     return source.name if source.name != "-" else None
 
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, NamedTuple
 import msgspec
 
 import patchcore
+from toolpatch.integrations.compressed import Compression, file_blocks
 
 from .atomic_write import FileIdentity
-from .compressed import Compression, file_blocks
 
 if TYPE_CHECKING:
     from patchcore import Options
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 #: How much of an input is read at a time.
 CHUNK_BYTES = 2**20
-#: File endings picked up when walking a directory (also compressed: `cli.compressed`).
+#: File endings picked up when walking a directory (also compressed: `integrations.compressed`).
 HISTORY_SUFFIXES = tuple(
     plain + compressed
     for plain in (".json", ".jsonl", ".ndjson")
