@@ -15,9 +15,8 @@ from contextlib import ExitStack
 
 import typer
 
-from .cluster_run import Task
 from .console import NORMAL, Printer, stderr_printer, wants_color
-from .executors import Work, executor_for
+from .executors import Task, Work, executor_for
 from .exit_codes import ExitCode
 from .input_run import Outcome
 from .open_files import OpenForWriting
