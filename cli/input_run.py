@@ -12,9 +12,9 @@ import msgspec
 
 import patchcore
 from patchcore import MissingExtra, Stream, Unchanged
+from toolpatch.integrations.atomic_write import FileIdentity
 from toolpatch.integrations.compressed import Compression, plain_name
 
-from .atomic_write import FileIdentity
 from .event_stores import StoreFiles, StoreInput
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source, read_whole

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import msgspec
 
 import patchcore
+from toolpatch.integrations.atomic_write import FileIdentity
 from toolpatch.integrations.compressed import Compression, file_blocks
-
-from .atomic_write import FileIdentity
 
 if TYPE_CHECKING:
     from patchcore import Options
@@ -262,7 +261,8 @@ class FileInput:
     @property
     def size(self) -> int:
         """Its length when it was opened."""
-        return self.identity.size
+        size: int = self.identity.size  # FileIdentity, imported by its installed name: Any
+        return size
 
     def read(self, offset: int, size: int) -> bytes:
         """``size`` bytes from ``offset`` on (fewer only at its end).

@@ -20,9 +20,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from toolpatch.integrations.atomic_write import AtomicFile, FileChanged, FileIdentity
 from toolpatch.integrations.compressed import Compression, Compressor
 
-from .atomic_write import AtomicFile, FileChanged, FileIdentity
 from .inputs import FileInput
 
 if TYPE_CHECKING:
