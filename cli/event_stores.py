@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from patchcore import EventStore
+from toolpatch.integrations.atomic_write import AtomicFile
 
-from .atomic_write import AtomicFile
 from .output_sinks import Sink, WriteFailed
 
 #: The most of a store's first event read to tell whether the folder is a store.

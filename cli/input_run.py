@@ -6,20 +6,20 @@ import enum
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 
 import patchcore
 from patchcore import MissingExtra, Stream, Unchanged
+from toolpatch.integrations.atomic_write import FileIdentity
+from toolpatch.integrations.compressed import Compression, plain_name
 
-from .atomic_write import FileIdentity
-from .compressed import Compression, plain_name
 from .event_stores import StoreFiles, StoreInput
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source, read_whole
 from .output_sinks import Discard, ReplacedFile, Sink, Spool, StreamOutput, WriteFailed, is_stream
+from .targets import InPlace, Target, ToFile, ToPrefix, writes_stdout
 
 if TYPE_CHECKING:
     from patchcore import FixPlan, Mapper, Options, Result, StreamProgress
@@ -88,7 +88,7 @@ def process(
     *,
     options: Options,
     mode: Mode,
-    output: Path | None,
+    target: Target,
     emit: Callable[[bytes], None],
     pool: ProcessMapper | None = None,
     progress: StreamProgress | None = None,
@@ -124,7 +124,7 @@ def process(
     if source.passed_over is not None:  # a symlink or no regular file, found by a walk
         outcome.skipped = source.passed_over
         return outcome
-    if source.is_stdin and mode is Mode.FIX and (output is None or str(output) == "-"):
+    if source.is_stdin and mode is Mode.FIX and writes_stdout(target, source):
         if source.excluded or not source.explicit:
             return _filter(outcome, options, emit, progress, judged)
     elif source.excluded:
@@ -137,7 +137,7 @@ def process(
     with (
         recorded_failure(outcome),
         source.opened() as read,
-        _sink(source, mode, output, read) as sink,
+        _sink(source, mode, target, read) as sink,
     ):
         stream = Stream(
             read,
@@ -156,7 +156,7 @@ def process(
                 sink.write(piece)
         outcome.result = stream.result
         judged(stream.result)
-        if mode is Mode.FIX and stream.result.holds_input and _replaces(source, output):
+        if mode is Mode.FIX and stream.result.holds_input and _replaces(source, target):
             outcome.result = stream.result.unwritten()
             outcome.held_back = True  # the sink is left unfinished: its output is thrown away
         elif mode is Mode.FIX:
@@ -164,16 +164,16 @@ def process(
     return outcome
 
 
-def _replaces(source: Source, output: Path | None) -> bool:
+def _replaces(source: Source, target: Target) -> bool:
     """Whether the repair's file would be put in place of the input: the input itself, or
     ``-o`` naming it (`patchcore.Result.holds_input`). Another ``-o`` file, or stdout, leaves it
     as it is."""
     if source.path is None:
         return False
-    if output is None:
+    if isinstance(target, (InPlace, ToPrefix)):
         return True
     try:
-        return str(output) != "-" and output.samefile(source.path)
+        return isinstance(target, ToFile) and target.path.samefile(source.path)
     except OSError:
         return False  # ``-o`` names no existing file: not the input
 
@@ -221,7 +221,8 @@ def framing_name(source: Source) -> str | None:
     if source.events:  # its events, one a line
         return EVENT_LINES
     if source.path is not None:
-        return plain_name(source.name)
+        plain: str = plain_name(source.name)  # imported by its installed name: Any to mypy
+        return plain
     return source.name if source.name != "-" else None
 
 
@@ -359,17 +360,16 @@ def _kept(
     return outcome
 
 
-def _sink(
-    source: Source, mode: Mode, output: Path | None, read: FileInput | Iterator[bytes]
-) -> Sink:
+def _sink(source: Source, mode: Mode, target: Target, read: FileInput | Iterator[bytes]) -> Sink:
     """Where ``fix`` writes: stdout (uncompressed), ``-o FILE`` (compressed as its name ends;
     written to as a stream when it is no regular file), or the input itself (in its own
     compression)."""
     if mode is not Mode.FIX:
         return Discard()
-    if (output is None and source.is_stdin) or str(output) == "-":
+    if writes_stdout(target, source):
         return Spool()
-    if output is not None:
+    if isinstance(target, ToFile):
+        output = target.path
         if is_stream(output):  # a device, a FIFO, /dev/stdout: written to, never replaced
             return StreamOutput(output, compression=Compression.of(output.name))
         return ReplacedFile(output, in_place=False, compression=Compression.of(output.name))

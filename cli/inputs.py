@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import msgspec
 
 import patchcore
-
-from .atomic_write import FileIdentity
-from .compressed import Compression, file_blocks
+from toolpatch.integrations.atomic_write import FileIdentity
+from toolpatch.integrations.compressed import Compression, file_blocks
 
 if TYPE_CHECKING:
     from patchcore import Options
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 
 #: How much of an input is read at a time.
 CHUNK_BYTES = 2**20
-#: File endings picked up when walking a directory (also compressed: `cli.compressed`).
+#: File endings picked up when walking a directory (also compressed: `integrations.compressed`).
 HISTORY_SUFFIXES = tuple(
     plain + compressed
     for plain in (".json", ".jsonl", ".ndjson")
@@ -262,7 +261,8 @@ class FileInput:
     @property
     def size(self) -> int:
         """Its length when it was opened."""
-        return self.identity.size
+        size: int = self.identity.size  # FileIdentity, imported by its installed name: Any
+        return size
 
     def read(self, offset: int, size: int) -> bytes:
         """``size`` bytes from ``offset`` on (fewer only at its end).

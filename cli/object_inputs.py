@@ -23,7 +23,7 @@ plain name (no ``..``), and under a local PREFIX only when it resolves inside it
 
 Credentials are fsspec's and the cloud SDKs' own (environment variables, config files,
 instance roles): toolpatch takes none, and shows every URL through the one redaction
-(`cli.redaction`).
+(`integrations.redaction`).
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from typing import Any
 from msgspec import structs
 
 from patchcore import MissingExtra
+from toolpatch.integrations.compressed import Compression, decompressed
+from toolpatch.integrations.redaction import redacted, without_secrets
 
-from .compressed import Compression, decompressed
 from .inputs import CHUNK_BYTES, HISTORY_SUFFIXES, Source, WalkSettings, resolve
 from .output_sinks import Sink, WriteFailed
-from .redaction import redacted, without_secrets
 
 #: ``scheme://``: what makes a PATH a URL (a store URL, ``langgraph+…://``, is `cli.stores`').
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -325,7 +325,7 @@ def object_sources(
     urls: Sequence[str], *, walk: WalkSettings, output_prefix: str | None
 ) -> Iterator[Source]:
     """The inputs the URLs name, in order: each object (a prefix walked), or a local file for
-    ``file://``, named by its URL redacted (`cli.redaction`); a URL that names nothing
+    ``file://``, named by its URL redacted (`integrations.redaction`); a URL that names nothing
     readable, or an object whose name cannot be written safely, is one input that fails with
     why. With ``output_prefix`` (a `checked_url`), each input's ``fix`` goes there under its
     name relative to the prefix walked (a named object: its base name)."""

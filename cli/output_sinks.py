@@ -20,8 +20,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .atomic_write import AtomicFile, FileChanged, FileIdentity
-from .compressed import Compression, Compressor
+from toolpatch.integrations.atomic_write import AtomicFile, FileChanged, FileIdentity
+from toolpatch.integrations.compressed import Compression, Compressor
+
 from .inputs import FileInput
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ class ReplacedFile(Sink):
     no longer has it at the end (another process appended to it, rewrote, replaced or removed
     it meanwhile), nothing is written: the repair of what was read would lose what was added.
 
-    ``compression``: the file is written compressed (`cli.compressed`), as it is written.
+    ``compression``: the file is written compressed (`integrations.compressed`), as it is written.
     """
 
     def __init__(

@@ -22,10 +22,10 @@ from urllib.parse import urlsplit
 import typer
 
 from patchcore import MissingExtra, extra_module
+from toolpatch.integrations.redaction import redacted
 
 from .exit_codes import ExitCode
 from .options import LogFormat
-from .redaction import redacted
 from .settings import Command, Settings
 from .visible import visible
 

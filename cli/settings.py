@@ -43,6 +43,7 @@ from .exit_codes import ExitCode
 from .input_run import Mode
 from .inputs import DEFAULT_EXCLUDE, WalkSettings, given_paths
 from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat
+from .plan import Plan, plan_of
 from .stores import is_store_url
 from .task_folders import dialect_of_place
 from .visible import visible
@@ -179,6 +180,7 @@ class Settings(msgspec.Struct):
         output_format: The report's format.
         verbosity: `cli.console`'s ``SILENT`` to ``VERBOSE``.
         against: What ``check --against BEFORE`` holds each input against (`against_file`).
+        plan: The inputs and where the product goes (`cli.plan`; ``None`` for ``show``).
     """
 
     command: Command
@@ -202,6 +204,7 @@ class Settings(msgspec.Struct):
     dask: ClusterAddress | None = None
     full: bool = False
     against: patchcore.Against | None = None
+    plan: Plan | None = None
 
     @classmethod
     def of(cls, command: Command, given: Mapping[str, Any]) -> Settings:
@@ -253,7 +256,7 @@ class Settings(msgspec.Struct):
         if also_fix and given.get("against") is not None:
             msg = "reports what a trimmer broke; --fix would repair every finding: not both"
             raise typer.BadParameter(msg, param_hint="--against")
-        return cls(
+        settings = cls(
             command=command,
             mode=_mode(command, given),
             paths=paths,
@@ -279,6 +282,12 @@ class Settings(msgspec.Struct):
             dask=given.get("dask"),
             full=given.get("full", False),
             against=against_file(given.get("against"), rules),
+        )
+        if command is Command.SHOW:
+            return settings
+        # every PATH resolved, and the usage errors of inputs and -o raised, before any read
+        return msgspec.structs.replace(
+            settings, plan=plan_of(settings, strip=command is Command.STRIP)
         )
 
     @property

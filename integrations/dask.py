@@ -57,7 +57,7 @@ from patchcore import (
     fix_lines,
     layout_of_head,
 )
-from toolpatch.cli.compressed import (
+from toolpatch.integrations.compressed import (
     Compression,
     compressed_whole,
     decompressed_whole,
@@ -181,7 +181,7 @@ def _fix_whole(
     options: Options,
 ) -> FileRepair:
     """Repair a file read whole (decompressed, if it is compressed, and written back so, as
-    ``toolpatch fix`` writes it: `toolpatch.cli.compressed`).
+    ``toolpatch fix`` writes it: `toolpatch.integrations.compressed`).
 
     Raises:
         OSError: A compressed file is not valid in its compression, or is cut short.

@@ -50,7 +50,7 @@ try:
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="langgraph", part="a langgraph+ store URL") from None
 
-from toolpatch.cli.redaction import without_secrets
+from toolpatch.integrations.redaction import without_secrets
 
 from .checkpoint_values import (
     StoredSerializer,

@@ -1,5 +1,5 @@
 """What the store integrations share: their error, and opening an existing SQLite file (a
-URL is shown without its secrets by the one redaction, `toolpatch.cli.redaction`).
+URL is shown without its secrets by the one redaction, `toolpatch.integrations.redaction`).
 
 Opening a path with ``sqlite3.connect`` creates an empty database where there was none, and a
 check must never leave a file behind or write to one: a store's file is opened only when it

@@ -22,7 +22,7 @@ from typing import Any
 
 from patchcore import Finding, HistoryResult, Options, history_result
 from patchcore.raw.codec import MAX_RECORD_BYTES
-from toolpatch.cli.redaction import redacted, without_secrets
+from toolpatch.integrations.redaction import redacted, without_secrets
 
 from .store_files import StoreError
 

@@ -156,9 +156,21 @@ class Result:
         return [line for line in self.stderr.splitlines() if line.strip()]
 
     @property
+    def stdout_lines(self) -> list[str]:
+        """Non-empty stdout lines, as text (``check``'s text report: findings and summary)."""
+        text = self.stdout.decode("utf-8", errors="replace")
+        return [line for line in text.splitlines() if line.strip()]
+
+    @property
+    def said(self) -> str:
+        """Both streams as text, stdout first: what the run said, wherever it said it."""
+        return self.stdout.decode("utf-8", errors="replace") + self.stderr
+
+    @property
     def finding_lines(self) -> list[str]:
-        """The finding lines on stderr (`FINDING_LINE`)."""
-        return [line for line in self.stderr_lines if FINDING_LINE.match(line)]
+        """The finding lines (`FINDING_LINE`): on stdout for ``check``, on stderr for what
+        ``fix`` leaves."""
+        return [line for line in self.stdout_lines + self.stderr_lines if FINDING_LINE.match(line)]
 
     def show(self) -> str:
         """Everything about the run, for assertion messages."""

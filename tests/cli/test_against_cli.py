@@ -43,12 +43,12 @@ def test_only_what_the_cut_broke_is_reported(tmp_path: Path) -> None:
     before = written(tmp_path, "before.json", BEFORE)
     after = written(tmp_path, "after.json", BEFORE[2:])  # a window that starts at the user
     plain = run(["check", str(after)], cwd=tmp_path, expect=1)
-    assert "TP004" in plain.stderr
-    assert "TP001" in plain.stderr
+    assert "TP004" in plain.said
+    assert "TP001" in plain.said
     against = run(["check", "--against", str(before), str(after)], cwd=tmp_path, expect=1)
-    assert "TP004 tool result for id c_train" in against.stderr
-    assert "TP001" not in against.stderr, "the dangling hotel call was the input's own"
-    assert "Found 1 finding in 1 file" in against.stderr
+    assert "TP004 tool result for id c_train" in against.said
+    assert "TP001" not in against.said, "the dangling hotel call was the input's own"
+    assert "Found 1 finding in 1 file" in against.said
 
 
 def test_the_guards_cut_breaks_nothing(tmp_path: Path) -> None:
@@ -56,7 +56,7 @@ def test_the_guards_cut_breaks_nothing(tmp_path: Path) -> None:
     cut = patchcore.safe_cut(BEFORE, range(2, len(BEFORE)))
     after = written(tmp_path, "after.json", cut.messages)
     against = run(["check", "--against", str(before), str(after)], cwd=tmp_path, expect=0)
-    assert "No findings in 1 file" in against.stderr
+    assert "No findings in 1 file" in against.said
     report = run(
         ["check", "--against", str(before), "--output-format", "json", str(after)],
         cwd=tmp_path,
@@ -101,10 +101,10 @@ def test_an_unread_object_the_input_had_is_not_blamed(tmp_path: Path) -> None:
     before = written(tmp_path, "before.json", {"messages": BEFORE, "last": unread})
     after = written(tmp_path, "after.json", {"messages": BEFORE[2:], "last": unread})
     plain = run(["check", str(after)], cwd=tmp_path, expect=1)
-    assert "[/last]" in plain.stderr
+    assert "[/last]" in plain.said
     against = run(["check", "--against", str(before), str(after)], cwd=tmp_path, expect=1)
-    assert "[/last]" not in against.stderr
-    assert "Found 1 finding in 1 file" in against.stderr
+    assert "[/last]" not in against.said
+    assert "Found 1 finding in 1 file" in against.said
 
 
 def test_a_responses_turn_cut_apart_is_reported(tmp_path: Path) -> None:
@@ -118,7 +118,7 @@ def test_a_responses_turn_cut_apart_is_reported(tmp_path: Path) -> None:
     before = written(tmp_path, "before.json", items)
     after = written(tmp_path, "after.json", [items[0], items[1], items[3], items[4]])
     against = run(["check", "--against", str(before), str(after)], cwd=tmp_path, expect=1)
-    assert "TP004 tool result for id fc_nice" in against.stderr
+    assert "TP004 tool result for id fc_nice" in against.said
     safe = written(tmp_path, "safe.json", patchcore.safe_cut(items, [0, 1, 3, 4]).messages)
     run(["check", "--against", str(before), str(safe)], cwd=tmp_path, expect=0)
 

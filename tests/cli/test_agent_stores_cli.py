@@ -73,7 +73,7 @@ def test_opencode_database_is_repaired_as_its_export_is(name: str, tmp_path: Pat
     opencode_database(db, [export(f"{name}.json")], updated=ENDED)
     url = f"opencode+sqlite:///{db}"
     checked = run(["check", url], expect=1)
-    assert "TP00" in checked.stderr
+    assert "TP00" in checked.said
     before = parts(db)
     run(["fix", url], expect=0)
     after = parts(db)
@@ -87,7 +87,7 @@ def test_opencode_database_is_repaired_as_its_export_is(name: str, tmp_path: Pat
         if pid in changed:
             assert after[pid][1] > ENDED  # updated now, as opencode updates a part
     assert all(after[pid] == before[pid] for pid in after if pid not in changed)  # byte for byte
-    assert "No findings" in run(["check", url], expect=0).stderr
+    assert "No findings" in run(["check", url], expect=0).said
     run(["fix", url], expect=0)
     assert parts(db) == after  # idempotent: nothing left to write
 
@@ -149,8 +149,8 @@ def test_an_opencode_row_that_is_not_json_is_that_sessions_error(tmp_path: Path)
         conn.execute("UPDATE part SET data = '{\"type\": ' WHERE id = ?", (broken,))
         conn.commit()
     result = run(["check", f"opencode+sqlite:///{db}"], expect=2)
-    assert f"the data of part {broken} is not JSON" in result.stderr
-    assert "TP00" in result.stderr  # the other session is still checked
+    assert f"the data of part {broken} is not JSON" in result.said
+    assert "TP00" in result.said  # the other session is still checked
 
 
 @pytest.mark.parametrize("name", ["killed-mid-tool", "killed-then-resumed"])
@@ -158,7 +158,7 @@ def test_goose_database_is_repaired_as_its_session_file_is(name: str, tmp_path: 
     db = tmp_path / "sessions.db"
     goose_database(db, {"20260302_1": goose_messages(f"{name}.jsonl")}, updated_at=ENDED_TEXT)
     url = f"goose+sqlite:///{db}"
-    assert "TP00" in run(["check", url], expect=1).stderr
+    assert "TP00" in run(["check", url], expect=1).said
     before = goose_conversation(db, "20260302_1")
     raw_before = goose_rows(db)
     run(["fix", url], expect=0)
@@ -170,7 +170,7 @@ def test_goose_database_is_repaired_as_its_session_file_is(name: str, tmp_path: 
     kept = [m for m in after if m["id"] in {b["id"] for b in before}]
     assert len(kept) == len(before)
     assert all(m["id"].startswith("msg_20260302_1_") for m in after)  # goose's own message ids
-    assert "No findings" in run(["check", url], expect=0).stderr
+    assert "No findings" in run(["check", url], expect=0).said
     rows = goose_rows(db)
     run(["fix", url], expect=0)
     assert goose_rows(db) == rows  # idempotent: nothing left to write
@@ -270,9 +270,9 @@ def test_a_session_over_the_record_size_limit_is_not_loaded(tmp_path: Path) -> N
     db = tmp_path / "opencode.db"
     opencode_database(db, [big, second_session()], updated=ENDED)
     result = run(["check", "--max-record-mib", "1", f"opencode+sqlite:///{db}"], expect=2)
-    assert "its messages and parts take" in result.stderr
-    assert "more than the record-size limit of 1 MiB" in result.stderr
-    assert "TP00" in result.stderr  # the other session is still checked
+    assert "its messages and parts take" in result.said
+    assert "more than the record-size limit of 1 MiB" in result.said
+    assert "TP00" in result.said  # the other session is still checked
     messages = goose_messages("killed-mid-tool.jsonl")
     messages[0]["content"][0]["text"] = "x" * (2 << 20)
     goose = tmp_path / "sessions.db"

@@ -145,7 +145,7 @@ def test_usage_errors_exit_2_and_touch_nothing(tmp_path: Path, args: list[str]) 
 def test_missing_file_exits_2(tmp_path: Path) -> None:
     for command in ("check", "fix"):
         result = run([command, "missing.json"], cwd=tmp_path, expect=2)
-        assert result.stdout == b""
+        assert result.stdout == (b"1 file could not be processed.\n" if command == "check" else b"")
         assert any(line.startswith("missing.json:") for line in result.stderr_lines), result.show()
 
 
@@ -159,7 +159,7 @@ def test_unreadable_file_exits_2(tmp_path: Path, kind: str) -> None:
         name = "plain.json/inner.json"
     for command in ("check", "fix"):
         result = run([command, name], cwd=tmp_path, expect=2)
-        assert result.stdout == b""
+        assert result.stdout == (b"1 file could not be processed.\n" if command == "check" else b"")
         assert any(line.startswith(f"{name}:") for line in result.stderr_lines), result.show()
 
 
@@ -183,7 +183,7 @@ def test_errors_win_over_findings(tmp_path: Path, command: list[str], others: li
     result = run([*command, *others], cwd=tmp_path, expect=2)
     if "dangling.json" in others and command == ["check"]:
         assert any(
-            line.startswith("dangling.json:") and "TP001" in line for line in result.stderr_lines
+            line.startswith("dangling.json:") and "TP001" in line for line in result.stdout_lines
         ), "the other file's findings are still reported" + result.show()
 
 
@@ -224,7 +224,9 @@ def test_fix_other_files_are_still_fixed_when_one_fails(tmp_path: Path) -> None:
 )
 def test_check_stdin(args: list[str], content: bytes, code: int) -> None:
     result = run(args, input=content, expect=code)
-    assert result.stdout == b"", "check writes nothing to stdout" + result.show()
+    assert not content or content not in result.stdout, "check writes its report, never the data"
+    if args[0] == "check":
+        assert not result.stderr_lines or code == 2, "the report is on stdout" + result.show()
 
 
 @pytest.mark.parametrize("args", [["fix", "-"], ["fix"]])
@@ -271,19 +273,19 @@ def test_stdin_filename_makes_one_line_input_jsonl_and_names_it() -> None:
     # Without a name, one line is one JSON document: a single message (like a stored API
     # response) whose pending call is reported but cannot be answered beside it.
     bare = run(["check"], input=ONE_MESSAGE_LINE, expect=1)
-    assert bare.stdout == b""
-    assert "TP002 tool call" in bare.stderr and "[*]" not in bare.stderr, bare.show()
+    assert bare.stderr == ""
+    assert "TP002 tool call" in bare.said and "[*]" not in bare.said, bare.show()
     unfixed = run(["fix", "-"], input=ONE_MESSAGE_LINE, expect=1)
     assert unfixed.stdout == ONE_MESSAGE_LINE
 
     named = run(["check", "--stdin-filename", "x.jsonl"], input=ONE_MESSAGE_LINE, expect=1)
-    assert named.stdout == b""
-    finding = [line for line in named.stderr_lines if "TP002" in line]
+    assert named.stderr == ""
+    finding = [line for line in named.stdout_lines if "TP002" in line]
     assert finding, named.show()
     assert finding[0].startswith("x.jsonl:1:"), named.show()
 
     dash = run(["check", "-", "--stdin-filename", "x.jsonl"], input=ONE_MESSAGE_LINE, expect=1)
-    assert any(line.startswith("x.jsonl:1:") for line in dash.stderr_lines), dash.show()
+    assert any(line.startswith("x.jsonl:1:") for line in dash.stdout_lines), dash.show()
 
     fixed = run(["fix", "-", "--stdin-filename", "x.jsonl"], input=ONE_MESSAGE_LINE, expect=0)
     first, second = fixed.stdout.split(b"\n")
@@ -322,12 +324,20 @@ def test_stdin_filename_names_errors() -> None:
 def test_stdout_is_empty_unless_there_is_a_product(
     tmp_path: Path, args: list[str], code: int
 ) -> None:
+    """The product of ``check`` is its report (as ruff's); of the others, repaired data or a
+    diff: without one, stdout is empty, and what ``fix`` says goes to stderr."""
     write(tmp_path / "dangling.json", DANGLING)
     write(tmp_path / "clean.json", CLEAN)
     write(tmp_path / "broken.json", b"[")
     result = run(args, cwd=tmp_path, expect=code)
-    assert result.stdout == b"", result.show()
-    assert result.stderr_lines, "messages go to stderr" + result.show()
+    if args[0] == "check":
+        assert result.stdout_lines[-1].endswith(("fix`).", "clean.", "processed.")), result.show()
+        assert not result.finding_lines or not any(
+            line in result.stderr_lines for line in result.finding_lines
+        ), result.show()
+    else:
+        assert result.stdout == b"", result.show()
+    assert result.stderr_lines or args[0] == "check", "messages go to stderr" + result.show()
 
 
 def test_check_output_file(tmp_path: Path) -> None:
@@ -503,14 +513,13 @@ def make_tree(root: Path) -> dict[str, Path]:
 def test_check_walks_directories(tmp_path: Path) -> None:
     files = make_tree(tmp_path / "tree")
     result = run(["check", "tree"], cwd=tmp_path, expect=1)
-    assert result.stdout == b""
     named = {line.split(":", 1)[0] for line in result.finding_lines}
     assert named == {str(Path("tree") / "a.json"), str(Path("tree/sub/deeper/b.jsonl"))}, (
         result.show()
     )
-    assert ".hidden" not in result.stderr
-    assert "notes.txt" not in result.stderr
-    assert "config.json" not in result.stderr, "a skipped file is mentioned only with -v"
+    assert ".hidden" not in result.said
+    assert "notes.txt" not in result.said
+    assert "config.json" not in result.said, "a skipped file is mentioned only with -v"
     assert not [line for line in result.stderr_lines if ERROR_LINE.match(line)]
     assert files["no_history"].read_bytes() == NO_HISTORY
 
@@ -565,7 +574,7 @@ def test_walk_skips_files_that_are_neither_json_nor_histories(tmp_path: Path) ->
 def test_directory_and_file_given_twice_are_checked_once(tmp_path: Path) -> None:
     make_tree(tmp_path / "tree")
     result = run(["check", "tree", str(Path("tree") / "a.json")], cwd=tmp_path, expect=1)
-    assert sum("a.json" in line and "TP001" in line for line in result.stderr_lines) == 1, (
+    assert sum("a.json" in line and "TP001" in line for line in result.stdout_lines) == 1, (
         result.show()
     )
 
@@ -608,7 +617,8 @@ def test_bad_input_is_a_located_error_and_never_rewritten(
     before = snapshot(path)
     result = run([*command, name], cwd=tmp_path, expect=2)
     assert snapshot(path) == before, "an unreadable file must never be rewritten"
-    assert result.stdout == b"", result.show()
+    summary = b"1 file could not be processed.\n" if command == ["check"] else b""
+    assert result.stdout == summary, result.show()
     errors = [entry for entry in result.stderr_lines if ERROR_LINE.match(entry)]
     assert len(errors) == 1, result.show()
     match = ERROR_LINE.match(errors[0])
@@ -722,7 +732,8 @@ def test_fix_keeps_exotic_values(tmp_path: Path) -> None:
 def test_report_line_names_file_line_code_id_and_tool(tmp_path: Path) -> None:
     write(tmp_path / "h.jsonl", DANGLING_JSONL)
     result = run(["check", "h.jsonl"], cwd=tmp_path, expect=1)
-    finding, rule, error, summary = result.stderr_lines
+    assert not result.stderr_lines, "check's report is on stdout" + result.show()
+    finding, rule, error, summary = result.stdout_lines
     assert re.match(r"^h\.jsonl:2:\d+: TP001 \[\*\] ", finding), result.show()
     assert "c1" in finding and "lookup" in finding, result.show()
     assert finding.endswith(" [/1/tool_calls/0]"), "the call's pointer in its line, no dialect"
@@ -739,7 +750,7 @@ def test_report_of_json_document(tmp_path: Path) -> None:
     # the line of the calling message in the pretty document
     assert finding.startswith(f"h.json:{DANGLING_CALL_LINE}:"), result.show()
     assert "call_1" in finding and "get_weather" in finding
-    assert len(result.stderr_lines) == 4, "the finding, the rule's provider error, the summary"
+    assert len(result.stdout_lines) == 4, "the finding, the rule's provider error, the summary"
 
 
 def test_report_many_files_one_summary(tmp_path: Path) -> None:
@@ -749,7 +760,7 @@ def test_report_many_files_one_summary(tmp_path: Path) -> None:
     result = run(["check", "a.json", "b.jsonl", "c.json"], cwd=tmp_path, expect=1)
     names = [line.split(":", 1)[0] for line in result.finding_lines]
     assert names == ["a.json", "b.jsonl"], result.show()
-    assert re.search(r"\d", result.stderr_lines[-1]), "the summary has counts" + result.show()
+    assert re.search(r"\d", result.stdout_lines[-1]), "the summary has counts" + result.show()
 
 
 def test_fix_reports_what_it_fixed(tmp_path: Path) -> None:
@@ -781,7 +792,7 @@ def test_quiet_prints_the_findings_and_no_summary(
     result = run(args, cwd=tmp_path, expect=code)
     shown = [
         line.split(":", 1)[0] if line in result.finding_lines else line
-        for line in result.stderr_lines
+        for line in (result.stdout_lines if args[0] == "check" else []) + result.stderr_lines
     ]
     assert shown == printed, result.show()
 
@@ -790,7 +801,7 @@ def test_quiet_still_prints_errors(tmp_path: Path) -> None:
     write(tmp_path / "h.json", DANGLING)
     write(tmp_path / "broken.json", b"{")
     result = run(["check", "-q", "h.json", "broken.json"], cwd=tmp_path, expect=2)
-    finding, error = result.stderr_lines
+    (finding,), (error,) = result.stdout_lines, result.stderr_lines
     assert finding.startswith("h.json:") and " TP001 [*] " in finding, result.show()
     assert ERROR_LINE.match(error), result.show()
     assert error.startswith("broken.json:1:")
@@ -887,7 +898,7 @@ def test_check_of_openai_chat_file_imports_no_heavy_packages(tmp_path: Path, pac
     printed = result.stdout.decode().strip().splitlines()
     assert printed, result.show()
     assert printed[-1] == "[]", f"`toolpatch check` imported {package}: {printed[-1][:300]}"
-    assert "TP001" in result.stderr, "the check itself ran" + result.show()
+    assert "TP001" in result.stdout.decode(), "the check itself ran" + result.show()
 
 
 def test_a_failed_run_says_so_first_in_its_summary(tmp_path: Path) -> None:
@@ -898,13 +909,13 @@ def test_a_failed_run_says_so_first_in_its_summary(tmp_path: Path) -> None:
     fixed = run(["fix", "broken.json", "ok.json"], cwd=tmp_path, expect=2)
     assert fixed.stderr_lines[-1] == "1 file could not be processed, nothing to fix in 1 file."
     checked = run(["check", "broken.json", "ok.json"], cwd=tmp_path, expect=2)
-    assert checked.stderr_lines[-1] == "1 file could not be processed, no findings in 1 file."
+    assert checked.stdout_lines[-1] == "1 file could not be processed, no findings in 1 file."
 
 
 def test_the_same_file_named_twice_is_checked_once(tmp_path: Path) -> None:
     write(tmp_path / "h.json", DANGLING)
     result = run(["check", "h.json", "./h.json", "."], cwd=tmp_path, expect=1)
-    assert result.stderr_lines[-1].startswith("Found 1 finding in 1 file"), result.show()
+    assert result.stdout_lines[-1].startswith("Found 1 finding in 1 file"), result.show()
 
 
 def test_fix_of_stdin_without_history_passes_it_through_with_skip_no_history() -> None:

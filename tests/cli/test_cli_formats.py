@@ -137,17 +137,18 @@ def test_machine_format_matches_its_golden_file(
     ],
 )
 def test_text_format_matches_its_golden_file(inputs: Path, args: list[str], golden: str) -> None:
+    """The report on stdout (as ruff's), the warnings and errors on stderr."""
     result = check(inputs, *args)
     assert result.code == 2
-    assert result.stdout == b""
-    assert_golden(golden, result.stderr)
+    assert_golden(golden, result.stdout.decode())
+    assert_golden(golden.replace(".txt", ".stderr.txt"), result.stderr)
 
 
 @pytest.mark.parametrize("name", ["concise", "text"])
 def test_concise_is_the_default_and_can_be_named(inputs: Path, name: str) -> None:
     default = check(inputs)
     named = check(inputs, "--output-format", name)
-    assert named.stderr == default.stderr and named.stdout == b""
+    assert named.stderr == default.stderr and named.stdout == default.stdout
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,7 +296,7 @@ def test_github_annotations_are_escaped(inputs: Path) -> None:
 
 def test_github_annotations_carry_the_fix_marks_of_the_text_report(inputs: Path) -> None:
     """``[*]``: ``toolpatch fix`` repairs it; ``[~]``: only with ``--unsafe-fixes``."""
-    text = [line for line in check(inputs).stderr_lines if ": TP" in line]
+    text = [line for line in check(inputs).stdout_lines if ": TP" in line]
     github = check(inputs, "--output-format", "github").stdout.decode().splitlines()
     annotations = [line for line in github if line.startswith("::error title=toolpatch (TP")]
     marks = [re.search(r": TP\d+( \[[*~]\])? ", line) for line in annotations]

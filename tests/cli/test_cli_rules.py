@@ -116,9 +116,10 @@ def write(tmp_path: Path, messages: list[Any], name: str = "history.json", **kw:
 
 
 def findings(result: Result) -> list[tuple[str, str]]:
-    """``(code, mark)`` of each finding line on stderr (``""``: no mark)."""
+    """``(code, mark)`` of each finding line, ``check``'s on stdout, what ``fix`` leaves on
+    stderr (``""``: no mark)."""
     found = []
-    for line in result.stderr_lines:
+    for line in result.stdout_lines + result.stderr_lines:
         match = FINDING_LINE.match(line)
         if match:
             found.append((match["code"], (match["mark"] or "").strip()))
@@ -126,8 +127,8 @@ def findings(result: Result) -> list[tuple[str, str]]:
 
 
 def summary(result: Result) -> str:
-    """The closing line of a run."""
-    return result.stderr_lines[-1]
+    """The closing line of a run: ``check``'s on stdout, with its report."""
+    return (result.stdout_lines if "check" in result.args[1:2] else result.stderr_lines)[-1]
 
 
 def only_insertions(before: bytes, after: bytes) -> list[str]:

@@ -32,7 +32,7 @@ def test_the_same_messages_under_another_name_are_read_as_anthropic(tmp_path: Pa
     other = write(tmp_path / "history.json", HEALTHY)
     result = run(["check", str(other)], expect=1)
     assert [line.split()[1] for line in result.finding_lines] == ["TP001"] * len(CALLS)
-    assert all(call in result.stderr for call in CALLS)
+    assert all(call in result.said for call in CALLS)
 
 
 def test_dialect_option_chooses_cline_for_other_names_and_overrides_the_name(

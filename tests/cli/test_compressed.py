@@ -22,7 +22,7 @@ from tests.builders import COMPRESSIONS
 from tests.conftest import SAMPLES
 from tests.helpers import run, run_process
 from tests.robustness import measured
-from toolpatch.cli.compressed import BLOCK_BYTES, Compression, decompressed
+from toolpatch.integrations.compressed import BLOCK_BYTES, Compression, decompressed
 
 #: One of each kind: conversations per line, messages per line, agent session logs, a JSON
 #: document, and a file with nothing to fix.
@@ -66,7 +66,7 @@ def test_a_compressed_corpus_is_fixed_as_the_plain_one(tmp_path: Path, suffix: s
     ]
     assert checks[0].code == checks[1].code == 1, checks[1].show()
     assert plain_report(checks[1].stderr, suffix).replace("packed", "plain") == checks[0].stderr
-    assert "TP0" in checks[0].stderr
+    assert "TP0" in checks[0].said
     for folder in ("plain", "packed"):
         run(["fix", folder], cwd=tmp_path, expect=0)
     decompress = COMPRESSIONS[suffix][1]

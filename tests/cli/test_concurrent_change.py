@@ -3,7 +3,7 @@
 ``fix`` reads a file, repairs it and replaces it with the repair; a line that another process
 (an agent still running) appended meanwhile would be lost with the old contents. So before the
 rename, the file must still be the one that was read: same device and inode, same size, same
-modification time (`cli.atomic_write.FileIdentity`). If not, nothing is written and the input
+modification time (`FileIdentity`). If not, nothing is written and the input
 gets a located error saying what changed (exit 2), as editors refuse to save over a file that
 changed on disk.
 

@@ -60,7 +60,7 @@ def test_discovery_stops_at_the_home_folder(tmp_path: Path) -> None:
     toolpatch_toml(home, 'select = ["TP0"]\n')  # the home folder's own is still read
     write(home / "logs" / "h.json", DANGLING)
     result = run(["check", "logs/h.json"], cwd=home, env=clean_env(HOME=str(home)), expect=1)
-    assert result.stderr_lines[-2] == "Configuration: toolpatch.toml"
+    assert "Configuration: toolpatch.toml" in result.stderr_lines
 
 
 def test_check_and_fix_name_the_configuration_they_used(tmp_path: Path) -> None:
@@ -71,4 +71,4 @@ def test_check_and_fix_name_the_configuration_they_used(tmp_path: Path) -> None:
     assert "Configuration:" not in quiet.stderr
     for command, code in (("check", 1), ("fix", 0)):
         result = run([command, "proj/h.json"], cwd=tmp_path, expect=code)
-        assert result.stderr_lines[-2] == "Configuration: proj/toolpatch.toml", result.show()
+        assert "Configuration: proj/toolpatch.toml" in result.stderr_lines, result.show()

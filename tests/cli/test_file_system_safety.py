@@ -430,7 +430,8 @@ def test_root_fixing_another_users_file_keeps_its_owner_group_and_mode(tmp_path:
 
 KILLED_AT_RENAME = """
 import os, signal, sys
-from toolpatch.cli import app, atomic_write
+from toolpatch.cli import app
+from toolpatch.integrations import atomic_write
 
 atomic_write.ANONYMOUS_FILES = sys.argv[1] == "anonymous"
 os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)  # the worst moment

@@ -38,7 +38,7 @@ def test_there_are_folder_samples() -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
 def test_check_reports_the_expected_findings(case: Case) -> None:
     result = run(["check", f"samples/{case.path}"], expect=1)
-    stderr = result.stderr
+    stderr = result.said
     for code, call_id in case.findings:
         assert f"{code} [*] " in stderr
         assert call_id is not None and call_id in stderr
@@ -94,9 +94,9 @@ def test_a_walk_takes_a_store_as_one_input_and_its_sibling_files_as_files(tmp_pa
     shutil.copytree(SAMPLES / "openhands-events/killed-at-the-end", conversation / "events")
     (conversation / "metadata.json").write_text('{"conversation_id": "abc"}')
     result = run(["check", "sessions"], cwd=tmp_path, expect=1)
-    assert "sessions/abc/events:" in result.stderr
-    assert "events/5.json" not in result.stderr
-    assert "1 file skipped (no message history)" in result.stderr
+    assert "sessions/abc/events:" in result.said
+    assert "events/5.json" not in result.said
+    assert "1 file skipped (no message history)" in result.said
 
 
 def test_numbered_json_files_that_are_no_events_are_walked_as_files(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ def test_numbered_json_files_that_are_no_events_are_walked_as_files(tmp_path: Pa
     for k in range(2):
         (folder / f"{k}.json").write_text(json.dumps(messages))
     result = run(["check", str(folder)], expect=0)
-    assert result.stderr == "No findings in 2 files.\n"
+    assert result.stdout == b"No findings in 2 files.\n" and result.stderr == ""
 
 
 def test_an_event_file_written_meanwhile_is_never_written_over(tmp_path: Path) -> None:

@@ -104,7 +104,7 @@ def test_only_the_documented_protocols_are_read(
     (line,) = errors(result)
     assert line.startswith(f"{given}: error: ") and "not read" in line, result.show()
     noun = "input" if given.endswith("/") else "file"  # a prefix is no file
-    assert f"1 {noun} could not be processed" in result.stderr  # and the other one was
+    assert f"1 {noun} could not be processed" in result.said  # and the other one was
 
 
 def test_an_output_prefix_of_another_protocol_is_a_usage_error(
@@ -142,8 +142,8 @@ def test_an_output_prefix_of_another_protocol_is_a_usage_error(
 def test_no_url_secret_is_shown_in_any_output(
     web: tuple[str, list[str]], tmp_path: Path, args: list[str]
 ) -> None:
-    """A URL's password and secret parameters are shown as ``***`` (`cli.redaction`), in the
-    report of every format, the errors and the summary, with a history's findings beside."""
+    """A URL's password and secret parameters are shown as ``***`` (`integrations.redaction`), in
+    the report of every format, the errors and the summary, with a history's findings beside."""
     host, _ = web
     url = f"http://alice:{PASSWORD}@{host}/x.json?token={TOKEN}&part=1"
     write(tmp_path / "in" / "h.json", DANGLING)

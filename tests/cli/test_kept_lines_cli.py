@@ -57,10 +57,12 @@ def test_check_reports_each_kept_line_and_the_findings(tmp_path: Path) -> None:
     assert f"{target}:2:42: {KEPT}: " in result.stderr
     assert result.stderr.count("kept as it is") == 2
     assert f"{target}:4:1: warning: not JSON (NUL byte" in result.stderr
-    assert [line.split(": ")[0] for line in result.stderr_lines if ": TP001" in line] == [
-        f"{target}:{n}:{column_of(n)}" for n in (1, 3, 5)
-    ]
-    assert "2 lines kept as they are (not JSON)" in result.stderr
+    assert [
+        line.split(": ")[0]
+        for line in (result.stdout_lines + result.stderr_lines)
+        if ": TP001" in line
+    ] == [f"{target}:{n}:{column_of(n)}" for n in (1, 3, 5)]
+    assert "2 lines kept as they are (not JSON)" in result.said
 
 
 def column_of(number: int) -> int:

@@ -2,7 +2,7 @@
 
 A killed main process cannot clean up: its workers must end by themselves
 (`cli.parallel._die_with`: the parent-death signal and a thread watching the main process), and
-the repair being written must have no name until it is complete (`cli.atomic_write.AtomicFile`:
+the repair being written must have no name until it is complete (`AtomicFile`,
 an ``O_TMPFILE`` file, linked beside the target only at commit). Tested for real: the CLI runs
 as a subprocess on a corpus over the streaming threshold, is killed with SIGKILL while its
 worker runs and its temporary file is open, and then every process it started (its children
@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-import toolpatch.cli.atomic_write
+import toolpatch.integrations.atomic_write
 from benchmarks.corpus import lines as corpus_lines
 from patchcore.pipeline import WHOLE_LIMIT
 from tests.conftest import ROOT
@@ -201,7 +201,7 @@ def test_the_repair_has_no_name_until_it_is_complete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While the repair is written, nothing new is in the folder (what a kill would leave)."""
-    if not toolpatch.cli.atomic_write.ANONYMOUS_FILES:
+    if not toolpatch.integrations.atomic_write.ANONYMOUS_FILES:
         pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
     seen = _folder_at_fsync(tmp_path, monkeypatch)
     assert seen == [{"history.json"}]
@@ -270,8 +270,8 @@ def test_an_interrupted_write_leaves_no_temporary_file(
     """Ctrl-C at each step of the commit: before the anonymous file is named, once it is named
     (the rename not done yet), and in the named fallback: nothing stays, the original is kept."""
     if temporary == "named":
-        monkeypatch.setattr(toolpatch.cli.atomic_write, "ANONYMOUS_FILES", False)
-    elif not toolpatch.cli.atomic_write.ANONYMOUS_FILES:
+        monkeypatch.setattr(toolpatch.integrations.atomic_write, "ANONYMOUS_FILES", False)
+    elif not toolpatch.integrations.atomic_write.ANONYMOUS_FILES:
         pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
     path = tmp_path / "history.json"
     original = (

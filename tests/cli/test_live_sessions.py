@@ -59,9 +59,9 @@ def test_a_session_running_now_keeps_its_pending_call(tmp_path: Path) -> None:
     target = written_now(tmp_path, ago=20)
     original = target.read_bytes()
     checked = run(["check", "--color", "never", str(target)], expect=1)
-    assert f"{target}:7:336: TP002 tool call 'Read' (id toolu_01Read)" in checked.stderr
-    assert RUNNING in checked.stderr
-    assert "TP002 [*]" not in checked.stderr  # not marked fixable
+    assert f"{target}:7:336: TP002 tool call 'Read' (id toolu_01Read)" in checked.said
+    assert RUNNING in checked.said
+    assert "TP002 [*]" not in checked.said  # not marked fixable
     hint = f"{target}: hint: its last entry was written less than a minute ago"
     assert hint in checked.stderr
     assert "--force answers it" in checked.stderr
@@ -112,7 +112,7 @@ def test_the_samples_of_a_fresh_clone_are_judged_by_their_entries(tmp_path: Path
     result = run(["check", "--color", "never", *timed], expect=1)
     assert RUNNING not in result.stderr and "hint:" not in result.stderr
     streams = run(["check", "--color", "never", str(clone / "claude-agent-sdk")], expect=1)
-    assert RUNNING in streams.stderr
+    assert RUNNING in streams.said
     assert "hint: the file was written to in the last 10 minutes" in streams.stderr
 
 
@@ -149,12 +149,12 @@ def test_a_live_log_is_not_written_at_all(tmp_path: Path) -> None:
     target = written_now(tmp_path, sample, ago=30)
     original = target.read_bytes()
     checked = run(["check", "--color", "never", str(target)], expect=1)
-    assert "TP001 [*]" in checked.stderr and RUNNING in checked.stderr
+    assert "TP001 [*]" in checked.said and RUNNING in checked.said
     # its summary said "1 fixable with `toolpatch fix`", which writes nothing here
     summary = "Found 2 findings in 1 file (1 fixable once the agent has stopped or with `--force`)"
-    assert summary in checked.stderr
+    assert summary in checked.said
     forced = run(["check", "--force", "--color", "never", str(target)], expect=1)
-    assert "Found 2 findings in 1 file (2 fixable with `toolpatch fix`)" in forced.stderr
+    assert "Found 2 findings in 1 file (2 fixable with `toolpatch fix`)" in forced.said
     result = run(["fix", "--color", "never", str(target)], expect=1)
     assert target.read_bytes() == original
     assert "Fixed" not in result.stderr
@@ -213,7 +213,7 @@ def test_a_log_held_open_for_writing_is_never_written(tmp_path: Path) -> None:
     later = b"".join(line + b"\n" for line in original.splitlines()[-1:] * 10)
     with appending(target) as agent:
         checked = run(["check", "--color", "never", str(target)], cwd=tmp_path, expect=1)
-        assert RUNNING in checked.stderr and "TP002 [*]" not in checked.stderr
+        assert RUNNING in checked.said and "TP002 [*]" not in checked.said
         hint = f"{target.name}: hint: process {agent.pid} holds it open for writing"
         assert hint in checked.stderr
         for force in ([], ["--force"]):
@@ -270,7 +270,7 @@ def test_the_configuration_key(tmp_path: Path) -> None:
     original = target.read_bytes()
     run(["check", "--config", "live-session-minutes = 0", str(target)], expect=1)
     off = run(["check", "--color", "never", "--config", "live-session-minutes = 0", str(target)])
-    assert RUNNING not in off.stderr and "TP002 [*]" in off.stderr
+    assert RUNNING not in off.said and "TP002 [*]" in off.said
     target.write_bytes(running(original, ago=30 * 60 + 30)[0])  # half a minute's margin
     assert RUNNING not in run(["check", "--color", "never", str(target)]).stderr
     thirty = target.read_bytes()

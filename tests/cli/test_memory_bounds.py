@@ -27,6 +27,7 @@ from tests.robustness import measured
 from toolpatch.cli.input_run import Mode, Outcome, process
 from toolpatch.cli.inputs import Source
 from toolpatch.cli.machine_reports import REPORTERS, OutputFormat
+from toolpatch.cli.targets import InPlace
 
 #: The address space a measured run may use: Python and its libraries take about 300 MB of it.
 LIMIT_MB = 700
@@ -373,7 +374,7 @@ def test_twice_the_findings_take_no_more_report_memory(
             Source(path.name, path),
             options=patchcore.make_options(),
             mode=Mode.CHECK,
-            output=None,
+            target=InPlace(),
             emit=lambda _: None,
             keep_bytes=REPORTERS[output_format].needs_bytes,
         )

@@ -109,7 +109,7 @@ def test_a_missing_bucket_is_that_inputs_error(s3_server: S3Server, tmp_path: Pa
         "s3://tp-no-such-bucket/in/",
         "s3://tp-no-such-bucket/x.json",
     ], result.show()
-    assert f"{url}t.json:8:5: TP002" in result.stderr  # the other input is still checked
+    assert f"{url}t.json:8:5: TP002" in result.said  # the other input is still checked
 
 
 def test_an_object_changed_while_it_is_repaired_is_not_overwritten(

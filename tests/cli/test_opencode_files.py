@@ -32,7 +32,7 @@ def test_a_folder_is_storage_by_what_it_holds(storage: Path, tmp_path: Path) -> 
     (tmp_path / "other" / "session").mkdir(parents=True)
     assert not is_storage(tmp_path / "other")
     result = run(["check", str(storage)], expect=1)
-    assert f"opencode+files://{storage}#{SESSION}: TP002" in result.stderr
+    assert f"opencode+files://{storage}#{SESSION}: TP002" in result.said
 
 
 def test_a_session_written_just_now_is_live_and_left_as_it_is(storage: Path) -> None:

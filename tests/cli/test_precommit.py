@@ -110,7 +110,7 @@ def test_check_hook_reports_every_sample_with_findings(samples: Path) -> None:
     result = run_hook(hook, samples, files)
     assert result.code == 1, result.show()
     located = re.compile(r"^(?P<file>\S+):\d+:\d+: ")
-    named = {m["file"] for m in map(located.match, result.stderr_lines) if m}
+    named = {m["file"] for m in map(located.match, result.stdout_lines) if m}
     with_findings = {case.path for case in DEFAULT_CASES if case.findings}
     assert with_findings <= named, sorted(with_findings - named)
     clean = {case.path for case in DEFAULT_CASES if not case.findings}
@@ -134,7 +134,7 @@ def test_fix_hook_writes_the_expected_repairs(samples: Path) -> None:
             assert path.read_bytes() == expected, f"{case.path} was not repaired as expected"
     assert (samples / "README.md").read_bytes() == before[samples / "README.md"]
     left = run_hook(hooks()["toolpatch-check"], samples, staged(samples, hook))
-    assert " [*] " not in left.stderr, "nothing fixable is left" + left.show()
+    assert " [*] " not in left.said, "nothing fixable is left" + left.show()
 
 
 def test_hooks_skip_json_files_without_a_history(samples: Path) -> None:
@@ -142,7 +142,7 @@ def test_hooks_skip_json_files_without_a_history(samples: Path) -> None:
     case = next(c for c in DEFAULT_CASES if c.expected is not None and not c.unfixed)
     files = ["package.json", case.path]
     checked = run_hook(hooks()["toolpatch-check"], samples, files)
-    assert checked.code == 1 and "package.json" not in checked.stderr, checked.show()
+    assert checked.code == 1 and "package.json" not in checked.said, checked.show()
     fixed = run_hook(hooks()["toolpatch-fix"], samples, files)
     assert fixed.code == 0, "everything was fixed" + fixed.show()
     assert (samples / "package.json").read_text() == '{"name": "app", "version": "1.0.0"}\n'
@@ -154,7 +154,7 @@ def test_hooks_still_fail_on_broken_histories(samples: Path) -> None:
     for hook in hooks().values():
         result = run_hook(hook, samples, ["broken.jsonl"])
         assert result.code == 2, result.show()
-        assert "broken.jsonl:2:" in result.stderr
+        assert "broken.jsonl:2:" in result.said
 
 
 @pytest.fixture
@@ -187,8 +187,9 @@ def test_hooks_skip_json_with_comments_passed_to_them(with_jsonc: Path, hook_id:
     hook = {**hooks()[hook_id], "args": ["-v"]}
     result = run_hook(hook, with_jsonc, JSONC_FILES)
     assert result.code == 0, result.show()
-    assert ".vscode" not in result.stderr, result.show()
-    assert "1 file skipped (no message history)." in result.stderr_lines[-1], result.show()
+    assert ".vscode" not in result.said, result.show()
+    closing = result.stdout_lines if hook_id == "toolpatch-check" else result.stderr_lines
+    assert "1 file skipped (no message history)." in closing[-1], result.show()
     every = run_hook({**hook, "args": ["-v", "--no-force-exclude"]}, with_jsonc, JSONC_FILES)
     assert every.code == 0, every.show()
     for name in JSONC_FILES:
@@ -196,7 +197,8 @@ def test_hooks_skip_json_with_comments_passed_to_them(with_jsonc: Path, hook_id:
         (line,) = [line for line in every.stderr_lines if line.startswith(f"{name}: skipped: ")]
         assert "not JSON or JSON Lines" in line and "invalid JSON" in line, line
         assert "no sign of a message history" in line, line
-    assert "2 files skipped (no message history)." in every.stderr_lines[-1], every.show()
+    closing = every.stdout_lines if hook_id == "toolpatch-check" else every.stderr_lines
+    assert "2 files skipped (no message history)." in closing[-1], every.show()
     case = next(c for c in DEFAULT_CASES if c.expected is not None and not c.unfixed)
     with_history = run_hook(hooks()[hook_id], with_jsonc, [*JSONC_FILES, case.path])
     assert with_history.code == (1 if hook_id == "toolpatch-check" else 0), with_history.show()
@@ -214,10 +216,10 @@ def test_hooks_pass_over_staged_files_that_a_walk_passes_over(samples: Path) -> 
     before = {case.path: (samples / case.path).read_bytes() for case in (ignored, excluded)}
     for hook in hooks().values():
         result = run_hook(hook, samples, staged(samples, hook))
-        assert ignored.path not in result.stderr and excluded.path not in result.stderr
+        assert ignored.path not in result.said and excluded.path not in result.said
         assert {path: (samples / path).read_bytes() for path in before} == before
     walked = run(["check"], cwd=samples)
-    assert ignored.path not in walked.stderr and excluded.path not in walked.stderr
+    assert ignored.path not in walked.said and excluded.path not in walked.said
 
 
 @pytest.mark.parametrize(

@@ -52,7 +52,7 @@ def test_fix_diff_and_show_present_the_drop_as_the_other_unsafe_fixes(tmp_path: 
     assert not [line for line in diff.stdout.decode().splitlines() if line.startswith("+ ")]
     assert target.read_bytes() == CHAT, "--diff writes nothing"
     check = run(["check", "--repair", "drop", str(target)], cwd=tmp_path, expect=1)
-    assert "TP001 [~]" in check.stderr
+    assert "TP001 [~]" in check.said
     shown = run(["show", "--repair", "drop", "--unsafe-fixes", str(target)], cwd=tmp_path, expect=0)
     assert "dropped by fix" in shown.stdout.decode()
 

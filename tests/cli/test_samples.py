@@ -27,7 +27,7 @@ from patchcore.dialects import DIALECTS
 from patchcore.engine.locate import find_message_lists
 from tests.builders import found, json_value
 from tests.conftest import ROOT, SAMPLES
-from tests.helpers import canonical, run
+from tests.helpers import FINDING_LINE, canonical, run
 from tests.langchain_samples import files as langchain_files
 from tests.provider_rules import validate
 from tests.sample_cases import (
@@ -79,7 +79,10 @@ def toolpatch(*args: str, stdin: bytes | None = None) -> subprocess.CompletedPro
 
 
 def explain(result: subprocess.CompletedProcess[bytes]) -> str:
-    return f"exit {result.returncode}\nstderr:\n{result.stderr.decode()}"
+    return (
+        f"exit {result.returncode}\nstdout:\n{result.stdout.decode(errors='replace')}\n"
+        f"stderr:\n{result.stderr.decode()}"
+    )
 
 
 @pytest.mark.parametrize("relative", FILES)
@@ -163,7 +166,9 @@ def test_check_reports_the_expected_findings(case: Case) -> None:
     result = toolpatch("check", *case.selectors, f"samples/{case.path}")
     defects = [f for f in case.findings if f not in case.targets]
     assert result.returncode == (1 if defects else 0), explain(result)
-    assert result.stdout == b"", "check writes nothing to stdout"
+    said = result.stderr.decode()
+    assert not [line for line in said.splitlines() if FINDING_LINE.match(line)], explain(result)
+    assert "Found " not in said and "No findings" not in said, "the report is on stdout"
     report = patchcore.check_document(
         (SAMPLES / case.path).read_bytes(),
         filename=case.path,
@@ -177,7 +182,7 @@ def test_check_reports_the_expected_findings(case: Case) -> None:
     assert [fixability(f) for f in report.findings] == case.fixes
     recovered = [f for f in report.findings if f.fix and f.fix.origin is patchcore.Origin.RECOVERED]
     assert found(recovered) == [tuple(f) for f in case.recovered]
-    stderr = result.stderr.decode()
+    stderr = result.stdout.decode() + result.stderr.decode()  # the findings, the warnings
     assert ("(fix: recovered)" in stderr) == bool(case.recovered), explain(result)
     for (code, call_id), fix in zip(case.findings, case.fixes, strict=True):
         assert code in stderr
@@ -378,7 +383,7 @@ def test_whole_samples_directory_in_one_run(tmp_path: Path) -> None:
     assert recheck.returncode == (1 if unfixable else 0), explain(recheck)
     remaining = [code for case in CASES for code, _ in default_unfixed(case)]
     targets = sum(len(case.targets) for case in CASES)
-    reported = recheck.stderr.decode()
+    reported = recheck.stdout.decode()
     tp0 = sum(c.startswith("TP0") for c in remaining) + targets
     assert reported.count(": TP0") - reported.count(": TP004 ") == tp0, explain(recheck)
     # An orphan result (TP101, opt-in) whose call no message holds is reported by default as

@@ -25,9 +25,9 @@ def test_check_warns_about_a_line_it_keeps_unread(tmp_path: Path) -> None:
     target.write_bytes(data + b'{"type": "x-telemetry", "sessionId": "s"}\n')
     result = run(["check", "--color", "never", str(target)], expect=1)
     assert f"{target}:10: /: warning: an event of unknown type 'x-telemetry'; kept as it is" in (
-        result.stderr
+        result.said
     )
-    assert f"{target}:3:" in result.stderr and "TP001 [*]" in result.stderr
+    assert f"{target}:3:" in result.said and "TP001 [*]" in result.said
     run(["fix", str(target)], expect=0)
     assert target.read_bytes().endswith(b'{"type": "x-telemetry", "sessionId": "s"}\n')
 

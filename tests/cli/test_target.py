@@ -25,7 +25,7 @@ def test_the_configured_target_applies_its_rules(tmp_path: Path) -> None:
     run(["check", str(history)], cwd=tmp_path, expect=0)
     toolpatch_toml(tmp_path, 'target = "mistral"\n')
     checked = run(["check", str(history)], cwd=tmp_path, expect=1)
-    assert "TP302" in checked.stderr
+    assert "TP302" in checked.said
 
 
 def test_the_command_line_target_wins(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def test_message_colour(
 ) -> None:
     write(tmp_path / "h.json", DANGLING)
     result = run(["check", *args, "h.json"], cwd=tmp_path, env=clean_env(**env), expect=1)
-    assert bool(ANSI.search(result.stderr)) is coloured, result.show()
+    assert bool(ANSI.search(result.said)) is coloured, result.show()
     reference = run(["check", "h.json"], cwd=tmp_path, expect=1)
     assert plain(result.stderr) == reference.stderr
 
@@ -108,10 +108,10 @@ def test_statistics_tables_replace_the_findings_and_the_summary_stays_last(
     write(tmp_path / "b.jsonl", DANGLING_JSONL)
     write(tmp_path / "c.json", CLEAN)
     result = run(["check", "--statistics", "a.json", "b.jsonl", "c.json"], cwd=tmp_path, expect=1)
-    tables, last = tables_then_summary(result.stderr)
+    tables, last = tables_then_summary(result.stdout.decode())
     assert tables, result.show()
     assert not result.finding_lines, "the tables count the findings instead of listing them"
-    assert "is refused by the provider" not in result.stderr
+    assert "is refused by the provider" not in result.said
     assert last.startswith("Found 2 findings in 2 files"), result.show()
     by_file = tables.index(next(line for line in tables if line.startswith("By file")))
     rule_rows = [line for line in tables[:by_file] if "TP001" in line]
@@ -152,8 +152,8 @@ def test_when_tables_are_shown(
     write(tmp_path / "b.jsonl", DANGLING_JSONL)
     write(tmp_path / "c.json", CLEAN)
     result = run(["check", *args, *files], cwd=tmp_path)
-    assert ("By rule" in plain(result.stderr)) is shown, result.show()
-    assert ("By file" in plain(result.stderr)) is shown
+    assert ("By rule" in plain(result.said)) is shown, result.show()
+    assert ("By file" in plain(result.said)) is shown
 
 
 # --------------------------------------------------------------------------------------------
@@ -165,8 +165,8 @@ def test_progress_bar_on_a_terminal_while_an_input_is_slow(tmp_path: Path) -> No
     assert code == 1, stderr
     assert BAR.search(plain(stderr)), "the bar with its counts" + stderr
     assert "1 conversation, 1 finding" in plain(stderr), "a.json was counted before the wait"
-    assert "slow.jsonl:2:" in plain(stderr), "findings printed while the bar shows are kept"
-    assert "Found 2 findings in 2 files" in plain(stderr).splitlines()[-1]
+    assert "slow.jsonl:2:" not in plain(stderr), "the findings go to stdout, beside the bar"
+    assert "Found 2 findings" not in plain(stderr), "and the summary with them"
 
 
 @pytest.mark.slow
@@ -214,4 +214,5 @@ def test_no_progress_bar_for_a_quick_run_on_a_terminal(tmp_path: Path) -> None:
         os.close(primary)
     assert completed.returncode == 1
     text = plain(stderr.decode())
-    assert "TP001" in text and not BAR.search(text)
+    assert not BAR.search(text), text
+    assert "TP001" not in text, "the report goes to stdout, not the terminal's stderr"

@@ -84,8 +84,8 @@ def test_each_finding_is_one_line(folder: Path) -> None:
         "result, and the history goes on after it (fix: synthesized) [/2/tool_calls/0]"
     ), result.show()
     assert c.startswith("c.jsonl:2:1: TP001 [*] ") and c.endswith(" [/1/tool_calls/0]")
-    assert "provider error" not in result.stderr, "no error under a finding"
-    assert result.stderr_lines == [
+    assert "provider error" not in result.said, "no error under a finding"
+    assert result.stdout_lines == [
         a,
         c,
         "TP001 (dangling-tool-call) is refused by the provider:",
@@ -98,7 +98,7 @@ def test_the_provider_error_is_said_once_per_rule_and_dialect(folder: Path) -> N
     names = ["a.json", "b.json", "c.jsonl", "anthropic.json", "clean.json"]
     result = run(["check", *names], cwd=folder, expect=1)
     assert len(result.finding_lines) == 4, result.show()
-    after = result.stderr_lines[len(result.finding_lines) : -1]
+    after = result.stdout_lines[len(result.finding_lines) : -1]
     assert after == [
         "TP001 (dangling-tool-call) is refused by the provider:",
         "  anthropic: messages.N: `tool_use` ids were found without `tool_result` blocks "
@@ -114,9 +114,9 @@ def test_over_the_samples_no_provider_error_is_repeated() -> None:
     result = run(["check", "--force", "samples"], cwd=ROOT, expect=1)
     findings = result.finding_lines
     assert len(findings) > 80, result.show()
-    assert not any(line.startswith("    provider error:") for line in result.stderr_lines)
+    assert not any(line.startswith("    provider error:") for line in result.stdout_lines)
     said: list[tuple[str, str]] = []  # (rule heading, dialect and error)
-    for line in result.stderr_lines[len(findings) :]:
+    for line in result.stdout_lines[len(findings) :]:
         if line.endswith(" is refused by the provider:"):
             rule = line
         elif line.startswith("  "):
@@ -154,7 +154,7 @@ def test_fix_lists_what_is_left_and_its_provider_errors_once(tmp_path: Path) -> 
 
 def test_full_quotes_each_findings_own_provider_error_under_it(folder: Path) -> None:
     result = run(["check", "--output-format", "full", "a.json", "c.jsonl"], cwd=folder, expect=1)
-    assert result.stderr_lines == [
+    assert result.stdout_lines == [
         f"a.json:{DANGLING_CALL_LINE}:3: TP001 [*] tool call 'get_weather' (id call_1) has no "
         "result, and the history goes on after it (fix: synthesized) [openai-chat /2/tool_calls/0]",
         f"    provider error: {OPENAI_ERROR}call_1",
@@ -202,10 +202,10 @@ def test_fix_reports_in_full_when_asked(
 def test_check_takes_concise_and_full_from_the_configuration_and_variable(folder: Path) -> None:
     (folder / "toolpatch.toml").write_text('output-format = "full"\n')
     configured = run(["check", "a.json"], cwd=folder, expect=1)
-    assert configured.stderr_lines[1].startswith("    provider error: "), configured.show()
+    assert configured.stdout_lines[1].startswith("    provider error: "), configured.show()
     env = clean_env(TOOLPATCH_OUTPUT_FORMAT="concise")
     variable = run(["check", "a.json"], cwd=folder, env=env, expect=1)
-    assert variable.stderr_lines[1] == "TP001 (dangling-tool-call) is refused by the provider:"
+    assert variable.stdout_lines[1] == "TP001 (dangling-tool-call) is refused by the provider:"
 
 
 def test_check_fix_reports_in_full(folder: Path) -> None:
@@ -241,15 +241,15 @@ def test_text_only_options_with_a_machine_format_are_usage_errors(
 def test_statistics_counts_instead_of_listing(folder: Path) -> None:
     result = run(["check", "--statistics", "a.json", "b.json", "c.jsonl"], cwd=folder, expect=1)
     assert not result.finding_lines, result.show()
-    assert "By rule" in result.stderr and "By file" in result.stderr
-    rows = [line for line in result.stderr_lines if line.startswith("│")]
+    assert "By rule" in result.said and "By file" in result.said
+    rows = [line for line in result.stdout_lines if line.startswith("│")]
     assert "│ TP001 │ dangling-tool-call │        3 │" in rows, result.show()
-    assert result.stderr_lines[-1].startswith("Found 3 findings in 3 files")
+    assert result.stdout_lines[-1].startswith("Found 3 findings in 3 files")
 
 
 def test_no_tables_without_statistics(folder: Path) -> None:
     result = run(["check", "-v", "--color", "always", "a.json", "b.json"], cwd=folder, expect=1)
-    assert "By rule" not in result.stderr and "By file" not in result.stderr, result.show()
+    assert "By rule" not in result.said and "By file" not in result.said, result.show()
 
 
 def test_quiet_keeps_findings_warnings_and_errors_only(tmp_path: Path) -> None:
@@ -260,7 +260,8 @@ def test_quiet_keeps_findings_warnings_and_errors_only(tmp_path: Path) -> None:
     assert any(" note: " in line for line in loud.stderr_lines), loud.show()
     quiet = run(["check", "-q", "a.json", "train.jsonl", "broken.json"], cwd=tmp_path, expect=2)
     errors = [line for line in quiet.stderr_lines if line.startswith("broken.json:")]
-    assert quiet.stderr_lines == [*quiet.finding_lines, *errors], quiet.show()
+    assert quiet.stdout_lines == quiet.finding_lines, "the findings, and no summary"
+    assert quiet.stderr_lines == errors, quiet.show()
     assert len(quiet.finding_lines) == 6 and len(errors) == 1, quiet.show()
 
 
@@ -311,7 +312,7 @@ def test_an_absolute_path_under_the_current_folder_is_shown_relative(folder: Pat
         result.show()
     )
     assert any(line.startswith(f"{Path('sub', 'broken.json')}:1:") for line in result.stderr_lines)
-    assert str(folder) not in result.stderr, result.show()
+    assert str(folder) not in result.said, result.show()
     report = run(["check", "--output-format", "json", absolute], cwd=folder, expect=1)
     (record,) = json.loads(report.stdout)
     assert record["file"] == absolute, "the machine reports name files as given"

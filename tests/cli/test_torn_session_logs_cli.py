@@ -32,6 +32,6 @@ def test_fix_writes_a_split_line_back_whole(tmp_path: Path) -> None:
     whole = compact_jsonl(RECORDS)
     log.write_bytes(whole.replace(b"\\n", b"\n"))
     checked = run(["check", str(log)], expect=1)
-    assert ":2:1: TP201 [*] lines 2-3 hold one entry" in checked.stderr, checked.show()
+    assert ":2:1: TP201 [*] lines 2-3 hold one entry" in checked.said, checked.show()
     run(["fix", str(log)], expect=0)
     assert log.read_bytes().startswith(whole)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.builders import SEVEN_OF_TWENTY, fine_tuning_example, fine_tuning_file
 from tests.helpers import run
-from toolpatch.cli import command_run, output_sinks
+from toolpatch.cli import output_sinks, run_report
 
 #: The judgement of a file of twenty examples, seven of which end on their call.
 NOTE = (
@@ -38,13 +38,13 @@ def order(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What a run did, in order: ``said`` when the judgement was said, ``written`` when a
     repair was put in place of a file or sent to stdout (each still done, as ever)."""
     done: list[str] = []
-    say = command_run.render_training_note
+    say = run_report.render_training_note
 
     def said(*args: Any, **kwargs: Any) -> None:
         done.append("said")
         say(*args, **kwargs)
 
-    monkeypatch.setattr(command_run, "render_training_note", said)
+    monkeypatch.setattr(run_report, "render_training_note", said)
     for sink in (output_sinks.ReplacedFile, output_sinks.Spool):
         finish = sink.finish
 
@@ -107,13 +107,13 @@ def test_check_reports_the_targets_as_such(tmp_path: Path) -> None:
     assert all(
         line.endswith(f"{TARGET} [/messages/1/tool_calls/0]") for line in result.finding_lines
     )
-    assert result.stderr_lines[-1] == (
+    assert result.stdout_lines[-1] == (
         "No findings in 1 file, 7 training targets left as they are (`--fix-training-targets`)."
     )
     inside = fine_tuning_file([False, True], unanswered_inside=True)
     mixed = run(["check", "--color", "never", str(training_file(tmp_path, inside))], expect=1)
-    assert ": TP001 [*] " in mixed.stderr and mixed.stderr.count(TARGET) == 1
-    assert "Found 2 findings in 1 file (2 fixable with `toolpatch fix`)" in mixed.stderr
+    assert ": TP001 [*] " in mixed.said and mixed.said.count(TARGET) == 1
+    assert "Found 2 findings in 1 file (2 fixable with `toolpatch fix`)" in mixed.said
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_asking_answers_them(tmp_path: Path, args: list[str]) -> None:
         ],
         expect=0,
     )
-    assert "No findings in 1 file." in back.stderr
+    assert "No findings in 1 file." in back.said
 
 
 def test_ignoring_tp002_still_works(tmp_path: Path) -> None:

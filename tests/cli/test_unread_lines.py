@@ -43,7 +43,7 @@ def test_another_agent_s_log_is_refused_not_reported_clean(tmp_path: Path) -> No
     run(["fix", str(target)], expect=2)
     assert target.read_bytes() == OTHER_AGENT.read_bytes()
     walked = run(["check", "--color", "never", str(tmp_path)], expect=0)
-    assert "1 file skipped (no message history)" in walked.stderr
+    assert "1 file skipped (no message history)" in walked.said
 
 
 def test_a_few_stray_lines_in_a_corpus_are_one_warning(tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_a_few_stray_lines_in_a_corpus_are_one_warning(tmp_path: Path) -> None:
         "passed over, kept as they are"
     )
     assert warning in checked.stderr
-    assert "Found 3 findings in 1 file" in checked.stderr
+    assert "Found 3 findings in 1 file" in checked.said
     run(["fix", str(target)], expect=0)
     fixed = target.read_bytes().split(b"\n")
     assert fixed[1] == stray and fixed[3] == stray

@@ -68,7 +68,7 @@ def test_check_fix_resume_and_roll_back(tmp_path: Path) -> None:
     assert session_rows(database) == before  # neither a check nor a diff writes
 
     fixed = run(["fix", URL], cwd=tmp_path, expect=0)
-    assert f"Fixed {URL}#conv-stuck: TP002 x1" in fixed.stderr
+    assert f"Fixed {URL}#conv-stuck: TP002 x1" in fixed.said
     run(["check", URL], cwd=tmp_path, expect=0)
     rows = session_rows(database)
     assert rows[: len(before)] == before  # no row changed
@@ -155,9 +155,9 @@ def test_sessions_and_store_errors(tmp_path: Path) -> None:
     stuck_session(database, "conv-stuck")
     clean_session(database, "conv-happy")
     only = run(["check", URL, "--thread", "conv-happy"], cwd=tmp_path, expect=0)
-    assert "conv-stuck" not in only.stderr
+    assert "conv-stuck" not in only.said
     missing = run(["check", URL, "--thread", "nope"], cwd=tmp_path, expect=2)
-    assert "no session 'nope' in the store" in missing.stderr
+    assert "no session 'nope' in the store" in missing.said
     (tmp_path / "other.db").write_bytes(b"")
     for url, error in [
         ("agents+sqlite:///missing.db", "no SQLite database at missing.db"),
@@ -165,7 +165,7 @@ def test_sessions_and_store_errors(tmp_path: Path) -> None:
         ("agents+sqlite://", "not an Agents SDK store URL"),
     ]:
         result = run(["check", url], cwd=tmp_path, expect=2)
-        assert f"{url}: error: {error}" in result.stderr, result.show()
+        assert f"{url}: error: {error}" in result.said, result.show()
     assert not (tmp_path / "missing.db").exists()
     assert (tmp_path / "other.db").read_bytes() == b""
 
@@ -184,7 +184,7 @@ def test_a_session_over_the_record_limit_is_its_own_error(tmp_path: Path) -> Non
     stuck_session(database, "conv-stuck")
     for command in (["check"], ["fix", "--diff"]):
         result = run([*command, "--max-record-mib", "1", URL], cwd=tmp_path, expect=2)
-        assert f"{URL}#conv-big: error: its items take " in result.stderr, result.show()
-        assert "more than the record-size limit of 1 MiB" in result.stderr
-        assert f"{URL}#conv-stuck: TP00" in result.stderr, result.show()
+        assert f"{URL}#conv-big: error: its items take " in result.said, result.show()
+        assert "more than the record-size limit of 1 MiB" in result.said
+        assert f"{URL}#conv-stuck: TP00" in result.said, result.show()
     run(["check", "--max-record-mib", "4", URL, "--thread", "conv-big"], cwd=tmp_path, expect=0)

@@ -86,8 +86,8 @@ def test_a_session_it_writes_is_read_whole(home: ClaudeCodeHome) -> None:
     kinds = {line["type"] for line in _lines(log)}
     assert {"attachment", "api-request", "api-request-shape", "last-prompt", "cost-state"} <= kinds
     checked = run(["check", "--force", str(log)], expect=0)
-    assert "warning" not in checked.stderr
-    assert "No findings in 1 file." in checked.stderr
+    assert "warning" not in checked.said
+    assert "No findings in 1 file." in checked.said
 
 
 def test_killed_while_a_tool_runs(home: ClaudeCodeHome) -> None:

@@ -51,8 +51,8 @@ def test_codex_resumes_the_repaired_rollout(
 
     code = "TP002" if where == "mid-tool" else "TP001"
     check = run(["check", str(rollout)], expect=1)
-    assert f": {code} " in check.stderr
-    assert f"(id {CALL_ID})" in check.stderr
+    assert f": {code} " in check.said
+    assert f"(id {CALL_ID})" in check.said
     # The rollout was written moments ago: --force takes the session for ended.
     run(["fix", "--force", str(rollout)], expect=0)
     repaired = rollout.read_text()

@@ -186,8 +186,8 @@ def test_copilot_resumes_the_repaired_log(
     log = session(copilot, where)
     code = "TP002" if where == "mid-tool" else "TP001"
     check = run(["check", str(log)], expect=1)
-    assert f": {code} " in check.stderr
-    assert f"tool call 'bash' (id {CALL_ID})" in check.stderr
+    assert f": {code} " in check.said
+    assert f"tool call 'bash' (id {CALL_ID})" in check.said
     # The log was written moments ago: --force takes the session for ended.
     run(["fix", "--force", str(log)], expect=0)
     repaired = log.read_text()

@@ -153,7 +153,7 @@ def test_gemini_cli_resumes_the_repaired_recording(upstream: Upstream, tmp_path:
     recording.write_bytes(broken)  # the refused resume may have written to it
 
     check = run(["check", str(recording)], expect=1)
-    assert f"TP002 tool call 'list_directory' (id {call})" in check.stderr
+    assert f"TP002 tool call 'list_directory' (id {call})" in check.said
     # The recording was written moments ago: --force takes the session for ended.
     run(["fix", "--force", str(recording)], expect=0)
     run(["check", str(recording)], expect=0)
@@ -220,8 +220,8 @@ def test_gemini_cli_resumes_the_repair_of_its_own_rewrite(
     ]
 
     check = run(["check", str(recording)], expect=1)
-    assert f"TP002 tool call 'list_directory' (id {call})" in check.stderr
-    assert "/content/0]" in check.stderr
+    assert f"TP002 tool call 'list_directory' (id {call})" in check.said
+    assert "/content/0]" in check.said
     run(["fix", "--force", str(recording)], expect=0)
     run(["check", str(recording)], expect=0)
     response = _checkpoint(recording)[-1]

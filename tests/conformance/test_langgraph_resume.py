@@ -160,8 +160,8 @@ def test_an_earlier_tool_round_says_where_the_step_leads(
         earlier_round(kind, checkpointer, "trip")
         failed_trip(kind, checkpointer, "trip", calls)
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert "invoke(None) runs again" in checked.stderr
-    assert "does not say where" not in checked.stderr
+    assert "invoke(None) runs again" in checked.said
+    assert "does not say where" not in checked.said
     run(["fix", url], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         trip = Trip(kind, checkpointer, [REPLY])
@@ -186,7 +186,7 @@ def test_without_an_earlier_round_check_says_the_repair_waits(
         failed_trip(kind, checkpointer, "trip", [CARD_CALL])
     checked = run(["check", url], cwd=tmp_path, expect=1)
     unled = "the store does not say where tools leads: no earlier step of the thread ran tools"
-    assert unled in checked.stderr, checked.show()
+    assert unled in checked.said, checked.show()
     run(["fix", url], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         trip = Trip(kind, checkpointer, [REPLY])
@@ -230,7 +230,7 @@ def test_an_earlier_round_that_ended_the_run_leaves_the_way_on_open(
             graph.invoke({"messages": [HumanMessage("Pay")]}, config("trip"))
     checked = run(["check", url], cwd=tmp_path, expect=1)
     led = "the store does not say where tools leads: its earlier steps led to model or the end"
-    assert led in checked.stderr, checked.show()
+    assert led in checked.said, checked.show()
     run(["fix", url], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         seen: list[list[Any]] = []
@@ -254,11 +254,11 @@ def test_the_unfixed_thread_retries_only_the_failed_call(
     checked = run(["check", url], cwd=tmp_path, expect=1)
     stored = STORED_ERRORS["call_card"]
     again = f"invoke(None) runs again: charge_card (call_card), which raised {stored}"
-    assert f"{url}#trip: /: warning: {again}" in checked.stderr, checked.show()
+    assert f"{url}#trip: /: warning: {again}" in checked.said, checked.show()
     machine = run(["check", "--output-format", "json", url], cwd=tmp_path, expect=1)
     warnings = [r for r in json.loads(machine.stdout) if r["kind"] == "warning"]
     assert [w["file"] for w in warnings] == [f"{url}#trip"]
-    assert f"warning: {warnings[0]['message']}\n" in checked.stderr  # the same words
+    assert f"warning: {warnings[0]['message']}\n" in checked.said  # the same words
     assert again in warnings[0]["message"]
     with saver() as checkpointer:
         trip = Trip(kind, checkpointer, [REPLY])
@@ -354,7 +354,7 @@ def test_the_stored_error_is_reported_as_recovered(
     with saver() as checkpointer:
         failed_trip(TRIP_KINDS[0], checkpointer, "trip", STEPS["parallel"])
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    (line,) = [line for line in checked.stderr_lines if "TP002 [*]" in line]
+    (line,) = [line for line in checked.stdout_lines if "TP002 [*]" in line]
     assert "(id call_card)" in line and line.endswith(" (fix: recovered) [/1/tool_calls/1]")
     records = json.loads(run(["check", "--output-format", "json", url], cwd=tmp_path).stdout)
     (card,) = [r for r in records if r["kind"] == "finding" and r["call_id"] == "call_card"]

@@ -54,8 +54,8 @@ def test_check_fix_resume_and_roll_back(store: tuple[str, Saver], tmp_path: Path
         clean_before = checkpoint_ids(checkpointer, "happy")
 
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert f"{url}#stuck: TP001 [*] tool call 'book' (id call_oslo) has no result" in checked.stderr
-    assert "happy" not in checked.stderr
+    assert f"{url}#stuck: TP001 [*] tool call 'book' (id call_oslo) has no result" in checked.said
+    assert "happy" not in checked.said
 
     diff = run(["fix", "--diff", url, "--thread", "stuck"], cwd=tmp_path, expect=1)
     added = [line for line in diff.stdout.decode().splitlines() if line.startswith("+")]
@@ -71,7 +71,7 @@ def test_check_fix_resume_and_roll_back(store: tuple[str, Saver], tmp_path: Path
         assert checkpoint_ids(checkpointer, "stuck") == before
 
     fixed = run(["fix", url], cwd=tmp_path, expect=0)
-    assert f"Fixed {url}#stuck: TP001 x1" in fixed.stderr
+    assert f"Fixed {url}#stuck: TP001 x1" in fixed.said
     run(["check", url], cwd=tmp_path, expect=0)
 
     with saver() as checkpointer:
@@ -187,7 +187,7 @@ def test_the_cli_reports_a_thread_that_moved(store: tuple[str, Saver], tmp_path:
         expect=2,
     )
     assert f"{url}#stuck: error: its latest checkpoint changed while toolpatch worked" in (
-        result.stderr
+        result.said
     )
     with saver() as checkpointer:
         ids = checkpoint_ids(checkpointer, "stuck")
@@ -214,9 +214,9 @@ def test_thread_selection_and_store_errors(store: tuple[str, Saver], tmp_path: P
         stuck_thread(checkpointer, "stuck")
         clean_thread(checkpointer, "happy")
     only = run(["check", "-v", url, "--thread", "happy"], cwd=tmp_path, expect=0)
-    assert "stuck" not in only.stderr
+    assert "stuck" not in only.said
     missing = run(["check", url, "--thread", "nope"], cwd=tmp_path, expect=2)
-    assert "no checkpoint of thread 'nope' in the store" in missing.stderr
+    assert "no checkpoint of thread 'nope' in the store" in missing.said
 
 
 def test_urls_that_name_no_store(tmp_path: Path) -> None:
@@ -229,11 +229,11 @@ def test_urls_that_name_no_store(tmp_path: Path) -> None:
         ("langgraph+postgresql://nobody@127.0.0.1:1/none", "connection"),
     ]:
         result = run(["check", url], cwd=tmp_path, expect=2)
-        assert f"{url}: error: " in result.stderr, result.show()
-        assert error in result.stderr, result.show()
+        assert f"{url}: error: " in result.said, result.show()
+        assert error in result.said, result.show()
     # naming the absolute path with four slashes
     absolute = f"langgraph+sqlite:///{tmp_path / 'other.sqlite'}"
-    assert "not a LangGraph checkpointer" in run(["check", absolute], expect=2).stderr
+    assert "not a LangGraph checkpointer" in run(["check", absolute], expect=2).said
     assert not (tmp_path / "missing.sqlite").exists()
 
 
@@ -257,9 +257,7 @@ def test_a_thread_kept_in_a_delta_channel_is_an_error(tmp_path: Path) -> None:
     before = checkpoint_ids(saver, "d")
     for command in (["check"], ["fix"]):
         result = run([*command, "langgraph+sqlite:///threads.sqlite"], cwd=tmp_path, expect=2)
-        assert "sqlite#d: error: its state is kept in a delta channel" in result.stderr, (
-            result.show()
-        )
+        assert "sqlite#d: error: its state is kept in a delta channel" in result.said, result.show()
     assert checkpoint_ids(saver, "d") == before
     conn.close()
 
@@ -290,7 +288,7 @@ def test_a_subgraph_namespace_is_a_thread_of_its_own(
         nested = {"configurable": {"thread_id": "p", "checkpoint_ns": namespace}}
         before = checkpointer.get_tuple(nested).checkpoint["id"]
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert f"{url}#p/{namespace}: TP002" in checked.stderr, checked.show()
+    assert f"{url}#p/{namespace}: TP002" in checked.said, checked.show()
     run(["fix", url, "--thread", "p"], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         latest = checkpointer.get_tuple(nested)
@@ -317,7 +315,7 @@ def test_a_thread_over_the_record_limit_is_its_own_error(
         stuck_thread(checkpointer, "stuck")
     for command in (["check"], ["fix", "--diff"]):
         result = run([*command, "--max-record-mib", "1", url], cwd=tmp_path, expect=2)
-        assert f"{url}#big: error: its latest checkpoint and its writes take " in result.stderr
-        assert "more than the record-size limit of 1 MiB" in result.stderr, result.show()
-        assert f"{url}#stuck: TP001" in result.stderr, result.show()
+        assert f"{url}#big: error: its latest checkpoint and its writes take " in result.said
+        assert "more than the record-size limit of 1 MiB" in result.said, result.show()
+        assert f"{url}#stuck: TP001" in result.said, result.show()
     run(["check", "--max-record-mib", "16", url, "--thread", "big"], cwd=tmp_path, expect=0)

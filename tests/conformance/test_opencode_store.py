@@ -43,9 +43,9 @@ def test_opencode_reads_back_the_repair_of_its_database(name: str, tmp_path: Pat
     url = f"opencode+sqlite:///{database}"
     session = json.loads((SAMPLES / "opencode" / name).read_text())["info"]["id"]
     # opencode stored it just now: by its clock the session may still be running
-    assert "may still be running" in run(["check", url], expect=0).stderr
+    assert "may still be running" in run(["check", url], expect=0).said
     run(["fix", "--force", url], expect=0)
-    assert "No findings" in run(["check", "--force", url], expect=0).stderr
+    assert "No findings" in run(["check", "--force", url], expect=0).said
 
     exported = opencode(home, "export", session)
     assert exported.returncode == 0, exported.stderr

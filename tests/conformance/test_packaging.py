@@ -128,7 +128,7 @@ def test_a_plain_install_runs_the_command(plain: Path, tmp_path: Path, where: st
     for command in ([str(plain / "toolpatch")], [str(plain / "python"), "-m", "toolpatch"]):
         result = _run([*command, "check", str(sample)], cwd=cwd)
         assert result.returncode == 1, result.stderr
-        assert "TP001" in result.stderr
+        assert "TP001" in result.stdout, "the report, on stdout"
     version = subprocess.run(
         [str(plain / "python"), "-m", "toolpatch", "--version"],
         capture_output=True,

@@ -107,3 +107,22 @@ def test_the_source_folders_are_imported_by_their_installed_names() -> None:
     ):
         stray = {n for n in imports(path) if n.split(".")[0] in folders}
         assert not stray, f"{path.relative_to(ROOT)} imports {stray} by the source folder's name"
+
+
+def test_the_integrations_never_import_the_command_line() -> None:
+    """One direction between the two packages (docs/architecture.md): the command line may use
+    the integrations (`--dask`, the stores, compression and URL redaction shared with them),
+    never the other way, lazy imports included, so that there is no cycle between them."""
+    wrong = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / "integrations").rglob("*.py"))
+        for name in imports(path)
+        if name == "toolpatch.cli" or name.startswith("toolpatch.cli.")
+    }
+    relative = {
+        f"{path.relative_to(ROOT)}: ..cli"
+        for path in sorted((ROOT / "integrations").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.level > 1 and (node.module or "") == "cli"
+    }
+    assert not wrong | relative, sorted(wrong | relative)

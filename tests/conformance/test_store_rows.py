@@ -110,15 +110,15 @@ def test_a_malformed_checkpoint_is_that_threads_error(
     (tmp_path / "next.json").write_text('[{"role": "user", "content": "hi"}]')
     for command in (["check"], ["fix", "--diff"], ["fix"]):
         ran = run([*command, url, "next.json"], cwd=tmp_path, expect=2)
-        assert "internal error" not in ran.stderr, ran.show()
+        assert "internal error" not in ran.said, ran.show()
         for name, why in broken.items():
             error = f"{url}#{name}: error: its latest checkpoint cannot be read: {why}"
-            assert error in ran.stderr, ran.show()
+            assert error in ran.said, ran.show()
         for name in ("a-first", "z-last"):  # the threads around them: checked, shown, fixed
             told = (f"{url}#{name}: TP001", f"fix {url}#{name}:", f"Fixed {url}#{name}:")
-            assert any(line in ran.stderr for line in told), ran.show()
-        assert f"{len(broken)} inputs could not be processed" in ran.stderr, ran.show()
-        assert "1 input clean" in ran.stderr or "1 input left unchanged" in ran.stderr
+            assert any(line in ran.said for line in told), ran.show()
+        assert f"{len(broken)} inputs could not be processed" in ran.said, ran.show()
+        assert "1 input clean" in ran.said or "1 input left unchanged" in ran.said
     checked = run(["check", url, "--thread", "a-first", "--thread", "z-last"], cwd=tmp_path)
     assert checked.code == 0, checked.show()
 
@@ -141,12 +141,12 @@ def test_an_item_nested_too_deep_is_that_sessions_error(tmp_path: Path) -> None:
     (tmp_path / "next.json").write_text('[{"role": "user", "content": "hi"}]')
     for command in (["check"], ["fix", "--diff"], ["fix"]):
         ran = run([*command, url, "next.json"], cwd=tmp_path, expect=2)
-        assert "internal error" not in ran.stderr, ran.show()
-        assert f"{url}#deep: error: its item in row " in ran.stderr, ran.show()
-        assert "is nested too deep to be read" in ran.stderr, ran.show()
-        assert f"{url}#not-an-item: error: " in ran.stderr, ran.show()
-        assert "2 inputs could not be processed" in ran.stderr, ran.show()
-        assert "1 input clean" in ran.stderr or "1 input left unchanged" in ran.stderr
+        assert "internal error" not in ran.said, ran.show()
+        assert f"{url}#deep: error: its item in row " in ran.said, ran.show()
+        assert "is nested too deep to be read" in ran.said, ran.show()
+        assert f"{url}#not-an-item: error: " in ran.said, ran.show()
+        assert "2 inputs could not be processed" in ran.said, ran.show()
+        assert "1 input clean" in ran.said or "1 input left unchanged" in ran.said
     checked = run(["check", url, "--thread", "a-first", "--thread", "z-last"], cwd=tmp_path)
     assert checked.code == 0, checked.show()
     assert json.loads((tmp_path / "next.json").read_text())  # the next input, as it was
@@ -186,9 +186,9 @@ def test_a_checkpoint_the_repair_cannot_be_built_on_is_that_threads_error(
             lambda c: {**c, "channel_versions": {**c["channel_versions"], "__start__": 3}},
         )
     ran = run(["fix", url], cwd=tmp_path, expect=2)
-    assert "internal error" not in ran.stderr, ran.show()
+    assert "internal error" not in ran.said, ran.show()
     for name in ("step-text", "versions-mixed"):
         error = f"{url}#{name}: error: the repair cannot be built on its latest checkpoint: "
-        assert error in ran.stderr, ran.show()
+        assert error in ran.said, ran.show()
     for name in ("a-first", "z-last"):
-        assert f"Fixed {url}#{name}: TP001" in ran.stderr, ran.show()
+        assert f"Fixed {url}#{name}: TP001" in ran.said, ran.show()

@@ -98,8 +98,8 @@ def test_a_planted_constructor_never_runs(
         before = checkpoint_ids(strict(checkpointer), "bad")
     for command in (["check"], ["fix", "--diff"], ["fix", "--check"], ["fix"]):
         result = run([*command, url], cwd=tmp_path, expect=2)
-        assert "bad: error: " in result.stderr, result.show()
-        assert "os.system" in result.stderr, result.show()
+        assert "bad: error: " in result.said, result.show()
+        assert "os.system" in result.said, result.show()
         assert not marker.exists(), result.show()
     shown = run(["show", url], cwd=tmp_path)
     assert not marker.exists(), shown.show()
@@ -193,8 +193,8 @@ def test_a_thread_waiting_for_a_human_is_not_stuck(
         waiting_thread(checkpointer, "approval")
         before = checkpoint_ids(checkpointer, "approval")
     checked = run(["check", url], cwd=tmp_path, expect=0)
-    assert "approval" in checked.stderr and "waiting" in checked.stderr, checked.show()
-    assert "TP002" not in checked.stderr
+    assert "approval" in checked.said and "waiting" in checked.said, checked.show()
+    assert "TP002" not in checked.said
     run(["fix", url], cwd=tmp_path, expect=0)
     run(["fix", "--force", url], cwd=tmp_path, expect=0)  # --force alone names no thread
     with saver() as checkpointer:
@@ -218,8 +218,8 @@ def test_a_run_killed_before_its_first_step_is_named_as_such(
     with saver() as checkpointer:
         not_started_thread(checkpointer, "early", seen)
     checked = run(["check", "-v", url], cwd=tmp_path, expect=0)
-    assert f"{url}#early: skipped: its run stopped before its first step" in checked.stderr
-    assert checked.stderr_lines[-1] == "1 thread skipped (run not started).", checked.show()
+    assert f"{url}#early: skipped: its run stopped before its first step" in checked.said
+    assert checked.stdout_lines[-1] == "1 thread skipped (run not started).", checked.show()
     seen.clear()  # the killed run's model call (saved later than it ran), lost with the run
     with saver() as checkpointer:
         agent(checkpointer, [AIMessage("Booked.")], seen).invoke(None, config("early"))
@@ -233,7 +233,7 @@ def test_force_with_thread_answers_an_abandoned_approval(
     with saver() as checkpointer:
         waiting_thread(checkpointer, "abandoned")
     fixed = run(["fix", "--force", url, "--thread", "abandoned"], cwd=tmp_path, expect=0)
-    assert f"Fixed {url}#abandoned" in fixed.stderr, fixed.show()
+    assert f"Fixed {url}#abandoned" in fixed.said, fixed.show()
     run(["check", url], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         graph = waiting_thread(checkpointer, "other")
@@ -251,7 +251,7 @@ def test_new_input_after_an_interrupt_is_stuck(store: tuple[str, Saver], tmp_pat
         with pytest.raises(Exception, match="call_pay"):
             graph.invoke({"messages": [HumanMessage("never mind")]}, config("moved-on"))
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert "TP001" in checked.stderr and "waiting" not in checked.stderr, checked.show()
+    assert "TP001" in checked.said and "waiting" not in checked.said, checked.show()
     run(["fix", url], cwd=tmp_path, expect=0)
     run(["check", url], cwd=tmp_path, expect=0)
 
@@ -264,10 +264,10 @@ def test_a_pending_result_answers_its_call(store: tuple[str, Saver], tmp_path: P
     with saver() as checkpointer:
         half_done_thread(checkpointer, "half")
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert "call_oslo" in checked.stderr, checked.show()
-    assert "call_pay" not in checked.stderr, checked.show()
+    assert "call_oslo" in checked.said, checked.show()
+    assert "call_pay" not in checked.said, checked.show()
     fixed = run(["fix", url], cwd=tmp_path, expect=0)
-    assert "TP002 x1" in fixed.stderr, fixed.show()
+    assert "TP002 x1" in fixed.said, fixed.show()
     run(["check", url], cwd=tmp_path, expect=0)
     with saver() as checkpointer:
         messages = checkpointer.get_tuple(config("half")).checkpoint["channel_values"]["messages"]
@@ -307,7 +307,7 @@ def test_no_password_is_shown_for_a_store_that_cannot_be_reached(tmp_path: Path)
             result = run([*command, *report, url], cwd=tmp_path, expect=2)
             assert_no_secret(result, "Hunter2Secret", "KeyPass99")
             if report[-1] in ("concise", "full", "-v"):
-                assert "bob:***@127.0.0.1:1/app?sslpassword=***" in result.stderr, result.show()
+                assert "bob:***@127.0.0.1:1/app?sslpassword=***" in result.said, result.show()
 
 
 def test_a_refused_connection_is_one_line_that_hides_only_the_password(tmp_path: Path) -> None:
@@ -316,7 +316,7 @@ def test_a_refused_connection_is_one_line_that_hides_only_the_password(tmp_path:
     line said "1 file" of a store."""
     url = "langgraph+postgresql://u:p@127.0.0.1:1/app?connect_timeout=3"
     result = run(["check", "--color", "never", url], cwd=tmp_path, expect=2)
-    error, closing = result.stderr_lines
+    (error,), (closing,) = result.stderr_lines, result.stdout_lines
     assert error.startswith("langgraph+postgresql://u:***@127.0.0.1:1/app?connect_timeout=3: ")
     assert "\\n" not in error and "\\t" not in error, error
     assert "port 1 failed: Connection refused Is the server running" in error, error
@@ -375,11 +375,11 @@ def test_a_bad_store_is_that_inputs_error(tmp_path: Path) -> None:
     ]:
         for command in (["check"], ["fix"], ["fix", "--diff"]):
             result = run([*command, url, "clean.json"], cwd=tmp_path, expect=2)
-            assert "internal error" not in result.stderr, result.show()
-            assert f"{url}: error: " in result.stderr, result.show()
-            assert error in result.stderr, result.show()
+            assert "internal error" not in result.said, result.show()
+            assert f"{url}: error: " in result.said, result.show()
+            assert error in result.said, result.show()
             # a store is no file: "1 input" (it said "1 file")
-            assert "1 input could not be processed" in result.stderr, result.show()
+            assert "1 input could not be processed" in result.said, result.show()
 
 
 def test_a_database_named_as_a_file_gets_its_url(tmp_path: Path) -> None:
@@ -391,11 +391,11 @@ def test_a_database_named_as_a_file_gets_its_url(tmp_path: Path) -> None:
         stuck_thread(SqliteSaver(conn), "stuck")
     conn.close()
     result = run(["check", "threads.sqlite"], cwd=tmp_path, expect=2)
-    assert "threads.sqlite: error: a SQLite database, not a history file" in result.stderr
-    assert "langgraph+sqlite:///threads.sqlite" in result.stderr, result.show()
+    assert "threads.sqlite: error: a SQLite database, not a history file" in result.said
+    assert "langgraph+sqlite:///threads.sqlite" in result.said, result.show()
     shown = run(["show", "langgraph+sqlite:///threads.sqlite"], cwd=tmp_path, expect=2)
-    assert "show takes a file" in shown.stderr, shown.show()
-    assert "fix --diff URL --thread ID" in shown.stderr, shown.show()
+    assert "show takes a file" in shown.said, shown.show()
+    assert "fix --diff URL --thread ID" in shown.said, shown.show()
     helped = run(["check", "--help"], cwd=tmp_path, expect=0).stdout.decode()
     assert "langgraph+sqlite:///" in " ".join(helped.split()), helped
 
@@ -414,9 +414,9 @@ def test_reports_speak_of_threads(tmp_path: Path) -> None:
     conn.close()
     url = "langgraph+sqlite:///threads.sqlite"
     checked = run(["check", url], cwd=tmp_path, expect=1)
-    assert f"{url}#stuck: TP001 [*] tool call 'book'" in checked.stderr, checked.show()
-    assert "Found 1 finding in 1 thread" in checked.stderr, checked.show()
-    assert "1 thread clean" in checked.stderr, checked.show()
+    assert f"{url}#stuck: TP001 [*] tool call 'book'" in checked.said, checked.show()
+    assert "Found 1 finding in 1 thread" in checked.said, checked.show()
+    assert "1 thread clean" in checked.said, checked.show()
     sarif = json.loads(run(["check", "--output-format", "sarif", url], cwd=tmp_path).stdout)
     (result,) = sarif["runs"][0]["results"]
     (location,) = result["locations"]
@@ -442,7 +442,7 @@ def test_a_session_row_that_is_not_json_is_reported(tmp_path: Path) -> None:
     before = session_rows(database)
     for command in (["check"], ["fix"]):
         result = run([*command, "agents+sqlite:///conversations.db"], cwd=tmp_path, expect=2)
-        assert "#conv: error: its item in row 3 of agent_messages is not JSON" in result.stderr, (
+        assert "#conv: error: its item in row 3 of agent_messages is not JSON" in result.said, (
             result.show()
         )
     assert session_rows(database) == before

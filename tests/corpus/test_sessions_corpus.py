@@ -266,10 +266,10 @@ def test_real_logs_copied_just_now_are_judged_by_their_own_clock(tmp_path: Path)
     for path in SESSIONS:
         (copies / f"{path.parent.name}-{path.name}").write_bytes(path.read_bytes())
     checked = run(["check", "--color", "never", str(copies)], expect=1)
-    assert "the session may still be running" not in checked.stderr
-    assert "hint:" not in checked.stderr
+    assert "the session may still be running" not in checked.said
+    assert "hint:" not in checked.said
     capture = copies / f"claude-code-{Path(TRUNCATED).name}"
-    assert "TP002 [*] tool call" in run(["check", "--color", "never", str(capture)]).stderr
+    assert "TP002 [*] tool call" in run(["check", "--color", "never", str(capture)]).said
     live = tmp_path / "live.jsonl"
     live.write_bytes(running(read(TRUNCATED), ago=60)[0])
     before = live.read_bytes()
