@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import patchcore
-from cli.event_stores import StoreFiles, read_store
-from cli.output_sinks import WriteFailed
 from tests.helpers import run
 from tests.sample_cases import SAMPLES, Case, folder_cases
+from toolpatch.cli.event_stores import StoreFiles, read_store
+from toolpatch.cli.output_sinks import WriteFailed
 
 CASES = folder_cases()
 
