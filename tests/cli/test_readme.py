@@ -51,6 +51,14 @@ def test_the_30_seconds_session_is_real(tmp_path: Path) -> None:
         code = result.code
 
 
+def test_the_30_seconds_session_starts_on_the_first_screen() -> None:
+    """A newcomer sees what toolpatch says before scrolling: the session's first report is
+    within the README's first 40 lines (a terminal's, or a repository page's first screen)."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    first = lines.index("$ " + session()[0][0])
+    assert first + len(session()[0][1]) < 40, f"the session's first report ends on line {first}"
+
+
 def test_the_readme_stays_a_tour() -> None:
     """The README is the pitch, the session, set-up, commands and recipes; the reference is in
     docs/ (docs/README.md), so it stays readable in one sitting."""
