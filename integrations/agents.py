@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 from patchcore.extras import MissingExtra
@@ -29,7 +29,7 @@ try:
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="agents", part="an agents+ store URL") from None
 
-from .store_files import StoreError, existing_sqlite, over_limit, tables
+from .store_files import SessionDatabase, StoreError, over_limit, tables
 from .stores import STORE_KINDS, StoreThread, in_dialect
 
 #: The URL prefix of a ``SQLiteSession`` database.
@@ -76,28 +76,20 @@ class Session:
         """
         session = SQLiteSession(self.session_id, self.store.path)  # its tables, as the SDK has them
         try:
-            with closing(existing_sqlite(self.store.path, write=True)) as conn:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    now = _rows(conn, self.session_id, max_record=self.store.max_record)
-                    if now != self._read:
-                        msg = (
-                            f"it changed while toolpatch worked ({len(self._read or [])} items "
-                            f"read, {len(now)} now): nothing written, run it again"
-                        )
-                        raise SessionMoved(msg)
-                    session._insert_items(conn, list(items))
-                    conn.commit()
-                except BaseException:
-                    conn.rollback()
-                    raise
-        except sqlite3.Error as exc:
-            raise StoreError(str(exc)) from None
+            with self.store.locked() as conn:
+                now = _rows(conn, self.session_id, max_record=self.store.max_record)
+                if now != self._read:
+                    msg = (
+                        f"it changed while toolpatch worked ({len(self._read or [])} items "
+                        f"read, {len(now)} now): nothing written, run it again"
+                    )
+                    raise SessionMoved(msg)
+                session._insert_items(conn, list(items))
         finally:
             session.close()
 
 
-class SessionStore:
+class SessionStore(SessionDatabase):
     """A ``SQLiteSession`` database opened from a store URL: an existing file with the SDK's
     tables, read with plain queries on a read-only connection unless ``write`` (the SDK's
     ``SQLiteSession`` creates its tables and turns the database to WAL mode as it opens, so it
@@ -107,48 +99,31 @@ class SessionStore:
         StoreError: Not such a URL, no such file, or not the SDK's database.
     """
 
+    IDS = f"SELECT session_id FROM {SESSIONS_TABLE} ORDER BY session_id"
+
     def __init__(
         self, url: str, *, write: bool = False, max_record: int = MAX_RECORD_BYTES
     ) -> None:
-        self.max_record = max_record
-        """The record-size limit: a session whose rows take more is not read (`_rows`)."""
         if not url.startswith(SQLITE + "/") or len(url) == len(SQLITE) + 1:
             msg = (
                 "not an Agents SDK store URL: agents+sqlite:///relative.db or "
                 "agents+sqlite:////absolute.db"
             )
             raise StoreError(msg)
-        self.path = url[len(SQLITE) + 1 :]
-        self._conn = existing_sqlite(self.path, write=write)
-        try:
-            if not {SESSIONS_TABLE, MESSAGES_TABLE} <= tables(self._conn):
-                msg = (
-                    f"not an Agents SDK session database (it has no {SESSIONS_TABLE} and "
-                    f"{MESSAGES_TABLE} tables)"
-                )
-                raise StoreError(msg)
-            self._ids = [
-                str(sid)
-                for (sid,) in self._conn.execute(
-                    f"SELECT session_id FROM {SESSIONS_TABLE} ORDER BY session_id"
-                )
-            ]
-        except sqlite3.Error as exc:
-            self.close()
-            raise StoreError(str(exc)) from None
-        except BaseException:
-            self.close()
-            raise
+        super().__init__(url[len(SQLITE) + 1 :], write=write, max_record=max_record)
 
-    def __enter__(self) -> SessionStore:
-        return self
+    def check(self, conn: sqlite3.Connection) -> None:
+        """Refuse a database without the SDK's tables.
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
+        Raises:
+            StoreError: It is such a database.
+        """
+        if not {SESSIONS_TABLE, MESSAGES_TABLE} <= tables(conn):
+            msg = (
+                f"not an Agents SDK session database (it has no {SESSIONS_TABLE} and "
+                f"{MESSAGES_TABLE} tables)"
+            )
+            raise StoreError(msg)
 
     def sessions(self, session_ids: Sequence[str] = ()) -> list[Session]:
         """Its sessions, by id (only ``session_ids`` when given, in their order).
@@ -156,13 +131,7 @@ class SessionStore:
         Raises:
             StoreError: A session id the database does not hold.
         """
-        if not session_ids:
-            return [Session(self, sid) for sid in self._ids]
-        missing = [sid for sid in session_ids if sid not in self._ids]
-        if missing:
-            msg = f"no session {missing[0]!r} in the store"
-            raise StoreError(msg)
-        return [Session(self, sid) for sid in dict.fromkeys(session_ids)]
+        return [Session(self, sid) for sid in self.session_ids(session_ids)]
 
     def rows(self, session_id: str) -> list[Any]:
         """The items of a session, oldest first, as stored.

@@ -27,7 +27,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,9 +35,9 @@ from patchcore.layouts.sessions.layout import moment
 from patchcore.raw.codec import MAX_RECORD_BYTES
 
 from .store_files import (
+    SessionDatabase,
     StoreError,
     compact,
-    existing_sqlite,
     json_row,
     over_limit,
     sqlite_path,
@@ -80,7 +80,7 @@ class Rows:
     last_update: float | None
 
 
-class GooseDatabase:
+class GooseDatabase(SessionDatabase):
     """Goose's ``sessions.db`` opened from a store URL: an existing file with its ``sessions``
     and ``messages`` tables, read with plain queries on a read-only connection unless
     ``write`` (docs/stores.md#what-reading-does-to-a-database). A database of a goose release
@@ -91,55 +91,30 @@ class GooseDatabase:
         StoreError: Not such a URL, no such file, or not Goose's database.
     """
 
+    IDS = "SELECT id FROM sessions ORDER BY created_at, id"
+
     def __init__(
         self, url: str, *, write: bool = False, max_record: int = MAX_RECORD_BYTES
     ) -> None:
-        self.path = sqlite_path(url, SQLITE, "a Goose store")
-        self.max_record = max_record
-        self._conn = existing_sqlite(self.path, write=write)
-        try:
-            if not tables(self._conn) >= TABLES:
-                msg = "not Goose's session database (it has no sessions and messages tables)"
-                raise StoreError(msg)
-            columns = {row[1] for row in self._conn.execute("PRAGMA table_info(messages)")}
-            if not columns >= set(COLUMNS):
-                msg = (
-                    "a Goose session database older than its schema version 7 (its messages "
-                    "have no message_id): open it with goose once, which migrates it"
-                )
-                raise StoreError(msg)
-            self._ids = [
-                str(sid)
-                for (sid,) in self._conn.execute("SELECT id FROM sessions ORDER BY created_at, id")
-            ]
-        except sqlite3.Error as exc:
-            self.close()
-            raise StoreError(str(exc)) from None
-        except BaseException:
-            self.close()
-            raise
+        path = sqlite_path(url, SQLITE, "a Goose store")
+        super().__init__(path, write=write, max_record=max_record)
 
-    def __enter__(self) -> GooseDatabase:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
-
-    def session_ids(self, only: Sequence[str] = ()) -> list[str]:
-        """Its sessions' ids (only ``only`` when given, in their order).
+    def check(self, conn: sqlite3.Connection) -> None:
+        """Refuse a database without goose's tables, or from before its schema version 7.
 
         Raises:
-            StoreError: A session id the database does not hold.
+            StoreError: It is such a database.
         """
-        missing = [sid for sid in only if sid not in self._ids]
-        if missing:
-            msg = f"no session {missing[0]!r} in the store"
+        if not tables(conn) >= TABLES:
+            msg = "not Goose's session database (it has no sessions and messages tables)"
             raise StoreError(msg)
-        return list(dict.fromkeys(only)) if only else list(self._ids)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+        if not columns >= set(COLUMNS):
+            msg = (
+                "a Goose session database older than its schema version 7 (its messages "
+                "have no message_id): open it with goose once, which migrates it"
+            )
+            raise StoreError(msg)
 
     def rows(self, session_id: str) -> Rows:
         """The session's rows as stored (`read_rows`)."""
@@ -154,20 +129,11 @@ class GooseDatabase:
             SessionMoved: Its rows are no longer those ``read``; nothing was written.
             StoreError: The database refused the write; nothing was written.
         """
-        try:
-            with closing(existing_sqlite(self.path, write=True)) as conn:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    if read_rows(conn, session_id, max_record=self.max_record).rows != read.rows:
-                        msg = "it changed while toolpatch worked: nothing written, run it again"
-                        raise SessionMoved(msg)
-                    _write(conn, session_id, read.rows, repaired)
-                    conn.commit()
-                except BaseException:
-                    conn.rollback()
-                    raise
-        except sqlite3.Error as exc:
-            raise StoreError(str(exc)) from None
+        with self.locked() as conn:
+            if read_rows(conn, session_id, max_record=self.max_record).rows != read.rows:
+                msg = "it changed while toolpatch worked: nothing written, run it again"
+                raise SessionMoved(msg)
+            _write(conn, session_id, read.rows, repaired)
 
 
 def read_rows(conn: sqlite3.Connection, session_id: str, *, max_record: int) -> Rows:

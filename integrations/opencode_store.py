@@ -24,17 +24,16 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from patchcore.raw.codec import MAX_RECORD_BYTES
 
 from .store_files import (
+    SessionDatabase,
     StoreError,
-    chosen_ids,
     compact,
-    existing_sqlite,
     json_row,
     over_limit,
     sqlite_path,
@@ -67,7 +66,7 @@ class Rows:
     last_update: float | None
 
 
-class OpencodeDatabase:
+class OpencodeDatabase(SessionDatabase):
     """opencode's database opened from a store URL: an existing file with its ``session``,
     ``message`` and ``part`` tables, read with plain queries on a read-only connection unless
     ``write`` (docs/stores.md#what-reading-does-to-a-database); opencode's own migrations and
@@ -77,44 +76,23 @@ class OpencodeDatabase:
         StoreError: Not such a URL, no such file, or not opencode's database.
     """
 
+    IDS = "SELECT id FROM session ORDER BY time_created, id"
+
     def __init__(
         self, url: str, *, write: bool = False, max_record: int = MAX_RECORD_BYTES
     ) -> None:
-        self.path = sqlite_path(url, SQLITE, "an opencode store")
-        self.max_record = max_record
-        self._conn = existing_sqlite(self.path, write=write)
-        try:
-            if not tables(self._conn) >= TABLES:
-                msg = "not opencode's database (it has no session, message and part tables)"
-                raise StoreError(msg)
-            self._ids = [
-                str(sid)
-                for (sid,) in self._conn.execute("SELECT id FROM session ORDER BY time_created, id")
-            ]
-        except sqlite3.Error as exc:
-            self.close()
-            raise StoreError(str(exc)) from None
-        except BaseException:
-            self.close()
-            raise
+        path = sqlite_path(url, SQLITE, "an opencode store")
+        super().__init__(path, write=write, max_record=max_record)
 
-    def __enter__(self) -> OpencodeDatabase:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
-
-    def session_ids(self, only: Sequence[str] = ()) -> list[str]:
-        """Its sessions' ids (only ``only`` when given, in their order).
+    def check(self, conn: sqlite3.Connection) -> None:
+        """Refuse a database without opencode's tables.
 
         Raises:
-            StoreError: A session id the database does not hold.
+            StoreError: It is such a database.
         """
-        return chosen_ids(self._ids, only)
+        if not tables(conn) >= TABLES:
+            msg = "not opencode's database (it has no session, message and part tables)"
+            raise StoreError(msg)
 
     def rows(self, session_id: str) -> Rows:
         """The session's rows as stored (`read_rows`)."""
@@ -130,26 +108,16 @@ class OpencodeDatabase:
             SessionMoved: Its rows are no longer those ``read``; nothing was written.
             StoreError: The database refused the write; nothing was written.
         """
-        try:
-            with closing(existing_sqlite(self.path, write=True)) as conn:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    now = read_rows(conn, session_id, max_record=self.max_record)
-                    if (now.messages, now.parts) != (read.messages, read.parts):
-                        msg = "it changed while toolpatch worked: nothing written, run it again"
-                        raise SessionMoved(msg)
-                    stamp = int(time.time() * 1000)
-                    conn.executemany(
-                        "UPDATE part SET data = ?, time_updated = ? "
-                        "WHERE id = ? AND session_id = ?",
-                        [(data, stamp, pid, session_id) for pid, data in parts.items()],
-                    )
-                    conn.commit()
-                except BaseException:
-                    conn.rollback()
-                    raise
-        except sqlite3.Error as exc:
-            raise StoreError(str(exc)) from None
+        with self.locked() as conn:
+            now = read_rows(conn, session_id, max_record=self.max_record)
+            if (now.messages, now.parts) != (read.messages, read.parts):
+                msg = "it changed while toolpatch worked: nothing written, run it again"
+                raise SessionMoved(msg)
+            stamp = int(time.time() * 1000)
+            conn.executemany(
+                "UPDATE part SET data = ?, time_updated = ? WHERE id = ? AND session_id = ?",
+                [(data, stamp, pid, session_id) for pid, data in parts.items()],
+            )
 
 
 def read_rows(conn: sqlite3.Connection, session_id: str, *, max_record: int) -> Rows:

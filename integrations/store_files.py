@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from typing import ClassVar, Self
 from urllib.parse import quote
 
 
@@ -117,3 +119,80 @@ def chosen_ids(ids: Sequence[str], only: Sequence[str]) -> list[str]:
         msg = f"no session {missing[0]!r} in the store"
         raise StoreError(msg)
     return list(dict.fromkeys(only)) if only else list(ids)
+
+
+class SessionDatabase:
+    """An agent's own session database (the Agents SDK's, opencode's, Goose's), opened from
+    the path its store URL names: an existing file (`existing_sqlite`), read-only unless
+    ``write``; a subclass says what makes the file its agent's (`check`) and lists its
+    sessions (`IDS`, a query of their ids in the order a run reads them).
+
+    Raises:
+        StoreError: No such file, or not the agent's database (`check`), or SQLite refused.
+    """
+
+    IDS: ClassVar[str]
+    """The query of the database's session ids, in the order a run reads them."""
+
+    def __init__(self, path: str, *, write: bool, max_record: int) -> None:
+        self.path = path
+        self.max_record = max_record
+        """The record-size limit: a session whose rows take more is not read."""
+        self._conn = existing_sqlite(path, write=write)
+        try:
+            self.check(self._conn)
+            self._ids = [str(sid) for (sid,) in self._conn.execute(self.IDS)]
+        except sqlite3.Error as exc:
+            self.close()
+            raise StoreError(str(exc)) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def check(self, conn: sqlite3.Connection) -> None:
+        """Refuse a database that is not the agent's (its tables, its schema's version).
+
+        Raises:
+            StoreError: It is not.
+        """
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    def session_ids(self, only: Sequence[str] = ()) -> list[str]:
+        """Its sessions' ids (only ``only`` when given, in their order, `chosen_ids`).
+
+        Raises:
+            StoreError: A session id the database does not hold.
+        """
+        return chosen_ids(self._ids, only)
+
+    @contextmanager
+    def locked(self) -> Iterator[sqlite3.Connection]:
+        """A connection for writing, in one transaction that holds the database's write lock
+        (``BEGIN IMMEDIATE``) from reading a session again to writing its repair, so no other
+        writer changes it in between: committed when the block ends, rolled back when it
+        raises.
+
+        Raises:
+            StoreError: The database refused the write; nothing was written.
+        """
+        try:
+            with closing(existing_sqlite(self.path, write=True)) as conn:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                    conn.commit()
+                except BaseException:
+                    conn.rollback()
+                    raise
+        except sqlite3.Error as exc:
+            raise StoreError(str(exc)) from None
