@@ -19,16 +19,20 @@ from benchmarks.corpus import lines as corpus_lines
 from tests.builders import COMPRESSIONS
 from tests.conftest import CORPUS, SAMPLES
 from tests.helpers import run as toolpatch
+from tests.sample_cases import file_samples
 from toolpatch.integrations.dask import FileRepair, fix_files
 
 
 def inputs_from(folder: Path, into: Path) -> list[Path]:
-    """Copy the sample inputs (not the expected outputs) of ``folder`` flat into ``into``."""
+    """Copy the sample inputs (not the expected outputs) of ``folder`` flat into ``into``: the
+    files of ``samples/`` but those of a folder sample (an event store is one input only whole,
+    and its expected folder's files have the same names as its own), or every corpus file."""
     into.mkdir(parents=True)
     copied = []
-    for path in sorted(folder.rglob("*")):
+    for path in file_samples("*") if folder == SAMPLES else sorted(folder.rglob("*")):
         if path.suffix in (".json", ".jsonl") and ".fixed." not in path.name:
             target = into / f"{path.parent.name}--{path.name}"
+            assert not target.exists(), f"two inputs copied to {target.name}"
             shutil.copyfile(path, target)
             copied.append(target)
     return copied
