@@ -77,8 +77,11 @@ def _inside(path: Pointer) -> Pointer:
 
 
 def _moved_call(call: ToolCall) -> ToolCall:
+    """A call read in the ``UIMessage``, placed in the ``MastraDBMessage``; one the AI SDK
+    reading would answer gets no result here either (`SANITIZED`), and its finding says so."""
     id_at = None if call.id_at is None else _inside(call.id_at)
-    return replace(call, path=_inside(call.path), id_at=id_at)
+    unanswerable = call.unanswerable or SANITIZED
+    return replace(call, path=_inside(call.path), id_at=id_at, unanswerable=unanswerable)
 
 
 def _moved_result(result: ToolResult) -> ToolResult:

@@ -1,13 +1,15 @@
-"""Mastra's stored messages through the real entry point (docs/formats.md#mastras-stored-
-messages-check-only): read by the AI SDK ``UIMessage`` reading of their ``content``, the calls
-Mastra's sanitizer drops before a request settled by Mastra, everything else checked, nothing
-ever written."""
+"""Mastra's stored messages through the real entry point
+(docs/formats.md#mastras-stored-messages-check-only): read by the AI SDK ``UIMessage`` reading
+of their ``content``, the calls Mastra's sanitizer drops before a request settled by Mastra,
+everything else checked, nothing ever written."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.builders import write
 from tests.helpers import SAMPLES, run
@@ -66,11 +68,20 @@ def test_a_call_the_ai_sdk_reading_does_not_pair_stays_unread(tmp_path: Path) ->
     assert [line.split()[1] for line in result.finding_lines] == ["TP004"], result.show()
 
 
-def test_a_call_mastra_does_not_settle_is_reported_and_never_written(tmp_path: Path) -> None:
-    """An invocation in a state the AI SDK does not write is kept by Mastra's sanitizer: it is
-    reported as the AI SDK reading reports it, without a fix (nothing is written into a Mastra
-    row)."""
-    invocation = _invocation("call-9", "pending")
+@pytest.mark.parametrize(
+    ("invocation", "why"),
+    [
+        (_invocation("call-9", "pending"), "not one the AI SDK writes"),
+        (_invocation("call-9", "result"), "Mastra sanitizes its stored messages"),
+    ],
+    ids=["unknown-state", "result-without-result"],
+)
+def test_a_call_mastra_does_not_settle_is_reported_and_never_written(
+    tmp_path: Path, invocation: dict[str, Any], why: str
+) -> None:
+    """An invocation Mastra's sanitizer keeps (a state the AI SDK does not write, a ``result``
+    state that holds none) is reported as the AI SDK reading reports it, without a fix: nothing
+    is written into a Mastra row, and the finding says why."""
     assistant = _row(
         "a1",
         "assistant",
@@ -81,6 +92,7 @@ def test_a_call_mastra_does_not_settle_is_reported_and_never_written(tmp_path: P
     path = write(tmp_path / "thread.json", data)
     checked = run(["check", str(path)], expect=1)
     assert [line.split()[1] for line in checked.finding_lines] == ["TP001"], checked.show()
+    assert why in " ".join(checked.stdout.decode().split()), checked.show()
     run(["fix", str(path)], expect=1)
     assert path.read_bytes() == data
 
