@@ -118,6 +118,15 @@ READ = [
         "",
         ('{"city": "Paris"}', '{"timezone": "Europe/Paris"}'),
     ),
+    (
+        "mastra",
+        "mastra/thread.json",
+        None,
+        1,
+        "assistant",
+        "I'll use the weather tool for Paris now: The weather in Paris is partly cloudy.",
+        ('{"location": "Paris"}',),
+    ),
     ("llama-index", "llama-index/chat_store.json", None, 3, "user", "Hello? Did that work?", ()),
     (
         "openai-agents-js",
