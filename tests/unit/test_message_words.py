@@ -118,6 +118,7 @@ READ = [
         "",
         ('{"city": "Paris"}', '{"timezone": "Europe/Paris"}'),
     ),
+    ("llama-index", "llama-index/chat_store.json", None, 3, "user", "Hello? Did that work?", ()),
     (
         "mastra",
         "mastra/thread.json",
@@ -127,7 +128,6 @@ READ = [
         "I'll use the weather tool for Paris now: The weather in Paris is partly cloudy.",
         ('{"location": "Paris"}',),
     ),
-    ("llama-index", "llama-index/chat_store.json", None, 3, "user", "Hello? Did that work?", ()),
     (
         "openai-agents-js",
         "openai-agents-js/history-deleted-result.json",
