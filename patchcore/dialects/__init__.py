@@ -13,6 +13,7 @@ from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.dialects.goose import Goose
 from patchcore.dialects.langchain import LangChain
 from patchcore.dialects.llama_index import LlamaIndex
+from patchcore.dialects.mastra import Mastra
 from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.dialects.openai_responses import OpenAIAgentsJS, OpenAIResponses
 from patchcore.dialects.opencode import Opencode
@@ -26,6 +27,7 @@ from patchcore.errors import UnknownDialectError, did_you_mean
 #: all its messages and sees a marker of its own in one of them).
 DIALECTS: tuple[Dialect, ...] = (
     LangChain(),
+    Mastra(),
     AISdkUI(),
     AISdkModel(),
     LlamaIndex(),

@@ -120,6 +120,15 @@ READ = [
     ),
     ("llama-index", "llama-index/chat_store.json", None, 3, "user", "Hello? Did that work?", ()),
     (
+        "mastra",
+        "mastra/thread.json",
+        None,
+        1,
+        "assistant",
+        "I'll use the weather tool for Paris now: The weather in Paris is partly cloudy.",
+        ('{"location": "Paris"}',),
+    ),
+    (
         "openai-agents-js",
         "openai-agents-js/history-deleted-result.json",
         None,
