@@ -394,8 +394,6 @@ class DevTools:
     (messages, uncaught exceptions, policy violations)."""
 
     def __init__(self, url: str, folder: Path) -> None:
-        from urllib.request import urlopen
-
         from websockets.sync.client import connect
 
         profile = folder / "devtools-profile"
@@ -412,6 +410,22 @@ class DevTools:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        try:
+            self.socket = connect(self._page(profile), max_size=None)
+            self.socket.__enter__()  # websockets 17 wants its connection entered, as a `with`
+        except BaseException:
+            self._stop()
+            raise
+        self.next_id = 0
+        self.console: list[Any] = []
+        for domain in ("Runtime.enable", "Log.enable"):
+            self.call(domain)
+
+    @staticmethod
+    def _page(profile: Path) -> str:
+        """The DevTools address of the page chromium opened (it writes its port once up)."""
+        from urllib.request import urlopen
+
         port_file = profile / "DevToolsActivePort"
         deadline = time.monotonic() + 60
         while not port_file.exists() or not port_file.read_text().strip():
@@ -422,14 +436,9 @@ class DevTools:
             with urlopen(f"http://127.0.0.1:{port}/json/list") as listing:
                 pages = [t for t in json.load(listing) if t["type"] == "page"]
             if pages:
-                break
+                return str(pages[0]["webSocketDebuggerUrl"])
             assert time.monotonic() < deadline, "chromium opened no page"
             time.sleep(0.1)
-        self.socket = connect(pages[0]["webSocketDebuggerUrl"], max_size=None)
-        self.next_id = 0
-        self.console: list[Any] = []
-        for domain in ("Runtime.enable", "Log.enable"):
-            self.call(domain)
 
     def call(self, method: str, **params: Any) -> Any:
         self.next_id += 1
@@ -462,7 +471,14 @@ class DevTools:
         return result["result"].get("value")
 
     def close(self) -> None:
-        self.socket.close()
+        try:
+            self.socket.__exit__(None, None, None)
+        finally:
+            self._stop()
+
+    def _stop(self) -> None:
+        """End chromium and reap it (a process left to the garbage collector warns later, in
+        whichever test is running then)."""
         self.process.terminate()
         self.process.wait(timeout=30)
 
