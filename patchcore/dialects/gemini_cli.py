@@ -333,7 +333,16 @@ class GeminiCli(Dialect):
                 turn.given.setdefault(result.key, []).append(part)
         only = all(isinstance(p, dict) and RESPONSE_KEYS[0] in p for p in parts)
         role = Role.RESULTS if results and only else Role.OTHER
-        return MessageView(role, (), tuple(results), understood=len(results) < len(matched))
+        # A message of repeats only belongs with the responses it repeats: a cut that kept it
+        # alone would keep results whose calls it dropped (`patchcore.safe_cut`).
+        repeats = bool(matched) and not results and only
+        return MessageView(
+            role,
+            (),
+            tuple(results),
+            understood=len(results) < len(matched),
+            joins_previous=repeats,
+        )
 
     def misplaced(
         self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer

@@ -57,7 +57,7 @@ def test_a_session_runs_through_the_proxy(through: tuple[ClaudeCodeHome, Running
     assert requests and all(r.refused is None for r in requests)
     assert [b["content"] for b in requests[-1].blocks("tool_result")] == ["hi"]
     (log,) = home.logs()
-    assert "No findings in 1 file." in run(["check", "--force", str(log)], expect=0).stderr
+    assert "No findings in 1 file." in run(["check", "--force", str(log)], expect=0).said
     assert proxy.stderr.count("\n") == 1, proxy.stderr
     assert KEY not in proxy.stdout + proxy.stderr
 

@@ -299,7 +299,7 @@ def test_cli_check_of_a_large_corpus_reports_every_finding_in_order(
 ) -> None:
     expected = patchcore.check_document(big_corpus.read_bytes(), filename=big_corpus.name)
     result = toolpatch(["check", "--jobs", jobs, str(big_corpus)], expect=1)
-    lines = [line for line in result.stderr_lines if ": TP0" in line]
+    lines = [line for line in result.stdout_lines if ": TP0" in line]
     assert [line.split(": ")[0] for line in lines] == [
         f"{big_corpus}:{f.line}:{f.column}" for f in expected.findings
     ]
