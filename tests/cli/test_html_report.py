@@ -411,7 +411,9 @@ class DevTools:
             stderr=subprocess.DEVNULL,
         )
         try:
-            self.socket = connect(self._page(profile), max_size=None)
+            # No keepalive pings: their thread draws from the global `random` (websockets'
+            # ping payloads), which Hypothesis takes, in a later test, for a strategy's doing.
+            self.socket = connect(self._page(profile), max_size=None, ping_interval=None)
             self.socket.__enter__()  # websockets 17 wants its connection entered, as a `with`
         except BaseException:
             self._stop()
