@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, messages_from_dict
@@ -990,6 +990,42 @@ def ai_sdk_ui(messages: Messages) -> list[Violation]:
     return found
 
 
+#: What Mastra's sanitizers keep of a stored row's tool calls before every request
+#: (docs/formats.md#mastras-stored-messages-check-only): AI SDK 4 invocations but those in
+#: ``call`` / ``partial-call`` (of ``toolInvocations``, the ``result`` entries only), and of
+#: AI SDK 5 tool parts only ``output-available`` and ``output-error``.
+MASTRA_V4_DROPPED = {"call", "partial-call"}
+MASTRA_V5_KEPT = {"output-available", "output-error"}
+
+
+def _mastra_keeps(part: Mapping[str, Any]) -> bool:
+    """Whether Mastra's sanitizers send ``part`` of a row's ``content.parts``."""
+    if "toolInvocation" in part:
+        return _dict(part["toolInvocation"]).get("state") not in MASTRA_V4_DROPPED
+    kind = str(part.get("type", ""))
+    if kind.startswith(("tool-", "dynamic-tool")):
+        return part.get("state") in MASTRA_V5_KEPT
+    return True
+
+
+def mastra(messages: Messages) -> list[Violation]:
+    """What Mastra sends from its stored rows, checked as the AI SDK checks it: each row's
+    ``content`` as a ``UIMessage``, with the calls Mastra's sanitizers drop left out."""
+    sent: list[dict[str, Any]] = []
+    for raw in messages:
+        row = _dict(raw)
+        content = _dict(row.get("content"))
+        message: dict[str, Any] = {"role": row.get("role")}
+        if isinstance(content.get("parts"), list):
+            message["parts"] = [p for p in map(_dict, content["parts"]) if _mastra_keeps(p)]
+        invocations = _blocks(content, "toolInvocations")
+        message["toolInvocations"] = [
+            i for i in map(_dict, invocations) if i.get("state") == "result"
+        ]
+        sent.append(message)
+    return [replace(found, provider="mastra") for found in ai_sdk_ui(sent)]
+
+
 def ai_sdk_model(messages: Messages) -> list[Violation]:
     """The AI SDK's prompt check of ``ModelMessage`` lists (``convertToLanguageModelPrompt``):
     consecutive tool messages are one; a ``tool-call`` that is not ``providerExecuted`` must
@@ -1140,6 +1176,7 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
     "langchain": langgraph,
     "pydantic-ai": pydantic_ai,
     "ai-sdk-ui": ai_sdk_ui,
+    "mastra": mastra,
     "ai-sdk-model": ai_sdk_model,
     "llama-index": llama_index,
     "opencode": opencode,
@@ -1150,8 +1187,8 @@ VALIDATORS: dict[str, Callable[[Messages], list[Violation]]] = {
 def validate(dialect_name: str, messages: Messages) -> list[Violation]:
     """Run the validator of a dialect (toolpatch's dialect names: ``openai-chat``,
     ``anthropic``, ``openai-responses``, ``openai-agents-js``, ``gemini``, ``gemini-cli``,
-    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``ai-sdk-model``,
-    ``llama-index``, ``opencode``).
+    ``bedrock``, ``langchain``, ``pydantic-ai``, ``ai-sdk-ui``, ``mastra``, ``ai-sdk-model``,
+    ``llama-index``, ``opencode``, ``otel-genai``).
 
     Raises:
         KeyError: No validator for that dialect.
