@@ -79,9 +79,7 @@ def _run_inputs(settings: Settings) -> int:
             Task(shown_source(s), report.options_for(s), plan.target, size_of(s))
             for s in plan.sources
         ]
-        executor = executor_for(
-            stack, jobs=settings.jobs, dask=settings.dask, inputs=len(plan.sources)
-        )
+        executor = executor_for(stack, jobs=settings.jobs, dask=settings.dask, tasks=tasks)
         work = Work(
             mode,
             keep_bytes=report.keeps_bytes,
@@ -93,7 +91,9 @@ def _run_inputs(settings: Settings) -> int:
         )
         done = executor.outcomes(tasks, work)
         for source, outcome in zip(plan.sources, done, strict=True):
-            report.add(database_hint(outcome), source.name)  # threads.sqlite: a store as a file
+            if outcome.error is not None:  # threads.sqlite: a store named as a file
+                outcome = database_hint(outcome)
+            report.add(outcome, source.name)
         for url in plan.stores:
             for outcome in store_outcomes(
                 url,

@@ -194,7 +194,8 @@ class RunReport:
         elif settings.verbosity >= NORMAL and settings.output_format is not OutputFormat.FULL:
             # a training target is sent to a fine-tuning job, not to a provider's chat API
             defects = [f for f in summary.listed() if not patchcore.is_training_target(f)]
-            render_provider_errors(defects, self.report_to or self.printer)
+            if defects:  # nothing left to say of a run that left nothing
+                render_provider_errors(defects, self.report_to or self.printer)
         return summary
 
     def finish(self, summary: Summary) -> int:
