@@ -74,7 +74,7 @@ def _run_inputs(settings: Settings) -> int:
         report = RunReport.opened(settings, stack, started=time.time())
         if report is None:
             return int(ExitCode.ERROR)
-        progress = stack.enter_context(report.progress(plan.sources))
+        advance = report.progress(plan.sources, stack)
         tasks = [
             Task(shown_source(s), report.options_for(s), plan.target, size_of(s))
             for s in plan.sources
@@ -84,9 +84,7 @@ def _run_inputs(settings: Settings) -> int:
             mode,
             keep_bytes=report.keeps_bytes,
             every_list=settings.verbosity > NORMAL,  # -v lists every message list
-            advance=lambda size, lists, findings: progress.advance(
-                bytes_read=size, records=lists, findings=findings
-            ),
+            advance=advance,
             judged=report.judged,
         )
         done = executor.outcomes(tasks, work)
