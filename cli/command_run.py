@@ -74,26 +74,24 @@ def _run_inputs(settings: Settings) -> int:
         report = RunReport.opened(settings, stack, started=time.time())
         if report is None:
             return int(ExitCode.ERROR)
-        progress = stack.enter_context(report.progress(plan.sources))
+        advance = report.progress(plan.sources, stack)
         tasks = [
             Task(shown_source(s), report.options_for(s), plan.target, size_of(s))
             for s in plan.sources
         ]
-        executor = executor_for(
-            stack, jobs=settings.jobs, dask=settings.dask, inputs=len(plan.sources)
-        )
+        executor = executor_for(stack, jobs=settings.jobs, dask=settings.dask, tasks=tasks)
         work = Work(
             mode,
             keep_bytes=report.keeps_bytes,
             every_list=settings.verbosity > NORMAL,  # -v lists every message list
-            advance=lambda size, lists, findings: progress.advance(
-                bytes_read=size, records=lists, findings=findings
-            ),
+            advance=advance,
             judged=report.judged,
         )
         done = executor.outcomes(tasks, work)
         for source, outcome in zip(plan.sources, done, strict=True):
-            report.add(database_hint(outcome), source.name)  # threads.sqlite: a store as a file
+            if outcome.error is not None:  # threads.sqlite: a store named as a file
+                outcome = database_hint(outcome)
+            report.add(outcome, source.name)
         for url in plan.stores:
             for outcome in store_outcomes(
                 url,

@@ -34,6 +34,8 @@ import msgspec
 import typer
 from msgspec import structs
 
+from patchcore import WHOLE_LIMIT
+
 from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
@@ -99,6 +101,8 @@ def process_input(
         every_list=every_list,
         judged=judged,
     )
+    if outcome.error is None:
+        return outcome
     return pass_over_foreign(outcome)  # tsconfig.json & co: not JSON, no history
 
 
@@ -227,15 +231,18 @@ class Cluster:
 
 
 def executor_for(
-    stack: ExitStack, *, jobs: int | None, dask: ClusterAddress | None, inputs: int
+    stack: ExitStack, *, jobs: int | None, dask: ClusterAddress | None, tasks: Sequence[Task]
 ) -> Executor:
-    """The executor of a run: on the cluster at ``dask``, else here, with a pool of at most
-    ``jobs`` workers (every core by default) when there is more than one core to use. What it
-    holds (the pool, the client) is closed with ``stack``, after an error or Ctrl-C too."""
+    """The executor of ``tasks``: on the cluster at ``dask``, else here, with a pool of at
+    most ``jobs`` workers (every core by default) when there is more than one core to use and
+    an input to stream (`_may_stream`). What it holds (the pool, the client) is closed with
+    ``stack``, after an error or Ctrl-C too."""
     if dask is not None:
-        client = _connected(dask, inputs=inputs)
+        client = _connected(dask, inputs=len(tasks))
         stack.callback(client.close)
         return Cluster(client)
+    if not any(map(_may_stream, tasks)):  # every input is read whole: batches need no pool
+        return Local(None)
     # More processes than cores only compete for them (and -j100000 would fork the machine
     # to death): the cores bound the jobs, the batches bound them further.
     workers = min(jobs, available_cores()) if jobs is not None else available_cores()
@@ -243,6 +250,13 @@ def executor_for(
     if pool is not None:
         stack.callback(pool.close)
     return Local(pool)
+
+
+def _may_stream(task: Task) -> bool:
+    """Whether the input may be processed batch by batch, which a pool spreads: it is larger
+    than what is read whole (`patchcore.WHOLE_LIMIT`), or its size is known only once it is read
+    (standard input, a pipe, a compressed file)."""
+    return task.size is None or task.size > WHOLE_LIMIT
 
 
 def _connected(address: ClusterAddress, *, inputs: int) -> Any:

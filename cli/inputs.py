@@ -436,6 +436,13 @@ def stdin_has_data() -> bool:
     return status.st_size > offset
 
 
+def may_be_url(given: str) -> bool:
+    """Whether a PATH (or an input's name) may be a URL, a store's or an object's
+    (``scheme://``, which `cli.stores` and `cli.object_inputs` tell apart): one without ``://``
+    is a local path, and a run of local paths never asks them."""
+    return "://" in given
+
+
 def given_paths(paths: Sequence[str]) -> list[str]:
     """The PATHs of a run: as given; without any, ``-`` when standard input holds data
     (`stdin_has_data`), else the current folder ``.``, as ruff does."""

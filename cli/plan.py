@@ -4,6 +4,7 @@ builds the plan, check-jsonschema's split of building from running)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ import typer
 from msgspec import structs
 
 from .input_run import Mode
-from .inputs import DEFAULT_WALK, Source, WalkSettings, resolve
+from .inputs import DEFAULT_WALK, Source, WalkSettings, may_be_url, resolve
 from .object_inputs import RefusedURL, checked_url, object_sources, split_urls
 from .stores import split_paths
 from .targets import InPlace, Target, ToFile, ToPrefix, ToStdout
@@ -61,6 +62,17 @@ def _target(mode: Mode, output: Path | str | None, *, urls: bool) -> Target:
     return ToFile(Path(output))
 
 
+def _split(paths: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The PATHs as local paths (and ``-``), store URLs and object URLs, each in its order. Only
+    a URL (`may_be_url`) or a folder (opencode's storage is named by its store URL) can be
+    other than a local path."""
+    if not any(may_be_url(path) or os.path.isdir(path) for path in paths):
+        return paths, [], []
+    paths, stores = split_paths(paths)
+    paths, urls = split_urls(paths)
+    return paths, stores, urls
+
+
 def plan_of(settings: Settings, *, strip: bool) -> Plan:
     """The inputs of a run of ``check``, ``fix`` or ``strip`` (``strip``) and where its product
     goes. What the settings ask that these inputs cannot do is a usage error, located at its
@@ -70,8 +82,7 @@ def plan_of(settings: Settings, *, strip: bool) -> Plan:
         typer.BadParameter: ``-o``, ``--dask``, ``--thread`` or a store URL where it cannot be.
     """
     mode = settings.mode
-    paths, stores = split_paths(settings.paths)
-    paths, urls = split_urls(paths)
+    paths, stores, urls = _split(settings.paths or [])
     target = _target(mode, settings.output, urls=bool(urls))
     prefix = target.url if isinstance(target, ToPrefix) else None
     skip = settings.skip_no_history  # a named object without a history is skipped too
@@ -83,7 +94,7 @@ def plan_of(settings: Settings, *, strip: bool) -> Plan:
     if prefix is not None and sources:
         msg = "a PREFIX for URL inputs: name every input by its URL (file:// for local files)"
         raise typer.BadParameter(msg, param_hint="--output")
-    for source in object_sources(urls, walk=settings.walk, output_prefix=prefix):
+    for source in object_sources(urls, walk=settings.walk, output_prefix=prefix) if urls else ():
         sources.append(structs.replace(source, explicit=False) if skip else source)
     fixes_to = None if mode is not Mode.FIX or isinstance(target, (InPlace, ToPrefix)) else target
     if settings.dask is not None and any(source.is_stdin for source in sources):

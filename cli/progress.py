@@ -1,17 +1,18 @@
 """A progress bar on stderr for runs that take more than a moment: bytes read, conversations
 (message lists) and findings so far.
 
-It is for a person watching a terminal, so it never appears when stderr is not a terminal, in
-quiet runs, with a machine-readable report, or when the product goes to a stdout that is the
-same terminal. It appears only once a run has lasted ``delay`` seconds (a pre-commit hook or a
-small check never shows it), is redrawn by Rich's own refresh thread (so it moves while a long
-input is being read), and is erased when the run ends. While it is shown, Rich redirects stderr
-so that messages printed meanwhile (through a `Printer` looking up ``sys.stderr`` at each write)
+It is for a person watching a terminal: the report decides whether a run shows it
+(`cli.run_report.RunReport.progress`: never when stderr is not a terminal, in quiet runs, with
+a machine-readable report, or when the product goes to a stdout that is the same terminal). It
+appears only once a run has lasted ``delay`` seconds (a pre-commit hook or a small check never
+shows it), is redrawn by Rich's own refresh thread (so it moves while a long input is being
+read), and is erased when the run ends. While it is shown, Rich redirects stderr so that
+messages printed meanwhile (through a `Printer` looking up ``sys.stderr`` at each write)
 appear above it.
 
 Feeding it: call `Progress.advance` with what was just done, as often as convenient: after each
 input (its size, its message lists, its findings), or from a streaming loop after each batch or
-record. Calls are cheap when nothing is shown, and safe from one thread while the bar refreshes.
+record. Calls are cheap, and safe from one thread while the bar refreshes.
 """
 
 from __future__ import annotations
@@ -20,25 +21,15 @@ import threading
 from types import TracebackType
 from typing import Any
 
-from .console import Printer, is_terminal
+from .console import Printer
 from .text_report import plural
 
 #: How long a run goes before the bar appears.
 DELAY_SECONDS = 0.5
 
 
-def progress_wanted(
-    printer: Printer, *, verbosity: int, machine_report: bool, stdout_terminal_product: bool
-) -> bool:
-    """Whether a run may show the bar: stderr is a terminal, the output is for people (text
-    format, not quiet), and no product is being written to stdout on that same terminal."""
-    if verbosity < 1 or machine_report or stdout_terminal_product:
-        return False
-    return is_terminal(printer.stream)
-
-
 class Progress:
-    """Counts what a run has done and, when `enabled`, shows it once the run takes a while.
+    """Counts what a run has done and shows it once the run takes a while.
 
     Use as a context manager around the run; ``total_bytes`` (``None`` when unknown, as for
     stdin) sizes the bar.
@@ -49,12 +40,10 @@ class Progress:
         printer: Printer,
         *,
         total_bytes: int | None,
-        enabled: bool,
         delay: float = DELAY_SECONDS,
     ) -> None:
         self.printer = printer
         self.total_bytes = total_bytes
-        self.enabled = enabled
         self.delay = delay
         self.bytes_read = 0
         self.records = 0
@@ -66,10 +55,9 @@ class Progress:
         self._closed = False
 
     def __enter__(self) -> Progress:
-        if self.enabled:
-            self._timer = threading.Timer(self.delay, self._show)
-            self._timer.daemon = True
-            self._timer.start()
+        self._timer = threading.Timer(self.delay, self._show)
+        self._timer.daemon = True
+        self._timer.start()
         return self
 
     def __exit__(

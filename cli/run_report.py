@@ -27,7 +27,7 @@ from .object_inputs import ObjectSource
 from .open_files import OpenForWriting
 from .options import OutputFormat
 from .output_sinks import ReportFile
-from .progress import Progress, progress_wanted
+from .progress import Progress
 from .provider_errors import render_provider_errors
 from .shown_names import renamed, shown_name
 from .summary_table import render_tables
@@ -46,6 +46,7 @@ from .text_report import (
 if TYPE_CHECKING:
     from patchcore import Options, Result
 
+    from .executors import Advance
     from .inputs import Source
     from .machine_reports import Reporter
     from .settings import Settings
@@ -122,23 +123,32 @@ class RunReport:
             options = replace(options, live_since=self.started - minutes * 60)
         return self.options(options)
 
-    def progress(self, sources: Sequence[Source]) -> Progress:
-        """The progress bar over ``sources``: on a terminal's stderr, for a text report that
-        does not share that terminal with stdout's product (docs/cli.md#output)."""
+    def progress(self, sources: Sequence[Source], stack: ExitStack) -> Advance:
+        """What hears of the work done (bytes read, message lists, findings): the progress bar
+        over ``sources``, entered in ``stack``, when the run shows one (`_shows_bar`); else
+        nobody."""
+        if not self._shows_bar(sources):
+            return _unheard
+        sizes = [size_of(source) for source in sources]
+        total = None if None in sizes else sum(size or 0 for size in sizes)
+        bar = stack.enter_context(Progress(self.printer, total_bytes=total))
+        return lambda size, lists, findings: bar.advance(
+            bytes_read=size, records=lists, findings=findings
+        )
+
+    def _shows_bar(self, sources: Sequence[Source]) -> bool:
+        """Whether the run shows a progress bar: for a person watching a terminal's stderr, so
+        only for a text report (not quiet) that does not share that terminal with stdout's
+        product (docs/cli.md#output)."""
+        if self.settings.verbosity < NORMAL or self.reporter is not None:
+            return False
         mode = self.settings.mode
         stdout_product = mode is Mode.FIX_DIFF or (
             mode is Mode.FIX and any(writes_stdout(self.target, s) for s in sources)
         )
-        show_bar = progress_wanted(
-            self.printer,
-            verbosity=self.settings.verbosity,
-            machine_report=self.reporter is not None,
-            stdout_terminal_product=(stdout_product or self.summary_to is not self.printer)
-            and is_terminal(sys.stdout),
-        )
-        sizes = [size_of(source) for source in sources]
-        total = None if None in sizes else sum(size or 0 for size in sizes)
-        return Progress(self.printer, total_bytes=total, enabled=show_bar)
+        if (stdout_product or self.summary_to is not self.printer) and is_terminal(sys.stdout):
+            return False
+        return is_terminal(self.printer.stream)
 
     def judged(self, source: Source) -> Callable[[Result], None]:
         """What says the judgement of fine-tuning data in ``source`` (named as shown), before
@@ -194,7 +204,8 @@ class RunReport:
         elif settings.verbosity >= NORMAL and settings.output_format is not OutputFormat.FULL:
             # a training target is sent to a fine-tuning job, not to a provider's chat API
             defects = [f for f in summary.listed() if not patchcore.is_training_target(f)]
-            render_provider_errors(defects, self.report_to or self.printer)
+            if defects:  # nothing left to say of a run that left nothing
+                render_provider_errors(defects, self.report_to or self.printer)
         return summary
 
     def finish(self, summary: Summary) -> int:
@@ -215,6 +226,10 @@ class RunReport:
                 exit_zero=settings.exit_zero, exit_non_zero_on_fix=settings.exit_non_zero_on_fix
             )
         )
+
+
+def _unheard(size: int, lists: int, findings: int) -> None:
+    """The `Advance` of a run without a progress bar: nobody counts the work done."""
 
 
 def size_of(source: Source) -> int | None:

@@ -15,7 +15,7 @@ import os
 from msgspec import structs
 
 from .input_run import Outcome
-from .inputs import Source
+from .inputs import Source, may_be_url
 from .object_inputs import is_object_url
 
 
@@ -23,7 +23,7 @@ def shown_name(name: str) -> str:
     """``name`` relative to the current folder when it lies inside it, else absolute; ``-``
     (standard input without ``--stdin-filename``), a URL (an object's name) and a name whose
     folder cannot be told (the current folder was removed) stay as they are."""
-    if name == "-" or is_object_url(name):
+    if name == "-" or (may_be_url(name) and is_object_url(name)):
         return name
     try:
         cwd = os.getcwd()

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from patchcore.model import Finding, Fix, Insert, Pointer, Verbatim, format_pointer
     from patchcore.options import Options, make_options
     from patchcore.pipeline import (
+        WHOLE_LIMIT,
         Batch,
         Mapper,
         Piece,
@@ -146,6 +147,7 @@ _MODULES = {
             "RandomAccess",
             "Stream",
             "Unchanged",
+            "WHOLE_LIMIT",
             "process_batch",
         ],
         "patchcore.pipeline",
@@ -215,6 +217,7 @@ __all__ = [
     "NAMED",
     "RULES",
     "SESSION_LAYOUTS",
+    "WHOLE_LIMIT",
     "Against",
     "Applicability",
     "Batch",

@@ -506,7 +506,8 @@ def collect(
             )
     if not selected.isdisjoint(SHAPE_RULES):
         defects += dialect.shape_defects(messages, views)
-    defects += provider_defects(messages, views, context, dialect.name, options)
+    if options.target is not None:  # the provider rules are selected by a target alone
+        defects += provider_defects(messages, views, context, dialect.name, options)
     if len(defects) == ordered:
         return defects
     return in_order(defects, views)
@@ -756,14 +757,15 @@ def check_list(
     provider = [d for d in planned if d.code in PROVIDER_CODES]
     answers = [d for d in planned if not d.drop and d.code not in PROVIDER_CODES]
     drops = [d for d in planned if d.drop]
-    renames = provider_plan(messages, context, provider)
-    answered = renamed_answers(answers, provider, renames, options)
+    # Without a target, no provider rule is selected: the pairing fixes are all there is.
+    renames = provider_plan(messages, context, provider) if provider else []
+    answered = renamed_answers(answers, provider, renames, options) if provider else answers
     pairing_plans = dict(
         zip(
             map(id, [*answers, *drops]),
             [
                 *dialect.plan(messages, views, context, answered, style=style),
-                *plan_drops(dialect, messages, context, drops),
+                *(plan_drops(dialect, messages, context, drops) if drops else []),
             ],
             strict=True,
         )
@@ -776,11 +778,15 @@ def check_list(
         provider = [d for d in fresh if plans(d)]
         planned = [*answers, *drops, *provider]
         renames = provider_plan(messages, context, provider)
-    by_defect = composed(
-        {**pairing_plans, **dict(zip(map(id, provider), renames, strict=True))},
-        [id(d) for d in provider],
-        messages,
-        context,
+    by_defect = (
+        composed(
+            {**pairing_plans, **dict(zip(map(id, provider), renames, strict=True))},
+            [id(d) for d in provider],
+            messages,
+            context,
+        )
+        if provider
+        else pairing_plans
     )
     edits = _keeping_a_message({id(d): by_defect[id(d)] for d in planned}, context, len(messages))
     if options.repair is RepairPolicy.DROP:

@@ -28,9 +28,8 @@ def plan_drops(
     nor calls goes too, and so do the messages its removal leaves alone
     (`Dialect.orphaned_by`). A call without a truthful result (a server tool's, one awaiting
     approval) is left, as it is unanswered; so is a call whose removal would break the order of
-    turns (`Dialect.drop_breaks`), and every call of a stored model response."""
-    if not drops:  # the default policy answers every call: nothing to drop, nothing to ask
-        return []
+    turns (`Dialect.drop_breaks`), and every call of a stored model response. Asked only when
+    there is something to drop (the default policy answers every call)."""
     plan: list[list[Edit]] = [[] for _ in drops]
     by_message: dict[int, list[int]] = {}
     paths: dict[int, list[Pointer]] = {}

@@ -101,9 +101,11 @@ def _decided(head: Head, options: Options) -> Layout:
 
 
 def _candidates(head: Head) -> Iterator[Layout]:
-    """The layouts, in the order they are asked. The session and message-per-line layouts are
-    loaded only for an input that may be one (`patchcore.layouts.session_signs`): they import
-    the engine, which a clean file's quick proof does without."""
+    """The layouts, in the order they are asked, each only for an input that shows its sign
+    (a JSON document and a corpus of conversation lines are asked of no other). The session and
+    message-per-line layouts are loaded only for an input that may be one
+    (`patchcore.layouts.session_signs`): they import the engine, which a clean file's quick
+    proof does without."""
     if may_be_session(head.first_entry):
         from patchcore.layouts.sessions import SESSION_LAYOUTS
 
@@ -117,7 +119,8 @@ def _candidates(head: Head) -> Iterator[Layout]:
 
         yield OTLP_TRACES
     yield CONVERSATION_LINES
-    yield ENCODED_DOCUMENT
+    if head.framing is Framing.JSON and head.decoded.body.lstrip().startswith(b'"'):
+        yield ENCODED_DOCUMENT  # a document that is a string: decided from its first byte
     yield JSON_DOCUMENT
 
 

@@ -196,12 +196,20 @@ def _parse_int(token: str) -> int | float:
 
 
 def parses_alone(raw: bytes) -> bool:
-    """Whether ``raw`` is one complete JSON value (by either parser, as `parse` would read it)."""
+    """Whether ``raw`` is one complete JSON value (by either parser, as `parse` would read it).
+    A line that only opens an object or an array (a pretty-printed document's first line) is
+    not, which is told without the located error a parse would build to refuse it."""
+    if raw.strip() in _OPENING_LINES:
+        return False
     try:
         parse(raw)
     except DecodeError:
         return False
     return True
+
+
+#: The first line of a pretty-printed document: an object or an array opened, nothing else.
+_OPENING_LINES = frozenset({b"{", b"["})
 
 
 def decode(
