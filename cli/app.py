@@ -18,58 +18,11 @@ import typer
 
 import patchcore
 
+from . import options
 from .console import ColorMode, Printer, wants_color
 from .exit_codes import ExitCode
 from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
-from .options import (
-    Against,
-    AllowRemote,
-    AlsoFix,
-    Check,
-    CheckOnly,
-    Color,
-    Configuration,
-    Dask,
-    DialectName,
-    Diff,
-    ExitNonZeroOnFix,
-    ExitZero,
-    FixFormat,
-    FixTrainingTargets,
-    Force,
-    ForceExclude,
-    Full,
-    History,
-    Ignore,
-    Isolated,
-    Jobs,
-    KeepInvalidLines,
-    Listen,
-    LogFormat,
-    LogFormatOption,
-    MaxRecordMib,
-    Output,
-    Paths,
-    Quiet,
-    Repair,
-    ReportFile,
-    ReportFormat,
-    RespectGitignore,
-    RuleName,
-    RulesFormat,
-    RulesFormatOption,
-    Select,
-    ShowUnsafeFixes,
-    Silent,
-    SkipNoHistory,
-    Statistics,
-    StdinFilename,
-    Target,
-    Thread,
-    UnsafeFixes,
-    Upstream,
-    Verbose,
-)
+from .options import LogFormat, RulesFormat
 from .visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
@@ -117,35 +70,35 @@ def _main(
     "check", cls=HelpCommand, short_help="Report findings; write nothing.", epilog=EXIT_CODES_HELP
 )
 def check(
-    paths: Paths = None,
-    select: Select = None,
-    ignore: Ignore = None,
-    dialect: DialectName = None,
-    repair: Repair = None,
-    output_format: ReportFormat = None,
-    output: ReportFile = None,
-    exit_zero: ExitZero = False,
-    fix: AlsoFix = False,
-    against: Against = None,
-    target: Target = None,
-    force: Force = False,
-    keep_invalid_lines: KeepInvalidLines = None,
-    fix_training_targets: FixTrainingTargets = None,
-    max_record_mib: MaxRecordMib = None,
-    config: Configuration = None,
-    isolated: Isolated = False,
-    skip_no_history: SkipNoHistory = False,
-    respect_gitignore: RespectGitignore = None,
-    force_exclude: ForceExclude = None,
-    jobs: Jobs = None,
-    statistics: Statistics = False,
-    quiet: Quiet = False,
-    silent: Silent = False,
-    verbose: Verbose = False,
-    stdin_filename: StdinFilename = None,
-    thread: Thread = None,
-    dask: Dask = None,
-    color: Color = ColorMode.AUTO,
+    paths: options.Paths = None,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    dialect: options.DialectName = None,
+    repair: options.Repair = None,
+    output_format: options.ReportFormat = None,
+    output: options.ReportFile = None,
+    exit_zero: options.ExitZero = False,
+    fix: options.AlsoFix = False,
+    against: options.Against = None,
+    target: options.Target = None,
+    force: options.Force = False,
+    keep_invalid_lines: options.KeepInvalidLines = None,
+    fix_training_targets: options.FixTrainingTargets = None,
+    max_record_mib: options.MaxRecordMib = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    skip_no_history: options.SkipNoHistory = False,
+    respect_gitignore: options.RespectGitignore = None,
+    force_exclude: options.ForceExclude = None,
+    jobs: options.Jobs = None,
+    statistics: options.Statistics = False,
+    quiet: options.Quiet = False,
+    silent: options.Silent = False,
+    verbose: options.Verbose = False,
+    stdin_filename: options.StdinFilename = None,
+    thread: options.Thread = None,
+    dask: options.Dask = None,
+    color: options.Color = ColorMode.AUTO,
 ) -> int:
     """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
     return _run("check", locals())
@@ -158,37 +111,37 @@ def check(
     epilog=EXIT_CODES_HELP,
 )
 def fix(
-    paths: Paths = None,
-    diff: Diff = False,
-    check: Check = False,
-    output: Output = None,
-    output_format: FixFormat = None,
-    select: Select = None,
-    ignore: Ignore = None,
-    unsafe_fixes: UnsafeFixes = None,
-    repair: Repair = None,
-    target: Target = None,
-    dialect: DialectName = None,
-    exit_zero: ExitZero = False,
-    exit_non_zero_on_fix: ExitNonZeroOnFix = False,
-    force: Force = False,
-    keep_invalid_lines: KeepInvalidLines = None,
-    fix_training_targets: FixTrainingTargets = None,
-    max_record_mib: MaxRecordMib = None,
-    config: Configuration = None,
-    isolated: Isolated = False,
-    skip_no_history: SkipNoHistory = False,
-    respect_gitignore: RespectGitignore = None,
-    force_exclude: ForceExclude = None,
-    jobs: Jobs = None,
-    statistics: Statistics = False,
-    quiet: Quiet = False,
-    silent: Silent = False,
-    verbose: Verbose = False,
-    stdin_filename: StdinFilename = None,
-    thread: Thread = None,
-    dask: Dask = None,
-    color: Color = ColorMode.AUTO,
+    paths: options.Paths = None,
+    diff: options.Diff = False,
+    check: options.Check = False,
+    output: options.Output = None,
+    output_format: options.FixFormat = None,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    unsafe_fixes: options.UnsafeFixes = None,
+    repair: options.Repair = None,
+    target: options.Target = None,
+    dialect: options.DialectName = None,
+    exit_zero: options.ExitZero = False,
+    exit_non_zero_on_fix: options.ExitNonZeroOnFix = False,
+    force: options.Force = False,
+    keep_invalid_lines: options.KeepInvalidLines = None,
+    fix_training_targets: options.FixTrainingTargets = None,
+    max_record_mib: options.MaxRecordMib = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    skip_no_history: options.SkipNoHistory = False,
+    respect_gitignore: options.RespectGitignore = None,
+    force_exclude: options.ForceExclude = None,
+    jobs: options.Jobs = None,
+    statistics: options.Statistics = False,
+    quiet: options.Quiet = False,
+    silent: options.Silent = False,
+    verbose: options.Verbose = False,
+    stdin_filename: options.StdinFilename = None,
+    thread: options.Thread = None,
+    dask: options.Dask = None,
+    color: options.Color = ColorMode.AUTO,
 ) -> int:
     """Insert synthetic results for dangling tool calls, in the file's own format.
 
@@ -205,24 +158,24 @@ def fix(
     epilog=EXIT_CODES_HELP,
 )
 def strip(
-    paths: Paths = None,
-    diff: Diff = False,
-    check: Check = False,
-    output: Output = None,
-    dialect: DialectName = None,
-    config: Configuration = None,
-    isolated: Isolated = False,
-    skip_no_history: SkipNoHistory = False,
-    respect_gitignore: RespectGitignore = None,
-    force_exclude: ForceExclude = None,
-    jobs: Jobs = None,
-    force: Force = False,
-    quiet: Quiet = False,
-    silent: Silent = False,
-    verbose: Verbose = False,
-    stdin_filename: StdinFilename = None,
-    dask: Dask = None,
-    color: Color = ColorMode.AUTO,
+    paths: options.Paths = None,
+    diff: options.Diff = False,
+    check: options.Check = False,
+    output: options.Output = None,
+    dialect: options.DialectName = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    skip_no_history: options.SkipNoHistory = False,
+    respect_gitignore: options.RespectGitignore = None,
+    force_exclude: options.ForceExclude = None,
+    jobs: options.Jobs = None,
+    force: options.Force = False,
+    quiet: options.Quiet = False,
+    silent: options.Silent = False,
+    verbose: options.Verbose = False,
+    stdin_filename: options.StdinFilename = None,
+    dask: options.Dask = None,
+    color: options.Color = ColorMode.AUTO,
 ) -> int:
     """Remove the synthetic results toolpatch wrote: the history as it was before `fix`.
 
@@ -237,20 +190,20 @@ def strip(
     "show", cls=HelpCommand, short_help="Show a history as panels, defects and fixes marked."
 )
 def show(
-    path: History,
-    select: Select = None,
-    ignore: Ignore = None,
-    dialect: DialectName = None,
-    unsafe_fixes: ShowUnsafeFixes = None,
-    repair: Repair = None,
-    target: Target = None,
-    full: Full = False,
-    config: Configuration = None,
-    isolated: Isolated = False,
-    stdin_filename: StdinFilename = None,
-    force: Force = False,
-    fix_training_targets: FixTrainingTargets = None,
-    color: Color = ColorMode.AUTO,
+    path: options.History,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    dialect: options.DialectName = None,
+    unsafe_fixes: options.ShowUnsafeFixes = None,
+    repair: options.Repair = None,
+    target: options.Target = None,
+    full: options.Full = False,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    stdin_filename: options.StdinFilename = None,
+    force: options.Force = False,
+    fix_training_targets: options.FixTrainingTargets = None,
+    color: options.Color = ColorMode.AUTO,
 ) -> int:
     """Show a history as panels: defects marked, the fixes shown in place, nothing written.
 
@@ -267,20 +220,20 @@ def show(
     short_help="Repair each request's history on its way to the provider.",
 )
 def proxy(
-    upstream: Upstream,
-    listen: Listen = None,
-    allow_remote: AllowRemote = False,
-    check_only: CheckOnly = False,
-    log_format: LogFormatOption = LogFormat.TEXT,
-    select: Select = None,
-    ignore: Ignore = None,
-    unsafe_fixes: UnsafeFixes = None,
-    repair: Repair = None,
-    target: Target = None,
-    dialect: DialectName = None,
-    max_record_mib: MaxRecordMib = None,
-    config: Configuration = None,
-    isolated: Isolated = False,
+    upstream: options.Upstream,
+    listen: options.Listen = None,
+    allow_remote: options.AllowRemote = False,
+    check_only: options.CheckOnly = False,
+    log_format: options.LogFormatOption = LogFormat.TEXT,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    unsafe_fixes: options.UnsafeFixes = None,
+    repair: options.Repair = None,
+    target: options.Target = None,
+    dialect: options.DialectName = None,
+    max_record_mib: options.MaxRecordMib = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
 ) -> int:
     """Forward every request to --upstream, repairing the history in the body of each message
     request (Anthropic, OpenAI Chat and Responses, Gemini) as `fix` would; everything else,
@@ -328,7 +281,8 @@ _FIX_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix (--unsafe-fixes)", None:
 
 @app.command("rules", cls=HelpCommand, short_help="List every rule.")
 def rules(
-    color: Color = ColorMode.AUTO, output_format: RulesFormatOption = RulesFormat.TEXT
+    color: options.Color = ColorMode.AUTO,
+    output_format: options.RulesFormatOption = RulesFormat.TEXT,
 ) -> int:
     """List every rule: code, name, whether it is on by default, its fix, what it checks."""
     if output_format is RulesFormat.MARKDOWN:
@@ -367,7 +321,7 @@ def rules(
 
 
 @app.command("rule", cls=HelpCommand, short_help="Explain a rule.")
-def rule(code: RuleName, color: Color = ColorMode.AUTO) -> int:
+def rule(code: options.RuleName, color: options.Color = ColorMode.AUTO) -> int:
     """Explain a rule as ruff does: what it checks, why providers reject it (each dialect's
     error), an example before and after the fix, and the fix's safety."""
 
@@ -393,7 +347,7 @@ def rule(code: RuleName, color: Color = ColorMode.AUTO) -> int:
 @app.command(
     "explain", cls=HelpCommand, short_help="Say which providers refuse each history, and why."
 )
-def explain(path: History, color: Color = ColorMode.AUTO) -> int:
+def explain(path: options.History, color: options.Color = ColorMode.AUTO) -> int:
     """For each history of a file, which providers would refuse it as it stands, with the
     error each gives, and which would still refuse it after `toolpatch fix --unsafe-fixes
     --target PROVIDER`. Writes nothing; exit 0 once said, 2 when the file cannot be read."""
@@ -424,7 +378,7 @@ def explain(path: History, color: Color = ColorMode.AUTO) -> int:
 
 
 @app.command("formats", cls=HelpCommand, short_help="List the formats toolpatch reads.")
-def formats(color: Color = ColorMode.AUTO) -> int:
+def formats(color: options.Color = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
     printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     from patchcore import NAMED, SESSION_LAYOUTS
