@@ -18,51 +18,11 @@ import typer
 
 import patchcore
 
-from .console import Printer, wants_color
+from . import options
+from .console import ColorMode, Printer, wants_color
 from .exit_codes import ExitCode
 from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
-from .options import (
-    AGAINST,
-    ALLOW_REMOTE,
-    ALSO_FIX,
-    CHECK_ONLY,
-    COLOR,
-    CONFIG,
-    DASK,
-    DIALECT,
-    EXIT_NON_ZERO_ON_FIX,
-    EXIT_ZERO,
-    FINDING,
-    FIX_TRAINING_TARGETS,
-    FORCE,
-    FULL,
-    HISTORY,
-    IGNORE,
-    ISOLATED,
-    LISTEN,
-    LOG_FORMAT,
-    MAX_RECORD_MIB,
-    PATHS,
-    READING,
-    REPAIR,
-    REPORT_FILE,
-    REPORT_FORMAT,
-    RULE,
-    RULES_FORMAT,
-    SELECT,
-    SHOW_UNSAFE_FIXES,
-    STATISTICS,
-    STDIN_FILENAME,
-    TARGET,
-    TELLING,
-    TEXT_FORMAT,
-    THREAD,
-    UNSAFE_FIXES,
-    UPSTREAM,
-    WRITING,
-    RulesFormat,
-    takes,
-)
+from .options import LogFormat, RulesFormat
 from .visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
@@ -109,29 +69,39 @@ def _main(
 @app.command(
     "check", cls=HelpCommand, short_help="Report findings; write nothing.", epilog=EXIT_CODES_HELP
 )
-@takes(
-    PATHS,
-    SELECT,
-    IGNORE,
-    DIALECT,
-    REPAIR,
-    REPORT_FORMAT,
-    REPORT_FILE,
-    EXIT_ZERO,
-    ALSO_FIX,
-    AGAINST,
-    TARGET,
-    *READING,
-    *FINDING,
-    STATISTICS,
-    *TELLING,
-    THREAD,
-    DASK,
-    COLOR,
-)
-def check(**given: Any) -> int:
+def check(
+    paths: options.Paths = None,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    dialect: options.DialectName = None,
+    repair: options.Repair = None,
+    output_format: options.ReportFormat = None,
+    output: options.ReportFile = None,
+    exit_zero: options.ExitZero = False,
+    fix: options.AlsoFix = False,
+    against: options.Against = None,
+    target: options.Target = None,
+    force: options.Force = False,
+    keep_invalid_lines: options.KeepInvalidLines = None,
+    fix_training_targets: options.FixTrainingTargets = None,
+    max_record_mib: options.MaxRecordMib = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    skip_no_history: options.SkipNoHistory = False,
+    respect_gitignore: options.RespectGitignore = None,
+    force_exclude: options.ForceExclude = None,
+    jobs: options.Jobs = None,
+    statistics: options.Statistics = False,
+    quiet: options.Quiet = False,
+    silent: options.Silent = False,
+    verbose: options.Verbose = False,
+    stdin_filename: options.StdinFilename = None,
+    thread: options.Thread = None,
+    dask: options.Dask = None,
+    color: options.Color = ColorMode.AUTO,
+) -> int:
     """Report dangling tool calls and other pairing defects; write nothing (unless --fix)."""
-    return _run("check", given)
+    return _run("check", locals())
 
 
 @app.command(
@@ -140,33 +110,45 @@ def check(**given: Any) -> int:
     short_help="Insert synthetic results, in the file's own format.",
     epilog=EXIT_CODES_HELP,
 )
-@takes(
-    PATHS,
-    *WRITING,
-    TEXT_FORMAT,
-    SELECT,
-    IGNORE,
-    UNSAFE_FIXES,
-    REPAIR,
-    TARGET,
-    DIALECT,
-    EXIT_ZERO,
-    EXIT_NON_ZERO_ON_FIX,
-    *READING,
-    *FINDING,
-    STATISTICS,
-    *TELLING,
-    THREAD,
-    DASK,
-    COLOR,
-)
-def fix(**given: Any) -> int:
+def fix(
+    paths: options.Paths = None,
+    diff: options.Diff = False,
+    check: options.Check = False,
+    output: options.Output = None,
+    output_format: options.FixFormat = None,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    unsafe_fixes: options.UnsafeFixes = None,
+    repair: options.Repair = None,
+    target: options.Target = None,
+    dialect: options.DialectName = None,
+    exit_zero: options.ExitZero = False,
+    exit_non_zero_on_fix: options.ExitNonZeroOnFix = False,
+    force: options.Force = False,
+    keep_invalid_lines: options.KeepInvalidLines = None,
+    fix_training_targets: options.FixTrainingTargets = None,
+    max_record_mib: options.MaxRecordMib = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    skip_no_history: options.SkipNoHistory = False,
+    respect_gitignore: options.RespectGitignore = None,
+    force_exclude: options.ForceExclude = None,
+    jobs: options.Jobs = None,
+    statistics: options.Statistics = False,
+    quiet: options.Quiet = False,
+    silent: options.Silent = False,
+    verbose: options.Verbose = False,
+    stdin_filename: options.StdinFilename = None,
+    thread: options.Thread = None,
+    dask: options.Dask = None,
+    color: options.Color = ColorMode.AUTO,
+) -> int:
     """Insert synthetic results for dangling tool calls, in the file's own format.
 
     Files are rewritten in place, atomically; files with nothing to fix are never rewritten.
     Standard input is repaired to standard output.
     """
-    return _run("fix", given)
+    return _run("fix", locals())
 
 
 @app.command(
@@ -175,44 +157,61 @@ def fix(**given: Any) -> int:
     short_help="Remove the synthetic results toolpatch wrote.",
     epilog=EXIT_CODES_HELP,
 )
-@takes(PATHS, *WRITING, DIALECT, *FINDING, FORCE, *TELLING, DASK, COLOR)
-def strip(**given: Any) -> int:
+def strip(
+    paths: options.Paths = None,
+    diff: options.Diff = False,
+    check: options.Check = False,
+    output: options.Output = None,
+    dialect: options.DialectName = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    skip_no_history: options.SkipNoHistory = False,
+    respect_gitignore: options.RespectGitignore = None,
+    force_exclude: options.ForceExclude = None,
+    jobs: options.Jobs = None,
+    force: options.Force = False,
+    quiet: options.Quiet = False,
+    silent: options.Silent = False,
+    verbose: options.Verbose = False,
+    stdin_filename: options.StdinFilename = None,
+    dask: options.Dask = None,
+    color: options.Color = ColorMode.AUTO,
+) -> int:
     """Remove the synthetic results toolpatch wrote: the history as it was before `fix`.
 
     A result is toolpatch's when it is the one `fix` writes for its call: the default text or
     the configured one (texts) filled in for the call, with the format's error flag. Files
     are rewritten in place, atomically; standard input is written to standard output.
     """
-    return _run("strip", given)
+    return _run("strip", locals())
 
 
 @app.command(
     "show", cls=HelpCommand, short_help="Show a history as panels, defects and fixes marked."
 )
-@takes(
-    HISTORY,
-    SELECT,
-    IGNORE,
-    DIALECT,
-    SHOW_UNSAFE_FIXES,
-    REPAIR,
-    TARGET,
-    FULL,
-    CONFIG,
-    ISOLATED,
-    STDIN_FILENAME,
-    FORCE,
-    FIX_TRAINING_TARGETS,
-    COLOR,
-)
-def show(**given: Any) -> int:
+def show(
+    path: options.History,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    dialect: options.DialectName = None,
+    unsafe_fixes: options.ShowUnsafeFixes = None,
+    repair: options.Repair = None,
+    target: options.Target = None,
+    full: options.Full = False,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+    stdin_filename: options.StdinFilename = None,
+    force: options.Force = False,
+    fix_training_targets: options.FixTrainingTargets = None,
+    color: options.Color = ColorMode.AUTO,
+) -> int:
     """Show a history as panels: defects marked, the fixes shown in place, nothing written.
 
     One panel per message (its text, tool calls and results); the synthetic results that `fix`
     would insert appear where it would put them. Exit 0 once shown, 2 when the file cannot be
     read.
     """
-    return _run("show", given)
+    return _run("show", locals())
 
 
 @app.command(
@@ -220,56 +219,78 @@ def show(**given: Any) -> int:
     cls=HelpCommand,
     short_help="Repair each request's history on its way to the provider.",
 )
-@takes(
-    UPSTREAM,
-    LISTEN,
-    ALLOW_REMOTE,
-    CHECK_ONLY,
-    LOG_FORMAT,
-    SELECT,
-    IGNORE,
-    UNSAFE_FIXES,
-    REPAIR,
-    TARGET,
-    DIALECT,
-    MAX_RECORD_MIB,
-    CONFIG,
-    ISOLATED,
-)
-def proxy(**given: Any) -> int:
+def proxy(
+    upstream: options.Upstream,
+    listen: options.Listen = None,
+    allow_remote: options.AllowRemote = False,
+    check_only: options.CheckOnly = False,
+    log_format: options.LogFormatOption = LogFormat.TEXT,
+    select: options.Select = None,
+    ignore: options.Ignore = None,
+    unsafe_fixes: options.UnsafeFixes = None,
+    repair: options.Repair = None,
+    target: options.Target = None,
+    dialect: options.DialectName = None,
+    max_record_mib: options.MaxRecordMib = None,
+    config: options.Configuration = None,
+    isolated: options.Isolated = False,
+) -> int:
     """Forward every request to --upstream, repairing the history in the body of each message
     request (Anthropic, OpenAI Chat and Responses, Gemini) as `fix` would; everything else,
     and the answers, pass through as they are (docs/proxy.md). Point a client's base URL at it.
     Runs until stopped (Ctrl-C); needs the [proxy] extra.
     """
     from .proxy_run import serve
+    from .settings import CommandLine
 
-    return serve(given)
+    given = CommandLine(
+        paths=["."],  # the configuration is found from the current folder
+        select=select,
+        ignore=ignore,
+        unsafe_fixes=unsafe_fixes,
+        repair=repair,
+        target=target,
+        dialect=dialect,
+        max_record_mib=max_record_mib,
+        config=config,
+        isolated=isolated,
+    )
+    return serve(
+        given,
+        upstream=upstream,
+        listen=listen,
+        allow_remote=allow_remote,
+        check_only=check_only,
+        log_format=log_format,
+    )
 
 
 def _run(command: str, given: dict[str, Any]) -> int:
-    """Run ``command`` (a `cli.settings.Command` value) with the values its options were given
-    (by parameter name, `cli.options`): settings built and checked once, then the one runner. The
-    machinery loads only here, so ``--help`` and the listings load none of it."""
+    """Run ``command`` (a `cli.settings.Command` value) with the values its typed parameters
+    were given (its ``locals()``, each a field of `cli.settings.CommandLine` of the same name):
+    settings built and checked once, then the one runner. The machinery loads only here, so
+    ``--help`` and the listings load none of it."""
     from .command_run import run
-    from .settings import Command, Settings
+    from .settings import Command, CommandLine, Settings
 
-    return run(Settings.of(Command(command), given))
+    return run(Settings.of(Command(command), CommandLine(**given)))
 
 
 _FIX_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix (--unsafe-fixes)", None: "no fix"}
 
 
 @app.command("rules", cls=HelpCommand, short_help="List every rule.")
-@takes(COLOR, RULES_FORMAT)
-def rules(**given: Any) -> int:
+def rules(
+    color: options.Color = ColorMode.AUTO,
+    output_format: options.RulesFormatOption = RulesFormat.TEXT,
+) -> int:
     """List every rule: code, name, whether it is on by default, its fix, what it checks."""
-    if given["output_format"] is RulesFormat.MARKDOWN:
+    if output_format is RulesFormat.MARKDOWN:
         from .rules_markdown import rules_markdown
 
         sys.stdout.write(rules_markdown())
         return int(ExitCode.OK)
-    printer = Printer(sys.stdout, styled=wants_color(given["color"], sys.stdout))
+    printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     from .help_format import text_width, wrapped
 
     width = text_width()
@@ -300,8 +321,7 @@ def rules(**given: Any) -> int:
 
 
 @app.command("rule", cls=HelpCommand, short_help="Explain a rule.")
-@takes(RULE, COLOR)
-def rule(**given: Any) -> int:
+def rule(code: options.RuleName, color: options.Color = ColorMode.AUTO) -> int:
     """Explain a rule as ruff does: what it checks, why providers reject it (each dialect's
     error), an example before and after the fix, and the fix's safety."""
 
@@ -311,11 +331,11 @@ def rule(**given: Any) -> int:
     from .rule_docs import rule_markdown
 
     try:
-        found = rule_named(given["code"])
+        found = rule_named(code)
     except patchcore.UnknownRuleError as exc:
         raise typer.BadParameter(str(exc), param_hint="CODE|NAME") from None
     width = text_width()
-    printer = Printer(sys.stdout, styled=wants_color(given["color"], sys.stdout))
+    printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     fenced = False
     for line in rule_markdown(found, width=width):
         fenced ^= line.startswith("```")
@@ -327,19 +347,17 @@ def rule(**given: Any) -> int:
 @app.command(
     "explain", cls=HelpCommand, short_help="Say which providers refuse each history, and why."
 )
-@takes(HISTORY, COLOR)
-def explain(**given: Any) -> int:
+def explain(path: options.History, color: options.Color = ColorMode.AUTO) -> int:
     """For each history of a file, which providers would refuse it as it stands, with the
     error each gives, and which would still refuse it after `toolpatch fix --unsafe-fixes
     --target PROVIDER`. Writes nothing; exit 0 once said, 2 when the file cannot be read."""
-    path = given["path"]
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
         verdicts = patchcore.explain_document(data, filename=None if path == "-" else path)
     except (OSError, patchcore.PatchcoreError) as exc:
         sys.stderr.write(f"toolpatch: {visible(path)}: {visible(str(exc))}\n")
         return int(ExitCode.ERROR)
-    printer = Printer(sys.stdout, styled=wants_color(given["color"], sys.stdout))
+    printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     shown = None
     for verdict in verdicts:
         where = (verdict.line, verdict.pointer)
@@ -360,10 +378,9 @@ def explain(**given: Any) -> int:
 
 
 @app.command("formats", cls=HelpCommand, short_help="List the formats toolpatch reads.")
-@takes(COLOR)
-def formats(**given: Any) -> int:
+def formats(color: options.Color = ColorMode.AUTO) -> int:
     """List the dialects toolpatch reads, where their lists sit and how each is recognised."""
-    printer = Printer(sys.stdout, styled=wants_color(given["color"], sys.stdout))
+    printer = Printer(sys.stdout, styled=wants_color(color, sys.stdout))
     from patchcore import NAMED, SESSION_LAYOUTS
 
     listed = [(d.name, d.title, d.recognised_by, d.containers) for d in NAMED] + [

@@ -16,7 +16,7 @@ import json
 import socket
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import typer
@@ -26,7 +26,7 @@ from toolpatch.integrations.redaction import redacted
 
 from .exit_codes import ExitCode
 from .options import LogFormat
-from .settings import Command, Settings
+from .settings import Command, CommandLine, Settings
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -49,26 +49,35 @@ _SAID = {
 }
 
 
-def serve(given: Mapping[str, Any]) -> int:
-    """Run the proxy ``given`` (its options, by name) describes until it is stopped.
+def serve(
+    given: CommandLine,
+    *,
+    upstream: str,
+    listen: str | None,
+    allow_remote: bool,
+    check_only: bool,
+    log_format: LogFormat,
+) -> int:
+    """Run the proxy until it is stopped: repairing as ``fix`` with the rule options ``given``
+    would, forwarding to ``upstream``, listening where ``listen`` says.
 
     Raises:
         typer.BadParameter: ``--upstream`` or ``--listen`` cannot be used, or a rule option is
             refused (as ``fix`` refuses it).
     """
     # The rules, configuration and record limit are fix's: the proxy repairs as fix does.
-    settings = Settings.of(Command.FIX, {**given, "paths": ["."]})
+    settings = Settings.of(Command.FIX, given)
     options = settings.rules.options_for()
-    upstream = _upstream(given["upstream"])
-    host, port = _address(given["listen"] or DEFAULT_LISTEN, remote=given["allow_remote"])
+    upstream = _upstream(upstream)
+    host, port = _address(listen or DEFAULT_LISTEN, remote=allow_remote)
     try:
         web = extra_module("aiohttp.web", extra="proxy", part="toolpatch proxy")
         from toolpatch.integrations.proxy import Proxy
     except MissingExtra as exc:
         sys.stderr.write(f"toolpatch: error: {exc}\n")
         return int(ExitCode.ERROR)
-    log = _json_line if given["log_format"] is LogFormat.JSON else _text_line
-    app = Proxy(upstream, options=options, check_only=given["check_only"], report=log)
+    log = _json_line if log_format is LogFormat.JSON else _text_line
+    app = Proxy(upstream, options=options, check_only=check_only, report=log)
     listening = _bound(host, port)
     bound_host, bound_port = listening.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host

@@ -1,7 +1,8 @@
 """A run's settings: the command line over the configuration, built and checked once.
 
-Each command of `cli.app` only says which it is (`Command`); `Settings.of` reads the values its
-options were given (by their names, `cli.options`), finds and reads the configuration, puts the
+Each command of `cli.app` says which it is (`Command`) and hands over the values its typed
+parameters were given (`CommandLine`, a field per option of `cli.options`); `Settings.of` finds
+and reads the configuration, puts the
 command line over it and checks every value once, with the error located: a configuration's
 bad value names its file and key (`cli.config_files`, which checks it as it is read), a
 command line's names its option (a usage error, exit 2). The runner (`cli.command_run`) takes
@@ -42,7 +43,7 @@ from .console import ColorMode, verbosity
 from .exit_codes import ExitCode
 from .input_run import Mode
 from .inputs import DEFAULT_EXCLUDE, WalkSettings, given_paths
-from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat
+from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat, TextFormat
 from .plan import Plan, plan_of
 from .stores import is_store_url
 from .task_folders import dialect_of_place
@@ -75,6 +76,52 @@ class Command(enum.Enum):
     SHOW = "show"
 
 
+class CommandLine(msgspec.Struct, kw_only=True):
+    """The values a command's options and arguments were given, a field per parameter of the
+    commands of `cli.app` (its name, and its type as `cli.options` declares it); ``None`` where
+    an option that overrides the configuration was not given. A command takes some of them; the
+    others keep their defaults here."""
+
+    paths: list[str] | None = None
+    path: str | None = None
+    """``show``'s one PATH."""
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    dialect: str | None = None
+    repair: str | None = None
+    target: str | None = None
+    output_format: OutputFormat | TextFormat | None = None
+    output: Path | str | None = None
+    """``check``'s report file, or the repaired data's file (or URL prefix)."""
+    against: Path | None = None
+    fix: bool = False
+    """``check --fix``."""
+    diff: bool = False
+    check: bool = False
+    quiet: bool = False
+    silent: bool = False
+    verbose: bool = False
+    statistics: bool = False
+    full: bool = False
+    jobs: int | None = None
+    dask: ClusterAddress | None = None
+    thread: list[str] | None = None
+    stdin_filename: str | None = None
+    color: ColorMode = ColorMode.AUTO
+    config: list[str] | None = None
+    isolated: bool = False
+    exit_zero: bool = False
+    exit_non_zero_on_fix: bool = False
+    unsafe_fixes: bool | None = None
+    force: bool = False
+    keep_invalid_lines: bool | None = None
+    fix_training_targets: bool | None = None
+    max_record_mib: int | None = None
+    skip_no_history: bool = False
+    respect_gitignore: bool | None = None
+    force_exclude: bool | None = None
+
+
 class RuleSettings(msgspec.Struct):
     """What to check and fix, before per-file ignores; makes each file's `Options`."""
 
@@ -93,28 +140,25 @@ class RuleSettings(msgspec.Struct):
     _made: dict[tuple[tuple[str, ...], str | None], Options] = msgspec.field(default_factory=dict)
 
     @classmethod
-    def merge(cls, config: Config, given: Mapping[str, Any]) -> RuleSettings:
-        """The command line's values (``given``, by option name; ``None`` or absent: not
-        given) over ``config``'s."""
-        select = _split(given.get("select"))
+    def merge(cls, config: Config, given: CommandLine) -> RuleSettings:
+        """The command line's values (``given``; ``None``: not given) over ``config``'s."""
+        select = _split(given.select)
         kept_ignore = [] if select is not None else list(config.ignore or ())
         return cls(
             select=select if select is not None else config.select,
-            ignore=[*kept_ignore, *(_split(given.get("ignore")) or ())],
+            ignore=[*kept_ignore, *(_split(given.ignore) or ())],
             texts=config.texts,
-            dialect=_given_or(given.get("dialect"), config.dialect),
-            unsafe_fixes=bool(_given_or(given.get("unsafe_fixes"), config.unsafe_fixes)),
+            dialect=_given_or(given.dialect, config.dialect),
+            unsafe_fixes=bool(_given_or(given.unsafe_fixes, config.unsafe_fixes)),
             per_file_ignores=config.per_file_ignores,
             root=config.root,
-            keep_invalid_lines=bool(
-                _given_or(given.get("keep_invalid_lines"), config.keep_invalid_lines)
-            ),
+            keep_invalid_lines=bool(_given_or(given.keep_invalid_lines, config.keep_invalid_lines)),
             fix_training_targets=bool(
-                _given_or(given.get("fix_training_targets"), config.fix_training_targets)
+                _given_or(given.fix_training_targets, config.fix_training_targets)
             ),
-            repair=_given_or(given.get("repair"), config.repair) or "answer",
-            target=_given_or(given.get("target"), config.target),
-            max_record_mib=_given_or(given.get("max_record_mib"), config.max_record_mib),
+            repair=_given_or(given.repair, config.repair) or "answer",
+            target=_given_or(given.target, config.target),
+            max_record_mib=_given_or(given.max_record_mib, config.max_record_mib),
         )
 
     def ignored_for(self, name: str) -> tuple[str, ...]:
@@ -207,44 +251,38 @@ class Settings(msgspec.Struct):
     plan: Plan | None = None
 
     @classmethod
-    def of(cls, command: Command, given: Mapping[str, Any]) -> Settings:
-        """The settings of a run of ``command`` whose options were ``given`` (by parameter
-        name, `cli.options`; ``None`` where not given).
+    def of(cls, command: Command, given: CommandLine) -> Settings:
+        """The settings of a run of ``command`` whose options were ``given``.
 
         Raises:
             typer.BadParameter: A command-line value cannot be used (it names the option).
             typer.Exit: The configuration cannot be used, or the current folder is gone (its
                 message said why on stderr; exit 2).
         """
-        paths = [given["path"]] if command is Command.SHOW else given.get("paths")
-        if command is Command.SHOW and is_store_url(given["path"]):
+        paths = [given.path] if given.path is not None else given.paths
+        if command is Command.SHOW and given.path is not None and is_store_url(given.path):
             msg = (
                 "show takes a file; a store's thread is shown with fix --diff URL --thread ID "
                 "(docs/stores.md)"
             )
             raise typer.BadParameter(msg, param_hint="PATH")
-        stdin_filename = given.get("stdin_filename")
         config = _configuration(
-            given.get("config"),
-            isolated=given.get("isolated", False),
+            given.config,
+            isolated=given.isolated,
             paths=paths,
-            stdin_filename=stdin_filename,
+            stdin_filename=given.stdin_filename,
         )
-        also_fix = given.get("fix", False)
-        output = given.get("output_file") if command is Command.CHECK else given.get("output")
+        also_fix = given.fix
         if also_fix and (
-            output is not None or not (given.get("output_format") or OutputFormat.TEXT).for_people
+            given.output is not None or not OutputFormat(given.output_format or "text").for_people
         ):
             # -o and the machine formats are check's report; a fix reports as text, as fix does.
             msg = (
                 "repairs as toolpatch fix does and reports as text: without -o or a machine format"
             )
             raise typer.BadParameter(msg, param_hint="--fix")
-        output_format = _output_format(
-            command, given.get("output_format"), config, also_fix=also_fix
-        )
-        statistics = given.get("statistics", False)
-        if statistics and not output_format.for_people:
+        output_format = _output_format(command, given.output_format, config, also_fix=also_fix)
+        if given.statistics and not output_format.for_people:
             msg = f"counts in the text report, not in {output_format.value}"
             raise typer.BadParameter(msg, param_hint="--statistics")
         rules = RuleSettings.merge(config, given)
@@ -253,7 +291,7 @@ class Settings(msgspec.Struct):
             key, reason = problem
             hint, named = _OPTION_OF[key]
             raise typer.BadParameter(f"{key}: {reason}" if named else reason, param_hint=hint)
-        if also_fix and given.get("against") is not None:
+        if also_fix and given.against is not None:
             msg = "reports what a trimmer broke; --fix would repair every finding: not both"
             raise typer.BadParameter(msg, param_hint="--against")
         settings = cls(
@@ -263,25 +301,21 @@ class Settings(msgspec.Struct):
             config=config,
             rules=rules,
             walk=_walk(config, given),
-            output=None if also_fix else output,
+            output=None if also_fix else given.output,
             output_format=output_format,
-            verbosity=verbosity(
-                quiet=given.get("quiet", False),
-                verbose=given.get("verbose", False),
-                silent=given.get("silent", False),
-            ),
-            color=given.get("color", ColorMode.AUTO),
-            stdin_filename=stdin_filename,
-            skip_no_history=given.get("skip_no_history", False),
-            statistics=statistics,
-            exit_zero=given.get("exit_zero", False),
-            exit_non_zero_on_fix=given.get("exit_non_zero_on_fix", False),
-            jobs=given.get("jobs"),
-            force=given.get("force", False),
-            threads=given.get("thread"),
-            dask=given.get("dask"),
-            full=given.get("full", False),
-            against=against_file(given.get("against"), rules),
+            verbosity=verbosity(quiet=given.quiet, verbose=given.verbose, silent=given.silent),
+            color=given.color,
+            stdin_filename=given.stdin_filename,
+            skip_no_history=given.skip_no_history,
+            statistics=given.statistics,
+            exit_zero=given.exit_zero,
+            exit_non_zero_on_fix=given.exit_non_zero_on_fix,
+            jobs=given.jobs,
+            force=given.force,
+            threads=given.thread,
+            dask=given.dask,
+            full=given.full,
+            against=against_file(given.against, rules),
         )
         if command is Command.SHOW:
             return settings
@@ -401,15 +435,15 @@ def _configuration(
         raise typer.Exit(ExitCode.ERROR) from None
 
 
-def _mode(command: Command, given: Mapping[str, Any]) -> Mode:
+def _mode(command: Command, given: CommandLine) -> Mode:
     """What the run does with what it finds."""
     if command is Command.SHOW:
         return Mode.CHECK
     if command is Command.CHECK:
-        return Mode.FIX if given.get("fix") else Mode.CHECK
-    if given.get("diff"):
+        return Mode.FIX if given.fix else Mode.CHECK
+    if given.diff:
         return Mode.FIX_DIFF
-    return Mode.FIX_CHECK if given.get("check") else Mode.FIX
+    return Mode.FIX_CHECK if given.check else Mode.FIX
 
 
 def _output_format(
@@ -434,11 +468,10 @@ def _output_format(
     return OutputFormat.CONCISE
 
 
-def _walk(config: Config, given: Mapping[str, Any]) -> WalkSettings:
+def _walk(config: Config, given: CommandLine) -> WalkSettings:
     """What a run passes over: the command line's ``--[no-]respect-gitignore`` and
     ``--[no-]force-exclude`` over the configuration's keys."""
-    respect_gitignore = given.get("respect_gitignore")
-    force_exclude = given.get("force_exclude")
+    respect_gitignore, force_exclude = given.respect_gitignore, given.force_exclude
     exclude = DEFAULT_EXCLUDE if config.exclude is None else config.exclude
     return WalkSettings(
         exclude=(*exclude, *config.extend_exclude),
