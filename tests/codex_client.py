@@ -2,10 +2,11 @@
 that resume a rollout in the real client (docs/formats.md#codex-cli-resumes-the-repair).
 
 `ResponsesHandler` is the fake: it refuses a ``function_call`` without its
-``function_call_output`` (and an output without its call), as the API does, asks the client to
-run `COMMAND` (one ``exec_command`` call, which appends a line to a file: its runs are counted)
-and then answers ``Done.``. `Codex` runs the pinned client (tests/clients/codex) in a home of its
-own with a provider whose base URL is the fake's (or a proxy's in front of it).
+``function_call_output`` (and an output without an earlier call, or a second one), as the API
+does, asks the client to run `COMMAND` (one ``exec_command`` call, which appends a line to a
+file: its runs are counted) and then answers ``Done.``. `Codex` runs the pinned client
+(tests/clients/codex) in a home of its own with a provider whose base URL is the fake's (or a
+proxy's in front of it).
 """
 
 from __future__ import annotations
@@ -18,28 +19,25 @@ from typing import Any
 
 from tests.fake_upstream import Handler
 from tests.npm_clients import binary
+from tests.provider_rules import responses
 
 #: The command the fake model asks Codex to run: each run appends one line.
 COMMAND = "echo ran >> runs.txt"
 CALL_ID = "call_fakeRunsTxt1"
 
 
-def unpaired(items: list[Any]) -> str | None:
-    """The API's refusal of an input whose calls and outputs do not pair, or ``None``."""
-    calls = [i.get("call_id") for i in items if i.get("type") == "function_call"]
-    outputs = [i.get("call_id") for i in items if i.get("type") == "function_call_output"]
-    for call in calls:
-        if call not in outputs:
-            return f"No tool output found for function call {call}."
-    for output in outputs:
-        if output not in calls:
-            return f"No tool call found for function call output with call_id {output}."
-    return None
+def refusal(items: list[Any]) -> str | None:
+    """The API's refusal of an input whose calls and outputs do not pair (a call without its
+    output, an output without an earlier call, two outputs of one call, two items of one id:
+    the independent reading of `tests.provider_rules.responses`), or ``None``."""
+    violations = responses(items)
+    return violations[0].error if violations else None
 
 
 class ResponsesHandler(Handler):
-    """The fake Responses API: refuses an input whose calls and outputs do not pair; asks for
-    `COMMAND` when the input holds no call, and answers ``Done.`` once it does."""
+    """The fake Responses API: refuses an input whose calls and outputs do not pair
+    (`refusal`); asks for `COMMAND` when the input holds no call, and answers ``Done.`` once it
+    does."""
 
     def do_GET(self) -> None:
         self.send_response(404)
@@ -48,10 +46,10 @@ class ResponsesHandler(Handler):
     def do_POST(self) -> None:
         body = self.request_body()
         items = [i for i in body.get("input", []) if isinstance(i, dict)]
-        refusal = unpaired(items)
-        if refusal is not None:
+        refused = refusal(items)
+        if refused is not None:
             self.refuse(
-                refusal, {"message": refusal, "type": "invalid_request_error", "param": "input"}
+                refused, {"message": refused, "type": "invalid_request_error", "param": "input"}
             )
             return
         number = len(self.server.requests)

@@ -7,6 +7,8 @@ orphan or duplicate ``tool_result``: a 400 ``invalid_request_error`` with Anthro
 text), and otherwise answers from a small script keyed on the conversation:
 
 * a user prompt ``run: COMMAND`` gets a ``tool_use`` of the ``Bash`` tool running COMMAND;
+* a user prompt ``search: QUERY`` gets a web search the API runs itself: a ``server_tool_use``
+  of ``web_search``, its ``web_search_tool_result`` and the text ``Found.``, in one message;
 * a user turn that holds ``tool_result`` blocks gets the final text ``Done.`` (the last
   ``user`` message decides: Claude Code may send a ``system`` message after it);
 * anything else gets the text ``OK.``.
@@ -106,7 +108,24 @@ def _reply_to(body: dict[str, Any]) -> list[dict[str, Any]]:
         if line.startswith("run: "):
             command = {"command": line[5:], "description": "Run the command"}
             return [_tool_use("Bash", command)]
+        if line.startswith("search: "):
+            return _web_search(line[8:])
     return [{"type": "text", "text": "OK."}]
+
+
+def _web_search(query: str) -> list[dict[str, Any]]:
+    """A web search the API ran itself, as it answers one: the call, its result, the text."""
+    call = {**_tool_use("web_search", {"query": query}), "type": "server_tool_use"}
+    call["id"] = call["id"].replace("toolu_", "srvtoolu_")
+    found = {
+        "type": "web_search_result",
+        "title": "Example",
+        "url": "https://example.com/",
+        "encrypted_content": "ZmFrZQ==",
+        "page_age": None,
+    }
+    result = {"type": "web_search_tool_result", "tool_use_id": call["id"], "content": [found]}
+    return [call, result, {"type": "text", "text": "Found."}]
 
 
 def _tool_use(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -138,19 +157,24 @@ def events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     head = {**message, "content": [], "stop_reason": None}
     yield "message_start", {"type": "message_start", "message": head}
     for index, block in enumerate(message["content"]):
+        delta: dict[str, Any] | None
         if block["type"] == "text":
             start, delta = (
                 {"type": "text", "text": ""},
                 {"type": "text_delta", "text": block["text"]},
             )
-        else:
+        elif "input" in block:
             start = {**block, "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:  # a server tool's result comes whole in its start event
+            start, delta = block, None
         yield (
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": start},
         )
-        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        if delta is not None:
+            delta_event = {"type": "content_block_delta", "index": index, "delta": delta}
+            yield "content_block_delta", delta_event
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
     stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
     yield "message_delta", {"type": "message_delta", "delta": stop, "usage": {"output_tokens": 5}}

@@ -6,12 +6,13 @@ Claude Code 2.1.332 (pinned in ``tests/clients/claude-code``) runs offline with
 client's requests stream through (its answers are Server-Sent Events) and its session is
 written as without the proxy.
 
-Claude Code 2.1.332 mends what it reads back from its own log before it sends it (it answers a
-call a killed run left open, leaves out one whose result line is gone, drops a doubled result,
-puts a misplaced one back after its call: docs/proxy.md#claude-code); so did 1.0.72, measured
-the same way. No session of its own that we could break made it send a history the API
-refuses, so these tests pin that a resumed session reaches the proxy clean and goes on as it
-is; the repair itself is tested with the providers' SDKs (`tests/conformance/test_proxy.py`).
+Claude Code 2.1.332 mends most of what it reads back from its own log before it sends it (it
+answers a call a killed run left open, leaves out one whose result line is gone, drops a doubled
+result, puts a misplaced one back after its call: docs/proxy.md#claude-code); so did 1.0.72,
+measured the same way. These tests pin that a resumed session it mended reaches the proxy clean
+and goes on as it is; the shapes it sends refused, and the proxy's repair of them, are in
+`tests/conformance/test_claude_code_refused.py`, and the repair itself is tested with the
+providers' SDKs (`tests/conformance/test_proxy.py`).
 """
 
 from __future__ import annotations
