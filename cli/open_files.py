@@ -23,24 +23,39 @@ _WRITING = (os.O_WRONLY, os.O_RDWR)
 
 class OpenForWriting:
     """The files held open for writing by some process, listed once, when first asked (one
-    look over ``/proc`` for a run, however many inputs it has), by device and inode."""
+    look over ``/proc`` for a run, however many inputs it has), by device and inode.
+
+    The look finds every regular file open in a process (a ``stat`` of each descriptor);
+    whether a descriptor was opened for writing is read only for the files asked about, as most
+    of a machine's open files are not an input of the run (on a busy machine reading every
+    regular file's flags was a third of the look, paid by every run)."""
 
     def __init__(self, proc: str = PROC) -> None:
         self._proc = proc
-        self._holders: dict[tuple[int, int], list[int]] | None = None
+        self._open: dict[tuple[int, int], list[tuple[int, str]]] | None = None
 
     def holders(self, status: os.stat_result) -> tuple[int, ...]:
-        """The processes (ids) that hold the file of ``status`` open for writing."""
-        if self._holders is None:
-            self._holders = _scan(self._proc)
-        return tuple(self._holders.get((status.st_dev, status.st_ino), ()))
+        """The processes (ids) that hold the file of ``status`` open for writing. A process
+        that ends, or that may not be looked at, while it is read is passed over."""
+        if self._open is None:
+            self._open = _scan(self._proc)
+        found: list[int] = []
+        for pid, fdinfo in self._open.get((status.st_dev, status.st_ino), ()):
+            try:
+                writes = _writes(fdinfo)
+            except (OSError, ValueError):
+                continue
+            if writes and pid not in found:
+                found.append(pid)
+        return tuple(found)
 
 
-def _scan(proc: str) -> dict[tuple[int, int], list[int]]:
-    """Each file open for writing (device, inode) and the processes holding it; nothing where
-    there is no ``proc`` (not Linux). A process that ends, or that may not be looked at, while
-    it is read is passed over."""
-    found: dict[tuple[int, int], list[int]] = {}
+def _scan(proc: str) -> dict[tuple[int, int], list[tuple[int, str]]]:
+    """Each regular file open in some process (device, inode), with the process and the
+    ``fdinfo`` file of each descriptor that holds it; nothing where there is no ``proc`` (not
+    Linux). A process that ends, or that may not be looked at, while it is read is passed
+    over."""
+    found: dict[tuple[int, int], list[tuple[int, str]]] = {}
     try:
         processes = [entry.name for entry in os.scandir(proc) if entry.name.isdigit()]
     except OSError:
@@ -54,14 +69,12 @@ def _scan(proc: str) -> dict[tuple[int, int], list[int]]:
         for fd in descriptors:
             try:
                 status = os.stat(f"{fds}/{fd}")
-                # Most descriptors are pipes and sockets: only a regular file's flags are read.
-                if not stat.S_ISREG(status.st_mode) or not _writes(f"{proc}/{pid}/fdinfo/{fd}"):
-                    continue
-            except (OSError, ValueError):
+            except OSError:
                 continue
-            holders = found.setdefault((status.st_dev, status.st_ino), [])
-            if int(pid) not in holders:
-                holders.append(int(pid))
+            if stat.S_ISREG(status.st_mode):  # most descriptors are pipes and sockets
+                found.setdefault((status.st_dev, status.st_ino), []).append(
+                    (int(pid), f"{proc}/{pid}/fdinfo/{fd}")
+                )
     return found
 
 

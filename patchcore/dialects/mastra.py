@@ -30,7 +30,6 @@ from patchcore.dialects.ai_sdk_ui import OPEN_V4_STATES, STREAMING, WAITING, AIS
 from patchcore.dialects.base import Dialect, ListContext, Plan, Recognition
 from patchcore.engine.apply import value_at
 from patchcore.engine.defects import Defect
-from patchcore.engine.pairing import Answer
 from patchcore.model import MessageView, Pointer, ToolCall, ToolResult
 
 #: The roles of a ``MastraDBMessage``.
@@ -135,10 +134,8 @@ class Mastra(Dialect):
             understood=view.understood or bool(dropped),
         )
 
-    def misplaced(
-        self, messages: Sequence[Any], views: Sequence[MessageView], answer: Answer
-    ) -> str | None:
-        return None  # a result is part of its call's own part, as in the AI SDK reading
+    #: A result is part of its call's own part: the AI SDK reading's judgement, not a copy.
+    misplaced = AISdkUI.misplaced
 
     def plan(
         self,

@@ -1,6 +1,7 @@
-"""The documentation in docs/ stays true: the generated rules page matches the rule table, and
+"""The documentation in docs/ stays true: the generated rules page matches the rule table,
 every ``docs/<page>.md#<anchor>`` cited anywhere in the repository (and every link between the
-pages) names a page and a heading that exist."""
+pages) names a page and a heading that exist, and nothing cites a source outside the repository
+instead of docs/ (CONTRIBUTING.md#before-committing)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,27 @@ def scanned_files() -> list[Path]:
         for path in ROOT.rglob(pattern)
         if not skip.intersection(path.relative_to(ROOT).parts)
     )
+
+
+#: What the repository must not cite, as a source of truth, instead of its own docs/: files
+#: beside the checkout (the project's design notes and reference notes, the corpus's own notes
+#: and manifest; reading ``../shared/corpus`` files as test input is no citation), and the
+#: numbers of issues and pull requests.
+OUTSIDE = re.compile(
+    r"\b(?:DESIGN|SOURCES)\.md\b|\bMANIFEST\.json\b|(?<![\w.-])shared/(?!corpus\b)[\w.-]+"
+    r"|(?<![\w/.-])reference/[\w.-]+\.md\b|\bbriefs?/[\w.-]+"
+    r"|(?<![\w-])(?:issue|pr|pull request)s?\s*(?:#\s*)?\d+\b|\b(?:issues|pull)/\d+\b"
+    r"|\((?:see\s+)?#\d+\)|\bsee #\d+",
+    re.IGNORECASE,
+)
+#: A web address: an upstream project's issue a page links to, as the evidence of what that
+#: project does, is a source its reader can open, not a citation of one of ours.
+URL = re.compile(r"https?://\S+")
+#: The page that describes the corpus's manifest, which it may name (docs/corpus.md).
+MANIFEST_PAGE = DOCS / "corpus.md"
+#: The text files that are neither scanned for docs citations nor data: scripts, the HTML
+#: report's page, the conformance judge.
+SCRIPTS = ("*.js", "*.cjs", "*.css", "*.j2", "*.sql", "*.txt", ".ci/*")
 
 
 def test_rules_page_is_generated_from_the_rule_table() -> None:
@@ -90,3 +112,49 @@ def test_the_dialect_interface_is_documented_as_the_code_has_it() -> None:
     data = set(Dialect.__annotations__)
     hooks = {name for name, value in vars(Dialect).items() if callable(value) and name[0] != "_"}
     assert documented == data | hooks
+
+
+def test_nothing_cites_a_source_outside_the_repository() -> None:
+    """Code, tests, samples' notes and docs cite docs/, never a file outside the repository or
+    an issue number: a reader of the checkout has neither (CONTRIBUTING.md#before-committing).
+    A fact such a source held is written in docs/ in the project's words, and cited there."""
+    skip = {".git", ".venv", "node_modules"}
+    scripts = [
+        path
+        for pattern in SCRIPTS
+        for path in ROOT.rglob(pattern)
+        if path.is_file() and not skip.intersection(path.relative_to(ROOT).parts)
+    ]
+    found = []
+    for path in sorted({*scanned_files(), *scripts} - {Path(__file__).resolve()}):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), 1):
+            for match in OUTSIDE.finditer(URL.sub("", line)):
+                if path == MANIFEST_PAGE and match.group(0) == "MANIFEST.json":
+                    continue  # the page that says what the corpus's manifest holds
+                found.append(f"{path.relative_to(ROOT)}:{number}: {match.group(0)}")
+    assert found == []
+
+
+def test_the_citation_check_sees_each_kind() -> None:
+    """`OUTSIDE` matches each kind of outside citation, and not a corpus file's name, a
+    message's number in ``show`` nor an upstream project's issue linked by its address."""
+    cited = [
+        "see ../shared/DESIGN.md",
+        "reference/langgraph.md says",
+        "SOURCES.md",
+        "the corpus's MANIFEST.json",
+        "fixed in issue 12",
+        "issue #12",
+        "github.com/o/r/issues/12",
+        "as asked (#12)",
+        "/work/briefs/issue35.md",
+    ]
+    assert [text for text in cited if not OUTSIDE.search(text)] == []
+    clean = [
+        "tau2/tau2-whissle-airline-run1-pr448.json",
+        "#2 assistant",
+        "../shared/corpus/x",
+        "([#8484](https://github.com/anthropics/claude-code/issues/8484))",
+    ]
+    assert [text for text in clean if OUTSIDE.search(URL.sub("", text))] == []
