@@ -15,17 +15,13 @@ written nowhere.
 
 Repair, in the part's own ``state``, as opencode's session processor settles a tool part it
 finds unfinished when a run stops (``processor.ts``: ``{...part.state, status: "error", error:
-"Tool execution aborted", metadata: {...metadata, interrupted: true}, time: {start, end}}``):
-``status`` becomes ``error``, an ``error`` member the rule's text, ``metadata.interrupted``
-opencode's own mark of such a part (a whole ``metadata`` where the part had none), and the end
-time is added (a pending part's whole ``time``); only those members are edited, every other
-one (``input``, a pending part's ``raw``, a running part's ``title`` and the rest of its
-``metadata``) keeps its bytes. ``start`` is a running part's own start, or the message's
-``time.created``; ``end`` the message's ``time.completed``, or ``start``. ``toolpatch strip``
-takes them back: a part that has ``raw`` was pending, any other running; a ``metadata`` after
-``error`` was added whole, any other loses its ``interrupted``. A state opencode would not
-write, or whose ``metadata`` strip could not give back (not an object, empty, or marked
-already), is reported without a fix (`ODD_STATE`).
+"Tool execution aborted", time: {start, end}}``): ``status`` becomes ``error``, an ``error``
+member the rule's text, and the end time is added (a pending part's whole ``time``); only those
+members are edited, every other one (``input``, a pending part's ``raw``, a running part's
+``title`` and ``metadata``) keeps its bytes. ``start`` is a running part's own start, or the
+message's ``time.created``; ``end`` the message's ``time.completed``, or ``start``. ``toolpatch
+strip`` takes them back: a part that has ``raw`` was pending, any other running. A state
+opencode would not write is reported without a fix (`ODD_STATE`).
 """
 
 from __future__ import annotations
@@ -93,18 +89,10 @@ ODD_STATE = (
 )
 
 
-#: opencode's mark of a tool part it settled because its run stopped, in ``state.metadata``.
-INTERRUPTED = "interrupted"
-
-
 def settleable(state: object) -> bool:
     """Whether ``state`` is an unfinished state as opencode writes it, which `settling` can
-    settle and `unsettling` can give back exactly: its ``metadata``, if any, an object that
-    holds something and not the mark yet (an empty one would come back absent)."""
+    settle and `unsettling` can give back exactly."""
     if not isinstance(state, dict) or "error" in state:
-        return False
-    metadata = state.get("metadata", {"": None})
-    if not isinstance(metadata, dict) or not metadata or INTERRUPTED in metadata:
         return False
     if state.get("status") == "pending":
         return "raw" in state and "time" not in state
@@ -122,17 +110,12 @@ def settling(
     state: Mapping[str, Any], info: Mapping[str, Any], text: str
 ) -> list[tuple[Member, Any]]:
     """The members (keys inside ``state``) that settle it as an error with ``text``, as
-    opencode's processor settles a tool part left unfinished, each with its value, in the order
-    it writes them: ``status``, ``error``, the mark ``metadata.interrupted`` (a whole
-    ``metadata`` where there was none), and the end time (a pending part gets its whole
-    ``time``, started when its message was)."""
+    opencode's processor settles a tool part left unfinished, each with its value: ``status``,
+    ``error``, and the end time (a pending part gets its whole ``time``, started when its
+    message was)."""
     times = _object(info.get("time"))
     end = _number(times.get("completed"))
     members: list[tuple[Member, Any]] = [(("status",), "error"), (("error",), text)]
-    if "metadata" in state:
-        members.append((("metadata", INTERRUPTED), True))
-    else:
-        members.append((("metadata",), {INTERRUPTED: True}))
     if state.get("status") == "pending":
         start = _number(times.get("created")) or 0
         members.append((("time",), {"start": start, "end": start if end is None else end}))
@@ -144,16 +127,9 @@ def settling(
 
 def unsettling(state: Mapping[str, Any]) -> tuple[list[tuple[Member, Any]], list[Member]]:
     """What gives back the state `settling` settled: the ``status`` it had (pending where the
-    state has ``raw``), and the members it added, to remove (the whole ``metadata`` where it
-    comes after ``error``: `settling` added it there)."""
+    state has ``raw``), and the members it added, to remove."""
     pending = "raw" in state
-    keys = list(state)
-    whole = "error" in keys and "metadata" in keys and keys.index("metadata") > keys.index("error")
-    added: list[Member] = [
-        ("error",),
-        ("metadata",) if whole else ("metadata", INTERRUPTED),
-        ("time",) if pending else ("time", "end"),
-    ]
+    added: list[Member] = [("error",), ("time",) if pending else ("time", "end")]
     return [(("status",), "pending" if pending else "running")], added
 
 
@@ -161,7 +137,7 @@ def _applied(
     state: Mapping[str, Any], members: list[tuple[Member, Any]], removed: list[Member]
 ) -> dict[str, Any]:
     """``state`` with ``members`` set (a member it lacks added last, as an edit adds it) and the
-    members at ``removed`` taken out (one it does not have is none to take out)."""
+    members at ``removed`` taken out."""
     new = copy.deepcopy(dict(state))
     for pointer, value in members:
         _parent(new, pointer)[pointer[-1]] = value
@@ -171,11 +147,8 @@ def _applied(
 
 
 def _parent(value: dict[str, Any], pointer: Member) -> dict[str, Any]:
-    """The object that holds the member at ``pointer`` (an empty one where ``value`` has no
-    object on the way)."""
     for key in pointer[:-1]:
-        inner = value.get(key)
-        value = inner if isinstance(inner, dict) else {}
+        value = value[key]
     return value
 
 

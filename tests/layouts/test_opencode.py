@@ -40,13 +40,7 @@ def test_an_export_is_read_as_opencode_messages() -> None:
     [
         {"status": "pending", "input": {}, "raw": '{"comm'},
         {"status": "running", "input": {"command": "ls"}, "time": {"start": 12}},
-        {
-            "status": "running",
-            "input": {},
-            "title": "ls",
-            "metadata": {"output": "a.txt\n", "description": "ls"},
-            "time": {"start": 12},
-        },
+        {"status": "running", "input": {}, "title": "ls", "metadata": {}, "time": {"start": 12}},
     ],
 )
 def test_settling_keeps_the_state_and_strip_takes_it_back(state: dict[str, Any]) -> None:
@@ -57,41 +51,10 @@ def test_settling_keeps_the_state_and_strip_takes_it_back(state: dict[str, Any])
     new = json.loads(fixed)["messages"][0]["parts"][0]["state"]
     assert (new["status"], new["time"]["end"]) == ("error", 20)
     assert new["error"].startswith("Tool call bash with id c1 ")
-    assert [k for k in new if k not in ("error", "time", "metadata")] == [
-        k for k in state if k not in ("time", "metadata")
-    ]
+    assert [k for k in new if k not in ("error", "time")] == [k for k in state if k != "time"]
     assert new["input"] == state["input"]
     assert new["time"]["start"] == state.get("time", {"start": 10})["start"]
-    # opencode's own mark of a part it settled when its run stopped, beside what it held
-    assert new["metadata"] == {**state.get("metadata", {}), "interrupted": True}
     assert patchcore.strip_document(fixed, filename=NAME).output == data
-
-
-def test_the_part_is_settled_as_opencode_settles_its_own() -> None:
-    """The members opencode's processor writes when a run stops, in its order (``{...state,
-    status, error, metadata: {...metadata, interrupted: true}, time}``), but for the error's
-    text (docs/formats.md#opencode)."""
-    pending = {"status": "pending", "input": {}, "raw": ""}
-    info = {**INFO, "time": {"created": 10, "completed": 20}}
-    fixed = patchcore.fix_document(
-        export({"info": info, "parts": [tool_part("c1", pending)]}), filename=NAME
-    ).output
-    assert fixed is not None
-    new = json.loads(fixed)["messages"][0]["parts"][0]["state"]
-    assert list(new) == ["status", "input", "raw", "error", "metadata", "time"]
-    assert new["metadata"] == {"interrupted": True}
-
-
-@pytest.mark.parametrize("metadata", [{}, {"interrupted": True, "output": ""}, None, "x"])
-def test_a_metadata_strip_could_not_give_back_is_reported_not_settled(metadata: object) -> None:
-    """An empty ``metadata`` would come back absent, a marked one unmarked, one that is no
-    object could not hold the mark: such a part is reported without a fix."""
-    state = {"status": "running", "input": {}, "metadata": metadata, "time": {"start": 12}}
-    report = patchcore.fix_document(
-        export({"info": INFO, "parts": [tool_part("c1", state)]}), filename=NAME
-    )
-    (finding,) = report.findings
-    assert (finding.code, finding.fix, report.output) == ("TP002", None, None)
 
 
 def test_a_state_opencode_would_not_write_is_reported_not_settled() -> None:
