@@ -7,7 +7,8 @@ front of it (``toolpatch proxy --upstream``), then sends ``--clients`` clients a
 a loop of requests that alternates between the upstream straight and the proxy, so that a
 machine that slows down mid-run slows both alike. Each request is a body of ``--messages``
 messages (100: tool calls and their results, `BODIES`): OpenAI Chat and Anthropic, clean (the
-common case, forwarded byte for byte), and Anthropic with one call left unanswered (repaired).
+common case, forwarded byte for byte), Anthropic as Claude Code sends it (tools, system blocks,
+thinking: `claude_code_body`), and Anthropic with one call left unanswered (repaired).
 It prints the median and the 99th percentile of each, their ratios through the proxy to
 straight, the CPU time each process spent per request, and the proxy's resident memory after
 a tenth of ``--memory-requests`` (10,000) and after all of them, then the verdicts against the

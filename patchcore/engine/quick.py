@@ -19,8 +19,9 @@ full path would name (`patchcore.engine.locate.classify`): Anthropic's when it h
 Anthropic's own blocks (a call, a result, reasoning) and every message reads as Anthropic's,
 else OpenAI Chat's; a reader that sees the other's says `OTHER` and the other shape reads it.
 A request's keys beside ``messages`` are read as raw values, and any that might hold a message
-list (an Anthropic ``system`` of blocks, ``tools``, ``thinking``: the full path walks into
-them) sends the record down the full path.
+list, or an object the full path counts as a call, sends the record down the full path: a
+request's settings (``tools``, ``system`` blocks, ``thinking``, ...) are proven free of both in
+the shape the API gives them (`patchcore.engine.request_keys`).
 
 A record with open calls goes on to `patchcore.engine.quickfix`, which hands the same views to
 the engine's checker (`patchcore.engine.check.check_list`), with the dialect adapter's views of
