@@ -36,12 +36,13 @@ wrong, only slower.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Literal, Union
 
 import msgspec
 
-from patchcore.engine.unread import (
+from patchcore.chat_names import (
     CALL_TYPE_PREFIXES,
     CALL_TYPES,
     ID_KEYS,
@@ -209,20 +210,24 @@ class _ContextManagement(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     edits: list[_Edit]
 
 
-#: The keys read in their shape, each with the shapes its value may take (tried in order).
-_SHAPES: dict[str, tuple[msgspec.json.Decoder[object], ...]] = {
-    "tools": (msgspec.json.Decoder(list[_Tool]), msgspec.json.Decoder(list[_FunctionTool])),
-    "system": (msgspec.json.Decoder(list[_TextBlock]),),
-    "thinking": (msgspec.json.Decoder(_Thinking),),
-    "tool_choice": (msgspec.json.Decoder(_ToolChoice),),
-    "context_management": (msgspec.json.Decoder(_ContextManagement),),
-}
+@functools.cache
+def _shapes() -> dict[str, tuple[msgspec.json.Decoder[object], ...]]:
+    """The keys read in their shape, each with the shapes its value may take (tried in order);
+    made on first use (resolving the shapes' annotations added 3 ms to the start-up of every
+    `toolpatch check`, most of which never meet a request's settings)."""
+    return {
+        "tools": (msgspec.json.Decoder(list[_Tool]), msgspec.json.Decoder(list[_FunctionTool])),
+        "system": (msgspec.json.Decoder(list[_TextBlock]),),
+        "thinking": (msgspec.json.Decoder(_Thinking),),
+        "tool_choice": (msgspec.json.Decoder(_ToolChoice),),
+        "context_management": (msgspec.json.Decoder(_ContextManagement),),
+    }
 
 
 def read_in_shape(key: str, raw: msgspec.Raw | bytes) -> bool:
     """Whether the value ``raw`` of a record's ``key`` decodes in a shape its key has (above):
     then it holds no history and nothing the full path counts as a call or a result."""
-    for shape in _SHAPES.get(key, ()):
+    for shape in _shapes().get(key, ()):
         try:
             shape.decode(raw)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):

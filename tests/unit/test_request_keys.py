@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.proxy import claude_code_body
+from patchcore.chat_names import ID_KEYS, LIST_KEYS, OBJECT_KEYS
 from patchcore.engine import request_keys
 from patchcore.engine.locate import HISTORY_KEYS, MEMBERS, find_message_lists
 from patchcore.engine.quick import read
 from patchcore.engine.request_keys import could_hold_history, read_in_shape
-from patchcore.engine.unread import ID_KEYS, LIST_KEYS, OBJECT_KEYS
 from patchcore.layouts.base import dialects_for
 from patchcore.layouts.records import process_record
 from patchcore.options import make_options
