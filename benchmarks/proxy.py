@@ -7,7 +7,8 @@ front of it (``toolpatch proxy --upstream``), then sends ``--clients`` clients a
 a loop of requests that alternates between the upstream straight and the proxy, so that a
 machine that slows down mid-run slows both alike. Each request is a body of ``--messages``
 messages (100: tool calls and their results, `BODIES`): OpenAI Chat and Anthropic, clean (the
-common case, forwarded byte for byte), and Anthropic with one call left unanswered (repaired).
+common case, forwarded byte for byte), Anthropic as Claude Code sends it (tools, system blocks,
+thinking: `claude_code_body`), and Anthropic with one call left unanswered (repaired).
 It prints the median and the 99th percentile of each, their ratios through the proxy to
 straight, the CPU time each process spent per request, and the proxy's resident memory after
 a tenth of ``--memory-requests`` (10,000) and after all of them, then the verdicts against the
@@ -90,11 +91,109 @@ def chat_body(messages: int) -> bytes:
     return json.dumps({"model": "bench", "messages": history}).encode()
 
 
+#: Claude Code's tools as it sends them (2.1.332: names, and the JSON Schema keywords of their
+#: ``input_schema``), each with its properties: name → (property → JSON type).
+CLAUDE_CODE_TOOLS: dict[str, dict[str, str]] = {
+    "Agent": {"description": "string", "prompt": "string", "subagent_type": "string"},
+    "Bash": {"command": "string", "timeout": "number", "description": "string",
+             "run_in_background": "boolean"},
+    "Edit": {"file_path": "string", "old_string": "string", "new_string": "string",
+             "replace_all": "boolean"},
+    "Glob": {"pattern": "string", "path": "string"},
+    "Grep": {"pattern": "string", "path": "string", "glob": "string", "output_mode": "string",
+             "-i": "boolean", "-n": "boolean", "head_limit": "number", "multiline": "boolean"},
+    "Read": {"file_path": "string", "offset": "integer", "limit": "integer", "pages": "string"},
+    "Write": {"file_path": "string", "content": "string"},
+    "NotebookEdit": {"notebook_path": "string", "cell_id": "string", "new_source": "string",
+                     "cell_type": "string", "edit_mode": "string"},
+    "WebFetch": {"url": "string", "prompt": "string"},
+    "WebSearch": {"query": "string", "allowed_domains": "array", "blocked_domains": "array"},
+    "TodoWrite": {"todos": "array"},
+    "Skill": {"skill": "string", "args": "string"},
+    "ToolSearch": {"query": "string", "max_results": "number"},
+    "ScheduleWakeup": {"delaySeconds": "number", "reason": "string", "prompt": "string"},
+    "ListAgents": {"cursor": "string"},
+    "SendMessage": {"to": "string", "message": "string"},
+    "TaskStop": {"task_id": "string"},
+    "Monitor": {"command": "string", "timeout": "number"},
+    "CronCreate": {"schedule": "string", "prompt": "string"},
+    "ExitPlanMode": {"plan": "string"},
+}  # fmt: skip
+
+
+def _schema(properties: dict[str, str], k: int) -> dict[str, Any]:
+    """A tool's ``input_schema`` as Claude Code writes it (zod's JSON Schema): a described
+    property of each type, an enum now and then, arrays of strings or of objects."""
+    written: dict[str, Any] = {}
+    for j, (name, kind) in enumerate(properties.items()):
+        prop: dict[str, Any] = {"description": f"What {name} is for. " * (3 + (j * k) % 9)}
+        prop["type"] = kind
+        if kind == "array" and j % 2:
+            prop["items"] = {"type": "string"}
+        elif kind == "array":
+            fields = {
+                "content": {"type": "string", "minLength": 1},
+                "status": {"type": "string", "enum": ["pending", "in_progress", "done"]},
+            }
+            prop["items"] = {
+                "type": "object",
+                "properties": fields,
+                "required": list(fields),
+                "additionalProperties": False,
+            }
+        elif kind == "number" and j % 2:
+            prop.update(exclusiveMinimum=0, maximum=600000)
+        elif kind == "string" and j % 3 == 2:
+            prop["enum"] = ["default", "alternative", "other"]
+        written[name] = prop
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": written,
+        "required": list(properties)[:1],
+        "additionalProperties": False,
+    }  # fmt: skip
+
+
+def claude_code_body(messages: int) -> bytes:
+    """A Messages request as Claude Code sends every one: its twenty tools with their JSON
+    Schemas (about 30 KiB), a system prompt of text blocks (cached), adaptive thinking,
+    context management and metadata, then ``messages`` messages of `anthropic_body` (every call
+    answered; compact JSON, as Node.js writes it)."""
+    tools: list[dict[str, Any]] = [
+        {"name": name, "description": f"The {name} tool. " + "Use it well. " * (20 + 17 * k % 90),
+         "input_schema": _schema(properties, k)}
+        for k, (name, properties) in enumerate(CLAUDE_CODE_TOOLS.items())
+    ]  # fmt: skip
+    tools[-1]["cache_control"] = {"type": "ephemeral"}
+    cached = {"type": "ephemeral"}
+    system = [
+        {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.332;"},
+        {"type": "text", "text": "You are Claude Code.", "cache_control": cached},
+        {"type": "text", "text": "Follow the rules. " * 400, "cache_control": cached},
+    ]
+    history = json.loads(anthropic_body(messages, dangling=False))["messages"]
+    body = {
+        "model": "claude-bench",
+        "messages": history,
+        "system": system,
+        "tools": tools,
+        "metadata": {"user_id": json.dumps({"device_id": "0" * 64, "session_id": "s-1"})},
+        "max_tokens": 32000,
+        "thinking": {"type": "adaptive"},
+        "context_management": {"edits": [{"type": "clear_thinking_20251015", "keep": "all"}]},
+        "output_config": {"effort": "medium"},
+        "stream": False,
+    }
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 #: The requests timed: name → (path, body for ``--messages``, whether the targets apply). The
 #: targets are a clean request's (the common case); a repaired one is reported.
 BODIES: dict[str, tuple[str, Callable[[int], bytes], bool]] = {
     "OpenAI Chat, clean": ("/v1/chat/completions", chat_body, True),
     "Anthropic, clean": ("/v1/messages", lambda n: anthropic_body(n, dangling=False), True),
+    "Anthropic as Claude Code sends it, clean": ("/v1/messages", claude_code_body, True),
     "Anthropic, one call unanswered": (
         "/v1/messages",
         lambda n: anthropic_body(n, dangling=True),

@@ -76,6 +76,16 @@ HOP_BY_HOP = frozenset(
     }
 )
 
+#: Request headers never forwarded: the hop-by-hop ones, and ``Host`` (the upstream's is sent).
+NOT_FORWARDED = HOP_BY_HOP | {"host"}
+
+#: A message body up to this size is repaired on the event loop itself; a larger one in a
+#: thread, so that its repair never holds up the streams the loop is passing on. Handing a body
+#: to a thread and its answer back cost the proxy more CPU than the quick lane's whole reading of
+#: a clean 56 KiB body (docs/benchmarks.md#the-proxy); the lane reads 64 KiB in about 0.5 ms,
+#: and the full path in a few, a pause of the order of the 5 ms a thread waits for the GIL.
+INLINE_BYTES = 64 * 1024
+
 #: How long the upstream may take to accept a connection, and to send each next piece of an
 #: answer (the providers' own SDKs wait ten minutes for one).
 CONNECT_SECONDS = 10.0
@@ -251,11 +261,11 @@ class Proxy:
             # upstream once appended to it: the proxy is never a relay to anywhere else
             return web.Response(status=400, text="toolpatch proxy: the target must be a path\n")
         provider = provider_of(request.method, request.path)
-        headers = [
-            (name.decode("latin-1"), value.decode("latin-1"))
-            for name, value in request.raw_headers
-            if name.decode("latin-1").lower() not in HOP_BY_HOP | {"host"}
-        ]
+        headers = []
+        for raw_name, raw_value in request.raw_headers:
+            name = raw_name.decode("latin-1")
+            if name.lower() not in NOT_FORWARDED:
+                headers.append((name, raw_value.decode("latin-1")))
         content: bytes | AsyncIterator[bytes] | None
         if provider is None:
             # streamed on as it comes; a request that has no body is sent with none
@@ -280,9 +290,10 @@ class Proxy:
             return web.Response(status=502, body=body, content_type="application/json")
         async with answer:
             response = web.StreamResponse(status=answer.status, reason=answer.reason)
-            for name, value in answer.raw_headers:
-                if name.decode("latin-1").lower() not in HOP_BY_HOP:
-                    response.headers.add(name.decode("latin-1"), value.decode("latin-1"))
+            for raw_name, raw_value in answer.raw_headers:
+                name = raw_name.decode("latin-1")
+                if name.lower() not in HOP_BY_HOP:
+                    response.headers.add(name, raw_value.decode("latin-1"))
             await response.prepare(request)
             async for chunk in answer.content.iter_any():
                 await response.write(chunk)
@@ -313,10 +324,12 @@ class Proxy:
         if encoding != "identity":
             self.report(Exchange(method, path, Verdict.NOT_JSON, reason=f"{encoding}-encoded"))
             return body
-        # In a thread: a large repair never holds up the streams the event loop is passing on.
-        done = await asyncio.to_thread(
-            repaired_body, body, options=self.options, check_only=self.check_only
-        )
+        if len(body) <= INLINE_BYTES:
+            done = repaired_body(body, options=self.options, check_only=self.check_only)
+        else:
+            done = await asyncio.to_thread(
+                repaired_body, body, options=self.options, check_only=self.check_only
+            )
         if done.verdict is not Verdict.CLEAN:
             self.report(Exchange(method, path, done.verdict, done.fixed, done.found, done.reason))
         return done.body

@@ -19,8 +19,9 @@ full path would name (`patchcore.engine.locate.classify`): Anthropic's when it h
 Anthropic's own blocks (a call, a result, reasoning) and every message reads as Anthropic's,
 else OpenAI Chat's; a reader that sees the other's says `OTHER` and the other shape reads it.
 A request's keys beside ``messages`` are read as raw values, and any that might hold a message
-list (an Anthropic ``system`` of blocks, ``tools``, ``thinking``: the full path walks into
-them) sends the record down the full path.
+list, or an object the full path counts as a call, sends the record down the full path: a
+request's settings (``tools``, ``system`` blocks, ``thinking``, ...) are proven free of both in
+the shape the API gives them (`patchcore.engine.request_keys`).
 
 A record with open calls goes on to `patchcore.engine.quickfix`, which hands the same views to
 the engine's checker (`patchcore.engine.check.check_list`), with the dialect adapter's views of
@@ -46,23 +47,9 @@ from patchcore.chat_names import (
     MESSAGE_KEYS,
     RESPONSES_PARTS,
 )
+from patchcore.engine.request_keys import could_hold_history, read_in_shape
 from patchcore.engine.walk import Call, Result, Role, open_keys
 
-#: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
-#: them as a key cannot hold a message list.
-_MESSAGE_KEYS = (
-    b'"role"',
-    b'"type"',
-    b'"parts"',
-    b'"kind"',
-    b'"lc"',
-    b'"content"',
-    b'"data"',
-    b'"message"',
-    b'"raw_item"',
-    b'"payload"',
-    b'"call_id"',
-)
 #: The content-block types the lane reads in a message's content list: text, media, files and
 #: reasoning, which carry no call and no result. A list holding any other block (one that carries
 #: calls or results, which LangChain reads calls from and OpenAI Chat turns away, or a type not
@@ -422,6 +409,8 @@ class _Extras(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only=True
     max_tokens: msgspec.Raw = _ABSENT
     system: msgspec.Raw = _ABSENT
     thinking: msgspec.Raw = _ABSENT
+    context_management: msgspec.Raw = _ABSENT
+    output_config: msgspec.Raw = _ABSENT
     stream: msgspec.Raw = _ABSENT
     temperature: msgspec.Raw = _ABSENT
     top_p: msgspec.Raw = _ABSENT
@@ -447,7 +436,8 @@ class _AnthropicRecord(_Extras, kw_only=True):
     messages: list[_Turns]
 
 
-_EXTRA_VALUES = attrgetter(*_Extras.__struct_fields__)
+_EXTRA_KEYS = _Extras.__struct_fields__
+_EXTRA_VALUES = attrgetter(*_EXTRA_KEYS)
 _LANGCHAIN_RECORD = msgspec.json.Decoder(_LangChainRecord)
 _CHAT_RECORD = msgspec.json.Decoder(_ChatRecord)
 _ANTHROPIC_RECORD = msgspec.json.Decoder(_AnthropicRecord)
@@ -526,14 +516,6 @@ OTHER = _Other.OTHER
 def _first(raw: msgspec.Raw) -> bytes:
     """The first byte of a raw value (which tells its JSON type), without copying the rest."""
     return bytes(memoryview(raw)[:1])
-
-
-def _could_hold_messages(raw: msgspec.Raw) -> bool:
-    """Whether a value other than the history might hold a message list of its own."""
-    if _first(raw) not in (b"{", b"["):
-        return False
-    data = bytes(raw)
-    return b"\\u" in data or any(key in data for key in _MESSAGE_KEYS)
 
 
 def _lane(
@@ -669,7 +651,7 @@ def read(raw: bytes, *, ascii_only: bool | None = None) -> Lane | None:
         return None
     if lane is None or not lane.messages:
         return None
-    if not _calls(lane) and any(name in raw for name in _CALL_NAMES):
+    if not _calls(lane) and _may_name_a_call(raw):
         return None  # no call read, yet something may name one: the full path says (TP004)
     return lane
 
@@ -686,6 +668,26 @@ def _calls(lane: Lane) -> bool:
 #: with calls has them where the lane reads them; a renamed call leaves its result without
 #: one, which sends the record down the full path, as any result that answers no call does.)
 _CALL_NAMES = (b'"tool', b'"function', b'"call')
+
+
+def _may_name_a_call(raw: bytes) -> bool:
+    """Whether some name of a call (`_CALL_NAMES`) is in the record outside the settings that
+    `patchcore.engine.request_keys` reads in their shape (which name none: a request's
+    ``"tools"`` key, its tools' names and schemas)."""
+    if not any(name in raw for name in _CALL_NAMES):
+        return False
+    try:
+        members = _ANY_RECORD.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return True
+    if not isinstance(members, dict):
+        return True
+    return any(
+        any(name in data for name in _CALL_NAMES)
+        for key, value in members.items()
+        if not read_in_shape(key, value)
+        for data in (b'"' + key.encode(), bytes(value))
+    )
 
 
 def clean(raw: bytes) -> bool:
@@ -728,8 +730,8 @@ def _read(raw: bytes) -> Lane | None:
                 lane = shape.read(shape.messages.decode(raw), ())
             else:
                 record = shape.record.decode(raw)
-                for value in _EXTRA_VALUES(record):  # read in C: most are absent
-                    if value is not _ABSENT and _could_hold_messages(value):
+                for key, value in zip(_EXTRA_KEYS, _EXTRA_VALUES(record), strict=True):
+                    if value is not _ABSENT and could_hold_history(key, value):  # most absent
                         return None
                 lane = shape.read(record.messages, ("messages",))
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -762,7 +764,7 @@ def _read_members(raw: bytes) -> Lane | None:
     if (
         found is None
         or not MESSAGE_KEYS.isdisjoint(members)
-        or any(_could_hold_messages(v) for k, v in members.items() if k != "messages")
+        or any(could_hold_history(k, v) for k, v in members.items() if k != "messages")
     ):
         return None
     for shape in _SHAPES:

@@ -29,47 +29,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from patchcore.chat_names import (
+    CALL_TYPE_PREFIXES,
+    CALL_TYPES,
+    ID_KEYS,
+    LIST_KEYS,
+    OBJECT_KEYS,
+    SERVER_TYPES,
+)
 from patchcore.model import Finding, Pointer, format_pointer
 
-#: ``type`` values of call and result objects in formats toolpatch knows of, read or not:
-#: Anthropic and LangChain v1 blocks, OpenAI items, MCP blocks.
-CALL_TYPES = frozenset(
-    {
-        "function_call",
-        "function_call_output",
-        "function_call_result",
-        "custom_tool_call",
-        "custom_tool_call_output",
-        "server_tool_use",
-        "mcp_tool_use",
-        "mcp_tool_result",
-        "mcp_call",
-        "dynamic-tool",
-    }
-)
-#: Prefixes of such ``type`` values: ``tool_use``, ``tool_result``, ``tool_call`` and their
-#: kin, the AI SDK's ``tool-call``, ``tool-result``, ``tool-invocation`` and v5 ``tool-<name>``
-#: parts. (``function_calling`` is SWE-agent's name of a parser, so that family is named whole.)
-CALL_TYPE_PREFIXES = ("tool_", "tool-")
-#: Types of that family that the provider itself pairs: the Responses API's tool search, run
-#: server-side unless its ``execution`` says the client runs it (then its ``call_id`` pairs it).
-SERVER_TYPES = frozenset({"tool_search_call", "tool_search_output"})
-#: Keys whose non-empty string names the call an object is, or answers.
-ID_KEYS = frozenset({"tool_call_id", "call_id", "tool_use_id", "toolCallId", "toolUseId", "callId"})
-#: Keys whose non-empty list holds calls.
-LIST_KEYS = frozenset({"tool_calls", "toolCalls", "toolInvocations"})
-#: Keys whose object is a call or a result (Goose's requests hold theirs under ``toolCall``).
-OBJECT_KEYS = frozenset(
-    {
-        "functionCall",
-        "functionResponse",
-        "function_call",
-        "function_response",
-        "toolUse",
-        "toolResult",
-        "toolCall",
-    }
-)
 _KEYS = ID_KEYS | LIST_KEYS | OBJECT_KEYS
 
 

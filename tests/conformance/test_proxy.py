@@ -26,10 +26,12 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
+from benchmarks.proxy import claude_code_body
 from tests.fake_providers import REPLY, Providers, providers
 from tests.helpers import TP001_TEXT, text
 from tests.provider_rules import validate
 from tests.proxy_process import RunningProxy, running_proxy
+from toolpatch.integrations.proxy import INLINE_BYTES
 
 KEY = "sk-test-Zq81SecretKeyNeverPrinted"
 MODEL = "fake-model"
@@ -206,6 +208,32 @@ def test_a_clean_history_arrives_byte_for_byte(
     same = ("x-api-key", "x-goog-api-key", "authorization", "content-type", "user-agent")
     assert {h: through.headers.get(h) for h in same} == {h: straight.headers.get(h) for h in same}
     assert proxy.stderr.count("\n") == 1, "a clean request is not logged"
+
+
+@pytest.mark.parametrize("size", ["inline", "in a thread"])
+def test_a_claude_code_body_is_repaired_or_forwarded_whatever_its_size(
+    size: str, upstream: Providers, proxy: RunningProxy
+) -> None:
+    """A body as Claude Code sends it (tools with their schemas, system blocks, thinking):
+    clean, byte for byte; with a call left open, repaired and accepted. A body up to
+    ``INLINE_BYTES`` is repaired on the event loop, a larger one in a thread: both the same."""
+    body = json.loads(claude_code_body(100))
+    if size == "in a thread":
+        body["system"][-1]["text"] *= 2 * INLINE_BYTES // len(body["system"][-1]["text"])
+    clean = json.dumps(body, separators=(",", ":")).encode()
+    assert (len(clean) > INLINE_BYTES) is (size == "in a thread")
+    headers = {"x-api-key": KEY, "content-type": "application/json"}
+    assert _post(f"{proxy.url}/v1/messages", clean, **headers).status_code == 200
+    assert upstream.received[-1].raw == clean
+    body["messages"][2]["content"] = "Go on."  # the first call's result, gone
+    dangling = json.dumps(body, separators=(",", ":")).encode()
+    assert _post(f"{proxy.url}/v1/messages", dangling, **headers).status_code == 200
+    sent = upstream.received[-1]
+    assert sent.refused is None and validate("anthropic", sent.body["messages"]) == []
+    assert {k: v for k, v in sent.body.items() if k != "messages"} == {
+        k: v for k, v in body.items() if k != "messages"
+    }
+    assert proxy.stderr.count(": repaired (1 TP001)") == 1, proxy.stderr
 
 
 def _first_then_rest(upstream: Providers, chunks: Iterator[Any]) -> list[Any]:

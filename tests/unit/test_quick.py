@@ -11,9 +11,11 @@ calls kept only in ``additional_kwargs`` or in content blocks, chunks, legacy ``
 messages (and their ``function`` answers, with and without names), result messages with
 and without names and with each answering key, Anthropic's client and server calls and
 results (web search, MCP), reasoning and other blocks, blocks of other dialects and nested in
-results, ``cache_control``, text content, an Anthropic request's keys (system prompts, tools,
-thinking), other keys beside ``messages`` (known and unknown to the lane, some holding another
-history), odd content types, non-ASCII text and both JSON layouts (compact and spaced).
+results, ``cache_control``, text content, a request's settings (tools with their JSON Schemas,
+system blocks, thinking, tool choice, context management: `tests.request_settings`, some
+holding a history, a call or a result), other keys beside ``messages`` (known and unknown to
+the lane, some holding another history), odd content types, non-ASCII text and both JSON
+layouts (compact and spaced).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from patchcore.layouts.records import process_record
 from patchcore.options import Options, make_options
 from patchcore.raw.codec import Record
 from patchcore.result import Result
+from tests.request_settings import SETTINGS
 
 # Mostly what the lane reads; now and then what sends a record down the full path.
 IDS = st.sampled_from(["call_1", "call_2", "call_3"] * 6 + ["", None, 7])
@@ -229,7 +232,7 @@ def record(draw: st.DrawFn) -> bytes:
     if draw(st.booleans()):
         return dump(messages, spaced)
     body: dict[str, Any] = {"messages": messages}
-    extra = draw(EXTRAS)
+    extra = draw(st.one_of(EXTRAS, SETTINGS))
     if extra:
         body = {**extra, **body} if draw(st.booleans()) else {**body, **extra}
     return dump(body, spaced)
@@ -263,6 +266,17 @@ OPTIONS = {
     raw=b'{"messages":[{"role":"user","content":[{"type":"tool_result"}]}]}',
     options="default",
     fix=False,
+)
+# A request with settings the lane proves hold no history (`patchcore.engine.request_keys`), and
+# a call left open that the lane's repair answers.
+@example(
+    raw=b'{"model": "m", "tools": [{"type": "function", "function": {"name": "f", "parameters": '
+    b'{"type": "object", "properties": {"content": {"type": "string"}}}}}], "tool_choice": '
+    b'"auto", "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "type": '
+    b'"function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "user", '
+    b'"content": "next"}]}',
+    options="default",
+    fix=True,
 )
 def test_the_lane_gives_what_the_full_path_gives(raw: bytes, options: str, fix: bool) -> None:
     chosen = OPTIONS[options]
@@ -371,11 +385,15 @@ def test_the_lane_repairs_what_it_reads() -> None:
         b'{"messages": [{"role": "assistant", "content": [{"type": "tool_use"}]}]}',
         b'{"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": ""}]}'
         b"]}",
-        # an Anthropic request whose other keys the full path walks into: tools, system blocks
-        b'{"tools": [{"name": "f", "input_schema": {"type": "object"}}], "messages": '
+        # an Anthropic request whose other keys hold what the full path reads (a server tool
+        # whose type reads as a call's; a property named like a call, escaped), or whose shape
+        # the lane does not know (a system block with citations)
+        b'{"tools": [{"type": "tool_search_tool_regex_20251119", "name": "s"}], "messages": '
         b'[{"role": "user", "content": "hi"}]}',
-        b'{"system": [{"type": "text", "text": "x"}], "messages": [{"role": "user", '
-        b'"content": "hi"}]}',
+        b'{"tools": [{"name": "f", "input_schema": {"properties": {"tool\\u0043all": '
+        b'{"type": "string"}}}}], "messages": [{"role": "user", "content": "hi"}]}',
+        b'{"system": [{"type": "text", "text": "x", "citations": []}], "messages": [{"role": '
+        b'"user", "content": "hi"}]}',
         # Responses parts: the full path reads the list as OpenAI Responses
         b'{"messages": [{"role": "user", "content": [{"type": "input_text", "text": "x"}]}]}',
         b'{"messages": [{"role": "user", "content": [{"type": "web_search_tool_result"}]}]}',
