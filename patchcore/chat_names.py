@@ -110,6 +110,16 @@ CALL_TYPE_PREFIXES = ("tool_", "tool-")
 #: Types of that family that the provider itself pairs: the Responses API's tool search, run
 #: server-side unless its ``execution`` says the client runs it (then its ``call_id`` pairs it).
 SERVER_TYPES = frozenset({"tool_search_call", "tool_search_output"})
+#: Types of that family that name no call: a count in Anthropic's context management
+#: (``"keep": {"type": "tool_uses", "value": 3}`` of a ``clear_tool_uses_…`` edit), which
+#: Claude Code sends with every request.
+SETTING_TYPES = frozenset({"tool_uses"})
+#: A versioned type of Anthropic's in that family (``tool_search_tool_regex_20251119``; others,
+#: ``web_search_20250305``, do not start so): the type of a tool definition in a request, which
+#: its calls and results never carry (theirs are ``server_tool_use``,
+#: ``tool_search_tool_result``, ...). Not the AI SDK's ``tool-<name>`` parts, whose name is any
+#: tool's. A pattern, for `re` and for msgspec.
+VERSIONED = r"\Atool_[a-z_]*_[0-9]{8}\Z"
 #: Keys whose non-empty string names the call an object is, or answers.
 ID_KEYS = frozenset({"tool_call_id", "call_id", "tool_use_id", "toolCallId", "toolUseId", "callId"})
 #: Keys whose non-empty list holds calls.

@@ -115,7 +115,7 @@ EDITS = st.sampled_from(
         {
             "type": "clear_tool_uses_20250919",
             "trigger": {"type": "input_tokens", "value": 30000},
-            "keep": {"type": "tool_uses", "value": 3},  # typed like a call (TP004, full path)
+            "keep": {"type": "tool_uses", "value": 3},  # a count, not a call (call_like)
             "exclude_tools": ["web_search"],
         },
         {"type": "clear_tool_uses_20250919", "clear_tool_inputs": True},

@@ -48,6 +48,8 @@ from patchcore.chat_names import (
     ID_KEYS,
     LIST_KEYS,
     OBJECT_KEYS,
+    SETTING_TYPES,
+    VERSIONED,
 )
 
 #: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
@@ -77,9 +79,16 @@ def _none_of(words: frozenset[str], prefixes: tuple[str, ...] = ()) -> str:
 #: A name in a map of names (a schema's ``properties``): none that makes the map look like a
 #: call or a result to `patchcore.engine.unread.call_like`.
 _Name = Annotated[str, msgspec.Meta(pattern=_none_of(ID_KEYS | LIST_KEYS | OBJECT_KEYS))]
-#: A setting's ``type``: none that is, or starts like, a call's or a result's (conservative: the
-#: server-run types `call_like` lets pass fail here too).
-_SettingType = Annotated[str, msgspec.Meta(pattern=_none_of(CALL_TYPES, CALL_TYPE_PREFIXES))]
+#: A setting's ``type``: none that is, or starts like, a call's or a result's, but for those
+#: `call_like` knows to name a setting or a versioned tool definition (conservative: the
+#: server-run types it lets pass fail here).
+_SettingType = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=f"{VERSIONED}|\\A(?:{'|'.join(sorted(SETTING_TYPES))})\\Z|"
+        + _none_of(CALL_TYPES, CALL_TYPE_PREFIXES)
+    ),
+]
 _JsonType = Literal["object", "array", "string", "number", "integer", "boolean", "null"]
 _Scalar = Union[str, float, bool, None]  # noqa: UP007 (msgspec reads annotations at runtime)
 

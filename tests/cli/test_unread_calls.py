@@ -319,3 +319,34 @@ def test_a_message_per_line_whose_calls_are_under_a_key_its_dialect_does_not_rea
         r"result \(the first: key 'toolCalls'\)",
         line,
     ), line
+
+
+def test_a_requests_tool_definitions_and_context_settings_are_no_calls(tmp_path: Path) -> None:
+    """docs/formats.md#what-is-read-and-what-is-said-unread: a Claude Code request's tool search
+    definition (``tool_search_tool_regex_20251119``) and its context management's count of
+    ``tool_uses`` are typed like calls but name none; they were TP004 on every such request.
+    A call typed so inside a message is still read as a call."""
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "tools": [{"type": "tool_search_tool_regex_20251119", "name": "tool_search"}],
+        "context_management": {
+            "edits": [
+                {"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": 3}}
+            ]
+        },
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    write(tmp_path / "request.json", json.dumps(body).encode())
+    result = run(["check", "--select", "ALL", "request.json"], cwd=tmp_path, expect=0)
+    assert "TP004" not in result.said, result.show()
+    body["messages"] = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "x", "input": {}}],
+        },
+    ]
+    write(tmp_path / "request.json", json.dumps(body).encode())
+    result = run(["check", "request.json"], cwd=tmp_path, expect=1)
+    assert [line.split()[1] for line in result.finding_lines] == ["TP002"], result.show()
