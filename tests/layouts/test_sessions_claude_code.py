@@ -467,19 +467,39 @@ def test_a_duplicate_result_is_reported_without_a_fix() -> None:
     assert found(unsafe.findings) == [("TP103", "toolu_Twice")]
 
 
+def _event(kind: str, **keys: Any) -> dict[str, Any]:
+    """Line 4, an event of ``kind`` hanging off line 3."""
+    return {
+        "parentUuid": line_uuid(3),
+        **CLAUDE_SESSION,
+        "type": kind,
+        **keys,
+        "uuid": line_uuid(4),
+    }
+
+
 @pytest.mark.parametrize(
     "between",
     [
         cc_user(4, 3, "Hurry up."),
         cc_user(4, 3, "<local-command-caveat>Caveat</local-command-caveat>", isMeta=True),
+        _event(
+            "attachment",
+            attachment={"type": "queued_command", "prompt": "and then y"},
+            rendered=[{"content": "and then y"}],
+            renderedRole="user",
+        ),
+        _event("system", subtype="informational", content="PreToolUse:Bash ran", level="info"),
+        cc_progress(4, 3, "toolu_Late"),
     ],
-    ids=["prompt", "isMeta"],
+    ids=["prompt", "isMeta", "queued-prompt-attachment", "hook-system-line", "hook-progress"],
 )
-def test_a_user_line_between_a_call_and_its_result_is_sent_after_the_result(
+def test_a_line_between_a_call_and_its_result_is_sent_after_the_result(
     between: dict[str, Any],
 ) -> None:
-    """Claude Code 2.1.332 sends the result first in the user message it makes of the two
-    lines (docs/proxy.md#what-claude-code-sends-of-a-broken-session): no TP106."""
+    """Claude Code 2.1.332 sends the result first in the user message it makes of a prompt or
+    an ``isMeta`` line and the result line after it, and leaves the events out of the turn
+    (docs/proxy.md#what-claude-code-sends-of-a-broken-session): no TP106."""
     data = session(
         *_strict(
             cc_assistant(3, 2, "msg_Call", tool_use("toolu_Late", "Bash", command="ls")),
