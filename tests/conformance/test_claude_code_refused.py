@@ -566,3 +566,34 @@ def test_text_before_a_result_in_its_line(home: ClaudeCodeHome, tmp_path: Path) 
     (answered,) = [m for m in after.messages if "tool_result" in json.dumps(m)]
     assert [b["type"] for b in answered["content"]][:2] == ["tool_result", "text"]
     assert text("(the hook let it run)") in answered["content"]
+
+
+def test_a_dropped_result_line_the_leaf_names(home: ClaudeCodeHome) -> None:
+    """The search's response cut after its result (its text line, and what hung off it, gone),
+    the ``server_tool_use`` line lost too, and ``last-prompt``'s ``leafUuid`` naming the result
+    line: TP101's fix drops that line and leaves the ``leafUuid`` naming nothing. Claude Code
+    resumes from the chain's last line, the prompt before the search sent, and is accepted."""
+    session, log = _searched(home)
+    lines = [json.loads(raw) for raw in log.read_text().splitlines()]
+    assistant = [line for line in lines if line["type"] == "assistant"]
+    call, result, words = assistant
+    after_words = {line["uuid"] for line in lines if line.get("parentUuid") == words["uuid"]}
+    kept = []
+    for line in lines:
+        if line is call or line is words or line.get("uuid") in after_words:
+            continue
+        if line.get("parentUuid") == call["uuid"]:
+            line = {**line, "parentUuid": call["parentUuid"]}
+        if "leafUuid" in line:
+            line = {**line, "leafUuid": result["uuid"]}
+        kept.append(json.dumps(line, separators=(",", ":")) + "\n")
+    log.write_text("".join(kept))
+    assert _resume(home, session).refused is not None
+
+    log.write_text("".join(kept))
+    run(["fix", "--force", "--select", "TP101", "--unsafe-fixes", str(log)], expect=0)
+    assert result["uuid"] not in log.read_text().replace(f'"leafUuid":"{result["uuid"]}"', "")
+    after = _resume(home, session)
+    assert after.refused is None
+    assert after.blocks("web_search_tool_result") == []
+    assert {"type": "text", "text": "search: toolpatch"} in after.blocks("text")
