@@ -318,7 +318,10 @@ RULES: dict[str, Rule] = {
                 "several such calls is unknown), or a result after a message that holds what "
                 "looks like a call its dialect does not read: it is reported and kept. It is "
                 "not offered when the history holds nothing else: an empty history is no "
-                "better for a provider, and the results would be gone."
+                "better for a provider, and the results would be gone. In a Claude Code session "
+                "log it drops the result from its line, or the line when nothing else is in it, "
+                "and the lines that hung off that line then hang off its parent "
+                "(docs/formats.md#claude-code)."
             ),
             example="""\
 [
@@ -455,7 +458,12 @@ RULES: dict[str, Rule] = {
             ),
             fix=Applicability.UNSAFE,
             fix_description="move the results first",
-            fix_notes="It moves the results first, keeping the order of the other blocks.",
+            fix_notes=(
+                "It moves the results first, keeping the order of the other blocks. In a Claude "
+                "Code session log it moves them first in their line; a user line between a call "
+                "and its result (a prompt, an `isMeta` line) is not reported, since Claude Code "
+                "sends the result first (docs/formats.md#claude-code)."
+            ),
             example="""\
 [
   {"role": "user", "content": "Weather in Paris?"},

@@ -256,7 +256,17 @@ def test_repaired_sample_is_clean_and_stable(case: Case, tmp_path: Path) -> None
 
 def message_lists(path: Path) -> list[tuple[str, list[object]]]:
     """``(dialect, messages)`` of each history in a sample (JSON Lines: the non-blank lines'
-    values as one list, so that one message per line is one history)."""
+    values as one list, so that one message per line is one history; an agent session log: the
+    messages toolpatch reads its conversations as, the turns its client sends,
+    docs/formats.md#agent-session-layouts)."""
+    options = patchcore.make_options(select=["ALL"], with_messages=True)
+    report = patchcore.check_document(path.read_bytes(), filename=path.name, options=options)
+    if report.layout is not None and report.layout.endswith("-session"):
+        return [
+            (listed.dialect, list(listed.messages))
+            for listed in report.conversations
+            if listed.dialect is not None and listed.messages is not None
+        ]
     return [
         (listed.dialect.name, [m for m in listed.messages if m is not None])
         for listed in find_message_lists(json_value(path), dialects=DIALECTS)

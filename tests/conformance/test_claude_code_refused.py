@@ -12,7 +12,8 @@ session the client wrote itself.
 Most shapes the client mends before it sends them (`MENDED`: the test pins what it sent, so a
 client that stops mending one shows up). Three kinds reach the API as they are and are refused;
 for each, the test resumes the session straight, then through ``toolpatch proxy`` (with the
-rules its repair needs), and after ``toolpatch fix`` on the log.
+rules its repair needs), and after ``toolpatch fix`` on the log (with the same rules), which
+the client then resumes without the proxy.
 """
 
 from __future__ import annotations
@@ -476,8 +477,10 @@ def test_a_torn_server_tool_call_line(home: ClaudeCodeHome, tmp_path: Path) -> N
 def test_a_lost_server_tool_call_line(home: ClaudeCodeHome, tmp_path: Path) -> None:
     """The ``server_tool_use`` line of a web search gone (the result's line re-pointed to its
     parent, as a hand edit or a lost write leaves it): refused as above. The proxy repairs the
-    request with TP101's unsafe fix; `fix` reports the result in the log and leaves it there
-    (the search's results are kept), so without the proxy the session stays refused."""
+    request with TP101's unsafe fix. By default `fix` reports the result in the log and leaves
+    it there (the search's results are kept); with the same options it drops the result's line
+    and hangs the response's text off the prompt: the session then resumes without the proxy,
+    the model told the response's text and no search."""
     session, log = _searched(home)
     lines = [json.loads(raw) for raw in log.read_text().splitlines()]
     (gone,) = [
@@ -507,18 +510,28 @@ def test_a_lost_server_tool_call_line(home: ClaudeCodeHome, tmp_path: Path) -> N
     assert repaired.messages == _fixed_like_the_proxy(refused, tmp_path, *options)
 
     log.write_bytes(broken)
-    fixed = run(["fix", "--force", *options, str(log)], expect=1)
-    assert "TP101" in fixed.said
+    reported = run(["fix", "--force", "--select", "TP101", str(log)], expect=1)
+    assert "TP101" in reported.said
     assert log.read_bytes() == broken
     assert _resume(home, session).refused is not None
+
+    log.write_bytes(broken)
+    run(["fix", "--force", *options, str(log)], expect=0)
+    fixed = [json.loads(raw) for raw in log.read_text().splitlines()]
+    assert [line for line in fixed if "web_search_tool_result" in json.dumps(line)] == []
+    assert len(fixed) == len(kept) - 1  # that line only, every other line kept
+    after = _resume(home, session)
+    assert after.refused is None
+    assert after.blocks("web_search_tool_result") == after.blocks("server_tool_use") == []
+    assert {"type": "text", "text": "Found."} in after.blocks("text")
 
 
 def test_text_before_a_result_in_its_line(home: ClaudeCodeHome, tmp_path: Path) -> None:
     """A result line whose content holds a text block before the ``tool_result`` (TP106; a
     result line the client split into blocks of a user turn it moves first, but one line's
     blocks it sends in their order): refused. The proxy with TP106's unsafe fix moves the result
-    first and the request is accepted. `fix` reports the line and offers no fix in a session log,
-    so without the proxy the session stays refused."""
+    first and the request is accepted. `fix` with the same options moves it first in its line:
+    the session then resumes without the proxy, the model told the result and the text."""
     result, _ = home.claude("run: echo hi")
     session = str(result["session_id"])
     log = home.log(session)
@@ -540,7 +553,47 @@ def test_text_before_a_result_in_its_line(home: ClaudeCodeHome, tmp_path: Path) 
     assert repaired.messages == _fixed_like_the_proxy(refused, tmp_path, *options)
 
     log.write_bytes(broken)
-    fixed = run(["fix", "--force", *options, str(log)], expect=1)
-    assert "TP106" in fixed.said and "not fixable" in fixed.said
-    assert log.read_bytes() == broken
+    run(["fix", "--force", *options, str(log)], expect=0)
+    moved = [*line["message"]["content"][1:], line["message"]["content"][0]]
+    line["message"]["content"] = moved
+    assert log.read_text().splitlines() == [
+        *lines[:index],
+        json.dumps(line, separators=(",", ":")),
+        *lines[index + 1 :],
+    ]
+    after = _resume(home, session)
+    assert after.refused is None
+    (answered,) = [m for m in after.messages if "tool_result" in json.dumps(m)]
+    assert [b["type"] for b in answered["content"]][:2] == ["tool_result", "text"]
+    assert text("(the hook let it run)") in answered["content"]
+
+
+def test_a_dropped_result_line_the_leaf_names(home: ClaudeCodeHome) -> None:
+    """The search's response cut after its result (its text line, and what hung off it, gone),
+    the ``server_tool_use`` line lost too, and ``last-prompt``'s ``leafUuid`` naming the result
+    line: TP101's fix drops that line and leaves the ``leafUuid`` naming nothing. Claude Code
+    resumes from the chain's last line, the prompt before the search sent, and is accepted."""
+    session, log = _searched(home)
+    lines = [json.loads(raw) for raw in log.read_text().splitlines()]
+    assistant = [line for line in lines if line["type"] == "assistant"]
+    call, result, words = assistant
+    after_words = {line["uuid"] for line in lines if line.get("parentUuid") == words["uuid"]}
+    kept = []
+    for line in lines:
+        if line is call or line is words or line.get("uuid") in after_words:
+            continue
+        if line.get("parentUuid") == call["uuid"]:
+            line = {**line, "parentUuid": call["parentUuid"]}
+        if "leafUuid" in line:
+            line = {**line, "leafUuid": result["uuid"]}
+        kept.append(json.dumps(line, separators=(",", ":")) + "\n")
+    log.write_text("".join(kept))
     assert _resume(home, session).refused is not None
+
+    log.write_text("".join(kept))
+    run(["fix", "--force", "--select", "TP101", "--unsafe-fixes", str(log)], expect=0)
+    assert result["uuid"] not in log.read_text().replace(f'"leafUuid":"{result["uuid"]}"', "")
+    after = _resume(home, session)
+    assert after.refused is None
+    assert after.blocks("web_search_tool_result") == []
+    assert {"type": "text", "text": "search: toolpatch"} in after.blocks("text")

@@ -441,50 +441,147 @@ def test_a_tool_field_of_the_wrong_shape_is_an_error_on_its_line() -> None:
 # -- provider-strict rules ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("middle", "expected"),
-    [
-        (
-            [cc_result(3, 2, "toolu_Gone", "stale", source=2)],
-            [("TP101", "toolu_Gone")],
-        ),
-        (
-            [
-                cc_assistant(3, 2, "msg_Call", tool_use("toolu_Twice", "Bash", command="ls")),
-                cc_result(4, 3, "toolu_Twice", "a", source=3),
-                cc_result(5, 4, "toolu_Twice", "a", source=3),
-            ],
-            [("TP103", "toolu_Twice")],
-        ),
-        (
-            [
-                cc_assistant(3, 2, "msg_Call", tool_use("toolu_Late", "Bash", command="ls")),
-                cc_user(4, 3, "Hurry up."),
-                cc_result(5, 4, "toolu_Late", "a", source=3),
-            ],
-            [("TP106", None)],
-        ),
-    ],
-    ids=["orphan", "duplicate", "text-before-results"],
-)
-def test_strict_rules_report_on_the_main_thread_without_a_fix(
-    middle: list[Any], expected: list[tuple[str, str | None]]
-) -> None:
-    """Orphan, duplicate and misordered results are reported at their line; removing or moving
-    lines of a session is not offered, even with --unsafe-fixes."""
+def _strict(*middle: Any) -> list[Any]:
+    """A prompt, a text, ``middle`` and a last text: a session for the strict rules."""
     records = [cc_user(1, None, "Go."), text_of(2, "On it.", "msg_Intro"), *middle]
     records.append(text_of(len(records) + 1, "Done.", "msg_Done"))
-    data = session(*records)
+    return records
+
+
+def test_a_duplicate_result_is_reported_without_a_fix() -> None:
+    """A doubled result line: dropping a line of a session is not offered for it, even with
+    --unsafe-fixes (Claude Code sends it once itself,
+    docs/proxy.md#what-claude-code-sends-of-a-broken-session)."""
+    data = session(
+        *_strict(
+            cc_assistant(3, 2, "msg_Call", tool_use("toolu_Twice", "Bash", command="ls")),
+            cc_result(4, 3, "toolu_Twice", "a", source=3),
+            cc_result(5, 4, "toolu_Twice", "a", source=3),
+        )
+    )
     report = check(data, select=["ALL"])
-    assert found(report.findings) == expected
+    assert found(report.findings) == [("TP103", "toolu_Twice")]
     assert all(f.fix is None for f in report.findings)
-    default = patchcore.RuleSelection.build().codes  # TP103 is on by default, the others opt-in
-    # An orphan whose call no line holds is said by default as unread (TP004).
-    by_default = [("TP004", f[1]) if f[0] == "TP101" else f for f in expected]
-    assert found(check(data).findings) == [f for f in by_default if f[0] in default]
     unsafe = fix(data, select=["ALL"], unsafe_fixes=True)
     assert unsafe.output is None
-    assert found(unsafe.findings) == expected
+    assert found(unsafe.findings) == [("TP103", "toolu_Twice")]
+
+
+def _event(kind: str, **keys: Any) -> dict[str, Any]:
+    """Line 4, an event of ``kind`` hanging off line 3."""
+    return {
+        "parentUuid": line_uuid(3),
+        **CLAUDE_SESSION,
+        "type": kind,
+        **keys,
+        "uuid": line_uuid(4),
+    }
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        cc_user(4, 3, "Hurry up."),
+        cc_user(4, 3, "<local-command-caveat>Caveat</local-command-caveat>", isMeta=True),
+        _event(
+            "attachment",
+            attachment={"type": "queued_command", "prompt": "and then y"},
+            rendered=[{"content": "and then y"}],
+            renderedRole="user",
+        ),
+        _event("system", subtype="informational", content="PreToolUse:Bash ran", level="info"),
+        cc_progress(4, 3, "toolu_Late"),
+    ],
+    ids=["prompt", "isMeta", "queued-prompt-attachment", "hook-system-line", "hook-progress"],
+)
+def test_a_line_between_a_call_and_its_result_is_sent_after_the_result(
+    between: dict[str, Any],
+) -> None:
+    """Claude Code 2.1.332 sends the result first in the user message it makes of a prompt or
+    an ``isMeta`` line and the result line after it, and leaves the events out of the turn
+    (docs/proxy.md#what-claude-code-sends-of-a-broken-session): no TP106."""
+    data = session(
+        *_strict(
+            cc_assistant(3, 2, "msg_Call", tool_use("toolu_Late", "Bash", command="ls")),
+            between,
+            cc_result(5, 4, "toolu_Late", "a", source=3),
+        )
+    )
+    assert check(data, select=["ALL"]).findings == ()
+
+
+def _result_with_text(number: int, parent: int, call_id: str, *, text_first: bool) -> Any:
+    block = {"tool_use_id": call_id, "type": "tool_result", "content": "a", "is_error": False}
+    words = {"type": "text", "text": "(the hook let it run)"}
+    return cc_user(number, parent, [words, block] if text_first else [block, words])
+
+
+def test_text_before_the_result_in_its_line_is_moved_after_it() -> None:
+    """One line's blocks Claude Code sends in their order, refused: the unsafe fix writes the
+    line's result first, the text after it, nothing dropped, every other line byte for byte."""
+    call = cc_assistant(3, 2, "msg_Call", tool_use("toolu_Hook", "Bash", command="ls"))
+    records = _strict(call, _result_with_text(4, 3, "toolu_Hook", text_first=True))
+    data = session(*records)
+    (finding,) = check(data, select=["TP106"]).findings
+    assert (finding.code, finding.line) == ("TP106", 4)
+    assert finding.fix is not None
+    assert finding.fix.applicability is patchcore.Applicability.UNSAFE
+    assert fix(data, select=["TP106"]).output is None
+    repaired = fix(data, select=["TP106"], unsafe_fixes=True).output
+    expected = [*records[:3], _result_with_text(4, 3, "toolu_Hook", text_first=False), records[4]]
+    assert repaired == session(*expected)
+
+
+def test_text_of_one_line_before_the_results_of_the_next_has_no_fix() -> None:
+    """Results first in each line still leave a text before the next line's results: what
+    Claude Code sends of that is not known, so TP106 is reported and left."""
+    calls = [
+        cc_assistant(3, 2, "msg_Call", tool_use("toolu_A", "Bash", command="ls")),
+        cc_assistant(4, 3, "msg_Call", tool_use("toolu_B", "Bash", command="ls")),
+    ]
+    data = session(
+        *_strict(
+            *calls,
+            _result_with_text(5, 4, "toolu_A", text_first=False),
+            cc_result(6, 5, "toolu_B", "b", source=4),
+        )
+    )
+    (finding,) = check(data, select=["TP106"]).findings
+    assert finding.fix is None
+
+
+def test_an_orphan_result_line_is_dropped_and_its_children_re_pointed() -> None:
+    """TP101's unsafe fix drops a line that holds the orphan alone; the line that hung off it
+    hangs off its parent, so Claude Code's chain walk from the leaf still reaches the prompt."""
+    records = _strict(cc_result(3, 2, "toolu_Gone", "stale", source=2))
+    data = session(*records)
+    (finding,) = check(data, select=["TP101"]).findings
+    assert finding.fix is not None
+    assert finding.fix.applicability is patchcore.Applicability.UNSAFE
+    assert "line" in finding.fix.description
+    assert fix(data, select=["TP101"]).output is None
+    repaired = fix(data, select=["TP101"], unsafe_fixes=True).output
+    assert repaired == session(*records[:2], {**records[3], "parentUuid": line_uuid(2)})
+
+
+def test_an_orphan_result_is_dropped_from_a_line_that_holds_more() -> None:
+    """A line with the orphan and a text keeps its text (and its uuid, which others point at)."""
+    orphan = {"tool_use_id": "toolu_Gone", "type": "tool_result", "content": "x"}
+    words = {"type": "text", "text": "and more"}
+    records = _strict(cc_user(3, 2, [orphan, words]))
+    data = session(*records)
+    repaired = fix(data, select=["TP101"], unsafe_fixes=True).output
+    assert repaired == session(*records[:2], cc_user(3, 2, [words]), records[3])
+
+
+def test_orphan_lines_in_a_chain_hang_their_child_off_the_first_kept_parent() -> None:
+    """Two orphan lines one after the other: the line after them hangs off the line before."""
+    records = _strict(
+        cc_result(3, 2, "toolu_Gone", "stale", source=2),
+        cc_result(4, 3, "toolu_Gone2", "stale", source=2),
+    )
+    repaired = fix(session(*records), select=["TP101"], unsafe_fixes=True).output
+    assert repaired == session(*records[:2], {**records[4], "parentUuid": line_uuid(2)})
 
 
 def test_orphan_result_is_located_at_its_block() -> None:

@@ -32,8 +32,15 @@ through the calls passes through their results. Each new ``uuid`` is a UUIDv5 of
 and the call id, so fixing the same file twice writes the same bytes. A turn of an inline
 sidechain whose last line has no ``uuid`` (a damaged file) has nothing to hang a new line off: a
 line with a null ``parentUuid`` would start a sidechain of its own, so its calls are reported
-without a fix. Findings of the strict rules are reported without a fix: dropping or moving lines
-of a session is not offered.
+without a fix.
+
+Strict findings (docs/formats.md#claude-code): a user turn's lines that hold results are read
+before its other lines (a prompt or an ``isMeta`` line written between a call and its result),
+as Claude Code sends them, so TP106 is not reported for those. TP106 in one line (text before
+its results) and TP101 (an orphan result, a web search's whose ``server_tool_use`` line is gone)
+are sent as they are and refused: their unsafe fixes move the line's results first, and drop the
+orphan block, or its line with the lines after it re-pointed to its parent. Other strict
+findings are reported without a fix.
 """
 
 from __future__ import annotations
@@ -47,9 +54,10 @@ from patchcore.layouts.session_signs import (
     claude_code_entry,
 )
 from patchcore.layouts.sessions.entries import Entry
-from patchcore.layouts.sessions.turns import AnthropicSession, Turn, TurnRepair
-from patchcore.model import Edit, Insert, Replace
+from patchcore.layouts.sessions.turns import ANTHROPIC, AnthropicSession, Turn, TurnRepair
+from patchcore.model import Delete, Edit, Finding, Fix, Insert, Pointer, Replace, Verbatim
 from patchcore.options import Options
+from patchcore.rules import Applicability
 
 #: Keys a new line copies from the assistant line before it, in Claude Code's own order.
 SESSION_KEYS = (
@@ -126,6 +134,7 @@ class ClaudeCode(AnthropicSession):
     name = "claude-code-session"
     events = CLAUDE_CODE_EVENT_TYPES
     runs = False
+    results_first = True
 
     def recognises_entry(self, value: dict[str, Any]) -> bool:
         return claude_code_entry(value)
@@ -143,6 +152,10 @@ _ERROR_BLOCK_KEYS = ("type", "content", "is_error", "tool_use_id")
 #: The result fields of Claude Code's own tool-result lines (1.0 on; 2.1 on) that a new line
 #: carries where the session's result lines do.
 _RESULT_FIELDS = ("toolUseResult", "sourceToolAssistantUUID")
+#: What the strict fixes of a session log do (`_Repair.strict_fixes`).
+DROP_BLOCK = "drop the result from its line"
+DROP_LINE = "drop the result's line (the lines that hung off it hang off its parent)"
+RESULTS_FIRST = "move the results first in their line"
 
 
 class _Repair(TurnRepair):
@@ -202,6 +215,51 @@ class _Repair(TurnRepair):
             *(Replace((child, "parentUuid"), parent) for child in self._children(last)),
         )
 
+    def strict_fixes(
+        self, turns: Sequence[Turn], found: Sequence[Finding]
+    ) -> dict[int, tuple[Entry, Pointer, Fix]]:
+        """TP101: the orphan result dropped from its line, or, when it is all the line holds,
+        the line dropped and the lines that hung off it re-pointed to its parent (`unadded`), so
+        that the ``parentUuid`` chain Claude Code walks on ``--resume`` still reaches them.
+        TP106: each line's results moved first in its content, where that makes the turn
+        Claude Code sends begin with its results (it sends one line's blocks in their order,
+        docs/proxy.md#what-claude-code-sends-of-a-broken-session). Both unsafe."""
+        fixes: dict[int, tuple[Entry, Pointer, Fix]] = {}
+        orphans: dict[int, list[tuple[Finding, Pointer]]] = {}
+        lines: dict[int, Entry] = {}
+        for finding in found:
+            turn = turns[finding.message_index]
+            if finding.code == "TP101":
+                entry, path = turn.locate(finding.call_path)
+                if len(path) == 2 and path[0] == "content":
+                    orphans.setdefault(entry.position, []).append((finding, path))
+                    lines[entry.position] = entry
+            elif finding.code == "TP106":
+                moved = _results_first_in_lines(turn)
+                if moved is not None:
+                    entry, edits = moved
+                    fixes[id(finding)] = (
+                        entry,
+                        ("content",),
+                        Fix(Applicability.UNSAFE, RESULTS_FIRST, edits),
+                    )
+        emptied = [
+            lines[at]
+            for at, items in orphans.items()
+            if len({path[1] for _, path in items}) == len(_content(lines[at].value))
+        ]
+        shared = self.unadded(emptied)
+        for at, items in orphans.items():
+            line_fix = None
+            if lines[at] in emptied:
+                line_fix = Fix(Applicability.UNSAFE, DROP_LINE, (Delete((at,)), *shared))
+            for finding, path in items:
+                fix = line_fix or Fix(
+                    Applicability.UNSAFE, DROP_BLOCK, (Delete((at, "message", *path)),)
+                )
+                fixes[id(finding)] = (lines[at], path, fix)
+        return fixes
+
     def unadded(self, doomed: Sequence[Entry]) -> tuple[Edit, ...]:
         """The lines that hang off a removed line hang off its parent again (the first one
         kept, up a chain of removed lines), as before `answer` re-pointed them."""
@@ -237,6 +295,38 @@ class _Repair(TurnRepair):
         if not isinstance(own, str):
             return []
         return [at for at in self._hanging.get(own, ()) if at > parent.position]
+
+
+def _results_first_in_lines(turn: Turn) -> tuple[Entry, tuple[Edit, ...]] | None:
+    """The first line of ``turn`` whose blocks change and the edits that move each line's
+    results before its other blocks, or ``None`` where that leaves the turn Claude Code sends
+    still not beginning with all its results (text of one line before results of the next:
+    what the client sends of it is not known)."""
+    if not isinstance(turn.content, list):
+        return None
+    order: dict[int, Entry] = {}
+    by_line: dict[int, list[bool]] = {}
+    for (entry, _), block in zip(turn.parts, turn.content, strict=True):
+        order.setdefault(entry.position, entry)
+        by_line.setdefault(entry.position, []).append(ANTHROPIC.is_result_block(block))
+    edits: list[Edit] = []
+    first: Entry | None = None
+    for at, entry in order.items():
+        blocks = _content(entry.value)
+        results = [k for k, block in enumerate(blocks) if ANTHROPIC.is_result_block(block)]
+        others = [k for k, block in enumerate(blocks) if not ANTHROPIC.is_result_block(block)]
+        if results + others == list(range(len(blocks))):
+            continue
+        pointer = (at, "message", "content")
+        edits.append(Replace(pointer, [Verbatim((*pointer, k)) for k in results + others]))
+        first = first or entry
+    # the turn as Claude Code would send it then: each line's results first, lines in turn order
+    flags = [flag for at in order for flag in sorted(by_line[at], reverse=True)]
+    if first is None or True not in flags:
+        return None
+    if False in flags[: len(flags) - flags[::-1].index(True)]:
+        return None
+    return first, tuple(edits)
 
 
 def _inline_sidechain(value: Mapping[str, Any]) -> bool:

@@ -19,7 +19,7 @@ call, then one user message with every result.
 
 A new entry's ``uuid``, where it has one, is a UUIDv5 of the session id and the first call id,
 so fixing the same file twice writes the same bytes. Findings of the strict rules are reported
-without a fix: dropping or moving entries of a session is not offered.
+without a fix, but where a layout writes one into its entries (`TurnRepair.strict_fixes`).
 """
 
 from __future__ import annotations
@@ -150,9 +150,12 @@ def _readable(entry: Entry) -> tuple[dict[str, Any], str | list[Any]] | str:
     return message, content
 
 
-def _group_turns(messages: Sequence[_MessageEntry], *, runs: bool) -> list[Turn]:
+def _group_turns(
+    messages: Sequence[_MessageEntry], *, runs: bool, results_first: bool
+) -> list[Turn]:
     """The API messages a conversation's entries make (``runs``: consecutive assistant entries
-    are one turn whatever their ``message.id``)."""
+    are one turn whatever their ``message.id``; ``results_first``: a user turn's entries that
+    hold tool results come before its other entries, `_results_first`)."""
     turns: list[Turn] = []
     for message in messages:
         last = turns[-1] if turns else None
@@ -166,7 +169,26 @@ def _group_turns(messages: Sequence[_MessageEntry], *, runs: bool) -> list[Turn]
             turns[-2].add(message)
         else:
             turns.append(Turn.of(message))
-    return turns
+    return [_results_first(turn) for turn in turns] if results_first else turns
+
+
+def _results_first(turn: Turn) -> Turn:
+    """A user turn of several entries with the blocks of those that hold tool results first,
+    each entry's blocks in their own order (its entries stay in the file's order): what a client
+    that sends results first when it merges a turn's entries sends of it (Claude Code: a prompt
+    or an ``isMeta`` line written between a call and its result,
+    docs/proxy.md#what-claude-code-sends-of-a-broken-session)."""
+    if turn.role != "user" or len(turn.entries) < 2 or not isinstance(turn.content, list):
+        return turn
+    holding = {
+        entry.position
+        for (entry, _), block in zip(turn.parts, turn.content, strict=True)
+        if ANTHROPIC.is_result_block(block)
+    }
+    order = sorted(range(len(turn.parts)), key=lambda k: turn.parts[k][0].position not in holding)
+    content = [turn.content[k] for k in order]
+    parts = [turn.parts[k] for k in order]
+    return Turn(turn.role, turn.message_id, turn.entries, content, parts)
 
 
 class TurnRepair(ABC):
@@ -203,7 +225,8 @@ class TurnRepair(ABC):
                 # toolpatch strip reads the entries toolpatch added, as one list would hold them
                 context=ListContext((), kept_calls=None if self.options.strip else SESSION_LOG),
                 options=self.options,
-                plan_unsafe=False,
+                # the dialect says which strict findings have a fix; `strict_fixes` writes it
+                plan_unsafe=True,
             )
         except ShapeError as error:
             turn = turns[int(error.path[0])]
@@ -223,14 +246,29 @@ class TurnRepair(ABC):
             planned, new_turn = planned_fixes
             shown: tuple[Edit, ...] = (Insert((), index + 1, (new_turn,)),)
             fixes.update((id(f), (fix, shown)) for f, fix in zip(group, planned, strict=True))
+        strict = self.strict_fixes(
+            turns, [f for f in found if f.code not in ANSWERED and f.fix is not None]
+        )
         located = []
         edits: list[tuple[Edit, ...]] = []
         for finding in found:
             entry, path = turns[finding.message_index].locate(finding.call_path)
             fix, planned_edits = fixes.get(id(finding), (None, ()))
+            if id(finding) in strict:
+                entry, path, fix = strict[id(finding)]
+                planned_edits = finding.fix.edits if finding.fix is not None else ()
             located.append(_located(finding, entry, path, fix))
             edits.append(planned_edits)
         return located, edits
+
+    def strict_fixes(
+        self, turns: Sequence[Turn], found: Sequence[Finding]
+    ) -> dict[int, tuple[Entry, Pointer, Fix]]:
+        """For the strict findings ``found`` whose fix the dialect plans on the merged turns, the
+        fixes a layout writes into its entries, by ``id`` of the finding, each with the entry
+        and pointer the finding is then located at. None by default: dropping or moving
+        entries of a session is not offered."""
+        return {}
 
     def _stripped(
         self, turns: Sequence[Turn], found: Sequence[Finding]
@@ -338,6 +376,9 @@ class AnthropicSession(SessionLayout):
     """The types of the entries that are no messages: kept, never paired."""
     runs: ClassVar[bool]
     """Whether consecutive assistant entries are one turn whatever their ``message.id``."""
+    results_first: ClassVar[bool] = False
+    """Whether the client sends a user turn's entries that hold tool results before its other
+    entries (`_results_first`)."""
 
     @abstractmethod
     def conversations(self, entries: Sequence[Entry]) -> Callable[[dict[str, Any]], object]:
@@ -373,7 +414,7 @@ class AnthropicSession(SessionLayout):
         findings: list[Finding] = []
         repair = self.repair(entries, options)
         for messages in threads.values():
-            turns = _group_turns(messages, runs=self.runs)
+            turns = _group_turns(messages, runs=self.runs, results_first=self.results_first)
             first = turns[0].entries[0].record.line
             found, edits = repair.check(turns)
             listed = Conversation("", first, ANTHROPIC.name, len(turns), None, False, tuple(found))
