@@ -39,7 +39,7 @@ from patchcore import WHOLE_LIMIT
 from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
-from .input_run import Mode, Outcome, emit_stdout, process, unsaid
+from .input_run import BatchPool, Mode, Outcome, emit_stdout, process, unsaid
 from .parallel import ProcessMapper, available_cores
 from .targets import Target, ToFile
 from .visible import visible
@@ -82,7 +82,7 @@ def process_input(
     target: Target,
     keep_bytes: bool,
     every_list: bool = False,
-    pool: ProcessMapper | None = None,
+    pool: BatchPool | None = None,
     progress: StreamProgress | None = None,
     judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
@@ -146,6 +146,8 @@ def cluster_outcomes(
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
+    from toolpatch.integrations.dask import BlockTasks
+
     futures = [
         client.submit(
             process_input,
@@ -155,6 +157,7 @@ def cluster_outcomes(
             target=_target_as_a_worker_finds_it(task.target),
             keep_bytes=keep_bytes,
             every_list=every_list,
+            pool=BlockTasks(),  # a streamed input's batches: block tasks of their own
             pure=False,  # a run of its own: a key of its own, never a result kept from before
         )
         for task in tasks
