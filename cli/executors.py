@@ -241,7 +241,7 @@ def executor_for(
     an input to stream (`_may_stream`). What it holds (the pool, the client) is closed with
     ``stack``, after an error or Ctrl-C too."""
     if dask is not None:
-        client = _connected(dask, inputs=len(tasks))
+        client = _connected(dask, tasks=tasks)
         stack.callback(client.close)
         return Cluster(client)
     if not any(map(_may_stream, tasks)):  # every input is read whole: batches need no pool
@@ -262,15 +262,17 @@ def _may_stream(task: Task) -> bool:
     return task.size is None or task.size > WHOLE_LIMIT
 
 
-def _connected(address: ClusterAddress, *, inputs: int) -> Any:
+def _connected(address: ClusterAddress, *, tasks: Sequence[Task]) -> Any:
     """A client of the cluster at ``address`` (a local one of at most a worker per core and
-    per input); one that cannot be had within the connection's timeout ends the run (exit 2)."""
+    per task the run's inputs may keep busy at once: a large file's batches each count); one
+    that cannot be had within the connection's timeout ends the run (exit 2)."""
     from patchcore import MissingExtra
 
     try:
-        from toolpatch.integrations.dask import connect
+        from toolpatch.integrations.dask import connect, tasks_at_most
 
-        return connect(address.scheduler, workers=address.local_workers(inputs))
+        busy = sum(tasks_at_most(task.size) for task in tasks)
+        return connect(address.scheduler, workers=address.local_workers(busy))
     except (OSError, MissingExtra) as exc:
         sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")
         raise typer.Exit(ExitCode.ERROR) from None

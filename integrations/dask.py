@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from patchcore.extras import MissingExtra
+from patchcore.pipeline import BATCH_BYTES, WHOLE_LIMIT
 
 try:
     import fsspec
@@ -281,6 +282,15 @@ class BlockTasks:
                     yield in_flight.popleft().result()
             finally:
                 client.cancel(list(in_flight))  # a batch failed, or the input's task ends
+
+
+def tasks_at_most(size: int | None) -> int:
+    """How many tasks an input of ``size`` bytes (``None``: not known) may keep busy at once: a
+    file over `patchcore.Stream`'s whole-input limit one per batch it may be cut into, any other
+    one (its own task)."""
+    if size is None or size <= WHOLE_LIMIT:
+        return 1
+    return -(-size // BATCH_BYTES)
 
 
 def _read_and_run(
