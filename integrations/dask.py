@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from patchcore.extras import MissingExtra
-from patchcore.pipeline import BATCH_BYTES, WHOLE_LIMIT
+from patchcore.pipeline import BATCH_BYTES
 
 try:
     import fsspec
@@ -54,6 +54,7 @@ except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="dask", part="toolpatch.integrations.dask") from None
 
 from patchcore import (
+    WHOLE_LIMIT,
     Batch,
     Mapper,
     NoHistoryError,
