@@ -44,7 +44,6 @@ from .console import ColorMode, verbosity
 from .exit_codes import ExitCode
 from .input_run import Mode
 from .inputs import DEFAULT_EXCLUDE, WalkSettings, given_paths
-from .object_inputs import is_object_url
 from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat, TextFormat
 from .plan import Plan, plan_of
 from .stores import is_store_url
@@ -167,7 +166,11 @@ class RuleSettings(msgspec.Struct):
         """The rule selectors ``per-file-ignores`` leave out for the input called ``name``: a
         file by its path relative to the configuration's folder, an object named by URL by its
         key in the bucket (a ``file://`` URL by its path)."""
-        url = urlsplit(name) if is_object_url(name) else None
+        url = None
+        if "://" in name:  # only then: a run over files never imports the URL inputs' module
+            from .object_inputs import is_object_url
+
+            url = urlsplit(name) if is_object_url(name) else None
         if url is not None and url.scheme.lower() != "file":
             absolute: PurePath = PurePosixPath(url.path)
             relative = url.path.lstrip("/")
