@@ -7,7 +7,7 @@ given an odd address raised, then left threads that held the exit for 20 s and a
   or a bracketed IPv6 one, and a port from 1 to 65535; nothing else in the URL);
 - ``local``, ``local:N``: a cluster of worker processes started here, bounded as ``--jobs`` is
   (`ClusterAddress.local_workers`): never more than the cores this process may run on, nor than
-  the inputs to run.
+  the tasks the inputs may keep busy at once (an input each, a large file's batches each).
 """
 
 from __future__ import annotations
@@ -38,13 +38,14 @@ class ClusterAddress(NamedTuple):
     scheduler: str | None
     workers: int | None = None
 
-    def local_workers(self, inputs: int) -> int:
-        """How many worker processes a local cluster starts for ``inputs`` inputs: N (or one
-        per core), never more than the cores nor than the inputs, at least one."""
+    def local_workers(self, tasks: int) -> int:
+        """How many worker processes a local cluster starts for ``tasks`` tasks that may run
+        at once (an input each, a large file's batches each): N (or one per core), never more
+        than the cores nor than the tasks, at least one."""
         from .parallel import available_cores
 
         cores = available_cores()
-        return max(1, min(self.workers or cores, cores, inputs))
+        return max(1, min(self.workers or cores, cores, tasks))
 
 
 def cluster_address(given: str) -> ClusterAddress:

@@ -39,7 +39,7 @@ from patchcore import WHOLE_LIMIT
 from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
-from .input_run import Mode, Outcome, emit_stdout, process, unsaid
+from .input_run import BatchPool, Mode, Outcome, emit_stdout, process, unsaid
 from .parallel import ProcessMapper, available_cores
 from .targets import Target, ToFile
 from .visible import visible
@@ -82,7 +82,7 @@ def process_input(
     target: Target,
     keep_bytes: bool,
     every_list: bool = False,
-    pool: ProcessMapper | None = None,
+    pool: BatchPool | None = None,
     progress: StreamProgress | None = None,
     judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
@@ -146,6 +146,8 @@ def cluster_outcomes(
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
+    from toolpatch.integrations.dask import BlockTasks
+
     futures = [
         client.submit(
             process_input,
@@ -155,6 +157,7 @@ def cluster_outcomes(
             target=_target_as_a_worker_finds_it(task.target),
             keep_bytes=keep_bytes,
             every_list=every_list,
+            pool=BlockTasks(),  # a streamed input's batches: block tasks of their own
             pure=False,  # a run of its own: a key of its own, never a result kept from before
         )
         for task in tasks
@@ -238,7 +241,7 @@ def executor_for(
     an input to stream (`_may_stream`). What it holds (the pool, the client) is closed with
     ``stack``, after an error or Ctrl-C too."""
     if dask is not None:
-        client = _connected(dask, inputs=len(tasks))
+        client = _connected(dask, tasks=tasks)
         stack.callback(client.close)
         return Cluster(client)
     if not any(map(_may_stream, tasks)):  # every input is read whole: batches need no pool
@@ -259,15 +262,17 @@ def _may_stream(task: Task) -> bool:
     return task.size is None or task.size > WHOLE_LIMIT
 
 
-def _connected(address: ClusterAddress, *, inputs: int) -> Any:
+def _connected(address: ClusterAddress, *, tasks: Sequence[Task]) -> Any:
     """A client of the cluster at ``address`` (a local one of at most a worker per core and
-    per input); one that cannot be had within the connection's timeout ends the run (exit 2)."""
+    per task the run's inputs may keep busy at once: a large file's batches each count); one
+    that cannot be had within the connection's timeout ends the run (exit 2)."""
     from patchcore import MissingExtra
 
     try:
-        from toolpatch.integrations.dask import connect
+        from toolpatch.integrations.dask import connect, tasks_at_most
 
-        return connect(address.scheduler, workers=address.local_workers(inputs))
+        busy = sum(tasks_at_most(task.size) for task in tasks)
+        return connect(address.scheduler, workers=address.local_workers(busy))
     except (OSError, MissingExtra) as exc:
         sys.stderr.write(f"toolpatch: error: {visible(str(exc))}\n")
         raise typer.Exit(ExitCode.ERROR) from None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import enum
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
@@ -22,9 +22,21 @@ from .output_sinks import Discard, ReplacedFile, Sink, Spool, StreamOutput, Writ
 from .targets import InPlace, Target, ToFile, ToPrefix, writes_stdout
 
 if TYPE_CHECKING:
-    from patchcore import FixPlan, Mapper, Options, Result, StreamProgress
+    from patchcore import Batch, FixPlan, Mapper, Options, Result, StreamProgress
 
-    from .parallel import ProcessMapper
+
+class BatchPool(Protocol):
+    """What spreads a streamed input's batches (`patchcore.Mapper`): a pool of processes here
+    (`cli.parallel.ProcessMapper`, ``--jobs``) or block tasks on a Dask cluster
+    (`toolpatch.integrations.dask.BlockTasks`, ``--dask``)."""
+
+    def __call__(
+        self, function: Callable[[Batch], Result], items: Iterable[Batch]
+    ) -> Iterable[Result]: ...
+
+    def reading(self, file: FileInput) -> Mapper:
+        """The same map over batches of the open regular file ``file``, each read from it
+        where it is processed."""
 
 
 class Mode(enum.Enum):
@@ -90,7 +102,7 @@ def process(
     mode: Mode,
     target: Target,
     emit: Callable[[bytes], None],
-    pool: ProcessMapper | None = None,
+    pool: BatchPool | None = None,
     progress: StreamProgress | None = None,
     keep_bytes: bool = False,
     every_list: bool = False,
@@ -203,7 +215,7 @@ OUT_OF_MEMORY = (
 )
 
 
-def _mapper(read: FileInput | Iterator[bytes], pool: ProcessMapper | None) -> Mapper | None:
+def _mapper(read: FileInput | Iterator[bytes], pool: BatchPool | None) -> Mapper | None:
     """How batches of the open input ``read`` are processed: in this process (``None``), or by
     the pool's workers, which read a plain file's batches from the file this process opened
     themselves (a compressed file is decompressed here, and its batches are sent to them as
@@ -328,7 +340,7 @@ def _file_patches(stream: Stream) -> list[tuple[int, int, bytes]]:
 def _kept(
     outcome: Outcome,
     options: Options,
-    pool: ProcessMapper | None,
+    pool: BatchPool | None,
     progress: StreamProgress | None,
     judged: Callable[[Result], None],
 ) -> Outcome:

@@ -60,6 +60,14 @@ class WalkSettings(msgspec.Struct, frozen=True):
         root = self.root if self.root is not None else Path.cwd()
         return Exclusions(self.exclude, root=root, respect_gitignore=self.respect_gitignore)
 
+    def bucket_exclusions(self) -> Exclusions:
+        """The matcher for a walk of a bucket (`cli.object_inputs`): its keys are paths below
+        ``/``, matched as a folder's files are matched relative to the configuration's folder;
+        no ignore file is read from a bucket."""
+        from .exclusions import Exclusions
+
+        return Exclusions(self.exclude, root=Path("/"), respect_gitignore=False)
+
 
 #: The walk of a run whose configuration says nothing.
 DEFAULT_WALK = WalkSettings()

@@ -4,9 +4,11 @@ each object is one input, named by its URL, read and repaired as the same local 
 
 A URL that names a prefix (or a folder) is walked as a directory is: the same file endings,
 compressed ones included, each folder's objects (sorted) before its subfolders (sorted),
-passing over what the ``exclude`` and ``extend-exclude`` patterns name relative to the
-prefix (no ignore files are read from a bucket). ``file://`` URLs are local files, read and
-written as a local PATH is (atomically, in place), only named by their URL.
+passing over what the ``exclude`` and ``extend-exclude`` patterns name, as a folder's walk does
+(the same code, `cli.exclusions`): each object is matched by its key in the bucket, as a file
+by its path relative to the configuration's folder, and no ignore files are read from a bucket.
+``file://`` URLs are local files, read and written as a local PATH is (atomically, in place),
+only named by their URL.
 
 An object is read as a stream (decompressed as its name ends), and ``fix`` spools its repair
 to a local temporary file first: the object is replaced only whole, by one upload after the
@@ -417,44 +419,53 @@ def _listed(
     fs: Any, path: str, url: str, *, walk: WalkSettings
 ) -> list[tuple[str, int | None, str, bool]]:
     """The objects ``url`` names: itself, or below it when it is a prefix (walked); each as
-    (its URL, its size, its name relative to the prefix, whether it was named).
+    (its URL, its size, its name relative to the prefix, whether it was named). What the
+    exclusions pass over is passed over as in a folder (`WalkSettings.bucket_exclusions`:
+    the same code, each object named by its key in the bucket).
 
     Raises:
         FileNotFoundError: Nothing is there (no such object, prefix or bucket).
     """
+    from .exclusions import excluded
+
+    exclusions = walk.bucket_exclusions()
     fs.invalidate_cache(path)
     if not url.endswith("/") and fs.isfile(path):
+        if walk.force_exclude and exclusions.excludes_named(_key(path), is_dir=False):
+            return []
         return [(url, fs.size(path), posixpath.basename(path), True)]
     if not fs.exists(path):
         msg = f"no such object, prefix or bucket: {url}"
         raise FileNotFoundError(msg)
     top = path.rstrip("/")
+    if walk.force_exclude and exclusions.excludes_named(_key(top), is_dir=True):
+        return []
+    exclude, ignore_files = exclusions.walk_start(_key(top))
     found = fs.find(top, detail=True)
     base = url.rstrip("/")
-    exclude = _exclude_spec(walk)
     kept = []
     for key, info in found.items():
         relative = key[len(top) :].lstrip("/")
         if not relative or info.get("type") == "directory":
             continue
-        if not relative.lower().endswith(HISTORY_SUFFIXES) or _excluded(exclude, relative):
+        if not relative.lower().endswith(HISTORY_SUFFIXES):
+            continue
+        parts = relative.split("/")
+        inside = [_key(top + "/" + "/".join(parts[: n + 1])) for n in range(len(parts))]
+        if any(
+            excluded(exclude, ignore_files, where, is_dir=n < len(parts) - 1)
+            for n, where in enumerate(inside)
+        ):
             continue
         kept.append((f"{base}/{relative}", info.get("size"), relative, False))
     kept.sort(key=lambda entry: _walk_order(entry[2]))
     return kept
 
 
-def _exclude_spec(walk: WalkSettings) -> Any:
-    from .exclusions import compile_patterns
-
-    return compile_patterns(walk.exclude)
-
-
-def _excluded(spec: Any, relative: str) -> bool:
-    """Whether ``exclude`` passes over ``relative`` or a folder it is in, as a walk would."""
-    parts = relative.split("/")
-    folders = ["/".join(parts[: n + 1]) + "/" for n in range(len(parts) - 1)]
-    return any(spec.match_file(p) for p in folders) or bool(spec.match_file(relative))
+def _key(path: str) -> str:
+    """An object's (or a prefix's) key in its bucket, as the path a walk matches: below ``/``
+    (fsspec's path is the bucket, then the key)."""
+    return "/" + path.partition("/")[2].strip("/")
 
 
 def _walk_order(relative: str) -> tuple[tuple[int, str], ...]:

@@ -28,8 +28,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fnmatch import fnmatchcase
-from pathlib import Path
+from pathlib import Path, PurePath, PurePosixPath
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import msgspec
 import typer
@@ -162,12 +163,23 @@ class RuleSettings(msgspec.Struct):
         )
 
     def ignored_for(self, name: str) -> tuple[str, ...]:
-        """The rule selectors ``per-file-ignores`` leave out for the input called ``name``."""
-        absolute = Path(os.path.abspath(name))
-        try:
-            relative = absolute.relative_to(self.root).as_posix()
-        except ValueError:
-            relative = absolute.as_posix()
+        """The rule selectors ``per-file-ignores`` leave out for the input called ``name``: a
+        file by its path relative to the configuration's folder, an object named by URL by its
+        key in the bucket (a ``file://`` URL by its path)."""
+        url = None
+        if "://" in name:  # only then: a run over files never imports the URL inputs' module
+            from .object_inputs import is_object_url
+
+            url = urlsplit(name) if is_object_url(name) else None
+        if url is not None and url.scheme.lower() != "file":
+            absolute: PurePath = PurePosixPath(url.path)
+            relative = url.path.lstrip("/")
+        else:
+            absolute = Path(os.path.abspath(url.path if url is not None else name))
+            try:
+                relative = absolute.relative_to(self.root).as_posix()
+            except ValueError:
+                relative = absolute.as_posix()
         codes: list[str] = []
         for pattern, ignored in self.per_file_ignores.items():
             if fnmatchcase(relative, pattern) or (

@@ -34,12 +34,16 @@ cluster)::
 from __future__ import annotations
 
 import logging
+import os
 import posixpath
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from patchcore.extras import MissingExtra
+from patchcore.pipeline import BATCH_BYTES
 
 try:
     import fsspec
@@ -50,13 +54,18 @@ except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="dask", part="toolpatch.integrations.dask") from None
 
 from patchcore import (
+    WHOLE_LIMIT,
+    Batch,
+    Mapper,
     NoHistoryError,
     Options,
+    Result,
     apply_patches,
     fix_document,
     fix_lines,
     layout_of_head,
 )
+from toolpatch.integrations.atomic_write import FileIdentity
 from toolpatch.integrations.compressed import (
     Compression,
     compressed_whole,
@@ -202,6 +211,120 @@ def _fix_whole(
     with out_fs.open(target, "wb") as handle:
         handle.write(stored if output is None else output)
     return FileRepair(source, target, len(result.fixed), len(result.remaining), 1)
+
+
+#: The key every block task of a streamed input is submitted under, before its own id (what
+#: a cluster's dashboard shows, and what `tests/conformance/test_dask_cli.py` counts).
+BLOCK_KEY = "toolpatch-block"
+
+
+class OpenFile(Protocol):
+    """A regular file an input's task has open (`toolpatch.cli.inputs.FileInput`): its path,
+    absolute on the workers, and what it was when it was opened."""
+
+    path: str
+    identity: FileIdentity
+
+
+class BlockTasks:
+    """`patchcore.Stream`'s ``mapper`` on a ``dask.distributed`` cluster: each batch of a
+    streamed input (a large file of conversation lines) one task, a few per worker in flight,
+    results in input order. Made where the input is submitted and run in the input's own task:
+    the first batch connects it to the cluster (``worker_client``, which also frees the
+    worker's slot for block tasks while the input's task waits for them). Outside a worker (a
+    local scheduler), the batches are processed in the task itself, in order.
+
+    ``patchcore.Stream`` decides whether an input is cut into batches and where (its layout
+    and size, `patchcore.layout_of_head`): the cluster only runs them."""
+
+    def __call__(
+        self, function: Callable[[Batch], Result], batches: Iterable[Batch]
+    ) -> Iterator[Result]:
+        return self._ordered(function, batches, None)
+
+    def reading(self, file: OpenFile) -> Mapper:
+        """The same map over batches of the open regular file ``file``: each block task reads
+        its batch from the file itself (`_read_batch`, by its path: a file system every worker
+        mounts), instead of receiving it in its task."""
+
+        def mapper(
+            function: Callable[[Batch], Result], batches: Iterable[Batch]
+        ) -> Iterator[Result]:
+            return self._ordered(function, batches, file)
+
+        return mapper
+
+    def _ordered(
+        self, function: Callable[[Batch], Result], batches: Iterable[Batch], file: OpenFile | None
+    ) -> Iterator[Result]:
+        from distributed import get_worker, worker_client
+
+        try:
+            get_worker()
+        except ValueError:  # not on a worker: each batch here, in order
+            for batch in batches:
+                yield function(_read_batch(file, batch) if batch.data is None else batch)
+            return
+        with worker_client() as client:
+            window = 2 * max(1, len(client.scheduler_info().get("workers", ())))
+            in_flight: deque[Any] = deque()
+            try:
+                for batch in batches:
+                    task = (
+                        (function, batch)
+                        if batch.data is not None
+                        else (_read_and_run, function, file, batch)
+                    )
+                    key = f"{BLOCK_KEY}-{uuid.uuid4().hex}"
+                    in_flight.append(client.submit(*task, key=key, pure=False))
+                    if len(in_flight) > window:
+                        yield in_flight.popleft().result()
+                while in_flight:
+                    yield in_flight.popleft().result()
+            finally:
+                client.cancel(list(in_flight))  # a batch failed, or the input's task ends
+
+
+def tasks_at_most(size: int | None) -> int:
+    """How many tasks an input of ``size`` bytes (``None``: not known) may keep busy at once: a
+    file over `patchcore.Stream`'s whole-input limit one per batch it may be cut into, any other
+    one (its own task)."""
+    if size is None or size <= WHOLE_LIMIT:
+        return 1
+    return -(-size // BATCH_BYTES)
+
+
+def _read_and_run(
+    function: Callable[[Batch], Result], file: OpenFile | None, batch: Batch
+) -> Result:
+    """A block task: read the batch from the file, then run ``function`` on it."""
+    return function(_read_batch(file, batch))
+
+
+def _read_batch(file: OpenFile | None, batch: Batch) -> Batch:
+    """``batch`` with its bytes, read from ``file`` by its path; the file must still have the
+    size and modification time it had when the input's task opened it (its device and inode
+    are another machine's on a shared file system).
+
+    Raises:
+        OSError: The file cannot be read, or it is not what it was (it changed while read).
+    """
+    assert file is not None, "a batch without its bytes is a batch of an open file"
+    fd = os.open(file.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        data = os.pread(fd, batch.size, batch.offset)
+        while len(data) < batch.size and (
+            more := os.pread(fd, batch.size - len(data), batch.offset + len(data))
+        ):
+            data += more
+        status = os.fstat(fd)
+    finally:
+        os.close(fd)
+    identity = file.identity
+    if (status.st_size, status.st_mtime_ns) != (identity.size, identity.modified_ns):
+        msg = "the file changed while toolpatch read it (its size or modification time)"
+        raise OSError(msg)
+    return replace(batch, data=data)
 
 
 #: How long a scheduler has to answer ``--dask tcp://…``: the connection, its handshake and a

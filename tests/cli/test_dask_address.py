@@ -84,3 +84,26 @@ def test_local_64_for_one_file_asks_for_one_worker(
     result = run(["check", "--dask", "local:64", "h.json"], cwd=tmp_path, expect=2)
     assert asked == [(None, 1)], result.show()
     assert result.stderr_lines[-1] == "toolpatch: error: not started by this test"
+
+
+def test_one_large_file_asks_for_a_worker_per_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file over the whole-input limit is cut into batches, each a task of its own: it asks
+    for as many workers as it has batches (within the cores and N); a small one, for one."""
+    import toolpatch.integrations.dask as integration
+    from toolpatch.integrations.dask import tasks_at_most
+
+    asked: list[int] = []
+
+    def refuse(scheduler: str | None, *, workers: int) -> None:
+        asked.append(workers)
+        raise OSError("not started by this test")
+
+    monkeypatch.setattr(integration, "connect", refuse)
+    assert [tasks_at_most(size) for size in (None, 10, 8 * 2**20)] == [1, 1, 1]
+    assert tasks_at_most(8 * 2**20 + 1) == 3  # batches of about 4 MiB
+    line = b'{"messages": []}\n'
+    (tmp_path / "big.jsonl").write_bytes(line * (8 * 2**20 // len(line) + 1))
+    run(["check", "--dask", "local:64", "big.jsonl"], cwd=tmp_path, expect=2)
+    assert asked == [min(3, available_cores())]

@@ -153,3 +153,43 @@ def test_file_urls_are_local_files_named_by_their_url(tmp_path: Path) -> None:
         if path.is_file():
             twin = tmp_path / "copy" / path.relative_to(tmp_path / "in")
             assert twin.read_bytes() == path.read_bytes(), path
+
+
+def _folder_and_prefix(s3_server: S3Server, tmp_path: Path) -> str:
+    """``in/`` on disk (a call left dangling in ``in/a.json`` and in ``in/skip/b.json``) and the
+    same under a prefix, with a configuration in the current folder whose patterns name
+    ``in/...`` paths (relative to its folder on disk, to the bucket for the prefix)."""
+    folder = tmp_path / "in"
+    (folder / "skip").mkdir(parents=True)
+    shutil.copyfile(SAMPLES / "openai-chat" / "trailing-call.json", folder / "a.json")
+    shutil.copyfile(SAMPLES / "openai-chat" / "trailing-call.json", folder / "skip" / "b.json")
+    url = uploaded(s3_server, folder)
+    (tmp_path / "toolpatch.toml").write_text(
+        'extend-exclude = ["in/skip/"]\n[per-file-ignores]\n"in/a.json" = ["TP002"]\n'
+    )
+    return url
+
+
+def test_a_prefix_is_excluded_and_configured_as_the_folder_is(
+    s3_server: S3Server, tmp_path: Path
+) -> None:
+    """``extend-exclude`` and ``per-file-ignores`` patterns match an object by its key in the
+    bucket, as a file by its path relative to the configuration's folder (the same code): the
+    prefix reports what the folder reports."""
+    url = _folder_and_prefix(s3_server, tmp_path)
+    local = toolpatch(s3_server, ["check", "in"], tmp_path)
+    remote = toolpatch(s3_server, ["check", url], tmp_path)
+    assert local.code == remote.code == 0, remote.show()
+    assert local_names(remote.said, url) == local.said
+    assert "b.json" not in remote.said
+
+
+def test_force_exclude_passes_over_a_named_object_as_a_named_file(
+    s3_server: S3Server, tmp_path: Path
+) -> None:
+    url = _folder_and_prefix(s3_server, tmp_path)
+    local = toolpatch(s3_server, ["check", "--force-exclude", "in/skip/b.json"], tmp_path)
+    remote = toolpatch(s3_server, ["check", "--force-exclude", f"{url}skip/b.json"], tmp_path)
+    assert local.code == remote.code, remote.show()
+    assert local_names(remote.said, url) == local.said
+    assert "TP002" not in remote.said

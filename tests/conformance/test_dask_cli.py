@@ -8,6 +8,7 @@ replaced and its task run again by Dask: the run still ends with every object re
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import os
 import shutil
@@ -16,14 +17,17 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import patchcore
 from benchmarks.corpus import lines as corpus_lines
 from tests.builders import plain, slow_run
 from tests.conftest import SAMPLES
-from tests.helpers import MODULE, run
+from tests.helpers import MODULE, run, run_process
 from tests.object_store import S3Server, local_names, set_s3_env, toolpatch, tree, uploaded, with_s3
 
 
@@ -152,6 +156,109 @@ def test_one_file_fixed_into_an_output_file_on_a_cluster(tmp_path: Path) -> None
     assert (tmp_path / "h.json").read_bytes() == source.read_bytes()
     refused = run(["fix", "--dask", "local:1", "h.json", "-o", "-"], cwd=tmp_path, expect=2)
     assert "not this stdout" in refused.stderr
+
+
+def large_corpus(path: Path, *, conversations: int = 420) -> bytes:
+    """A JSON Lines corpus with dangling calls, over patchcore's whole-input limit (8 MiB), so
+    that it is streamed in several batches: about 13 MB."""
+    data = b"".join(corpus_lines(dialect="langchain", conversations=conversations, seed=5))
+    path.write_bytes(data)
+    return data
+
+
+class _Bytes:
+    """Bytes read at any offset (`patchcore.RandomAccess`), as a file is."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.size = len(data)
+
+    def read(self, offset: int, size: int) -> bytes:
+        return self.data[offset : offset + size]
+
+
+def batches_of(data: bytes) -> int:
+    """How many batches `patchcore.Stream` cuts ``data`` (a file) into."""
+    seen: list[patchcore.Batch] = []
+
+    def counted(function: Any, batches: Iterable[patchcore.Batch]) -> Iterator[patchcore.Result]:
+        for batch in batches:
+            seen.append(batch)
+            yield function(
+                dataclasses.replace(batch, data=data[batch.offset : batch.offset + batch.size])
+            )
+
+    stream = patchcore.Stream(
+        _Bytes(data),
+        filename="c.jsonl",
+        options=patchcore.make_options(),
+        fix=True,
+        mapper=counted,
+    )
+    for _ in stream:
+        pass
+    return len(seen)
+
+
+def test_one_large_file_is_spread_over_the_cluster_in_block_tasks(tmp_path: Path) -> None:
+    """One large corpus on ``local:2``: its batches are block tasks of their own, and the
+    file written, the report and the exit code are a local ``fix``'s."""
+    data = large_corpus(tmp_path / "c.jsonl")
+    shutil.copyfile(tmp_path / "c.jsonl", tmp_path / "local.jsonl")
+    local = run_process(["fix", "local.jsonl"], cwd=tmp_path, timeout=300)
+    remote = run_process(["fix", "--dask", "local:2", "c.jsonl"], cwd=tmp_path, timeout=300)
+    assert remote.code == local.code == 0, remote.stderr
+    assert remote.stderr.replace("c.jsonl", "local.jsonl") == local.stderr
+    assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes() != data
+
+
+def test_the_block_tasks_submitted_are_the_batches_of_the_input(tmp_path: Path) -> None:
+    """On a cluster of this test's own, reached by ``tcp://``: ``check`` of one large corpus
+    submits one task for the input and one block task for each batch `patchcore.Stream` cuts
+    it into (more than one), and reports what a local check reports."""
+    from distributed import Client, LocalCluster
+
+    from toolpatch.integrations.dask import BLOCK_KEY
+
+    data = large_corpus(tmp_path / "c.jsonl")
+    batches = batches_of(data)
+    assert batches > 1
+    local = run_process(["check", "c.jsonl"], cwd=tmp_path, timeout=300)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        remote = run_process(
+            ["check", "--dask", cluster.scheduler_address, "c.jsonl"], cwd=tmp_path, timeout=300
+        )
+        keys = client.run_on_scheduler(_task_keys)
+    assert remote.code == local.code == 1, remote.stderr
+    assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr)
+    blocks = [key for key in keys if key.startswith(BLOCK_KEY)]
+    assert len(blocks) == batches, keys
+    assert len(keys) == batches + 1  # and the input's own task
+
+
+def _task_keys(dask_scheduler: Any) -> list[str]:
+    """On the scheduler: the keys of every task it has been given (each once)."""
+    return sorted({str(entry[0]) for entry in dask_scheduler.transition_log})
+
+
+def test_a_block_that_fails_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    """A torn line in the middle of a large corpus fails its block task: the input is an
+    error, reported as a local run reports it, and nothing is written over it."""
+    data = large_corpus(tmp_path / "c.jsonl")
+    middle = data.index(b"\n", len(data) // 2) + 1
+    torn = data[:middle] + b'{"messages": [\n' + data[middle:]
+    (tmp_path / "c.jsonl").write_bytes(torn)
+    (tmp_path / "local.jsonl").write_bytes(torn)
+    local = run_process(["fix", "local.jsonl"], cwd=tmp_path, timeout=300)
+    remote = run_process(["fix", "--dask", "local:2", "c.jsonl"], cwd=tmp_path, timeout=300)
+    assert remote.code == local.code == 2, remote.stderr
+    assert remote.stderr.replace("c.jsonl", "local.jsonl") == local.stderr
+    assert (tmp_path / "c.jsonl").read_bytes() == torn
 
 
 def test_an_address_without_a_scheduler_is_an_error(tmp_path: Path) -> None:
