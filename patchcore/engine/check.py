@@ -27,6 +27,7 @@ from patchcore.engine.pairing import (
 )
 from patchcore.engine.provider_rules import (
     PROVIDER_CODES,
+    filled_errors,
     provider_defects,
     provider_id,
     provider_plan,
@@ -729,7 +730,13 @@ def check_list(
     if pairing.keyless:
         pairing = _in_place(pairing, messages, views, dialect)
     if options.strip:
-        defects = written_results(messages, pairing, dialect, options)
+        defects = in_order(
+            [
+                *written_results(messages, pairing, dialect, options),
+                *filled_errors(messages, views, dialect.name, options),
+            ],
+            views,
+        )
     else:
         if pairing.dangling:
             recorded = {**dialect.recorded_results(messages, views), **(recorded or {})}
@@ -773,7 +780,7 @@ def check_list(
             strict=True,
         )
     )
-    if options.target is not None and any(pairing_plans.values()):
+    if options.target is not None and not options.strip and any(pairing_plans.values()):
         # the provider rules judge the list as the pairing fixes leave it
         after = left_by(messages, context, [e for p in pairing_plans.values() for e in p])
         fresh = provider_defects(messages, views, context, dialect.name, options, after=after)

@@ -302,19 +302,29 @@ def _empty_errors(
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
         for k, block in enumerate(content if isinstance(content, list) else ()):
-            if not (
-                isinstance(block, dict)
-                and block.get("type") == "tool_result"
-                and block.get("is_error") is True
-                and block.get("content") in ("", [])
-            ):
+            if not _error_result(block) or block.get("content") not in ("", []):
                 continue
-            named = block.get("tool_use_id")
-            ident = named if isinstance(named, str) and named else None
-            call = ToolCall(ident, names.get(ident) if ident else None, path=("content", k))
-            reason = f"the error result of tool call {ident or '(no id)'} has empty content"
+            call = _answered(block, names, k)
+            reason = f"the error result of tool call {call.id or '(no id)'} has empty content"
             defects.append(Defect("TP307", index, ("content", k), call, reason=reason))
     return defects
+
+
+def _error_result(block: Any) -> bool:
+    """Whether ``block`` is an Anthropic ``tool_result`` with ``is_error: true``."""
+    return (
+        isinstance(block, dict)
+        and block.get("type") == "tool_result"
+        and block.get("is_error") is True
+    )
+
+
+def _answered(block: dict[str, Any], names: dict[str, str | None], k: int) -> ToolCall:
+    """The call the result ``block`` (block ``k`` of its message) answers: its ``tool_use_id``,
+    and the name of the call of that id (``names``)."""
+    named = block.get("tool_use_id")
+    ident = named if isinstance(named, str) and named else None
+    return ToolCall(ident, names.get(ident) if ident else None, path=("content", k))
 
 
 #: Each provider rule's check, by code and dialect.
@@ -424,14 +434,45 @@ def _filled_error(
 ) -> Replace:
     """TP307's fix: the empty ``content`` of the error result replaced by the rule's text (the
     configured one, `Options.text`), in the shape it had: a string for ``""``, one text block
-    for ``[]``."""
-    block = messages[defect.message_index]["content"][defect.path[1]]
-    call = defect.call
-    text = render_text(
-        options.text("TP307"),
-        name=call.name if call is not None else None,
-        call_id=call.id if call is not None else None,
-    )
-    value: Any = text if block["content"] == "" else [{"type": "text", "text": text}]
+    for ``[]``. For ``toolpatch strip`` (`filled_errors`), the inverse: the text taken out."""
+    content = messages[defect.message_index]["content"][defect.path[1]]["content"]
+    if defect.strip:
+        value: Any = "" if isinstance(content, str) else []
+    else:
+        text = _error_text(defect.call, options)
+        value = text if content == "" else [{"type": "text", "text": text}]
     where = context.message_pointer(defect.message_index)
     return Replace((*where, *defect.path, "content"), value)
+
+
+def _error_text(call: ToolCall | None, options: Options) -> str:
+    """The text TP307's fix writes for ``call``'s result."""
+    name, ident = (call.name, call.id) if call is not None else (None, None)
+    return render_text(options.text("TP307"), name=name, call_id=ident)
+
+
+def filled_errors(
+    messages: Sequence[Any], views: Sequence[MessageView], dialect: str, options: Options
+) -> list[Defect]:
+    """The error results whose content is the text TP307's fix wrote there (``toolpatch
+    strip``, docs/cli.md#strip): the configured text for the call, as the string or the one
+    text block the fix writes, in a ``tool_result`` with ``is_error: true``."""
+    if dialect not in PROVIDERS["anthropic"]:
+        return []
+    names = {call.id: call.name for view in views for call in view.calls if call.id is not None}
+    found = []
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        for k, block in enumerate(content if isinstance(content, list) else ()):
+            if not _error_result(block):
+                continue
+            call = _answered(block, names, k)
+            text = _error_text(call, options)
+            if block.get("content") in (text, [{"type": "text", "text": text}]):
+                reason = (
+                    f"the content of the error result of tool call {call.id or '(no id)'} is "
+                    "the text toolpatch wrote for TP307"
+                )
+                place = ("content", k)
+                found.append(Defect("TP307", index, place, call, reason=reason, strip=True))
+    return found

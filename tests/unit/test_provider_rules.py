@@ -161,3 +161,17 @@ def test_tp307_writes_the_configured_text() -> None:
     assert json.loads(result.output)["messages"][2]["content"][0]["content"] == (
         "bash (toolu_1) failed."
     )
+
+
+def test_strip_takes_out_the_text_tp307_wrote() -> None:
+    """``toolpatch strip`` (docs/cli.md#strip) gives back the ``""`` or ``[]``; a real error
+    text, or the same words without the error flag, is kept."""
+    options = patchcore.make_options(target="anthropic")
+    for empty in ("", []):
+        data = json.dumps(_failed(empty)).encode()
+        fixed = patchcore.fix_document(data, options=options).output
+        assert fixed is not None
+        assert patchcore.strip_document(fixed).output == data
+    text = patchcore.RULES["TP307"].text
+    for kept in (_failed("exit 1"), _failed(text, is_error=False)):
+        assert patchcore.strip_document(json.dumps(kept).encode()).output is None
