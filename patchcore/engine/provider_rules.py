@@ -297,34 +297,42 @@ def _empty_errors(
     """TP307: each ``tool_result`` block with ``is_error: true`` whose ``content`` is ``""`` or
     ``[]``, the two the API is reported refusing (docs/rules.md#empty-error-tool-result-tp307);
     the call it answers named by its ``tool_use_id``."""
+    return [
+        Defect(
+            "TP307",
+            index,
+            call.path,
+            call,
+            reason=f"the error result of tool call {call.id or '(no id)'} has empty content",
+        )
+        for index, block, call in _error_results(messages, views)
+        if block.get("content") in ("", [])
+    ]
+
+
+def _error_results(
+    messages: Sequence[Any], views: Sequence[MessageView]
+) -> Iterator[tuple[int, dict[str, Any], ToolCall]]:
+    """Each Anthropic ``tool_result`` block with ``is_error: true``: its message, the block, and
+    the call it answers (its ``tool_use_id``, the name of the call of that id), whose ``path``
+    is the block's place in its message."""
     names = {call.id: call.name for view in views for call in view.calls if call.id is not None}
-    defects = []
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
         for k, block in enumerate(content if isinstance(content, list) else ()):
-            if not _error_result(block) or block.get("content") not in ("", []):
+            if not (
+                isinstance(block, dict)
+                and block.get("type") == "tool_result"
+                and block.get("is_error") is True
+            ):
                 continue
-            call = _answered(block, names, k)
-            reason = f"the error result of tool call {call.id or '(no id)'} has empty content"
-            defects.append(Defect("TP307", index, ("content", k), call, reason=reason))
-    return defects
-
-
-def _error_result(block: Any) -> bool:
-    """Whether ``block`` is an Anthropic ``tool_result`` with ``is_error: true``."""
-    return (
-        isinstance(block, dict)
-        and block.get("type") == "tool_result"
-        and block.get("is_error") is True
-    )
-
-
-def _answered(block: dict[str, Any], names: dict[str, str | None], k: int) -> ToolCall:
-    """The call the result ``block`` (block ``k`` of its message) answers: its ``tool_use_id``,
-    and the name of the call of that id (``names``)."""
-    named = block.get("tool_use_id")
-    ident = named if isinstance(named, str) and named else None
-    return ToolCall(ident, names.get(ident) if ident else None, path=("content", k))
+            named = block.get("tool_use_id")
+            ident = named if isinstance(named, str) and named else None
+            yield (
+                index,
+                block,
+                ToolCall(ident, names.get(ident) if ident else None, path=("content", k)),
+            )
 
 
 #: Each provider rule's check, by code and dialect.
@@ -459,20 +467,13 @@ def filled_errors(
     text block the fix writes, in a ``tool_result`` with ``is_error: true``."""
     if dialect not in PROVIDERS["anthropic"]:
         return []
-    names = {call.id: call.name for view in views for call in view.calls if call.id is not None}
     found = []
-    for index, message in enumerate(messages):
-        content = message.get("content") if isinstance(message, dict) else None
-        for k, block in enumerate(content if isinstance(content, list) else ()):
-            if not _error_result(block):
-                continue
-            call = _answered(block, names, k)
-            text = _error_text(call, options)
-            if block.get("content") in (text, [{"type": "text", "text": text}]):
-                reason = (
-                    f"the content of the error result of tool call {call.id or '(no id)'} is "
-                    "the text toolpatch wrote for TP307"
-                )
-                place = ("content", k)
-                found.append(Defect("TP307", index, place, call, reason=reason, strip=True))
+    for index, block, call in _error_results(messages, views):
+        text = _error_text(call, options)
+        if block.get("content") in (text, [{"type": "text", "text": text}]):
+            reason = (
+                f"the content of the error result of tool call {call.id or '(no id)'} is the "
+                "text toolpatch wrote for TP307"
+            )
+            found.append(Defect("TP307", index, call.path, call, reason=reason, strip=True))
     return found
