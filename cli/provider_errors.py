@@ -2,8 +2,9 @@
 
 Each finding of a rule would draw the same error from its provider, only its call id (or
 message index) differing: the concise report lists the findings one line each, then for each rule
-they broke the error once per dialect, with ``ID``, ``NAME``, ``N`` and ``N+1`` standing for
-what differs, as ``toolpatch rule CODE`` (`cli.rule_docs`) writes them too. ``--output-format
+they broke the error once per dialect, with ``ID``, ``NAME``, ``N``, ``N+1`` and ``M`` (a block
+of message N) standing for what differs, as ``toolpatch rule CODE`` (`cli.rule_docs`) writes them
+too. ``--output-format
 full`` quotes each finding's own error under it instead.
 """
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 #: What stands for a finding's own values in an error said once for all of them (plain words,
 #: not ``<id>``: docs/rules.md is Markdown, where that would read as an HTML tag).
-GENERIC = {"id": "ID", "name": "NAME", "index": "N", "next": "N+1"}
+GENERIC = {"id": "ID", "name": "NAME", "index": "N", "next": "N+1", "block": "M"}
 
 
 def generic_error(finding: Finding) -> str | None:

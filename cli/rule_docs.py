@@ -141,7 +141,13 @@ def _blocks(rule: Rule, level: int) -> Iterator[tuple[str, str]]:
         return
     yield "heading", f"{sub} Fix safety"
     yield "paragraph", f"{_SAFETY[rule.fix]} {rule.fix_notes}"
-    if rule.text is not None:
+    if rule.text is not None and rule.provider is not None:
+        yield (
+            "paragraph",
+            f"The text it writes (the `texts` setting of the configuration changes it): "
+            f"`{rule.text}`",
+        )
+    elif rule.text is not None:
         yield (
             "paragraph",
             "The synthetic result's text (the `texts` setting of the configuration changes "

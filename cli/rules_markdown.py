@@ -35,18 +35,23 @@ these families:
 - **TP2xx, torn files** (on by default): an agent session's entry split over lines.
 - **TP3xx, the provider rules**: what one provider refuses beyond pairing (Gemini 3's thought
   signatures, Mistral's tool call ids, OpenAI Responses' reasoning items and `store: false`,
-  Anthropic's prefill). Each applies only to a run that targets its provider (`--target
-  PROVIDER` or the `target` setting, [cli.md](cli.md#target)), to the lists of the formats that
-  provider takes; then it is on by default. Without a target none applies, even under
-  `--select ALL`. Each quotes its provider's error word for word and names where it was
-  verified; `toolpatch explain FILE` says which providers refuse each history of a file
+  Anthropic's prefill and empty error results). Each applies only to a run that targets its
+  provider (`--target PROVIDER` or the `target` setting, [cli.md](cli.md#target)), to the lists
+  of the formats that provider takes; then it is on by default. Without a target none applies,
+  even under `--select ALL`. Each quotes its provider's error word for word and names where it
+  was verified; `toolpatch explain FILE` says which providers refuse each history of a file
   ([cli.md](cli.md#explain)).
 
-Two refusals users report are not rules, because no provider documentation or SDK confirms
-them: an empty tool result (anthropic-sdk-python's `ToolResultBlockParam` does not require
-`content`, and the reports of a 400 for an empty one come through proxies, in Bedrock's words),
-and a tool message without `tool_call_id` sent to OpenAI (the pairing rules report it: TP101,
-or TP105 with its call; for Mistral, whose validator refuses it, it is TP306).
+An empty tool result is a rule only where the error flag is set. Anthropic's API refuses a
+`tool_result` with `is_error: true` whose `content` is `""` or `[]`, in its own words, to users
+who call it directly (TP307, whose section cites them). Without the flag, no rule:
+anthropic-sdk-python's `ToolResultBlockParam` does not require `content`, and the reports of a
+400 for such a result come through proxies, in Bedrock's words, or quote no error of
+Anthropic's. Nor does TP307 report an error result without `content`, or with text of spaces
+only: no report shows the API refusing either with its error. A tool message without
+`tool_call_id` sent to OpenAI is not a rule either, as no provider documentation or SDK confirms
+the refusal (the pairing rules report it: TP101, or TP105 with its call; for Mistral, whose
+validator refuses it, it is TP306).
 
 Duplicate results (TP103) are on by default: every provider toolpatch writes for refuses a call
 answered twice (Anthropic, OpenAI Chat and Responses, Bedrock, Gemini), and a run resumed after

@@ -104,7 +104,8 @@ def strip_document(
 ) -> Result:
     """Remove the results toolpatch wrote from a JSON or JSON Lines document (``toolpatch
     strip``): each result that is the synthetic result a TP0xx fix writes for its call, with
-    the default text or the one ``options`` configures, and the format's error flag.
+    the default text or the one ``options`` configures, and the format's error flag; and the
+    text TP307's fix wrote into an empty Anthropic error result.
 
     What `fix_document` inserted, this removes byte for byte (the history as it was before
     the fix), in agent session logs too. ``options``' rule selection is not used.

@@ -75,7 +75,7 @@ class Rule(msgspec.Struct, frozen=True):
             to a run that targets that provider (`RuleSelection.build`'s ``target``,
             docs/cli.md#target); ``None``: a rule of every provider.
         error: For a provider rule, the provider's error, word for word (``{id}``, ``{name}``,
-            ``{index}`` filled in as `Dialect.provider_errors`' are).
+            ``{index}``, ``{block}`` filled in as `Dialect.provider_errors`' are).
         source: Where that error and the rule were verified: the provider's documentation or
             SDK, named in docs/rules.md.
     """
@@ -763,6 +763,61 @@ RULES: dict[str, Rule] = {
             source=(
                 "mistral-common, src/mistral_common/protocol/instruct/validator.py "
                 "(MistralRequestValidatorV3._validate_tool_message)"
+            ),
+        ),
+        Rule(
+            code="TP307",
+            name="empty-error-tool-result",
+            summary="Anthropic: a tool_result with is_error true and empty content",
+            what=(
+                "Checks, in an Anthropic messages list, for a `tool_result` block with "
+                '`is_error: true` whose `content` is an empty string (`""`) or an empty list '
+                "(`[]`). A block without `content`, or with text of spaces only, is not "
+                "reported: no report shows the API refusing either with this error."
+            ),
+            why=(
+                "The API refuses the request. A tool that failed without output (a timeout, a "
+                "command that wrote nothing to stderr) leaves such a block when the agent sends "
+                "the error flag with the tool's empty output; the history keeps it, so every "
+                "later turn of the session is refused the same way."
+            ),
+            fix=Applicability.SAFE,
+            fix_description="write that the tool failed and returned no output",
+            fix_notes=(
+                "It writes the rule's text into the empty `content`: as the string where it was "
+                "an empty string, as one text block where it was an empty list. The text says "
+                "only what the block itself says, that the tool failed and returned nothing; "
+                "`is_error` stays. The empty value held nothing, so nothing the tool returned "
+                "is removed or changed: the fix only adds text where there was none, as an "
+                "answer to an unanswered call does. The same text repairs a session already "
+                "refused: the next request sends the filled block."
+            ),
+            example=(
+                '{"model": "claude-sonnet-4-6", "max_tokens": 1024, "messages": [\n'
+                '    {"role": "user", "content": "Weather in Paris?"},\n'
+                '    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",\n'
+                '      "name": "get_weather", "input": {"city": "Paris"}}]},\n'
+                '    {"role": "user", "content": [{"type": "tool_result",\n'
+                '      "tool_use_id": "toolu_1", "content": "", "is_error": true}]}\n'
+                "]}\n"
+            ),
+            fix_always=True,
+            text="The tool failed and returned no output.",
+            provider="anthropic",
+            error=(
+                "messages.{index}.content.{block}.tool_result: content cannot be empty if "
+                "`is_error` is true"
+            ),
+            source=(
+                "the Anthropic API's error as its direct users report it, each of whom fills "
+                "the content with a short text: "
+                "https://github.com/bytedance/trae-agent/issues/230 and "
+                "https://github.com/bytedance/trae-agent/pull/231 (the API's message); "
+                "https://github.com/UKGovernmentBEIS/inspect_ai/pull/169 (content required "
+                'when is_error is true; falls back to "error"); '
+                'https://github.com/jlevy/markform/issues/153 (both [] and "" refused); '
+                "https://github.com/can1357/oh-my-pi/pull/2250 (fills it when encoding, which "
+                "also repairs a session already refused)"
             ),
         ),
     )

@@ -234,7 +234,10 @@ ANTHROPIC_NOT_FIRST = (
 ANTHROPIC_MISSING_ID = "messages.{index}.content: tool_use.id: Field required"
 #: A synthetic result never has an empty content (docs/pairing.md#synthetic-results; the API itself
 #: quotes no text for this one).
-ANTHROPIC_EMPTY_ERROR = "messages.{index}.content.{block}: `tool_result` with is_error is empty"
+#: The API's own words, as its direct users report them (docs/rules.md, TP307).
+ANTHROPIC_EMPTY_ERROR = (
+    "messages.{index}.content.{block}.tool_result: content cannot be empty if `is_error` is true"
+)
 SERVER_CALL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
@@ -263,7 +266,8 @@ def anthropic(messages: Messages) -> list[Violation]:
     * every ``tool_result`` answers a ``tool_use`` of the previous message, once;
     * a ``server_tool_use`` / ``mcp_tool_use`` is answered inside the same assistant message by
       a ``*_tool_result`` after it, and every such result answers one;
-    * a ``tool_result`` with ``is_error: true`` has content;
+    * a ``tool_result`` with ``is_error: true`` has content (strict reading: no content at all
+      is refused too, which no report shows either way);
     * every ``tool_use`` has an id (not ``null``, not empty).
     """
     found: list[Violation] = []

@@ -170,7 +170,7 @@ class Dialect(ABC):
     lists are found), or ``None``; a list can say so too (`ListContext.kept_calls`)."""
     provider_errors: ClassVar[Mapping[str, str]] = {}
     """Rule code → the error a provider answers such a history with (``{id}``, ``{index}``,
-    ``{next}``, ``{name}`` are filled in)."""
+    ``{next}``, ``{name}`` are filled in, and ``{block}``, the defect's block in its message)."""
     role_keys: ClassVar[tuple[str, ...]] = ("role",)
     """The keys that name a message's kind for people (`role_of`), in the order trusted."""
     text_keys: ClassVar[tuple[str, ...]] = ("text", "content")
@@ -295,6 +295,7 @@ class Dialect(ABC):
             "name": name or "unknown",
             "index": str(defect.message_index),
             "next": str(defect.message_index + 1),
+            "block": str(defect.path[-1]) if defect.path else "0",
         }
         return fill(template, values)
 

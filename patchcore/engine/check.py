@@ -27,6 +27,7 @@ from patchcore.engine.pairing import (
 )
 from patchcore.engine.provider_rules import (
     PROVIDER_CODES,
+    filled_errors,
     provider_defects,
     provider_id,
     provider_plan,
@@ -357,9 +358,10 @@ def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
     when its rule has none or the defect cannot have it: the rule's, but dropping an unanswered
     call deletes what the model wrote, so it is unsafe; removing a result toolpatch wrote
     (``toolpatch strip``, which is asked for) is not. An answer is recovered or synthesized
-    (`Defect.origin`), a moved result (TP102) is the data's own; the other fixes write no
-    result. An orphan that a call could still own is never dropped, and a call without an id
-    gets one only with the result it pairs with (`given_ids`)."""
+    (`Defect.origin`), a moved result (TP102) is the data's own, the text TP307 writes into an
+    empty error result is made up; the other fixes write no result. An orphan that a call could
+    still own is never dropped, and a call without an id gets one only with the result it pairs
+    with (`given_ids`)."""
     if defect.strip:
         return Applicability.SAFE, STRIP_DESCRIPTION, None
     rule = RULES[defect.code]
@@ -376,6 +378,8 @@ def fix_kind(defect: Defect) -> tuple[Applicability, str, Origin | None] | None:
         if defect.origin is Origin.RECOVERED:
             return rule.fix, RECORDED_DESCRIPTION, Origin.RECOVERED
         return rule.fix, description, Origin.SYNTHESIZED
+    if defect.code == "TP307":
+        return rule.fix, description, Origin.SYNTHESIZED  # the rule's text, in an empty result
     return rule.fix, description, Origin.RECOVERED if defect.code == "TP102" else None
 
 
@@ -726,7 +730,13 @@ def check_list(
     if pairing.keyless:
         pairing = _in_place(pairing, messages, views, dialect)
     if options.strip:
-        defects = written_results(messages, pairing, dialect, options)
+        defects = in_order(
+            [
+                *written_results(messages, pairing, dialect, options),
+                *filled_errors(messages, views, dialect.name, options),
+            ],
+            views,
+        )
     else:
         if pairing.dangling:
             recorded = {**dialect.recorded_results(messages, views), **(recorded or {})}
@@ -758,7 +768,7 @@ def check_list(
     answers = [d for d in planned if not d.drop and d.code not in PROVIDER_CODES]
     drops = [d for d in planned if d.drop]
     # Without a target, no provider rule is selected: the pairing fixes are all there is.
-    renames = provider_plan(messages, context, provider) if provider else []
+    renames = provider_plan(messages, context, provider, options=options) if provider else []
     answered = renamed_answers(answers, provider, renames, options) if provider else answers
     pairing_plans = dict(
         zip(
@@ -770,14 +780,14 @@ def check_list(
             strict=True,
         )
     )
-    if options.target is not None and any(pairing_plans.values()):
+    if options.target is not None and not options.strip and any(pairing_plans.values()):
         # the provider rules judge the list as the pairing fixes leave it
         after = left_by(messages, context, [e for p in pairing_plans.values() for e in p])
         fresh = provider_defects(messages, views, context, dialect.name, options, after=after)
         defects = in_order([*(d for d in defects if d.code not in PROVIDER_CODES), *fresh], views)
         provider = [d for d in fresh if plans(d)]
         planned = [*answers, *drops, *provider]
-        renames = provider_plan(messages, context, provider)
+        renames = provider_plan(messages, context, provider, options=options)
     by_defect = (
         composed(
             {**pairing_plans, **dict(zip(map(id, provider), renames, strict=True))},

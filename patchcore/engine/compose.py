@@ -1,5 +1,5 @@
-"""Composing the provider fixes that rewrite values in place (TP301's signature, TP302's ids)
-with the pairing fixes of the same run, which delete, move and copy whole results
+"""Composing the provider fixes that rewrite values in place (TP301's signature, TP302's ids,
+TP307's text) with the pairing fixes of the same run, which delete, move and copy whole results
 (docs/cli.md#provider-fixes-beside-the-pairing-fixes).
 
 Edits address the original record, so the two kinds do not compose by themselves: a rewrite
@@ -70,7 +70,8 @@ def composed(
 ) -> dict[int, tuple[Edit, ...]]:
     """``plans`` (each fix's edits, by its defect's ``id()``) with the fixes of the provider
     rules (``providers``) composed with the pairing fixes: an edit of a provider fix at or
-    inside a place a pairing fix deletes is left out (the place is gone), and a pairing fix's
+    inside a place a pairing fix deletes, or inside one it replaces whole (TP106's reordered
+    blocks), is left out (the place is gone, or written anew), and a pairing fix's
     copy of a place a provider fix rewrites (a `Replace`: a moved or copied result) carries the
     new value (`_carried`), even when the original is deleted. The provider fix holds that
     copying edit too, so one is never applied without the other
@@ -78,6 +79,7 @@ def composed(
     chosen = set(providers) & plans.keys()
     others = [e for k, edits in plans.items() if k not in chosen for e in edits]
     deleted = [e.pointer for e in others if isinstance(e, Delete)]
+    replaced = [e.pointer for e in others if isinstance(e, Replace)]
     places = {k: [e.pointer for e in plans[k] if isinstance(e, Replace)] for k in chosen}
     rewrites = {e.pointer: e.value for k in chosen for e in plans[k] if isinstance(e, Replace)}
     changed: dict[int, Edit] = {}
@@ -87,7 +89,12 @@ def composed(
             changed[id(edit)] = new
     result = {k: tuple(changed.get(id(e), e) for e in edits) for k, edits in plans.items()}
     for k in chosen:
-        kept = (e for e in plans[k] if not any(_inside(_place(e), d) for d in deleted))
+        kept = (
+            e
+            for e in plans[k]
+            if not any(_inside(_place(e), d) for d in deleted)
+            and not any(_inside(_place(e), r) and _place(e) != r for r in replaced)
+        )
         reached = (
             changed[id(e)]
             for e in others

@@ -19,7 +19,7 @@ from patchcore.dialects.base import ListContext
 from patchcore.engine.defects import Defect
 from patchcore.model import Delete, Edit, MessageView, Pointer, Replace, ToolCall
 from patchcore.options import Options
-from patchcore.rules import PROVIDERS, RULES
+from patchcore.rules import PROVIDERS, RULES, render_text
 
 #: The codes of the provider rules.
 PROVIDER_CODES = frozenset(code for code, rule in RULES.items() if rule.provider is not None)
@@ -288,6 +288,53 @@ def _unnamed_results(
     ]
 
 
+def _empty_errors(
+    messages: Sequence[Any],
+    views: Sequence[MessageView],
+    context: ListContext,
+    after: Sequence[Any],
+) -> list[Defect]:
+    """TP307: each ``tool_result`` block with ``is_error: true`` whose ``content`` is ``""`` or
+    ``[]``, the two the API is reported refusing (docs/rules.md#empty-error-tool-result-tp307);
+    the call it answers named by its ``tool_use_id``."""
+    return [
+        Defect(
+            "TP307",
+            index,
+            call.path,
+            call,
+            reason=f"the error result of tool call {call.id or '(no id)'} has empty content",
+        )
+        for index, block, call in _error_results(messages, views)
+        if block.get("content") in ("", [])
+    ]
+
+
+def _error_results(
+    messages: Sequence[Any], views: Sequence[MessageView]
+) -> Iterator[tuple[int, dict[str, Any], ToolCall]]:
+    """Each Anthropic ``tool_result`` block with ``is_error: true``: its message, the block, and
+    the call it answers (its ``tool_use_id``, the name of the call of that id), whose ``path``
+    is the block's place in its message."""
+    names = {call.id: call.name for view in views for call in view.calls if call.id is not None}
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        for k, block in enumerate(content if isinstance(content, list) else ()):
+            if not (
+                isinstance(block, dict)
+                and block.get("type") == "tool_result"
+                and block.get("is_error") is True
+            ):
+                continue
+            named = block.get("tool_use_id")
+            ident = named if isinstance(named, str) and named else None
+            yield (
+                index,
+                block,
+                ToolCall(ident, names.get(ident) if ident else None, path=("content", k)),
+            )
+
+
 #: Each provider rule's check, by code and dialect.
 _CHECKS: dict[tuple[str, str], Check] = {
     ("TP301", "gemini"): _unsigned_calls,
@@ -296,6 +343,7 @@ _CHECKS: dict[tuple[str, str], Check] = {
     ("TP304", "anthropic"): _prefill,
     ("TP305", "openai-responses"): _unstored,
     ("TP306", "openai-chat"): _unnamed_results,
+    ("TP307", "anthropic"): _empty_errors,
 }
 
 
@@ -324,9 +372,10 @@ def provider_defects(
 
 
 def provider_plan(
-    messages: Sequence[Any], context: ListContext, defects: Sequence[Defect]
+    messages: Sequence[Any], context: ListContext, defects: Sequence[Defect], *, options: Options
 ) -> list[tuple[Edit, ...]]:
-    """The edits of each provider defect's fix (empty: none can be made here)."""
+    """The edits of each provider defect's fix (empty: none can be made here); ``options``
+    give the texts a fix writes (`Options.text`)."""
     taken = {ident for _, _, ident, _ in _ids(messages) if MISTRAL_ID.fullmatch(ident)}
     plans: list[tuple[Edit, ...]] = []
     for defect in defects:
@@ -352,6 +401,8 @@ def provider_plan(
             )
         elif defect.code in ("TP303", "TP305"):
             plans.append(_dropped_reasoning(messages, context, defect))
+        elif defect.code == "TP307":
+            plans.append((_filled_error(messages, context, defect, options),))
         else:
             plans.append(())
     return plans
@@ -384,3 +435,45 @@ def _dropped_reasoning(
             unlinked.append(Delete((*context.message_pointer(after), "id")))
         after += 1
     return (*(d for d in deletions if isinstance(d, Delete)), *unlinked)
+
+
+def _filled_error(
+    messages: Sequence[Any], context: ListContext, defect: Defect, options: Options
+) -> Replace:
+    """TP307's fix: the empty ``content`` of the error result replaced by the rule's text (the
+    configured one, `Options.text`), in the shape it had: a string for ``""``, one text block
+    for ``[]``. For ``toolpatch strip`` (`filled_errors`), the inverse: the text taken out."""
+    content = messages[defect.message_index]["content"][defect.path[1]]["content"]
+    if defect.strip:
+        value: Any = "" if isinstance(content, str) else []
+    else:
+        text = _error_text(defect.call, options)
+        value = text if content == "" else [{"type": "text", "text": text}]
+    where = context.message_pointer(defect.message_index)
+    return Replace((*where, *defect.path, "content"), value)
+
+
+def _error_text(call: ToolCall | None, options: Options) -> str:
+    """The text TP307's fix writes for ``call``'s result."""
+    name, ident = (call.name, call.id) if call is not None else (None, None)
+    return render_text(options.text("TP307"), name=name, call_id=ident)
+
+
+def filled_errors(
+    messages: Sequence[Any], views: Sequence[MessageView], dialect: str, options: Options
+) -> list[Defect]:
+    """The error results whose content is the text TP307's fix wrote there (``toolpatch
+    strip``, docs/cli.md#strip): the configured text for the call, as the string or the one
+    text block the fix writes, in a ``tool_result`` with ``is_error: true``."""
+    if dialect not in PROVIDERS["anthropic"]:
+        return []
+    found = []
+    for index, block, call in _error_results(messages, views):
+        text = _error_text(call, options)
+        if block.get("content") in (text, [{"type": "text", "text": text}]):
+            reason = (
+                f"the content of the error result of tool call {call.id or '(no id)'} is the "
+                "text toolpatch wrote for TP307"
+            )
+            found.append(Defect("TP307", index, call.path, call, reason=reason, strip=True))
+    return found

@@ -50,6 +50,7 @@ RULES = {
     "TP304": ("assistant-prefill", "none"),
     "TP305": ("unstored-item", "unsafe"),
     "TP306": ("mistral-missing-tool-call-id", "none"),
+    "TP307": ("empty-error-tool-result", "safe"),
 }
 CODE = re.compile(r"\bTP\d{3}\b")
 #: ``path:line:col: CODE [mark] message``: the mark is ``[*]``, ``[~]`` or absent.

@@ -365,7 +365,7 @@ REFUSED = [
     ),
     (
         'texts = {TP101 = "x"}',
-        "texts: 'TP101' is not a rule with a synthetic text (known: TP001, TP002, TP003)",
+        "texts: 'TP101' is not a rule with a synthetic text (known: TP001, TP002, TP003, TP307)",
     ),
     (
         'texts = {TP001 = "  "}',

@@ -21,6 +21,15 @@ def test_explain_says_what_fix_cannot_cure() -> None:
     assert "anthropic: refuses it (still refused after fix)" in out.stdout.decode()
 
 
+def test_explain_quotes_each_empty_error_result_and_says_fix_cures_them() -> None:
+    sample = SAMPLES / "providers" / "anthropic-empty-error-result.json"
+    out = run(["explain", str(sample)], expect=0).stdout.decode()
+    assert "anthropic: refuses it (taken after fix)" in out
+    for block in (0, 1):
+        error = f"messages.2.content.{block}.tool_result: content cannot be empty if `is_error`"
+        assert f"{error} is true" in out
+
+
 def test_explain_reads_stdin_and_refuses_what_is_not_json() -> None:
     out = run(["explain", "-"], input=MISTRAL.read_bytes(), expect=0).stdout.decode()
     assert "mistral: refuses it" in out

@@ -21,6 +21,7 @@ import patchcore
 from tests.conftest import SAMPLES
 from tests.helpers import run
 from tests.robustness import dangling_history, unanswered_calls
+from tests.sample_cases import every_case
 from toolpatch.cli.diff_view import diff_path, patched_diff, unified_diff
 
 #: A file name that, printed raw, ends the line and writes a workflow command of its own.
@@ -184,7 +185,9 @@ def test_a_samples_diff_of_regions_is_a_unified_diff_of_the_repair(sample: Path)
     repeat their neighbours it may place them otherwise than a matcher over the whole input:
     where the repair put them."""
     data = sample.read_bytes()
-    result = patchcore.fix_document(data, options=patchcore.make_options())
+    # a provider's sample is fixed for its target (docs/cli.md#target)
+    (target,) = {c.target for c in every_case() if SAMPLES / c.path == sample}
+    result = patchcore.fix_document(data, options=patchcore.make_options(target=target))
     assert result.output is not None
     patches = patchcore.repair_patches(data, result)
     diff = unified_diff(data, result.output, name="x", patches=patches)

@@ -5,12 +5,14 @@ fixes on, each provider targeted, each repair policy. The repair must pass its o
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from patchcore.rules import PROVIDERS
+from patchcore.rules import PROVIDERS, RULES
 from tests.helpers import SAMPLES, run
 from tests.sample_cases import every_case
 
@@ -91,3 +93,48 @@ def test_every_sample_fixes_cleanly_for_every_target(
     path = _fixed_twice(sample, target, repair, tmp_path)
     stripped = run(["strip", "-q", str(path)])
     assert "internal error" not in stripped.stderr
+
+
+IDS = ("toolu_1", "toolu_2")
+
+
+def test_an_empty_error_result_is_filled_where_the_pairing_fixes_leave_it(tmp_path: Path) -> None:
+    """TP307's text composes with TP106 (the message's blocks written anew, results first),
+    TP103 (a duplicate dropped) and TP101 (an orphan dropped): each filled result is where its
+    block goes, none is filled twice or left empty, and a second run changes nothing."""
+
+    def failed(ident: str, content: Any) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": ident, "content": content, "is_error": True}
+
+    calls = [{"type": "tool_use", "id": i, "name": "bash", "input": {}} for i in IDS]
+    blocks = [failed("toolu_1", ""), failed("toolu_2", []), failed("toolu_2", "")]
+    history = json.dumps(
+        [
+            {"role": "user", "content": "Run it"},
+            {"role": "assistant", "content": calls},
+            {"role": "user", "content": [{"type": "text", "text": "hm"}, *blocks]},
+            {"role": "user", "content": [failed("toolu_9", [])]},
+        ],
+        indent=2,
+    )
+    path = tmp_path / "h.json"
+    path.write_text(history)
+    options = ["--unsafe-fixes", "--select", "ALL", "--target", "anthropic"]
+    first = run(["fix", "-q", *options, str(path)])
+    assert first.code == 0, first.stderr
+    repaired = path.read_bytes()
+    assert run(["fix", "-q", *options, str(path)]).code == 0
+    assert path.read_bytes() == repaired
+    text = RULES["TP307"].text
+    third = json.loads(repaired)[2]["content"]
+    assert third == [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": text, "is_error": True},
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_2",
+            "content": [{"type": "text", "text": text}],
+            "is_error": True,
+        },
+        {"type": "text", "text": "hm"},
+    ]
+    assert "toolu_9" not in repaired.decode()

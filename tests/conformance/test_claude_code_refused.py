@@ -10,7 +10,7 @@ line, ...), written as the client writes its lines (`tests.claude_code_sessions`
 session the client wrote itself.
 
 Most shapes the client mends before it sends them (`MENDED`: the test pins what it sent, so a
-client that stops mending one shows up). Three kinds reach the API as they are and are refused;
+client that stops mending one shows up). Four kinds reach the API as they are and are refused;
 for each, the test resumes the session straight, then through ``toolpatch proxy`` (with the
 rules its repair needs), and after ``toolpatch fix`` on the log (with the same rules), which
 the client then resumes without the proxy.
@@ -597,3 +597,42 @@ def test_a_dropped_result_line_the_leaf_names(home: ClaudeCodeHome) -> None:
     assert after.refused is None
     assert after.blocks("web_search_tool_result") == []
     assert {"type": "text", "text": "search: toolpatch"} in after.blocks("text")
+
+
+#: The fake's error for an error result with empty content (docs/rules.md, TP307).
+EMPTY_ERROR = "content cannot be empty if `is_error` is true"
+
+
+def test_an_error_result_with_empty_content(home: ClaudeCodeHome, tmp_path: Path) -> None:
+    """A result line of a tool that failed without output: ``is_error: true`` and ``content:
+    ""`` (TP307): the client sends it as the log holds it, refused on every resume. The proxy
+    with ``--target anthropic`` fills the content with TP307's safe fix and the request is
+    accepted; `fix --target anthropic` writes the same text into the line, and the session then
+    resumes without the proxy, the model told that the tool failed and returned no output."""
+    result, _ = home.claude("run: echo hi")
+    session = str(result["session_id"])
+    log = home.log(session)
+    lines = log.read_text().splitlines()
+    (index,) = [i for i, raw in enumerate(lines) if '"type":"tool_result"' in raw]
+    line = json.loads(lines[index])
+    (block,) = line["message"]["content"]
+    block.update(content="", is_error=True)
+    lines[index] = json.dumps(line, separators=(",", ":"))
+    log.write_text("\n".join(lines) + "\n")
+    broken = log.read_bytes()
+
+    refused = _resume(home, session)
+    assert refused.refused is not None and EMPTY_ERROR in refused.refused
+
+    log.write_bytes(broken)
+    repaired, said = _proxied(home, session, "--target", "anthropic")
+    assert repaired.refused is None and "repaired (1 TP307)" in said
+    assert repaired.messages == _fixed_like_the_proxy(refused, tmp_path, "--target", "anthropic")
+
+    log.write_bytes(broken)
+    run(["fix", "--force", "--target", "anthropic", str(log)], expect=0)
+    after = _resume(home, session)
+    assert after.refused is None
+    (answered,) = after.blocks("tool_result")
+    assert answered["is_error"] is True
+    assert answered["content"] == "The tool failed and returned no output."

@@ -98,6 +98,11 @@ def test_without_a_target_mistral_ids_are_not_reported() -> None:
             "This model does not support assistant message prefill. The conversation must end "
             "with a user message.",
         ),
+        (
+            "anthropic-empty-error-result.json",
+            "anthropic",
+            "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true",
+        ),
     ],
 )
 def test_the_finding_quotes_the_documented_error(sample: str, target: str, error: str) -> None:

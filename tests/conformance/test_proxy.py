@@ -26,6 +26,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
+import patchcore
 from benchmarks.proxy import claude_code_body
 from tests.fake_providers import REPLY, Providers, providers
 from tests.helpers import TP001_TEXT, text
@@ -462,3 +463,34 @@ def test_the_target_option_reaches_the_rules(upstream: Providers, tmp_path: Path
             assert _post(f"{proxy.url}/v1/messages", data).status_code == 200
         assert upstream.received[-1].raw == data
         assert ("found, forwarded unchanged (1 TP304)" in proxy.stderr) is said, proxy.stderr
+
+
+def test_an_empty_error_result_is_refused_straight_and_filled_through_the_proxy(
+    upstream: Providers, tmp_path: Path
+) -> None:
+    """``--target anthropic``: TP307's safe fix runs in the proxy, so a session whose failed
+    tool left ``is_error: true`` with empty content (refused on every turn) is taken, the flag
+    kept and the content the rule's text (docs/rules.md#empty-error-tool-result-tp307)."""
+    failed = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "", "is_error": True}
+    history = [*_anthropic_history(False)[:2], {"role": "user", "content": [failed]}]
+
+    def create(base: str) -> str:
+        client = anthropic.Anthropic(api_key=KEY, base_url=base, max_retries=0)
+        answer = client.messages.create(model=MODEL, max_tokens=64, messages=history)
+        block = answer.content[0]
+        assert isinstance(block, anthropic.types.TextBlock)
+        return block.text
+
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        create(upstream.url)
+    error = "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true"
+    assert error in str(refused.value)
+
+    with running_proxy(upstream.url, "--isolated", "--target", "anthropic", cwd=tmp_path) as proxy:
+        assert create(proxy.url) == REPLY
+    sent = upstream.received[-1]
+    assert sent.refused is None
+    assert validate("anthropic", sent.body["messages"]) == []
+    rule = patchcore.RULES["TP307"]
+    assert sent.body["messages"][2]["content"] == [{**failed, "content": rule.text}]
+    assert ": repaired (1 TP307)" in proxy.stderr

@@ -93,3 +93,56 @@ def _gemini(turns: list[tuple[str, str]]) -> dict[str, Any]:
 )
 def test_gemini_fixes_compose(turns: list[tuple[str, str]], repair: str) -> None:
     _fixed_twice(_gemini(turns), "gemini", repair)
+
+
+#: What a failed tool's result holds: TP307's two empty contents
+#: (docs/rules.md#empty-error-tool-result-tp307), or an error text.
+CONTENTS = ("", [], "exit 1")
+
+
+def _anthropic(turns: list[tuple[str, str, Any, bool]]) -> list[dict[str, Any]]:
+    """An Anthropic history: per turn (call id, where its result stands, the result's content
+    under ``is_error: true``, whether a text block comes before the result in its message)."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for ident, place, content, text_first in turns:
+        call = {"type": "tool_use", "id": ident, "name": "bash", "input": {}}
+        result = {"type": "tool_result", "tool_use_id": ident, "content": content, "is_error": True}
+        answer = [{"type": "text", "text": "hm"}, result] if text_first else [result]
+        if place in ("before its call", "alone"):
+            history.append({"role": "user", "content": answer})
+        if place != "alone":
+            history.append({"role": "assistant", "content": [call]})
+        if place == "after a user message":
+            history.append({"role": "user", "content": "and?"})
+            history.append({"role": "assistant", "content": "Waiting."})
+        if place in ("in place", "twice", "after a user message"):
+            history.append({"role": "user", "content": answer})
+        if place == "twice":
+            history[-1]["content"] = [*answer, dict(result)]
+        history.append({"role": "assistant", "content": "Done."})
+        history.append({"role": "user", "content": "next"})
+    return history
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.tuples(ids, st.sampled_from(PLACES), st.sampled_from(CONTENTS), st.booleans()),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda turn: turn[0],
+    ),
+    st.sampled_from(["answer", "drop"]),
+)
+def test_anthropic_fixes_compose(turns: list[tuple[str, str, Any, bool]], repair: str) -> None:
+    """TP307's text beside the pairing fixes (TP106's reorder among them): the repair passes its
+    re-check, a second fix changes nothing, and no empty error result is left."""
+    history = _anthropic(turns)
+    _fixed_twice(history, "anthropic", repair)
+    options = patchcore.make_options(
+        select=["ALL"], unsafe_fixes=True, target="anthropic", repair=repair
+    )
+    data = json.dumps(history, indent=1).encode()
+    fixed = patchcore.fix_document(data, options=options).output or data
+    left = patchcore.check_document(fixed, options=options).findings
+    assert [f for f in left if f.code == "TP307"] == []

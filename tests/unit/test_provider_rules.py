@@ -106,3 +106,72 @@ def test_mistral_ids_are_derived_and_of_mistral_s_shape() -> None:
     first = mistral_id("call_1", set())
     assert MISTRAL_ID.fullmatch(first)
     assert mistral_id("call_1", {first}) != first
+
+
+def _failed(content: Any = "", **more: Any) -> dict[str, Any]:
+    """A request body whose call failed: its result has the error flag and ``content``
+    (``...``: no content key)."""
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True}
+    if content is not ...:
+        result["content"] = content
+    result.update(more)
+    return {
+        "model": "claude-sonnet-4-6",
+        "messages": [
+            {"role": "user", "content": "Run it"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {}}],
+            },
+            {"role": "user", "content": [result]},
+        ],
+    }
+
+
+def test_tp307_reports_only_the_empty_contents_the_api_is_reported_refusing() -> None:
+    """``""`` and ``[]`` with ``is_error: true`` (docs/rules.md#empty-error-tool-result-tp307);
+    not an absent content or spaces, which no report shows refused, nor an empty result without
+    the flag."""
+    assert codes(_failed(""), "anthropic") == [("TP307", "toolu_1")]
+    assert codes(_failed([]), "anthropic") == [("TP307", "toolu_1")]
+    for kept in (_failed(...), _failed("  "), _failed("", is_error=False), _failed("exit 1")):
+        assert codes(kept, "anthropic") == [], kept
+    assert codes(_failed(""), "openai") == []
+    assert codes(_failed(""), "anthropic", select=["TP0"]) == []
+
+
+def test_tp307_fills_the_content_in_its_shape_and_keeps_the_flag() -> None:
+    text = patchcore.RULES["TP307"].text
+    for empty, filled in (("", text), ([], [{"type": "text", "text": text}])):
+        data = json.dumps(_failed(empty)).encode()
+        result = patchcore.fix_document(data, options=patchcore.make_options(target="anthropic"))
+        block = json.loads(result.output)["messages"][2]["content"][0]
+        assert block == {
+            "type": "tool_result",
+            "tool_use_id": "toolu_1",
+            "is_error": True,
+            "content": filled,
+        }
+
+
+def test_tp307_writes_the_configured_text() -> None:
+    """The `texts` setting (docs/cli.md#configuration), its placeholders filled for the call."""
+    options = patchcore.make_options(target="anthropic", texts={"TP307": "{name} ({id}) failed."})
+    result = patchcore.fix_document(json.dumps(_failed("")).encode(), options=options)
+    assert json.loads(result.output)["messages"][2]["content"][0]["content"] == (
+        "bash (toolu_1) failed."
+    )
+
+
+def test_strip_takes_out_the_text_tp307_wrote() -> None:
+    """``toolpatch strip`` (docs/cli.md#strip) gives back the ``""`` or ``[]``; a real error
+    text, or the same words without the error flag, is kept."""
+    options = patchcore.make_options(target="anthropic")
+    for empty in ("", []):
+        data = json.dumps(_failed(empty)).encode()
+        fixed = patchcore.fix_document(data, options=options).output
+        assert fixed is not None
+        assert patchcore.strip_document(fixed).output == data
+    text = patchcore.RULES["TP307"].text
+    for kept in (_failed("exit 1"), _failed(text, is_error=False)):
+        assert patchcore.strip_document(json.dumps(kept).encode()).output is None

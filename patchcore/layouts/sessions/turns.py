@@ -19,7 +19,9 @@ call, then one user message with every result.
 
 A new entry's ``uuid``, where it has one, is a UUIDv5 of the session id and the first call id,
 so fixing the same file twice writes the same bytes. Findings of the strict rules are reported
-without a fix, but where a layout writes one into its entries (`TurnRepair.strict_fixes`).
+without a fix, but where a layout writes one into its entries (`TurnRepair.strict_fixes`). TP307's
+text (under ``--target anthropic``) is written into the empty content of the error result where
+its entry holds it: no entry is added or moved.
 """
 
 from __future__ import annotations
@@ -45,7 +47,17 @@ from patchcore.layouts.base import Analysis
 from patchcore.layouts.session_signs import MESSAGE_TYPES
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
-from patchcore.model import NAMESPACE, Delete, Edit, Finding, Fix, Insert, Pointer, ToolCall
+from patchcore.model import (
+    NAMESPACE,
+    Delete,
+    Edit,
+    Finding,
+    Fix,
+    Insert,
+    Pointer,
+    Replace,
+    ToolCall,
+)
 from patchcore.options import Options
 from patchcore.result import Conversation
 from patchcore.rules import RULES, Applicability, Origin
@@ -257,6 +269,8 @@ class TurnRepair(ABC):
             if id(finding) in strict:
                 entry, path, fix = strict[id(finding)]
                 planned_edits = finding.fix.edits if finding.fix is not None else ()
+            elif finding.code == "TP307":
+                fix, planned_edits = _content_in_entry(finding, entry, path)
             located.append(_located(finding, entry, path, fix))
             edits.append(planned_edits)
         return located, edits
@@ -275,20 +289,28 @@ class TurnRepair(ABC):
     ) -> tuple[list[Finding], list[tuple[Edit, ...]]]:
         """``toolpatch strip``: the synthetic results ``found`` in the merged turns, each fixed
         by removing the entry holding it, where that entry is one toolpatch added (`added`):
-        every block of it is a synthetic result, and it is written as `answer` writes one."""
+        every block of it is a synthetic result, and it is written as `answer` writes one; and
+        the texts TP307's fix wrote, each taken out of its block (`_content_in_entry`)."""
         where = [turns[f.message_index].locate(f.call_path) for f in found]
         blocks: dict[int, int] = {}
-        for entry, _ in where:
-            blocks[entry.position] = blocks.get(entry.position, 0) + 1
+        for finding, (entry, _) in zip(found, where, strict=True):
+            if finding.code != "TP307":  # a text in a result the session wrote: no entry goes
+                blocks[entry.position] = blocks.get(entry.position, 0) + 1
         doomed = {
             entry.position: entry
             for entry, _ in where
-            if blocks[entry.position] == len(_content_of(entry)) and self.added(entry)
+            if blocks.get(entry.position) == len(_content_of(entry)) and self.added(entry)
         }
         shared = self.unadded(list(doomed.values()))
         located: list[Finding] = []
         edits: list[tuple[Edit, ...]] = []
         for finding, (entry, path) in zip(found, where, strict=True):
+            if finding.code == "TP307":
+                located.append(
+                    _located(finding, entry, path, _content_in_entry(finding, entry, path)[0])
+                )
+                edits.append(())
+                continue
             removal = (Delete(entry.root or (entry.position,)),)
             fixed = entry.position in doomed
             fix = Fix(Applicability.SAFE, STRIP_DESCRIPTION, (*removal, *shared)) if fixed else None
@@ -433,6 +455,26 @@ def _content_of(entry: Entry) -> list[Any]:
     message = entry.value.get("message") if isinstance(entry.value, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, list) else []
+
+
+def _content_in_entry(
+    finding: Finding, entry: Entry, path: Pointer
+) -> tuple[Fix | None, tuple[Edit, ...]]:
+    """TP307's fix of a result block of the merged turns (its text in place of the empty
+    content, docs/rules.md#empty-error-tool-result-tp307, or for ``toolpatch strip`` the empty
+    content back), written where the block is: ``path`` in ``entry``'s message; and the fix's
+    edit of the turns, for whoever shows them. No entry is added or moved. ``(None, ())`` when
+    the finding has no fix."""
+    own = (finding.message_index, *finding.call_path, "content")
+    fix = finding.fix
+    edits = fix.edits if fix is not None else ()
+    edit = next((e for e in edits if isinstance(e, Replace) and e.pointer == own), None)
+    if fix is None or edit is None:  # a pairing fix writes the block anew (TP106): none here
+        return None, ()
+    entry_edit = Replace(
+        (*(entry.root or (entry.position,)), "message", *path, "content"), edit.value
+    )
+    return replace(fix, edits=(entry_edit,)), (edit,)
 
 
 def _located(finding: Finding, entry: Entry, path: Pointer, fix: Fix | None) -> Finding:
