@@ -41,11 +41,13 @@ def inputs_from(folder: Path, into: Path) -> list[Path]:
 def cli_fixed(files: list[Path], folder: Path) -> dict[str, bytes]:
     """What ``toolpatch fix`` leaves in each file (run on copies in ``folder``; with ``--force``,
     since the copies were just written and a live session's pending calls are otherwise left
-    alone, which the Dask integration, reading no modification times, does not do)."""
+    alone, which the Dask integration, reading no modification times, does not do; with
+    ``--jobs 1``, as a pool of worker processes is no test process's, and the bytes are the
+    same)."""
     folder.mkdir()
     for path in files:
         shutil.copyfile(path, folder / path.name)
-    toolpatch(["fix", "--force", str(folder)])
+    toolpatch(["fix", "--force", "--jobs", "1", str(folder)])
     return {path.name: path.read_bytes() for path in folder.iterdir()}
 
 
@@ -84,17 +86,27 @@ def test_samples_match_the_cli(tmp_path: Path, scheduler: str) -> None:
 
 
 def test_a_corpus_cut_into_blocks_matches_the_cli(tmp_path: Path) -> None:
+    """Files larger than what `patchcore.Stream` reads whole (`patchcore.streamed`), one of
+    them compressed (decompressed as it is read, and cut as the plain file is), are cut into
+    batches of about ``blocksize`` and written as ``toolpatch fix`` writes them."""
     folder = tmp_path / "in"
     folder.mkdir()
     for dialect in ("langchain", "openai-chat"):
-        data = b"".join(corpus_lines(dialect=dialect, conversations=60, seed=5))
+        data = b"".join(corpus_lines(dialect=dialect, conversations=400, seed=5))
+        assert patchcore.streamed(len(data))
         (folder / f"{dialect}.jsonl").write_bytes(b"\xef\xbb\xbf" + data[:-1])  # BOM, no EOL
+    (folder / "langchain.jsonl.gz").write_bytes(gzip.compress(data))
     files = sorted(folder.iterdir())
     expected = cli_fixed(files, tmp_path / "cli")
-    repairs = dask_fixed(str(folder / "*.jsonl"), tmp_path / "out", "sync", blocksize=50_000)
+    repairs = dask_fixed(str(folder / "*.jsonl*"), tmp_path / "out", "sync", blocksize=500_000)
+    assert len(repairs) == 3
     assert all(r.blocks > 10 for r in repairs)
     for name, data in expected.items():
-        assert (tmp_path / "out" / name).read_bytes() == data, name
+        written = (tmp_path / "out" / name).read_bytes()
+        if name.endswith(".gz"):
+            assert gzip.decompress(written) == gzip.decompress(data), name
+        else:
+            assert written == data, name
 
 
 def test_the_shared_corpus_matches_the_cli(tmp_path: Path, corpus: Path) -> None:
