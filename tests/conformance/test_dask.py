@@ -160,3 +160,33 @@ def test_a_corrupt_compressed_file_fails_its_task(tmp_path: Path) -> None:
     (folder / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
     with pytest.raises(OSError, match="not valid gzip data"):
         dask_fixed(str(folder / "*.gz"), tmp_path / "out", "sync")
+
+
+def test_on_a_cluster_a_files_batches_are_block_tasks(tmp_path: Path) -> None:
+    """On a ``dask.distributed`` cluster, a file `patchcore.Stream` cuts into batches has each
+    batch run as a block task of its own (`toolpatch.integrations.dask.BLOCK_KEY`, as
+    ``--dask`` runs them), counted in its `FileRepair`; the bytes are ``toolpatch fix``'s."""
+    from distributed import Client, LocalCluster
+
+    from tests.conformance.test_dask_cli import _task_keys
+    from toolpatch.integrations.dask import BLOCK_KEY
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = b"".join(corpus_lines(dialect="langchain", conversations=300, seed=5))
+    assert patchcore.streamed(len(data))
+    (folder / "c.jsonl").write_bytes(data)
+    expected = cli_fixed([folder / "c.jsonl"], tmp_path / "cli")
+    tasks = fix_files(str(folder / "*.jsonl"), str(tmp_path / "out"), blocksize="1MiB")
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        (repair,) = client.compute(tasks, sync=True)
+        keys = client.run_on_scheduler(_task_keys)
+    blocks = [key for key in keys if key.startswith(BLOCK_KEY)]
+    assert repair.blocks == len(blocks) > 8
+    assert repair.fixed > 0
+    assert (tmp_path / "out" / "c.jsonl").read_bytes() == expected["c.jsonl"] != data
