@@ -34,7 +34,7 @@ import msgspec
 import typer
 from msgspec import structs
 
-from patchcore import WHOLE_LIMIT
+from patchcore import streamed
 
 from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
@@ -256,10 +256,10 @@ def executor_for(
 
 
 def _may_stream(task: Task) -> bool:
-    """Whether the input may be processed batch by batch, which a pool spreads: it is larger
-    than what is read whole (`patchcore.WHOLE_LIMIT`), or its size is known only once it is read
-    (standard input, a pipe, a compressed file)."""
-    return task.size is None or task.size > WHOLE_LIMIT
+    """Whether the input may be processed batch by batch, which a pool spreads
+    (`patchcore.streamed`: it is larger than what is read whole, or its size is known only once
+    it is read, as standard input's, a pipe's or a compressed file's)."""
+    return streamed(task.size)
 
 
 def _connected(address: ClusterAddress, *, tasks: Sequence[Task]) -> Any:

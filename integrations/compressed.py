@@ -1,8 +1,8 @@
 """Compressed corpora: ``.jsonl.gz``, ``.jsonl.zst`` (and ``.json``/``.ndjson`` so compressed),
 read as a stream of decompressed blocks and written back in their own compression
 (docs/cli.md#inputs). The one home of compression: the Dask integration
-(`toolpatch.integrations.dask`) reads and writes a compressed file whole through the same
-functions, so both write the same bytes and say the same of a damaged file.
+(`toolpatch.integrations.dask`) reads and writes a compressed file through the same functions,
+so both write the same bytes and say the same of a damaged file.
 
 gzip comes with the standard library; zstd needs the ``zstandard`` package, the ``[zstd]``
 extra. patchcore never sees a compressed byte: the input layer hands it the decompressed
@@ -12,7 +12,6 @@ content, and the output sink compresses what it writes.
 from __future__ import annotations
 
 import enum
-import io
 import os
 import zlib
 from collections.abc import Callable, Iterator
@@ -173,23 +172,3 @@ def _zstandard() -> Any:
 def file_blocks(compression: Compression, fd: int) -> Iterator[bytes]:
     """The decompressed content of the open file ``fd``, read from where it stands."""
     return decompressed(compression, lambda size: os.read(fd, size))
-
-
-def decompressed_whole(compression: Compression, stored: bytes) -> bytes:
-    """The decompressed content of ``stored``, a whole compressed file held in memory.
-
-    Raises:
-        CorruptInput: It is not ``compression``'s format, or it is cut short.
-        MissingExtra: zstd without the ``zstandard`` package.
-    """
-    return b"".join(decompressed(compression, io.BytesIO(stored).read))
-
-
-def compressed_whole(compression: Compression, data: bytes) -> bytes:
-    """``data`` in ``compression``, the bytes a streamed write of it makes (`Compressor`).
-
-    Raises:
-        MissingExtra: zstd without the ``zstandard`` package.
-    """
-    compressor = compression.compressor()
-    return compressor.compress(data) + compressor.flush()

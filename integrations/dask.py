@@ -1,24 +1,21 @@
 """Repair a corpus on a Dask cluster: the same bytes as ``toolpatch fix``, spread over workers.
 
 Why Dask: it is plain Python (``pip install "toolpatch-cli[dask]"``; PySpark needs a JVM, Ray a
-runtime of its own); ``dask.bytes.read_bytes`` reads any fsspec file system (local, S3, GCS,
-HDFS, ...) as raw blocks cut at line breaks, so every untouched byte is written back exactly;
-and the same task graph runs on a laptop (the local scheduler) and on a cluster
-(``dask.distributed``).
+runtime of its own); fsspec, which it comes with, reads and writes any file system (local, S3,
+GCS, HDFS, ...); and the same task graph runs on a laptop (the local scheduler) and on a
+cluster (``dask.distributed``).
 
-A file whose layout can be cut into batches (`patchcore.layout_of_head`: lines that are
-conversations) is cut into blocks and each block is repaired on its own by
-`patchcore.fix_lines`; any other file (a JSON document, one message per line, an agent session
-log) is one conversation and is repaired whole by `patchcore.fix_document`. Either way the
-output is the bytes ``toolpatch fix`` writes (a file with nothing to fix, or no history at all,
-is copied as it is). An unreadable file fails its task with the located `PatchcoreError`
-(lines counted from the start of its block).
-
-A compressed file (``.gz``; ``.zst`` with the ``[zstd]`` extra) cannot be cut into blocks: it
-is decompressed, repaired whole as the same plain file would be, and written back in its own
-compression (a file with nothing to fix is copied as it is, compressed bytes and all). Its
-task holds the decompressed file in memory; keep such files to what one worker can hold, or
-let ``toolpatch fix`` stream them.
+One design serves ``toolpatch check|fix|strip --dask`` and `fix_files`: each input is one task,
+which runs the input's one path (`patchcore.Stream`), and a large file of conversation lines
+that ``Stream`` cuts into batches has its batches run as block tasks of their own
+(`BlockTasks`, keys `BLOCK_KEY`) when the task runs on a ``dask.distributed`` worker, in the
+task, in order, otherwise. Whether a file is cut, and where, ``Stream`` alone decides (its
+layout and size: `patchcore.streamed`); a compressed file (``.gz``; ``.zst`` with the
+``[zstd]`` extra) is decompressed as it is read and streamed as the same plain file would be,
+and written back in its own compression (`toolpatch.integrations.compressed`, the command
+line's own code). So the output is the bytes ``toolpatch fix`` writes (a file with nothing to
+fix, or no history at all, is copied as it is, compressed bytes and all), and an unreadable
+file fails its task with the `PatchcoreError` ``toolpatch`` reports, located in the file.
 
 Example (local scheduler; with ``dask.distributed.Client(...)`` the same code runs on a
 cluster)::
@@ -27,7 +24,7 @@ cluster)::
     import patchcore
     from toolpatch.integrations.dask import fix_files
 
-    tasks = fix_files("s3://corpus/2026-*/*.jsonl", "s3://corpus-fixed/", blocksize="64MiB")
+    tasks = fix_files("s3://corpus/2026-*/*.jsonl", "s3://corpus-fixed/")
     reports = dask.compute(*tasks)
 """
 
@@ -36,11 +33,13 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import shutil
+import tempfile
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from patchcore.extras import MissingExtra
 from patchcore.pipeline import BATCH_BYTES
@@ -48,36 +47,27 @@ from patchcore.pipeline import BATCH_BYTES
 try:
     import fsspec
     from dask import delayed
-    from dask.bytes import read_bytes
     from dask.delayed import Delayed
 except ModuleNotFoundError as missing:
     raise MissingExtra(missing, extra="dask", part="toolpatch.integrations.dask") from None
 
 from patchcore import (
-    WHOLE_LIMIT,
     Batch,
     Mapper,
     NoHistoryError,
     Options,
     Result,
-    apply_patches,
-    fix_document,
-    fix_lines,
-    layout_of_head,
+    Stream,
+    Unchanged,
+    streamed,
 )
 from toolpatch.integrations.atomic_write import FileIdentity
 from toolpatch.integrations.compressed import (
+    READ_BYTES,
     Compression,
-    compressed_whole,
-    decompressed_whole,
+    decompressed,
     plain_name,
 )
-
-#: A UTF-8 byte-order mark, which only a file's first block can start with.
-UTF8_BOM = b"\xef\xbb\xbf"
-
-#: How much of each file is read up front to tell its layout.
-HEAD_BYTES = 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +79,10 @@ class FileRepair:
         target: Where the output was written.
         fixed: How many findings were fixed.
         remaining: How many findings are left (not fixable, or unsafe without ``unsafe_fixes``).
-        blocks: How many blocks it was cut into (1: repaired whole).
+        blocks: How many batches `patchcore.Stream` cut the file into, each a block task on a
+            ``dask.distributed`` worker (1: it was read whole, as every file of at most
+            `patchcore.streamed`'s whole-input limit is, and every file whose layout is no
+            conversation per line).
         note: Why a whole file was copied unchanged (it holds no message history).
     """
 
@@ -101,116 +94,142 @@ class FileRepair:
     note: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _BlockRepair:
-    output: bytes
-    fixed: int
-    remaining: int
-
-
 def fix_files(
     urlpath: str | Sequence[str],
     output_dir: str,
     *,
     options: Options | None = None,
-    blocksize: int | str = "64MiB",
+    blocksize: int | str | None = None,
     storage_options: Mapping[str, Any] | None = None,
 ) -> list[Delayed]:
     """One delayed task per input file; computing it writes the repaired file to
     ``output_dir`` under the same base name and returns its `FileRepair`.
 
+    Each task runs the path ``toolpatch fix --dask`` runs for a file (`patchcore.Stream`, a
+    streamed file's batches as `BlockTasks`); its output is written to the target whole, once
+    the file's repair is complete.
+
     Args:
         urlpath: Input files: a path, a glob or a list of them, on any fsspec file system.
         output_dir: Directory the outputs go to (created if needed; same file system rules).
         options: From `patchcore.make_options` (default: the TP0xx rules and TP103, safe fixes).
-        blocksize: About how much of a conversation-per-line file each task repairs.
+        blocksize: About how many bytes of whole lines go into one batch of a streamed file
+            (`patchcore.Stream`'s ``batch_bytes``; an int or a size such as ``"64MiB"``);
+            ``None``: ``Stream``'s own, what ``toolpatch`` uses. It does not decide whether a
+            file is cut: a file of at most ``Stream``'s whole-input limit (`patchcore.streamed`)
+            is read whole, whatever its ``blocksize``.
         storage_options: Passed to fsspec (credentials, endpoints).
+
+    Raises:
+        MissingExtra: A ``.zst`` file without the ``[zstd]`` extra (said here, not in a task).
     """
     chosen = options if options is not None else Options()
+    batch_bytes = BATCH_BYTES if blocksize is None else _parsed_size(blocksize)
     storage = dict(storage_options or {})
     fs, _, paths = fsspec.get_fs_token_paths(urlpath, storage_options=storage)
     out_fs, _, (out_root,) = fsspec.get_fs_token_paths(output_dir, storage_options=storage)
     out_fs.makedirs(out_root, exist_ok=True)
     tasks = []
     for path in sorted(paths):
-        target = posixpath.join(out_root, posixpath.basename(path))
         compression = Compression.of(path)
         if compression is not None:
             compression.require()  # the extra is missing: say so now, not in a task
-            tasks.append(delayed(_fix_whole)(fs, path, out_fs, target, chosen))
-            continue
-        with fs.open(path, "rb") as handle:
-            head = handle.read(HEAD_BYTES)
-        # a file its head holds whole is read whole, as toolpatch reads it: its one line may be
-        # a document (a JSON string holding one, say), which only the whole input tells
-        layout = layout_of_head(head, options=chosen) if len(head) == HEAD_BYTES else None
-        if layout is not None and layout.batches:
-            _, blocks = read_bytes(
-                fs.unstrip_protocol(path),
-                delimiter=b"\n",
-                blocksize=blocksize,
-                storage_options=storage,
-            )
-            repaired = [
-                delayed(_fix_block)(block, chosen, first=k == 0)
-                for k, block in enumerate(blocks[0])
-            ]
-            tasks.append(delayed(_write_blocks)(out_fs, target, path, repaired))
-        else:
-            tasks.append(delayed(_fix_whole)(fs, path, out_fs, target, chosen))
+        target = posixpath.join(out_root, posixpath.basename(path))
+        tasks.append(delayed(_fix_file)(fs, path, out_fs, target, chosen, batch_bytes))
     return tasks
 
 
-def _fix_block(block: bytes, options: Options, *, first: bool) -> _BlockRepair:
-    """Repair one block (whole lines, the last one with its line break); the file's byte-order
-    mark, which only the first block can start with, is kept aside as ``toolpatch`` does."""
-    bom = UTF8_BOM if first and block.startswith(UTF8_BOM) else b""
-    lines = block[len(bom) :]
-    result = fix_lines(lines, options=options)
-    output = bom + apply_patches(lines, result.patches) if result.patches else block
-    return _BlockRepair(output, len(result.fixed), len(result.remaining))
+def _parsed_size(blocksize: int | str) -> int:
+    """``blocksize`` in bytes (``"64MiB"``: Dask's own reading of a size)."""
+    from dask.utils import parse_bytes
+
+    size: int = parse_bytes(blocksize)
+    return size
 
 
-def _write_blocks(
-    fs: fsspec.AbstractFileSystem, target: str, source: str, blocks: list[_BlockRepair]
-) -> FileRepair:
-    with fs.open(target, "wb") as handle:
-        for block in blocks:
-            handle.write(block.output)
-    fixed = sum(b.fixed for b in blocks)
-    remaining = sum(b.remaining for b in blocks)
-    return FileRepair(source, target, fixed, remaining, len(blocks))
-
-
-def _fix_whole(
+def _fix_file(
     fs: fsspec.AbstractFileSystem,
     source: str,
     out_fs: fsspec.AbstractFileSystem,
     target: str,
     options: Options,
+    batch_bytes: int,
 ) -> FileRepair:
-    """Repair a file read whole (decompressed, if it is compressed, and written back so, as
-    ``toolpatch fix`` writes it: `toolpatch.integrations.compressed`).
+    """Repair the file ``source`` as ``toolpatch fix`` does: `patchcore.Stream` over its
+    content as fsspec reads it (decompressed, if it is compressed), its batches as block tasks
+    (`BlockTasks`, counted for `FileRepair.blocks`). The output is spooled to a local temporary
+    file and copied to ``target`` once complete (compressed as the input is); a file with
+    nothing fixed, or no history, is copied as it is instead.
 
     Raises:
-        OSError: A compressed file is not valid in its compression, or is cut short.
+        PatchcoreError: The file cannot be read as a history (located in the file).
+        OSError: It cannot be read, or a compressed file is not valid in its compression.
     """
-    with fs.open(source, "rb") as handle:
-        stored = handle.read()
     compression = Compression.of(source)
-    data = stored if compression is None else decompressed_whole(compression, stored)
-    try:
-        result = fix_document(data, filename=plain_name(source), options=options)
-    except NoHistoryError as error:  # nothing to repair: the copy is the input
-        with out_fs.open(target, "wb") as handle:
-            handle.write(stored)
-        return FileRepair(source, target, 0, 0, 1, error.reason)
-    output = result.output
-    if output is not None and compression is not None:
-        output = compressed_whole(compression, output)
-    with out_fs.open(target, "wb") as handle:
-        handle.write(stored if output is None else output)
-    return FileRepair(source, target, len(result.fixed), len(result.remaining), 1)
+    counted = _CountedBatches(BlockTasks())
+    with fs.open(source, "rb") as handle, tempfile.TemporaryFile() as spool:
+        read: Callable[[int], bytes] = handle.read
+        chunks = (
+            iter(lambda: read(READ_BYTES), b"")
+            if compression is None
+            else decompressed(compression, read)
+        )
+        stream = Stream(
+            chunks,
+            filename=plain_name(source),
+            options=options,
+            fix=True,
+            mapper=counted,
+            batch_bytes=batch_bytes,
+        )
+        try:
+            _write(stream, spool, compression)
+        except NoHistoryError as error:  # nothing to repair: the copy is the input
+            _copy(fs.open(source, "rb"), out_fs, target)
+            return FileRepair(source, target, 0, 0, 1, error.reason)
+        result = stream.result
+        if result.changed:
+            spool.seek(0)
+            _copy(spool, out_fs, target)
+        else:
+            _copy(fs.open(source, "rb"), out_fs, target)
+    blocks = counted.batches if stream.streamed else 1
+    return FileRepair(source, target, len(result.fixed), len(result.remaining), blocks)
+
+
+def _write(stream: Stream, spool: IO[bytes], compression: Compression | None) -> None:
+    """Write the output of ``stream`` (fed chunks: never an `Unchanged` range) to ``spool``, in
+    ``compression``."""
+    compressor = None if compression is None else compression.compressor()
+    for piece in stream:
+        assert not isinstance(piece, Unchanged), "a stream of chunks yields its bytes"
+        spool.write(piece if compressor is None else compressor.compress(piece))
+    if compressor is not None:
+        spool.write(compressor.flush())
+
+
+def _copy(read: IO[bytes], out_fs: fsspec.AbstractFileSystem, target: str) -> None:
+    """Copy ``read`` (closed after) to ``target``."""
+    with read, out_fs.open(target, "wb") as handle:
+        shutil.copyfileobj(read, handle)
+
+
+class _CountedBatches:
+    """A `patchcore.Mapper` that hands the batches to ``mapper``, counting them."""
+
+    def __init__(self, mapper: Mapper) -> None:
+        self._mapper = mapper
+        self.batches = 0
+
+    def __call__(
+        self, function: Callable[[Batch], Result], batches: Iterable[Batch]
+    ) -> Iterable[Result]:
+        return self._mapper(function, self._counted(batches))
+
+    def _counted(self, batches: Iterable[Batch]) -> Iterator[Batch]:
+        for batch in batches:
+            self.batches += 1
+            yield batch
 
 
 #: The key every block task of a streamed input is submitted under, before its own id (what
@@ -287,9 +306,9 @@ class BlockTasks:
 
 def tasks_at_most(size: int | None) -> int:
     """How many tasks an input of ``size`` bytes (``None``: not known) may keep busy at once: a
-    file over `patchcore.Stream`'s whole-input limit one per batch it may be cut into, any other
+    file `patchcore.Stream` may cut into batches (`patchcore.streamed`) one per batch, any other
     one (its own task)."""
-    if size is None or size <= WHOLE_LIMIT:
+    if size is None or not streamed(size):
         return 1
     return -(-size // BATCH_BYTES)
 

@@ -70,7 +70,6 @@ if TYPE_CHECKING:
     from patchcore.model import Finding, Fix, Insert, Pointer, Verbatim, format_pointer
     from patchcore.options import Options, make_options
     from patchcore.pipeline import (
-        WHOLE_LIMIT,
         Batch,
         Mapper,
         Piece,
@@ -79,6 +78,7 @@ if TYPE_CHECKING:
         StreamProgress,
         Unchanged,
         process_batch,
+        streamed,
     )
     from patchcore.raw.signs import shows_history
     from patchcore.result import Conversation, Result
@@ -147,8 +147,8 @@ _MODULES = {
             "RandomAccess",
             "Stream",
             "Unchanged",
-            "WHOLE_LIMIT",
             "process_batch",
+            "streamed",
         ],
         "patchcore.pipeline",
     ),
@@ -217,7 +217,6 @@ __all__ = [
     "NAMED",
     "RULES",
     "SESSION_LAYOUTS",
-    "WHOLE_LIMIT",
     "Against",
     "Applicability",
     "Batch",
@@ -294,6 +293,7 @@ __all__ = [
     "rule_named",
     "safe_cut",
     "shows_history",
+    "streamed",
     "strip_document",
     "training_data",
 ]

@@ -43,6 +43,16 @@ WHOLE_LIMIT = 8 * 2**20
 BATCH_BYTES = 4 * 2**20
 
 
+def streamed(size: int | None, *, whole_limit: int = WHOLE_LIMIT) -> bool:
+    """Whether an input of ``size`` bytes (``None``: a size known only once it is read, as a
+    pipe's or a compressed file's) is large enough for `Stream` to cut into batches, if its
+    layout allows (conversation lines): it is larger than ``whole_limit``, what is read whole
+    because streaming it would gain nothing. The one answer to "may this input be streamed?":
+    `Stream` asks it of the head it has read, and whoever plans the work around an input (a
+    pool of processes, a cluster's workers) asks it of the input's size."""
+    return size is None or size > whole_limit
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """Consecutive whole lines of a JSON Lines input.
@@ -231,7 +241,7 @@ class Stream:
             if (
                 len(head) > min(self._whole_limit, limit)
                 and probe.decides(head)
-                and len(head) > self._whole_limit
+                and streamed(len(head), whole_limit=self._whole_limit)
             ):
                 return head, False
         return head, True

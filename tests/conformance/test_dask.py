@@ -41,11 +41,13 @@ def inputs_from(folder: Path, into: Path) -> list[Path]:
 def cli_fixed(files: list[Path], folder: Path) -> dict[str, bytes]:
     """What ``toolpatch fix`` leaves in each file (run on copies in ``folder``; with ``--force``,
     since the copies were just written and a live session's pending calls are otherwise left
-    alone, which the Dask integration, reading no modification times, does not do)."""
+    alone, which the Dask integration, reading no modification times, does not do; with
+    ``--jobs 1``, as a pool of worker processes is no test process's, and the bytes are the
+    same)."""
     folder.mkdir()
     for path in files:
         shutil.copyfile(path, folder / path.name)
-    toolpatch(["fix", "--force", str(folder)])
+    toolpatch(["fix", "--force", "--jobs", "1", str(folder)])
     return {path.name: path.read_bytes() for path in folder.iterdir()}
 
 
@@ -84,17 +86,27 @@ def test_samples_match_the_cli(tmp_path: Path, scheduler: str) -> None:
 
 
 def test_a_corpus_cut_into_blocks_matches_the_cli(tmp_path: Path) -> None:
+    """Files larger than what `patchcore.Stream` reads whole (`patchcore.streamed`), one of
+    them compressed (decompressed as it is read, and cut as the plain file is), are cut into
+    batches of about ``blocksize`` and written as ``toolpatch fix`` writes them."""
     folder = tmp_path / "in"
     folder.mkdir()
     for dialect in ("langchain", "openai-chat"):
-        data = b"".join(corpus_lines(dialect=dialect, conversations=60, seed=5))
+        data = b"".join(corpus_lines(dialect=dialect, conversations=400, seed=5))
+        assert patchcore.streamed(len(data))
         (folder / f"{dialect}.jsonl").write_bytes(b"\xef\xbb\xbf" + data[:-1])  # BOM, no EOL
+    (folder / "langchain.jsonl.gz").write_bytes(gzip.compress(data))
     files = sorted(folder.iterdir())
     expected = cli_fixed(files, tmp_path / "cli")
-    repairs = dask_fixed(str(folder / "*.jsonl"), tmp_path / "out", "sync", blocksize=50_000)
+    repairs = dask_fixed(str(folder / "*.jsonl*"), tmp_path / "out", "sync", blocksize=500_000)
+    assert len(repairs) == 3
     assert all(r.blocks > 10 for r in repairs)
     for name, data in expected.items():
-        assert (tmp_path / "out" / name).read_bytes() == data, name
+        written = (tmp_path / "out" / name).read_bytes()
+        if name.endswith(".gz"):
+            assert gzip.decompress(written) == gzip.decompress(data), name
+        else:
+            assert written == data, name
 
 
 def test_the_shared_corpus_matches_the_cli(tmp_path: Path, corpus: Path) -> None:
@@ -148,3 +160,33 @@ def test_a_corrupt_compressed_file_fails_its_task(tmp_path: Path) -> None:
     (folder / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
     with pytest.raises(OSError, match="not valid gzip data"):
         dask_fixed(str(folder / "*.gz"), tmp_path / "out", "sync")
+
+
+def test_on_a_cluster_a_files_batches_are_block_tasks(tmp_path: Path) -> None:
+    """On a ``dask.distributed`` cluster, a file `patchcore.Stream` cuts into batches has each
+    batch run as a block task of its own (`toolpatch.integrations.dask.BLOCK_KEY`, as
+    ``--dask`` runs them), counted in its `FileRepair`; the bytes are ``toolpatch fix``'s."""
+    from distributed import Client, LocalCluster
+
+    from tests.conformance.test_dask_cli import _task_keys
+    from toolpatch.integrations.dask import BLOCK_KEY
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = b"".join(corpus_lines(dialect="langchain", conversations=300, seed=5))
+    assert patchcore.streamed(len(data))
+    (folder / "c.jsonl").write_bytes(data)
+    expected = cli_fixed([folder / "c.jsonl"], tmp_path / "cli")
+    tasks = fix_files(str(folder / "*.jsonl"), str(tmp_path / "out"), blocksize="1MiB")
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        (repair,) = client.compute(tasks, sync=True)
+        keys = client.run_on_scheduler(_task_keys)
+    blocks = [key for key in keys if key.startswith(BLOCK_KEY)]
+    assert repair.blocks == len(blocks) > 8
+    assert repair.fixed > 0
+    assert (tmp_path / "out" / "c.jsonl").read_bytes() == expected["c.jsonl"] != data

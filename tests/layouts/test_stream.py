@@ -357,3 +357,18 @@ def test_cli_keeps_the_torn_lines_of_a_large_corpus(
     assert f"{broken}:521:1: warning: not JSON (NUL byte" in result.stderr
     assert f"Fixed {len(expected.fixed)} findings in 1 file" in result.stderr
     assert "2 lines kept as they are (not JSON)" in result.stderr
+
+
+@pytest.mark.parametrize("file", [False, True], ids=["chunks", "file"])
+def test_a_stream_is_cut_exactly_when_patchcore_streamed_says(file: bool) -> None:
+    """`patchcore.streamed` is the judgement `Stream` makes of a corpus of conversation lines:
+    read whole up to its whole-input limit, cut into batches past it (what ``--jobs`` and
+    ``--dask`` plan their workers by)."""
+    data = corpus(3)
+    for limit in (len(data) - 1, len(data), len(data) + 1):
+        source: Any = InMemory(data) if file else iter([data])
+        stream = Stream(source, filename=None, options=Options(), fix=False, whole_limit=limit)
+        for _ in stream:
+            pass
+        assert stream.streamed is patchcore.streamed(len(data), whole_limit=limit), limit
+    assert patchcore.streamed(None)
