@@ -285,7 +285,10 @@ def repointed_back(data: bytes, output: bytes, own: str, parent: str) -> bytes:
         if isinstance(target, str) and target in added:
             # the added lines hang off one another: the first of them off the original parent
             original = added[target]
+            seen = {target}
             while isinstance(original, str) and original in added:
+                assert original not in seen, f"the added lines hang off each other: {added}"
+                seen.add(original)
                 original = added[original]
             member = rb'("' + re.escape(parent.encode()) + rb'"\s*:\s*)'
             key = re.compile(member + re.escape(json.dumps(target).encode()))

@@ -584,6 +584,29 @@ def test_orphan_lines_in_a_chain_hang_their_child_off_the_first_kept_parent() ->
     assert repaired == session(*records[:2], {**records[4], "parentUuid": line_uuid(2)})
 
 
+def test_text_before_an_orphan_result_is_settled_by_the_drop_alone() -> None:
+    """TP106's reorder and TP101's drop both rewrite the line's content: the drop settles it
+    (no result is left to put first), so the reorder is not offered beside it. Together they
+    made a repair that failed its own check (found by the corruption properties)."""
+    orphan = {"tool_use_id": "toolu_Gone", "type": "tool_result", "content": "x"}
+    words = {"type": "text", "text": "a hook said this"}
+    records = _strict(cc_user(3, 2, [words, orphan]))
+    repaired = fix(session(*records), select=["ALL"], unsafe_fixes=True).output
+    assert repaired == session(*records[:2], cc_user(3, 2, [words]), records[3])
+
+
+def test_orphan_lines_that_hang_off_each_other_end_the_walk() -> None:
+    """Hostile input: two orphan lines, each the other's parent. Dropping both, the walk up
+    to the first kept parent ends (it looped for ever) and the line after them starts the
+    chain (``parentUuid`` null): no kept line is its parent."""
+    records = _strict(
+        cc_result(3, 4, "toolu_Gone", "stale", source=2),
+        cc_result(4, 3, "toolu_Gone2", "stale", source=2),
+    )
+    repaired = fix(session(*records), select=["TP101"], unsafe_fixes=True).output
+    assert repaired == session(*records[:2], {**records[4], "parentUuid": None})
+
+
 def test_orphan_result_is_located_at_its_block() -> None:
     records = [
         cc_user(1, None, "Go."),

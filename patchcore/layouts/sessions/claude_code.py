@@ -226,6 +226,7 @@ class _Repair(TurnRepair):
         docs/proxy.md#what-claude-code-sends-of-a-broken-session). Both unsafe."""
         fixes: dict[int, tuple[Entry, Pointer, Fix]] = {}
         orphans: dict[int, list[tuple[Finding, Pointer]]] = {}
+        reorders: list[tuple[Finding, Entry, tuple[Edit, ...]]] = []
         lines: dict[int, Entry] = {}
         for finding in found:
             turn = turns[finding.message_index]
@@ -237,12 +238,17 @@ class _Repair(TurnRepair):
             elif finding.code == "TP106":
                 moved = _results_first_in_lines(turn)
                 if moved is not None:
-                    entry, edits = moved
-                    fixes[id(finding)] = (
-                        entry,
-                        ("content",),
-                        Fix(Applicability.UNSAFE, RESULTS_FIRST, edits),
-                    )
+                    reorders.append((finding, *moved))
+        for finding, entry, edits in reorders:
+            # a line that loses an orphan result is settled by that drop (what is left of it
+            # holds no result to put first), and both would rewrite its content: no reorder
+            if any(isinstance(edit, Replace) and edit.pointer[0] in orphans for edit in edits):
+                continue
+            fixes[id(finding)] = (
+                entry,
+                ("content",),
+                Fix(Applicability.UNSAFE, RESULTS_FIRST, edits),
+            )
         emptied = [
             lines[at]
             for at, items in orphans.items()
@@ -276,7 +282,12 @@ class _Repair(TurnRepair):
             parent = value.get("parentUuid")
             if parent not in parents:
                 continue
+            passed = set()
             while parent in parents:
+                if parent in passed:  # removed lines that hang off each other: no kept parent
+                    parent = None
+                    break
+                passed.add(parent)
                 parent = parents[parent]
             edits.append(Replace((line.position, "parentUuid"), parent))
         return tuple(edits)
