@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, closing, contextmanager
@@ -438,6 +439,10 @@ CARD_ERROR = "card processor timed out"
 #: The stored error of the trip's failed car rental.
 CAR_ERROR = "no car left in Oslo"
 
+#: How long a raising tool of the trip waits for the hotel's result to be saved: a guard
+#: against a hang, not a speed bound.
+HANG = 120
+
 #: The calls of the trip: a hotel booking that returns, a card payment and a car rental that
 #: raise.
 HOTEL_CALL = {"name": "book_hotel", "args": {"city": "Oslo"}, "id": "call_hotel"}
@@ -445,10 +450,14 @@ CARD_CALL = {"name": "charge_card", "args": {"amount": 40}, "id": "call_card"}
 CAR_CALL = {"name": "rent_car", "args": {"city": "Oslo"}, "id": "call_car"}
 
 
-def trip_tools(runs: list[str]) -> list[Any]:
+def trip_tools(runs: list[str], gate: threading.Event | None = None) -> list[Any]:
     """The trip's tools, each counting its runs in ``runs``: ``book_hotel`` returns,
-    ``charge_card`` raises `CARD_ERROR` and ``rent_car`` raises `CAR_ERROR`."""
+    ``charge_card`` raises `CARD_ERROR` and ``rent_car`` raises `CAR_ERROR` (each once ``gate``
+    is set, when one is given: `failed_trip`)."""
     from langchain_core.tools import tool
+
+    def after_gate() -> None:
+        assert gate is None or gate.wait(HANG), "the hotel's result was never saved"
 
     @tool
     def book_hotel(city: str) -> str:
@@ -460,12 +469,14 @@ def trip_tools(runs: list[str]) -> list[Any]:
     def charge_card(amount: int) -> str:
         """Charge ``amount`` to the card."""
         runs.append("charge_card")
+        after_gate()
         raise RuntimeError(CARD_ERROR)
 
     @tool
     def rent_car(city: str) -> str:
         """Rent a car in ``city``."""
         runs.append("rent_car")
+        after_gate()
         raise RuntimeError(CAR_ERROR)
 
     return [book_hotel, charge_card, rent_car]
@@ -479,10 +490,16 @@ class Trip:
     (``kind="send_loop"``), or one whose edge leads to LangGraph's ``ToolNode``, which runs
     every call of a reply in one task (``kind="tool_node"``)."""
 
-    def __init__(self, kind: str, checkpointer: Any, replies: list[Any]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        checkpointer: Any,
+        replies: list[Any],
+        gate: threading.Event | None = None,
+    ) -> None:
         self.runs: list[str] = []
         self.seen: list[list[Any]] = []
-        tools = trip_tools(self.runs)
+        tools = trip_tools(self.runs, gate)
         model = refusing_model(replies, self.seen)
         if kind == "create_agent":
             from langchain.agents import create_agent
@@ -557,7 +574,29 @@ def failed_trip(kind: str, checkpointer: Any, thread_id: str, calls: list[Any]) 
     each)."""
     from langchain_core.messages import AIMessage, HumanMessage
 
-    trip = Trip(kind, checkpointer, [AIMessage("", tool_calls=calls)])
-    with pytest.raises(RuntimeError, match=f"{CARD_ERROR}|{CAR_ERROR}"):
-        trip.invoke({"messages": [HumanMessage("Book Oslo and pay")]}, thread_id)
+    # Where each call is a task of its own, the raising tools wait for the hotel's result to be
+    # saved: LangGraph (1.2) drops the write of a task that finishes while its runner stops for
+    # a sibling's exception (its callback finds the executor shut: "cannot schedule new futures
+    # after shutdown"), so without the wait the thread holds the hotel's result or not as the
+    # threads happen to run, and two trips made alike differ.
+    gate = None
+    if kind in ("create_agent", "send_loop") and HOTEL_CALL in calls:
+        gate = threading.Event()
+        saving = checkpointer.put_writes
+
+        def put_writes(config: Any, writes: Sequence[tuple[str, Any]], *more: Any) -> None:
+            saving(config, writes, *more)
+            for _, value in writes:
+                values = value if isinstance(value, list) else [value]
+                if any(getattr(v, "tool_call_id", None) == HOTEL_CALL["id"] for v in values):
+                    gate.set()
+
+        checkpointer.put_writes = put_writes
+    trip = Trip(kind, checkpointer, [AIMessage("", tool_calls=calls)], gate)
+    try:
+        with pytest.raises(RuntimeError, match=f"{CARD_ERROR}|{CAR_ERROR}"):
+            trip.invoke({"messages": [HumanMessage("Book Oslo and pay")]}, thread_id)
+    finally:
+        if gate is not None:
+            del checkpointer.put_writes  # the saver's own method again
     return trip
