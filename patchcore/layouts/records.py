@@ -106,17 +106,24 @@ def weighed(result: Result) -> Result:
     the lines hold one, the others are one warning with their count; where they do not, the
     file is no corpus of conversations at all (another tool's log, say, a few of whose records
     happen to read as messages), and is refused as holding no message history rather than
-    reported clean on the strength of those few.
+    reported clean on the strength of those few. Unless some of those few hold objects that
+    look like tool calls or results no reading pairs (TP004): refusing would pass them over in
+    silence (a walk skips an input without a history), so they are reported, as a JSON
+    document's are, and the verdict is not clean
+    (docs/formats.md#what-is-read-and-what-is-said-unread).
 
     Raises:
-        NoHistoryError: Most of its lines hold no message list.
+        NoHistoryError: Most of its lines hold no message list, and none holds what looks like
+            an unread call.
     """
+    from patchcore.engine.unread import UNREAD
+
     count = result.line_count
     if count is None or not count.unread or not count.read:
         return result  # none holds one: `no_history` says so
     first = count.first_unread
     total = count.read + count.unread
-    if count.read <= count.unread:
+    if count.read <= count.unread and not any(f.code == UNREAD for f in result.findings):
         msg = (
             f"no message history: {count.unread} of {total} lines hold no list of chat messages "
             "(a log of another kind?); the few that do are not read as a corpus"

@@ -100,3 +100,31 @@ def test_streamed_as_read_whole() -> None:
             assert "48 of 50 lines" in error.reason
         else:
             raise AssertionError("read as a corpus")
+
+
+def test_a_refused_log_s_call_like_objects_are_reported_not_skipped(tmp_path: Path) -> None:
+    """A log of another kind that holds an object looking like a tool result outside any message
+    list is not refused as holding no history (a walk would skip it in silence): its call-like
+    object is TP004, as in a JSON document, and its other lines are one warning."""
+    lines = [
+        b'{"event": "tool.end", "payload": {"tool_call_id": "call_1", "output": "42"}}',
+        b'{"type": "telemetry", "batch": 7}',
+    ]
+    data = b"\n".join(lines) + b"\n"
+    target = tmp_path / "events.jsonl"
+    target.write_bytes(data)
+    finding = f"{target}:1:34: TP004 an object looks like a tool call or result (key 'tool_call_"
+    for given in (target, tmp_path):
+        checked = run(["check", "--color", "never", str(given)], expect=1)
+        assert finding in checked.said
+        assert "1 line holds no message history (the first: line 2)" in checked.stderr
+        assert "skipped" not in checked.said
+    run(["fix", str(target)], expect=1)
+    assert target.read_bytes() == data
+    options = patchcore.make_options()
+    for limit in (2**20, 16):
+        stream = patchcore.Stream(
+            iter([data]), filename=target.name, options=options, fix=False, whole_limit=limit
+        )
+        list(stream)
+        assert [f.code for f in stream.result.findings] == ["TP004"]
