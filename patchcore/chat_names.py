@@ -10,6 +10,8 @@ proof of a clean file, and deciding that an input is no session log, do not impo
 
 from __future__ import annotations
 
+import re
+
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 #: Keys one of which every dialect's message has (``role``, ``type``, Gemini's and pydantic-ai's
 #: ``parts`` and ``kind``, a serialized LangChain object's ``lc``, a stored response's
@@ -118,8 +120,24 @@ SETTING_TYPES = frozenset({"tool_uses"})
 #: ``web_search_20250305``, do not start so): the type of a tool definition in a request, which
 #: its calls and results never carry (theirs are ``server_tool_use``,
 #: ``tool_search_tool_result``, ...). Not the AI SDK's ``tool-<name>`` parts, whose name is any
-#: tool's. A pattern, for `re` and for msgspec.
-VERSIONED = r"\Atool_[a-z_]*_[0-9]{8}\Z"
+#: tool's.
+_VERSIONED = re.compile(r"\Atool_[a-z_]*_[0-9]{8}\Z")
+_NO_CALL = SERVER_TYPES | SETTING_TYPES
+
+
+def call_type(kind: str) -> bool:
+    """Whether a ``type`` is a tool call's or result's: one of `CALL_TYPES`, or of their family
+    (`CALL_TYPE_PREFIXES`) but for the server-run types, the settings and the versioned tool
+    definitions. The one judgement of a type, for the unread objects' count
+    (`patchcore.engine.unread.call_like`) and the quick reading of a request's settings
+    (`patchcore.engine.request_keys`), which must agree."""
+    return kind in CALL_TYPES or (
+        kind.startswith(CALL_TYPE_PREFIXES)
+        and kind not in _NO_CALL
+        and _VERSIONED.search(kind) is None
+    )
+
+
 #: Keys whose non-empty string names the call an object is, or answers.
 ID_KEYS = frozenset({"tool_call_id", "call_id", "tool_use_id", "toolCallId", "toolUseId", "callId"})
 #: Keys whose non-empty list holds calls.

@@ -42,15 +42,7 @@ from typing import Annotated, Literal, Union
 
 import msgspec
 
-from patchcore.chat_names import (
-    CALL_TYPE_PREFIXES,
-    CALL_TYPES,
-    ID_KEYS,
-    LIST_KEYS,
-    OBJECT_KEYS,
-    SETTING_TYPES,
-    VERSIONED,
-)
+from patchcore.chat_names import ID_KEYS, LIST_KEYS, OBJECT_KEYS, call_type
 
 #: Keys that some dialect needs to see a message (or a wrapper of one). A value that has none of
 #: them as a key cannot hold a message list.
@@ -69,26 +61,14 @@ _MESSAGE_KEYS = (
 )
 
 
-def _none_of(words: frozenset[str], prefixes: tuple[str, ...] = ()) -> str:
-    """A pattern that a string matches unless it is one of ``words`` or starts with one of
-    ``prefixes``."""
-    starts = "".join(f"(?!{re.escape(prefix)})" for prefix in prefixes)
-    return f"^{starts}(?!(?:{'|'.join(map(re.escape, sorted(words)))})\\Z)"
+def _none_of(words: frozenset[str]) -> str:
+    """A pattern that a string matches unless it is one of ``words``."""
+    return f"^(?!(?:{'|'.join(map(re.escape, sorted(words)))})\\Z)"
 
 
 #: A name in a map of names (a schema's ``properties``): none that makes the map look like a
 #: call or a result to `patchcore.engine.unread.call_like`.
 _Name = Annotated[str, msgspec.Meta(pattern=_none_of(ID_KEYS | LIST_KEYS | OBJECT_KEYS))]
-#: A setting's ``type``: none that is, or starts like, a call's or a result's, but for those
-#: `call_like` knows to name a setting or a versioned tool definition (conservative: the
-#: server-run types it lets pass fail here).
-_SettingType = Annotated[
-    str,
-    msgspec.Meta(
-        pattern=f"{VERSIONED}|\\A(?:{'|'.join(sorted(SETTING_TYPES))})\\Z|"
-        + _none_of(CALL_TYPES, CALL_TYPE_PREFIXES)
-    ),
-]
 _JsonType = Literal["object", "array", "string", "number", "integer", "boolean", "null"]
 _Scalar = Union[str, float, bool, None]  # noqa: UP007 (msgspec reads annotations at runtime)
 
@@ -199,15 +179,26 @@ class _ToolChoice(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     disable_parallel_tool_use: Union[bool, None] = None  # noqa: UP007
 
 
-class _Amount(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    type: _SettingType
+class _Setting(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A setting whose ``type`` must not be a call's or a result's, as the unread objects'
+    count judges it (`patchcore.chat_names.call_type`): an object the full path would take for
+    a call fails here, and the request takes that path."""
+
+    type: str
+
+    def __post_init__(self) -> None:
+        if call_type(self.type):
+            msg = f"type {self.type!r} is a call's or a result's"
+            raise ValueError(msg)
+
+
+class _Amount(_Setting):
     value: int
 
 
-class _Edit(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+class _Edit(_Setting):
     """A context-management edit (``clear_thinking_…``, ``clear_tool_uses_…``)."""
 
-    type: _SettingType
     keep: Union[str, _Amount, None] = None  # noqa: UP007
     trigger: Union[_Amount, None] = None  # noqa: UP007
     clear_at_least: Union[_Amount, None] = None  # noqa: UP007

@@ -26,25 +26,18 @@ inside it), so asking costs a set test per object.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from patchcore.chat_names import (
-    CALL_TYPE_PREFIXES,
-    CALL_TYPES,
     ID_KEYS,
     LIST_KEYS,
     OBJECT_KEYS,
-    SERVER_TYPES,
-    SETTING_TYPES,
-    VERSIONED,
+    call_type,
 )
 from patchcore.model import Finding, Pointer, format_pointer
 
 _KEYS = ID_KEYS | LIST_KEYS | OBJECT_KEYS
-_NO_CALL = SERVER_TYPES | SETTING_TYPES
-_VERSIONED = re.compile(VERSIONED)
 
 
 def call_like(node: Mapping[str, Any]) -> str | None:
@@ -52,16 +45,9 @@ def call_like(node: Mapping[str, Any]) -> str | None:
     'call_id'"``), or ``None`` when nothing does: a ``type`` of a call or result, or one of the
     keys that name, hold or are one, with a value that is not empty (``tool_calls: []`` and
     ``function_call: null`` hold no call). A type of that family that names a setting or a
-    versioned tool definition (`patchcore.chat_names.SETTING_TYPES`, ``VERSIONED``) is none."""
+    versioned tool definition is none (`patchcore.chat_names.call_type`)."""
     kind = node.get("type")
-    if isinstance(kind, str) and (
-        kind in CALL_TYPES
-        or (
-            kind.startswith(CALL_TYPE_PREFIXES)
-            and kind not in _NO_CALL
-            and _VERSIONED.search(kind) is None
-        )
-    ):
+    if isinstance(kind, str) and call_type(kind):
         return f"type {kind!r}"
     if _KEYS.isdisjoint(node):
         return None
