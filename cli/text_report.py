@@ -459,7 +459,7 @@ def render_live_hint(
     report = outcome.result
     if verbosity < NORMAL or report is None or outcome.error is not None or not report.live:
         return
-    held = [f for f in report.findings if f.held is not None]
+    held = [f for f in report.findings if f.pending and f.held is not None]
     fixable = any(f.fix is not None for f in report.findings)
     would_hold = mode is not Mode.FIX and fixable and outcome.source.path is not None
     unwritten = outcome.held_back or would_hold

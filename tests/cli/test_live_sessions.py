@@ -341,3 +341,18 @@ def test_the_machine_report_says_why_there_is_no_fix(tmp_path: Path) -> None:
     (finding,) = [r for r in json.loads(result.stdout) if r["kind"] == "finding"]
     assert finding["code"] == "TP002" and finding["fix"] is None
     assert RUNNING in finding["message"]
+
+
+def test_a_result_kept_for_a_cut_line_is_no_running_call(tmp_path: Path) -> None:
+    """A live log whose only held-back fix is an orphan result's, kept because the line before
+    it is not JSON (docs/formats.md#claude-code): the hint says the file is not written while
+    the agent may append to it, and promises no answer from ``--force`` for a running call."""
+    sample = SAMPLES / "claude-code/parallel-split.jsonl"
+    target = written_now(tmp_path, sample, ago=30)
+    lines = target.read_bytes().split(b"\n")
+    lines[7] = lines[7][: lines[7].index(b'"input"')]
+    target.write_bytes(b"\n".join(lines))
+    checked = run(["check", "--select", "ALL", "--color", "never", str(target)], expect=1)
+    assert "line 8 before it is not JSON and may hold its call" in checked.said
+    assert "fix writes nothing to it until it has stopped, or with --force" in checked.stderr
+    assert "may still be running that call" not in checked.stderr

@@ -303,6 +303,44 @@ def held_while_live(analysis: Analysis) -> Analysis:
     return Analysis(conversations, findings)
 
 
+def unreadable_before(line: int) -> str:
+    """Why an orphan result's fix is held back: line ``line``, before it, is not JSON (after the
+    finding's own sentence)."""
+    return f"line {line} before it is not JSON and may hold its call, so the result is kept"
+
+
+def held_after_unreadable(analysis: Analysis, entries: Sequence[Entry]) -> Analysis:
+    """``analysis`` with the fix of each result that answers no call (TP101, whose unsafe fix
+    drops it) held back where a line before it is not JSON (`held_back`): its call may be in
+    that line, which the agent skips as it reads, so the result is an orphan to it, and the
+    provider refuses it; but dropping it would lose the tool's real result on the strength of
+    a line nobody can read. It is reported, and kept. A line of NUL bytes, as a crash leaves
+    one, holds no call."""
+    first = next(
+        (
+            entry.record.line
+            for entry in entries
+            if entry.problem is not None
+            and entry.rest_of is None
+            and entry.record.raw.strip(_NUL_LINE)
+        ),
+        None,
+    )
+    if first is None:
+        return analysis
+    orphans = [
+        f
+        for f in analysis.findings
+        if f.code == "TP101" and f.fix is not None and (f.line or 0) > first
+    ]
+    if not orphans:
+        return analysis
+    conversations, findings = held_back(
+        analysis.conversations, analysis.findings, orphans, unreadable_before(first)
+    )
+    return Analysis(conversations, findings)
+
+
 class SessionLayout(WholeLayout):
     """One agent-session layout: how to recognise its entries and check its conversations."""
 
@@ -355,7 +393,9 @@ class SessionLayout(WholeLayout):
         entries = read_entries(decoded)
         last_entry = newest(entries, self.entry_times)
         live = is_live(last_entry, options)
-        analysis = self.analyse_entries(entries, options, fixing=fixing)
+        analysis = held_after_unreadable(
+            self.analyse_entries(entries, options, fixing=fixing), entries
+        )
         if "TP201" in options.selection:
             analysis = with_split_lines(analysis, entries, self.dialect.name)
         if live and not options.strip:
