@@ -166,9 +166,9 @@ def test_on_a_cluster_a_files_batches_are_block_tasks(tmp_path: Path) -> None:
     """On a ``dask.distributed`` cluster, a file `patchcore.Stream` cuts into batches has each
     batch run as a block task of its own (`toolpatch.integrations.dask.BLOCK_KEY`, as
     ``--dask`` runs them), counted in its `FileRepair`; the bytes are ``toolpatch fix``'s."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    from tests.conformance.test_dask_cli import _task_keys
+    from tests.conformance.test_dask_cli import _task_keys, process_cluster
     from toolpatch.integrations.dask import BLOCK_KEY
 
     folder = tmp_path / "in"
@@ -179,9 +179,7 @@ def test_on_a_cluster_a_files_batches_are_block_tasks(tmp_path: Path) -> None:
     expected = cli_fixed([folder / "c.jsonl"], tmp_path / "cli")
     tasks = fix_files(str(folder / "*.jsonl"), str(tmp_path / "out"), blocksize="1MiB")
     with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
+        process_cluster() as cluster,
         Client(cluster, set_as_default=False) as client,
     ):
         (repair,) = client.compute(tasks, sync=True)

@@ -31,6 +31,23 @@ from tests.helpers import MODULE, run, run_process
 from tests.object_store import S3Server, local_names, set_s3_env, toolpatch, tree, uploaded, with_s3
 
 
+def process_cluster() -> Any:
+    """A ``LocalCluster`` of two worker processes, all on free ports of 127.0.0.1. Its
+    scheduler starts an HTTP server even without a dashboard, on port 8787 unless told
+    otherwise: a second run of the suite at the same time (README's test command beside
+    ``.ci/run`` on one machine) held that port, distributed warned and took another, and the
+    warning, an error under the suite's settings, failed the cluster's start."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    )
+
+
 def test_a_local_cluster_gives_the_findings_and_bytes_of_a_local_run(
     s3_server: S3Server, tmp_path: Path
 ) -> None:
@@ -89,7 +106,7 @@ def test_a_killed_worker_is_replaced_and_its_input_repaired(
     environment they start with), reached by ``tcp://``; as soon as a worker is running one
     of the command's tasks, its process is killed (SIGKILL). Its nanny starts a new one, the
     scheduler gives the lost task to a worker again, and the outcome is a local run's."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -100,9 +117,7 @@ def test_a_killed_worker_is_replaced_and_its_input_repaired(
     local = toolpatch(s3_server, ["fix", "in"], tmp_path)
     set_s3_env(s3_server, monkeypatch)
     with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
+        process_cluster() as cluster,
         Client(cluster, set_as_default=False) as client,
     ):
         pids = client.run(os.getpid)
@@ -216,7 +231,7 @@ def test_the_block_tasks_submitted_are_the_batches_of_the_input(tmp_path: Path) 
     """On a cluster of this test's own, reached by ``tcp://``: ``check`` of one large corpus
     submits one task for the input and one block task for each batch `patchcore.Stream` cuts
     it into (more than one), and reports what a local check reports."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     from toolpatch.integrations.dask import BLOCK_KEY
 
@@ -225,9 +240,7 @@ def test_the_block_tasks_submitted_are_the_batches_of_the_input(tmp_path: Path) 
     assert batches > 1
     local = run_process(["check", "c.jsonl"], cwd=tmp_path, timeout=300)
     with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
+        process_cluster() as cluster,
         Client(cluster, set_as_default=False) as client,
     ):
         remote = run_process(
