@@ -116,14 +116,12 @@ def weighed(result: Result) -> Result:
         NoHistoryError: Most of its lines hold no message list, and none holds what looks like
             an unread call.
     """
-    from patchcore.engine.unread import UNREAD
-
     count = result.line_count
     if count is None or not count.unread or not count.read:
         return result  # none holds one: `no_history` says so
     first = count.first_unread
     total = count.read + count.unread
-    if count.read <= count.unread and not any(f.code == UNREAD for f in result.findings):
+    if count.read <= count.unread and not _unread_calls(result):
         msg = (
             f"no message history: {count.unread} of {total} lines hold no list of chat messages "
             "(a log of another kind?); the few that do are not read as a corpus"
@@ -137,6 +135,16 @@ def weighed(result: Result) -> Result:
     note = f"{lines} no message history (the first: line {first}); passed over, kept as {kept}"
     warning = Conversation("", first, None, 0, note, warning=True)
     return replace(result, conversations=(*result.conversations, warning))
+
+
+def _unread_calls(result: Result) -> bool:
+    """Whether ``result`` reports objects that look like calls or results no reading pairs
+    (TP004; the engine is imported only for a result with findings)."""
+    if not result.findings:
+        return False
+    from patchcore.engine.unread import UNREAD
+
+    return any(f.code == UNREAD for f in result.findings)
 
 
 def no_history(document: Record | None, *, kept: Sequence[DecodeError] = ()) -> PatchcoreError:

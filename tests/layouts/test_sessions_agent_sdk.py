@@ -121,9 +121,17 @@ def test_other_objects_do_not(value: dict[str, Any]) -> None:
 
 
 def test_a_forced_dialect_other_than_anthropic_reads_no_stream() -> None:
+    """Forced to read OpenAI Chat, the stream is no session and its lines no chat messages:
+    its calls and results are said unread (TP004), with a warning for the lines passed over,
+    never paired as another dialect's nor passed over in silence
+    (docs/formats.md#what-is-read-and-what-is-said-unread)."""
     data = (SAMPLES / "claude-agent-sdk/main-thread.jsonl").read_bytes()
-    with pytest.raises(patchcore.NoHistoryError):
-        check(data, dialect="openai-chat")
+    forced = check(data, dialect="openai-chat")
+    assert forced.layout != FRAMING
+    assert [f.code for f in forced.findings] == ["TP004"] * 3
+    assert [c.note for c in forced.conversations if c.warning] == [
+        "5 lines hold no message history (the first: line 1); passed over, kept as they are"
+    ]
     assert check(data, dialect="anthropic").layout == FRAMING
 
 
