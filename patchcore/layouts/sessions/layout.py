@@ -63,11 +63,17 @@ def unread(entry: Entry, why: str) -> Conversation:
 _NUL_LINE = b"\x00 \t\r"
 
 
+def _nul_only(entry: Entry) -> bool:
+    """Whether ``entry`` holds NUL bytes and blank space only, as a crash leaves a line: no
+    event, and no call."""
+    return not entry.record.raw.strip(_NUL_LINE)
+
+
 def odd_entry(entry: Entry) -> Conversation | None:
     """The warning for an entry that is no JSON object at all, or ``None`` for an object."""
     if entry.rest_of is not None:
         return unread(entry, "the rest of a line that a raw line break split (TP201)")
-    if entry.problem is not None and not entry.record.raw.strip(_NUL_LINE):
+    if entry.problem is not None and _nul_only(entry):
         nuls = entry.record.raw.count(b"\x00")
         return unread(entry, f"{nuls} NUL bytes and nothing else, as a crash leaves a log")
     if entry.problem is not None:
@@ -320,9 +326,7 @@ def held_after_unreadable(analysis: Analysis, entries: Sequence[Entry]) -> Analy
         (
             entry.record.line
             for entry in entries
-            if entry.problem is not None
-            and entry.rest_of is None
-            and entry.record.raw.strip(_NUL_LINE)
+            if entry.problem is not None and entry.rest_of is None and not _nul_only(entry)
         ),
         None,
     )
