@@ -474,6 +474,41 @@ def test_a_torn_server_tool_call_line(home: ClaudeCodeHome, tmp_path: Path) -> N
     assert _search_call(after) == call_id
 
 
+def test_a_server_tool_call_line_cut_short(home: ClaudeCodeHome, tmp_path: Path) -> None:
+    """The line of a web search's ``server_tool_use`` cut short, as a crash leaves it: not
+    JSON, and not a line a raw break split (no TP201 joins it). The client skips it and sends
+    the result, refused every time. `fix`, even with ``--unsafe-fixes``, keeps the result (its
+    call may be in the cut line: docs/formats.md#claude-code) and says why, so the resumed
+    session is still refused as before, and nothing in the log is lost. The proxy, which sees
+    only the request the client built, drops the orphan there with TP101's unsafe fix, and the
+    upstream accepts it."""
+    session, log = _searched(home)
+    lines = log.read_bytes().split(b"\n")
+    (at,) = [k for k, line in enumerate(lines) if b'"type":"server_tool_use"' in line]
+    lines[at] = lines[at][: lines[at].index(b'"type":"server_tool_use"')]
+    broken = b"\n".join(lines)
+    log.write_bytes(broken)
+
+    refused = _resume(home, session)
+    call_id = _search_call(refused)
+    assert refused.refused is not None
+    assert refused.refused.startswith(SERVER_ORPHAN.format(id=call_id))
+
+    log.write_bytes(broken)
+    kept = run(["fix", "--force", "--select", "ALL", "--unsafe-fixes", str(log)], expect=1)
+    assert f"line {at + 1} before it is not JSON and may hold its call" in kept.said
+    assert log.read_bytes() == broken
+    again = _resume(home, session)
+    assert again.refused is not None and _search_call(again) == call_id
+
+    options = ("--select", "TP101", "--unsafe-fixes")
+    log.write_bytes(broken)
+    repaired, said = _proxied(home, session, *options)
+    assert repaired.refused is None
+    assert "repaired (1 TP101)" in said
+    assert repaired.blocks("web_search_tool_result") == []
+
+
 def test_a_lost_server_tool_call_line(home: ClaudeCodeHome, tmp_path: Path) -> None:
     """The ``server_tool_use`` line of a web search gone (the result's line re-pointed to its
     parent, as a hand edit or a lost write leaves it): refused as above. The proxy repairs the
