@@ -13,7 +13,9 @@ without configuration costs nothing.
 Every value is checked here, where the file and key can still be named; unknown keys are errors.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: msgspec would turn the configuration struct's
+# annotations from strings back into types at import, compiling and evaluating each: half
+# of this module's import, paid at every start-up (docs/benchmarks.md#start-up).
 
 import enum
 import os

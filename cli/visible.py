@@ -21,10 +21,12 @@ import re
 #: bidirectional marks, embeddings, overrides and isolates (U+202E shows ``evil.json`` for
 #: ``nosj.live``) and the line and paragraph separators (U+2028 ends a line in many viewers).
 _INVISIBLE = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+# The patterns below are compiled by `re` on first use and kept in its cache: most runs show
+# nothing that needs them, and compiling both at import was 1 % of a small file's check.
 #: Everything that is not shown as itself: C0, DEL, C1, lone surrogates, the above.
-_CONTROLS = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]")
+_CONTROLS = f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]"
 #: The same, but for the line feeds and tabs that lay out a message's own text.
-_CONTROLS_BUT_LAYOUT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]")
+_CONTROLS_BUT_LAYOUT = f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE}]"
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -38,16 +40,16 @@ def visible(text: str) -> str:
     """``text`` as one line, every control character written as an escape. Printable text (no
     control, surrogate, format or line-separator character: what `str.isprintable` says, in C)
     has nothing to escape, and is most of a report."""
-    return text if text.isprintable() else _CONTROLS.sub(_escape, text)
+    return text if text.isprintable() else re.sub(_CONTROLS, _escape, text)
 
 
 def needs_quoting(text: str) -> bool:
     """Whether ``text`` holds what `visible` escapes, or a double quote or backslash: a name
     that must be quoted to be read back (as git quotes a path in a diff header)."""
-    return _CONTROLS.search(text) is not None or '"' in text or "\\" in text
+    return re.search(_CONTROLS, text) is not None or '"' in text or "\\" in text
 
 
 def visible_lines(text: str) -> str:
     """``text`` with its own line feeds and tabs, every other control character written as an
     escape (a message shown whole, in a panel)."""
-    return _CONTROLS_BUT_LAYOUT.sub(_escape, text)
+    return re.sub(_CONTROLS_BUT_LAYOUT, _escape, text)

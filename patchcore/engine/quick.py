@@ -31,7 +31,9 @@ two results (TP103) takes the full path. Only the counted rules (`patchcore.rule
 the TP0xx rules and TP103) can be read this way.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: msgspec would turn the lane's structs'
+# annotations from strings back into types at import, compiling and evaluating each: half
+# of this module's import, paid at every start-up (docs/benchmarks.md#start-up).
 
 import enum
 from collections.abc import Callable, Sequence
@@ -155,7 +157,7 @@ class _ToolData(_Message):
     id_at: ClassVar[None] = None  # a result without an id is not its own (`results`)
 
     @property
-    def results(self) -> Sequence[_ToolData]:  # type: ignore[override]
+    def results(self) -> "Sequence[_ToolData]":  # type: ignore[override]
         return (self,) if self.key else ()
 
 
@@ -227,7 +229,7 @@ class _ChatTool(_ChatMessage, tag="tool"):
     role: ClassVar[Role] = Role.RESULTS
 
     @property
-    def results(self) -> Sequence[_ChatTool | _Answer]:  # type: ignore[override]
+    def results(self) -> "Sequence[_ChatTool | _Answer]":  # type: ignore[override]
         """What the message answers, as the adapter reads it (`_answered` has checked it)."""
         key = self.key
         if key is None:

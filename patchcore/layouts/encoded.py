@@ -11,7 +11,6 @@ rewritten, since its other bytes could not be kept (docs/formats.md#json-documen
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,8 @@ _OPENINGS = ("{", "[")
 
 def _encoding(literal: str, text: str) -> bool | None:
     """The ``ensure_ascii`` that writes ``text`` as ``literal``, or ``None`` when neither does."""
+    import json  # here, not at start-up: few inputs are a document in a string
+
     for ascii_only in (True, False):
         if json.dumps(text, ensure_ascii=ascii_only) == literal:
             return ascii_only
@@ -47,6 +48,8 @@ class EncodedDocument(Layout):
         return isinstance(value, str) and value.lstrip().startswith(_OPENINGS)
 
     def process(self, decoded: Decoded, *, options: Options, fix: bool) -> Result:
+        import json  # here, not at start-up: few inputs are a document in a string
+
         body = decoded.body
         start = len(body) - len(body.lstrip())
         end = len(body.rstrip())

@@ -185,4 +185,4 @@ def test_printable_text_has_nothing_to_escape() -> None:
     from toolpatch.cli.visible import _CONTROLS
 
     printable = "".join(c for c in map(chr, range(0x110000)) if c.isprintable())
-    assert _CONTROLS.search(printable) is None
+    assert re.search(_CONTROLS, printable) is None

@@ -36,6 +36,11 @@ HEAVY_PACKAGES = (
     "markupsafe",
     "aiohttp",
 )
+#: Parsers imported where they are used (docs/benchmarks.md#start-up): orjson, the codec's
+#: fallback for nesting deeper than msgspec reads, and the standard library's json, which reads
+#: the first element of an array alone (a bare list is asked whether it starts a session) and a
+#: document held in a string. A clean file of JSON objects needs neither.
+FALLBACK_PARSERS = ("orjson", "json")
 #: What only the HTML report loads.
 HTML_PACKAGES = ("jinja2", "markupsafe")
 #: patchcore's engine: only a record that is not proven clean needs it.
@@ -109,6 +114,20 @@ def test_check_of_a_small_clean_file_loads_no_engine_and_no_heavy_package(
     assert not heavy, f"`toolpatch check` of a clean file imported {heavy}"
     engine = [m for m in modules if any(m == e or m.startswith(f"{e}.") for e in ENGINE)]
     assert not engine, f"`toolpatch check` of a clean file imported the engine: {engine}"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [data for data in CLEAN_FILES.values() if data.lstrip().startswith(b"{")],
+    ids=[name for name, data in CLEAN_FILES.items() if data.lstrip().startswith(b"{")],
+)
+def test_check_of_a_small_clean_object_loads_no_fallback_parser(
+    tmp_path: Path, data: bytes
+) -> None:
+    path = tmp_path / "history.json"
+    path.write_bytes(data)
+    parsers = [m for m in imported_by_check(path) if m.split(".")[0] in FALLBACK_PARSERS]
+    assert not parsers, f"`toolpatch check` of a clean object imported {parsers}"
 
 
 @pytest.mark.parametrize("output_format", ["concise", "json", "sarif"])
