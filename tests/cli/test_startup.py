@@ -145,6 +145,22 @@ def test_only_the_html_report_loads_jinja(tmp_path: Path, output_format: str) ->
     assert any(m.split(".")[0] == "jinja2" for m in html)
 
 
+#: What the engine imports only where it is used: OpenSSL's hashes (a Mistral id, TP302's fix;
+#: a synthetic result's id) and the `string` module (docs/benchmarks.md#start-up).
+LOADED_WHERE_USED = ("hashlib", "_hashlib", "string")
+
+
+def test_a_check_with_findings_loads_no_hashes(tmp_path: Path) -> None:
+    """A check that finds a dangling call loads the engine, and no more than it needs: hashes
+    are made only by a fix (a synthetic id) or a provider rule's id."""
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps({"messages": ANSWERED_CALL["messages"][:2]}))
+    modules = imported_by_check(path, expect=1)
+    assert "patchcore.engine.check" in modules, "the file's findings were not checked"
+    loaded = [m for m in modules if m in LOADED_WHERE_USED]
+    assert not loaded, f"`toolpatch check` of a file with a finding imported {loaded}"
+
+
 #: A run through the console entry point (`toolpatch.cli.app.console`), with what is set up
 #: before it (``SETUP``), as ``python -c`` runs it.
 CONSOLE = (
