@@ -3,11 +3,12 @@ the seconds taken. The matching benchmark case (`benchmarks/scaling.py`) checks 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import patchcore
 from patchcore.raw import positions
@@ -59,14 +60,13 @@ def test_located_in_one_pass_as_one_at_a_time() -> None:
 def searched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many bytes each search for line breaks (`LineStarts`) looked through."""
     spans: list[int] = []
-    pattern = positions._LINE_BREAK_BYTE
+    search = positions._line_starts
 
-    class Counting:
-        def finditer(self, buf: bytes, pos: int, endpos: int) -> Iterator[re.Match[bytes]]:
-            spans.append(endpos - pos)
-            return pattern.finditer(buf, pos, endpos)
+    def counting(buf: bytes, start: int, end: int) -> Sequence[int]:
+        spans.append(end - start)
+        return search(buf, start, end)
 
-    monkeypatch.setattr(positions, "_LINE_BREAK_BYTE", Counting())
+    monkeypatch.setattr(positions, "_line_starts", counting)
     return spans
 
 
@@ -115,3 +115,13 @@ def test_a_sessions_planned_fixes_write_it_once(monkeypatch: pytest.MonkeyPatch)
     plan = patchcore.plan_fixes(data, filename="s.jsonl", options=patchcore.make_options())
     assert len(plan.owned) == 300
     assert len(writes) == 1
+
+
+@given(st.lists(st.sampled_from([b"a", b"\r", b"\n"]), max_size=40).map(b"".join), st.data())
+def test_line_starts_are_past_each_line_break(buf: bytes, data: st.DataObject) -> None:
+    """Whether or not the span holds a line break (most records of JSON Lines hold none, and
+    are told so without the pattern), the starts found are just past each LF or CR in it."""
+    start = data.draw(st.integers(0, len(buf)))
+    end = data.draw(st.integers(start, len(buf)))
+    expected = [k + 1 for k in range(start, end) if buf[k : k + 1] in (b"\r", b"\n")]
+    assert list(positions._line_starts(buf, start, end)) == expected
