@@ -157,7 +157,7 @@ def cluster_outcomes(
             target=_target_as_a_worker_finds_it(task.target),
             keep_bytes=keep_bytes,
             every_list=every_list,
-            pool=BlockTasks(),  # a streamed input's batches: block tasks of their own
+            pool=BlockTasks(inputs=len(tasks)),  # a streamed input's batches, where they pay
             pure=False,  # a run of its own: a key of its own, never a result kept from before
         )
         for task in tasks

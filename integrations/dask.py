@@ -80,7 +80,8 @@ class FileRepair:
         fixed: How many findings were fixed.
         remaining: How many findings are left (not fixable, or unsafe without ``unsafe_fixes``).
         blocks: How many batches `patchcore.Stream` cut the file into, each a block task on a
-            ``dask.distributed`` worker (1: it was read whole, as every file of at most
+            ``dask.distributed`` worker when the run's files left threads idle (`BlockTasks`),
+            else run in the file's task (1: it was read whole, as every file of at most
             `patchcore.streamed`'s whole-input limit is, and every file whose layout is no
             conversation per line).
         note: Why a whole file was copied unchanged (it holds no message history).
@@ -135,7 +136,9 @@ def fix_files(
         if compression is not None:
             compression.require()  # the extra is missing: say so now, not in a task
         target = posixpath.join(out_root, posixpath.basename(path))
-        tasks.append(delayed(_fix_file)(fs, path, out_fs, target, chosen, batch_bytes))
+        tasks.append(
+            delayed(_fix_file)(fs, path, out_fs, target, chosen, batch_bytes, inputs=len(paths))
+        )
     return tasks
 
 
@@ -154,10 +157,13 @@ def _fix_file(
     target: str,
     options: Options,
     batch_bytes: int,
+    *,
+    inputs: int,
 ) -> FileRepair:
     """Repair the file ``source`` as ``toolpatch fix`` does: `patchcore.Stream` over its
     content as fsspec reads it (decompressed, if it is compressed), its batches as block tasks
-    (`BlockTasks`, counted for `FileRepair.blocks`). The output is spooled to a local temporary
+    while the run's ``inputs`` leave threads idle (`BlockTasks`, counted for
+    `FileRepair.blocks`). The output is spooled to a local temporary
     file and copied to ``target`` once complete (compressed as the input is); a file with
     nothing fixed, or no history, is copied as it is instead.
 
@@ -166,7 +172,7 @@ def _fix_file(
         OSError: It cannot be read, or a compressed file is not valid in its compression.
     """
     compression = Compression.of(source)
-    counted = _CountedBatches(BlockTasks())
+    counted = _CountedBatches(BlockTasks(inputs=inputs))
     with fs.open(source, "rb") as handle, tempfile.TemporaryFile() as spool:
         read: Callable[[int], bytes] = handle.read
         chunks = (
@@ -250,11 +256,21 @@ class BlockTasks:
     streamed input (a large file of conversation lines) one task, a few per worker in flight,
     results in input order. Made where the input is submitted and run in the input's own task:
     the first batch connects it to the cluster (``worker_client``, which also frees the
-    worker's slot for block tasks while the input's task waits for them). Outside a worker (a
-    local scheduler), the batches are processed in the task itself, in order.
+    worker's slot for block tasks while the input's task waits for them).
+
+    Only while the run's ``inputs`` leave threads of the cluster idle (fewer inputs than
+    threads): a block task costs its batch's trip to a worker and its result's trip back
+    (an object's batch is sent its bytes, through the scheduler), which only a thread that
+    would otherwise wait pays back. Eight files of 20 MB on one worker took 2.6 s as block
+    tasks and 1.7 s each in its task, on two workers 1.9 s and 1.2 s (docs/large-corpora.md).
+    Otherwise, and outside a worker (a local scheduler), the batches are processed in the
+    input's task itself, in order.
 
     ``patchcore.Stream`` decides whether an input is cut into batches and where (its layout
     and size, `patchcore.layout_of_head`): the cluster only runs them."""
+
+    def __init__(self, *, inputs: int = 1) -> None:
+        self.inputs = inputs
 
     def __call__(
         self, function: Callable[[Batch], Result], batches: Iterable[Batch]
@@ -281,6 +297,10 @@ class BlockTasks:
         try:
             get_worker()
         except ValueError:  # not on a worker: each batch here, in order
+            spread = False
+        else:
+            spread = self.inputs < _cluster_threads()
+        if not spread:
             for batch in batches:
                 yield function(_read_batch(file, batch) if batch.data is None else batch)
             return
@@ -302,6 +322,14 @@ class BlockTasks:
                     yield in_flight.popleft().result()
             finally:
                 client.cancel(list(in_flight))  # a batch failed, or the input's task ends
+
+
+def _cluster_threads() -> int:
+    """How many threads the workers of the cluster this task runs on have, together."""
+    from distributed import get_client
+
+    workers = get_client().scheduler_info().get("workers", {})
+    return sum(int(worker.get("nthreads", 1)) for worker in workers.values())
 
 
 def tasks_at_most(size: int | None) -> int:

@@ -188,3 +188,34 @@ def test_on_a_cluster_a_files_batches_are_block_tasks(tmp_path: Path) -> None:
     assert repair.blocks == len(blocks) > 8
     assert repair.fixed > 0
     assert (tmp_path / "out" / "c.jsonl").read_bytes() == expected["c.jsonl"] != data
+
+
+def test_files_that_fill_the_clusters_threads_run_their_batches_in_their_tasks(
+    tmp_path: Path,
+) -> None:
+    """Two files cut into batches, on two one-thread workers: each file keeps a thread busy,
+    so its batches run in its own task (`BlockTasks`), still counted in its `FileRepair`;
+    the bytes are ``toolpatch fix``'s."""
+    from distributed import Client
+
+    from tests.conformance.test_dask_cli import _task_keys, process_cluster
+    from toolpatch.integrations.dask import BLOCK_KEY
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = b"".join(corpus_lines(dialect="langchain", conversations=300, seed=5))
+    assert patchcore.streamed(len(data))
+    for name in ("a.jsonl", "b.jsonl"):
+        (folder / name).write_bytes(data)
+    expected = cli_fixed([folder / "a.jsonl", folder / "b.jsonl"], tmp_path / "cli")
+    tasks = fix_files(str(folder / "*.jsonl"), str(tmp_path / "out"), blocksize="1MiB")
+    with (
+        process_cluster() as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        repairs = client.compute(tasks, sync=True)
+        keys = client.run_on_scheduler(_task_keys)
+    assert not [key for key in keys if key.startswith(BLOCK_KEY)], keys
+    assert all(repair.blocks > 8 for repair in repairs)
+    for name in ("a.jsonl", "b.jsonl"):
+        assert (tmp_path / "out" / name).read_bytes() == expected[name] != data

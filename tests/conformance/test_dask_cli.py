@@ -254,6 +254,31 @@ def test_the_block_tasks_submitted_are_the_batches_of_the_input(tmp_path: Path) 
     assert len(keys) == batches + 1  # and the input's own task
 
 
+def test_inputs_that_fill_the_clusters_threads_run_no_block_tasks(tmp_path: Path) -> None:
+    """Two large corpora on two one-thread workers: each input keeps a thread busy, so its
+    batches run in its own task, in order (a block task would only add its batch's trip to a
+    worker and back, docs/large-corpora.md#on-a-cluster-from-the-command-line); the report is
+    a local check's."""
+    from distributed import Client
+
+    large_corpus(tmp_path / "a.jsonl")
+    shutil.copyfile(tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    local = run_process(["check", "a.jsonl", "b.jsonl"], cwd=tmp_path, timeout=300)
+    with (
+        process_cluster() as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        remote = run_process(
+            ["check", "--dask", cluster.scheduler_address, "a.jsonl", "b.jsonl"],
+            cwd=tmp_path,
+            timeout=300,
+        )
+        keys = client.run_on_scheduler(_task_keys)
+    assert remote.code == local.code == 1, remote.stderr
+    assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr)
+    assert len(keys) == 2, keys  # the inputs' own tasks, and no block task
+
+
 def _task_keys(dask_scheduler: Any) -> list[str]:
     """On the scheduler: the keys of every task it has been given (each once)."""
     return sorted({str(entry[0]) for entry in dask_scheduler.transition_log})
