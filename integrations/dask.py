@@ -163,9 +163,9 @@ def _fix_file(
     """Repair the file ``source`` as ``toolpatch fix`` does: `patchcore.Stream` over its
     content as fsspec reads it (decompressed, if it is compressed), its batches as block tasks
     while the run's ``inputs`` leave threads idle (`BlockTasks`, counted for
-    `FileRepair.blocks`). The output is spooled to a local temporary
-    file and copied to ``target`` once complete (compressed as the input is); a file with
-    nothing fixed, or no history, is copied as it is instead.
+    `FileRepair.blocks`). The output is spooled to a local temporary file and copied to
+    ``target`` once complete (compressed as the input is); a file with nothing fixed, or no
+    history, is copied as it is instead.
 
     Raises:
         PatchcoreError: The file cannot be read as a history (located in the file).
