@@ -1,9 +1,10 @@
 """``--jobs``: streamed batches spread over processes, results in input order.
 
 Only a streamed input (a large JSON Lines corpus) goes through here; the pool is started on its
-first batch, so small inputs, the pre-commit case, never pay for it. This process is one of the
-jobs. Batches are started a few at a time (a bounded window), so a corpus of any size holds
-only the batches in flight.
+first batch, so small inputs, the pre-commit case, never pay for it. The jobs are the worker
+processes; this one hands the batches out and takes their results in, reads the input and
+writes the output. Batches are started a few at a time (a bounded window), so a corpus of any
+size holds only the batches in flight.
 """
 
 from __future__ import annotations
@@ -124,11 +125,16 @@ _Task = tuple[Callable[..., R], tuple[Any, ...]]
 
 
 class ProcessMapper:
-    """An ordered map over up to ``jobs`` processes, this one among them: workers start on
-    first use and this process takes every n-th item itself (while the workers run theirs), so
-    that two jobs on two cores are two busy processes, not three. No more processes start than
-    there are items to share (a 3-batch file under ``-j100`` starts two workers; one batch,
-    none): the first ``jobs`` items are looked at before the pool starts. Close it when done."""
+    """An ordered map over up to ``jobs`` worker processes, started on first use. This process
+    takes no item itself: it reads the input, hands the items out, rebuilds the results and
+    writes the output, which on a large corpus costs it about a fifth of a worker's time (the
+    output's copy alone, 81 ms for the 157 MB LangChain bench corpus). Taking every other item
+    as well made it the slowest job by that much, and its executor's threads, which feed the
+    workers, waited on it for the interpreter lock: two workers beside it did the corpus in
+    0.61 s, against 0.66 s with one worker and this process taking its half
+    (docs/benchmarks.md#latest-run). No more workers start than there are items to share (a
+    3-batch file under ``-j100`` starts three; one batch, none: it is processed here): the
+    first ``jobs`` items are looked at before the pool starts. Close it when done."""
 
     def __init__(self, jobs: int) -> None:
         assert jobs > 1, "one job needs no pool"
@@ -141,7 +147,7 @@ class ProcessMapper:
         return self._ordered(lambda item: (function, (item,)), items)
 
     def reading(self, file: FileInput) -> Mapper:
-        """The same map over batches of the regular file ``file``: each process reads its
+        """The same map over batches of the regular file ``file``: each worker reads its
         batch from the file (the page cache) instead of receiving it through a pipe, which
         would cost this process as much as the work saves. Each reads the file this process
         opened, and checks that it is still what it was (`cli.inputs.SharedFile`)."""
@@ -162,31 +168,25 @@ class ProcessMapper:
     def _ordered(self, task: Callable[[T], _Task[R]], items: Iterable[T]) -> Iterator[R]:
         """Start ``items`` a few at a time and yield results in order.
 
-        Two items per job are in flight: while this process works on its own item (or hands
-        a result on), each worker has the next one queued, so that none waits for a submit.
+        Two items per worker are in flight: while this process hands a result on, each
+        worker has the next one queued, so that none waits for a submit.
         """
         items = iter(items)
         first = list(itertools.islice(items, self.jobs))
-        pool = self._start(len(first) - 1) if len(first) > 1 else None
-        jobs = self._workers + 1 if pool is not None else 1
-        window: deque[Future[R] | _Task[R]] = deque()
-
-        def result(entry: Future[R] | _Task[R]) -> R:
-            if isinstance(entry, tuple):
-                function, arguments = entry
-                return function(*arguments)
-            return entry.result()
-
-        for number, item in enumerate(itertools.chain(first, items)):
+        if len(first) < 2:  # one item at most (the rest is empty): no pool for it
+            for item in first:
+                function, arguments = task(item)
+                yield function(*arguments)
+            return
+        pool = self._start(len(first))
+        window: deque[Future[R]] = deque()
+        for item in itertools.chain(first, items):
             function, arguments = task(item)
-            if pool is None or number % jobs == 0:
-                window.append((function, arguments))
-            else:
-                window.append(pool.submit(function, *arguments))
-            if len(window) > 2 * jobs:
-                yield result(window.popleft())
+            window.append(pool.submit(function, *arguments))
+            if len(window) > 2 * self._workers:
+                yield window.popleft().result()
         while window:
-            yield result(window.popleft())
+            yield window.popleft().result()
 
     def _start(self, workers: int) -> ProcessPoolExecutor:
         """The pool, with at least ``workers`` workers where it had fewer (an earlier input

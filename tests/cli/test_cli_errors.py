@@ -118,7 +118,7 @@ def _shape_error_in_worker(item: int) -> int:
 
 
 def test_the_error_a_worker_raises_keeps_its_fields() -> None:
-    pool = ProcessMapper(2)  # this process takes items 0, 2, ...; the worker items 1, 3, ...
+    pool = ProcessMapper(2)  # two workers take every item
     try:
         with pytest.raises(ShapeError) as raised:
             list(pool(_shape_error_in_worker, range(4)))
