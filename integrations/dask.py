@@ -292,20 +292,15 @@ class BlockTasks:
     def _ordered(
         self, function: Callable[[Batch], Result], batches: Iterable[Batch], file: OpenFile | None
     ) -> Iterator[Result]:
-        from distributed import get_worker, worker_client
+        from distributed import worker_client
 
-        try:
-            get_worker()
-        except ValueError:  # not on a worker: each batch here, in order
-            spread = False
-        else:
-            spread = self.inputs < _cluster_threads()
-        if not spread:
-            for batch in batches:
+        workers = _cluster_workers()
+        if self.inputs >= sum(int(worker.get("nthreads", 1)) for worker in workers.values()):
+            for batch in batches:  # each batch here, in order
                 yield function(_read_batch(file, batch) if batch.data is None else batch)
             return
+        window = 2 * len(workers)
         with worker_client() as client:
-            window = 2 * max(1, len(client.scheduler_info().get("workers", ())))
             in_flight: deque[Any] = deque()
             try:
                 for batch in batches:
@@ -324,12 +319,17 @@ class BlockTasks:
                 client.cancel(list(in_flight))  # a batch failed, or the input's task ends
 
 
-def _cluster_threads() -> int:
-    """How many threads the workers of the cluster this task runs on have, together."""
-    from distributed import get_client
+def _cluster_workers() -> dict[str, Any]:
+    """The workers of the cluster this task runs on, as its scheduler describes them (their
+    threads, ``nthreads``), asked once per input; none outside a worker (a local scheduler)."""
+    from distributed import get_client, get_worker
 
-    workers = get_client().scheduler_info().get("workers", {})
-    return sum(int(worker.get("nthreads", 1)) for worker in workers.values())
+    try:
+        get_worker()
+    except ValueError:
+        return {}
+    workers: dict[str, Any] = get_client().scheduler_info().get("workers", {})
+    return workers
 
 
 def tasks_at_most(size: int | None) -> int:
