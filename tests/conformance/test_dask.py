@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import shutil
 from pathlib import Path
+from typing import Any
 
 import dask
 import pytest
@@ -166,9 +167,6 @@ def test_on_a_cluster_a_files_batches_are_block_tasks(tmp_path: Path) -> None:
     """On a ``dask.distributed`` cluster, a file `patchcore.Stream` cuts into batches has each
     batch run as a block task of its own (`toolpatch.integrations.dask.BLOCK_KEY`, as
     ``--dask`` runs them), counted in its `FileRepair`; the bytes are ``toolpatch fix``'s."""
-    from distributed import Client
-
-    from tests.conformance.test_dask_cli import _task_keys, process_cluster
     from toolpatch.integrations.dask import BLOCK_KEY
 
     folder = tmp_path / "in"
@@ -178,12 +176,7 @@ def test_on_a_cluster_a_files_batches_are_block_tasks(tmp_path: Path) -> None:
     (folder / "c.jsonl").write_bytes(data)
     expected = cli_fixed([folder / "c.jsonl"], tmp_path / "cli")
     tasks = fix_files(str(folder / "*.jsonl"), str(tmp_path / "out"), blocksize="1MiB")
-    with (
-        process_cluster() as cluster,
-        Client(cluster, set_as_default=False) as client,
-    ):
-        (repair,) = client.compute(tasks, sync=True)
-        keys = client.run_on_scheduler(_task_keys)
+    (repair,), keys = _computed_on_a_cluster(tasks)
     blocks = [key for key in keys if key.startswith(BLOCK_KEY)]
     assert repair.blocks == len(blocks) > 8
     assert repair.fixed > 0
@@ -196,9 +189,6 @@ def test_files_that_fill_the_clusters_threads_run_their_batches_in_their_tasks(
     """Two files cut into batches, on two one-thread workers: each file keeps a thread busy,
     so its batches run in its own task (`BlockTasks`), still counted in its `FileRepair`;
     the bytes are ``toolpatch fix``'s."""
-    from distributed import Client
-
-    from tests.conformance.test_dask_cli import _task_keys, process_cluster
     from toolpatch.integrations.dask import BLOCK_KEY
 
     folder = tmp_path / "in"
@@ -209,13 +199,22 @@ def test_files_that_fill_the_clusters_threads_run_their_batches_in_their_tasks(
         (folder / name).write_bytes(data)
     expected = cli_fixed([folder / "a.jsonl", folder / "b.jsonl"], tmp_path / "cli")
     tasks = fix_files(str(folder / "*.jsonl"), str(tmp_path / "out"), blocksize="1MiB")
-    with (
-        process_cluster() as cluster,
-        Client(cluster, set_as_default=False) as client,
-    ):
-        repairs = client.compute(tasks, sync=True)
-        keys = client.run_on_scheduler(_task_keys)
+    repairs, keys = _computed_on_a_cluster(tasks)
     assert not [key for key in keys if key.startswith(BLOCK_KEY)], keys
     assert all(repair.blocks > 8 for repair in repairs)
     for name in ("a.jsonl", "b.jsonl"):
         assert (tmp_path / "out" / name).read_bytes() == expected[name] != data
+
+
+def _computed_on_a_cluster(tasks: list[Any]) -> tuple[list[FileRepair], list[str]]:
+    """``tasks`` computed on a cluster of two one-thread worker processes of this test's own:
+    their results, and the key of every task its scheduler was given."""
+    from distributed import Client
+
+    from tests.conformance.test_dask_cli import _task_keys, process_cluster
+
+    with (
+        process_cluster() as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        return client.compute(tasks, sync=True), client.run_on_scheduler(_task_keys)

@@ -231,7 +231,6 @@ def test_the_block_tasks_submitted_are_the_batches_of_the_input(tmp_path: Path) 
     """On a cluster of this test's own, reached by ``tcp://``: ``check`` of one large corpus
     submits one task for the input and one block task for each batch `patchcore.Stream` cuts
     it into (more than one), and reports what a local check reports."""
-    from distributed import Client
 
     from toolpatch.integrations.dask import BLOCK_KEY
 
@@ -239,14 +238,7 @@ def test_the_block_tasks_submitted_are_the_batches_of_the_input(tmp_path: Path) 
     batches = batches_of(data)
     assert batches > 1
     local = run_process(["check", "c.jsonl"], cwd=tmp_path, timeout=300)
-    with (
-        process_cluster() as cluster,
-        Client(cluster, set_as_default=False) as client,
-    ):
-        remote = run_process(
-            ["check", "--dask", cluster.scheduler_address, "c.jsonl"], cwd=tmp_path, timeout=300
-        )
-        keys = client.run_on_scheduler(_task_keys)
+    remote, keys = _checked_on_a_cluster(["c.jsonl"], tmp_path)
     assert remote.code == local.code == 1, remote.stderr
     assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr)
     blocks = [key for key in keys if key.startswith(BLOCK_KEY)]
@@ -259,24 +251,29 @@ def test_inputs_that_fill_the_clusters_threads_run_no_block_tasks(tmp_path: Path
     batches run in its own task, in order (a block task would only add its batch's trip to a
     worker and back, docs/large-corpora.md#on-a-cluster-from-the-command-line); the report is
     a local check's."""
-    from distributed import Client
 
     large_corpus(tmp_path / "a.jsonl")
     shutil.copyfile(tmp_path / "a.jsonl", tmp_path / "b.jsonl")
     local = run_process(["check", "a.jsonl", "b.jsonl"], cwd=tmp_path, timeout=300)
+    remote, keys = _checked_on_a_cluster(["a.jsonl", "b.jsonl"], tmp_path)
+    assert remote.code == local.code == 1, remote.stderr
+    assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr)
+    assert len(keys) == 2, keys  # the inputs' own tasks, and no block task
+
+
+def _checked_on_a_cluster(paths: list[str], cwd: Path) -> tuple[Any, list[str]]:
+    """``check --dask`` of ``paths`` on a cluster of this test's own, reached by its ``tcp://``
+    address: the run, and the key of every task its scheduler was given."""
+    from distributed import Client
+
     with (
         process_cluster() as cluster,
         Client(cluster, set_as_default=False) as client,
     ):
         remote = run_process(
-            ["check", "--dask", cluster.scheduler_address, "a.jsonl", "b.jsonl"],
-            cwd=tmp_path,
-            timeout=300,
+            ["check", "--dask", cluster.scheduler_address, *paths], cwd=cwd, timeout=300
         )
-        keys = client.run_on_scheduler(_task_keys)
-    assert remote.code == local.code == 1, remote.stderr
-    assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr)
-    assert len(keys) == 2, keys  # the inputs' own tasks, and no block task
+        return remote, client.run_on_scheduler(_task_keys)
 
 
 def _task_keys(dask_scheduler: Any) -> list[str]:
