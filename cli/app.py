@@ -19,11 +19,10 @@ import typer
 import patchcore
 
 from . import options
-from .console import ColorMode, Printer, wants_color
+from .console import ColorMode, Printer, visible, wants_color
 from .exit_codes import ExitCode
 from .help_format import HELP_WIDTH, HelpCommand, HelpGroup
 from .options import LogFormat, RulesFormat
-from .visible import visible
 
 # Only what defining the command line needs is imported here; each command imports the
 # machinery it runs (`cli.command_run` for check and fix), so `--help` and the listings load none of

@@ -3,7 +3,7 @@ headers), and on a terminal that diff coloured line by line, git's way.
 
 Into a pipe or a file the plain diff is written as it is, so the product never changes. For a
 person (stdout is a terminal, or colour was asked for) the data's control characters are shown
-as escapes (`cli.visible`: the raw JSON may hold DEL and C1 controls, a file name anything),
+as escapes (`cli.console`: the raw JSON may hold DEL and C1 controls, a file name anything),
 and when colour is on each line is wrapped in an SGR escape and its reset, its text and line
 ending (CRLF, tabs) untouched: with the colour stripped, a diff of data without control
 characters is the plain diff byte for byte. No Rich here: Rich would expand tabs and drop CRs.
@@ -16,8 +16,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from .console import Printer, is_terminal
-from .visible import needs_quoting, visible, visible_lines
+from .console import Printer, is_terminal, needs_quoting, visible, visible_lines
 
 #: A patch of the input (`patchcore.repair_patches`): start, end, the bytes put there.
 Patch = tuple[int, int, bytes]
@@ -202,7 +201,7 @@ def _with_header(name: str, body: list[str]) -> str:
 def diff_path(side: str, name: str) -> str:
     """``side/name`` for a diff header, quoted as git quotes a path (``"a/x\\ny"``, C escapes
     inside double quotes) when the name holds a control character, a double quote, a backslash
-    or a character that reorders or breaks lines (`cli.visible`): a file name cannot write a
+    or a character that reorders or breaks lines (`cli.console`): a file name cannot write a
     line of its own into the diff (a CI command, say), nor hide what it is."""
     path = f"{side}/{name.lstrip('/')}"
     if not needs_quoting(path):

@@ -18,8 +18,20 @@ from toolpatch.integrations.compressed import Compression, plain_name
 from .event_stores import StoreFiles, StoreInput
 from .input_errors import InputError
 from .inputs import Decompressed, FileInput, Source, read_whole
-from .output_sinks import Discard, ReplacedFile, Sink, Spool, StreamOutput, WriteFailed, is_stream
-from .targets import InPlace, Target, ToFile, ToPrefix, writes_stdout
+from .output_sinks import (
+    Discard,
+    InPlace,
+    ReplacedFile,
+    Sink,
+    Spool,
+    StreamOutput,
+    Target,
+    ToFile,
+    ToPrefix,
+    WriteFailed,
+    is_stream,
+    writes_stdout,
+)
 
 if TYPE_CHECKING:
     from patchcore import Batch, FixPlan, Mapper, Options, Result, StreamProgress

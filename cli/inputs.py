@@ -1,5 +1,27 @@
 """Which inputs a run covers: named files, directories walked for JSON/JSONL, or stdin (also
-when no PATH is given and it holds data; else the current folder)."""
+when no PATH is given and it holds data; else the current folder); and what an input's place
+says of it: the dialect its folder implies (`dialect_of_place`) and whether some process still
+writes it (`OpenForWriting`).
+
+**A Cline task folder.** Cline (and Roo Code) keep each task in a folder of its own,
+``<global storage>/tasks/<id>/`` (``ensureTaskDirectoryExists`` in Cline's
+``src/core/storage/disk.ts``), which holds the model conversation
+``api_conversation_history.json`` beside ``ui_messages.json`` (what the chat panel shows), and,
+in later releases, ``context_history.json`` and ``task_metadata.json`` (``GlobalFileNames``).
+Its messages read as Anthropic's, but Cline answers many calls with text and pairs them as it
+sends them (docs/formats.md#cline-and-roo-code-task-histories), which no content tells. So the
+folder tells: a JSON file named as Cline's history, or any other JSON file (a renamed copy, a
+``.fixed`` one) in a folder that holds one of Cline's two task files, is read as the ``cline``
+dialect; Cline's other task files hold no conversation and keep their reading.
+
+**Files open for writing**: the evidence that an agent session log is still being appended
+to, whatever the age of its last entry (docs/cli.md#live-sessions). On Linux each process's
+open files are under ``/proc``: ``/proc/PID/fd/N`` is a link to the file (its device and inode,
+by ``stat``), and ``/proc/PID/fdinfo/N`` gives the flags it was opened with (``O_WRONLY`` or
+``O_RDWR``: for writing). Only the processes this one may look at are seen (its own user's, or
+every one as root), which includes the agent its user runs. Elsewhere (no ``/proc``), nothing
+is seen and the clock alone decides.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +44,7 @@ if TYPE_CHECKING:
     from patchcore import Options
 
     from .exclusions import Exclusions
+
 
 #: How much of an input is read at a time.
 CHUNK_BYTES = 2**20
@@ -512,3 +535,109 @@ def _identity(source: Source) -> str:
     if source.path is None:
         return "-"
     return os.path.normcase(os.path.abspath(source.path))
+
+
+#: The file Cline keeps a task's model conversation in.
+CLINE_HISTORY = "api_conversation_history.json"
+#: Files that make a folder a Cline task folder: the history, and the chat panel's messages
+#: that Cline writes beside it in every task.
+CLINE_TASK_FILES = (CLINE_HISTORY, "ui_messages.json")
+#: Cline's task files that hold no model conversation.
+CLINE_OTHER_FILES = frozenset({"ui_messages.json", "context_history.json", "task_metadata.json"})
+
+
+def dialect_of_place(name: str) -> str | None:
+    """The dialect the place of the input ``name`` (a path as given, or the name given to
+    standard input) implies, or ``None``: ``cline`` for a JSON file in a Cline task folder.
+    Looks at the file's folder (a file name alone says it only for Cline's own name)."""
+    path = Path(name)
+    if path.name == CLINE_HISTORY:
+        return "cline"
+    if path.suffix != ".json" or path.name in CLINE_OTHER_FILES:
+        return None
+    try:
+        in_task = any((path.parent / task_file).is_file() for task_file in CLINE_TASK_FILES)
+    except OSError:
+        return None
+    return "cline" if in_task else None
+
+
+#: Where the processes' open files are listed.
+PROC = "/proc"
+
+#: The access mode bits of a descriptor's flags, and the modes that write.
+_ACCESS_MODE = 0o3
+_WRITING = (os.O_WRONLY, os.O_RDWR)
+
+
+class OpenForWriting:
+    """The files held open for writing by some process, listed once, when first asked (one
+    look over ``/proc`` for a run, however many inputs it has), by device and inode.
+
+    The look finds every regular file open in a process (a ``stat`` of each descriptor);
+    whether a descriptor was opened for writing is read only for the files asked about, as most
+    of a machine's open files are not an input of the run (on a busy machine reading every
+    regular file's flags was a third of the look, paid by every run)."""
+
+    def __init__(self, proc: str = PROC) -> None:
+        self._proc = proc
+        self._open: dict[tuple[int, int], list[tuple[int, str]]] | None = None
+
+    def holders(self, status: os.stat_result) -> tuple[int, ...]:
+        """The processes (ids) that hold the file of ``status`` open for writing. A process
+        that ends, or that may not be looked at, while it is read is passed over."""
+        if self._open is None:
+            self._open = _scan(self._proc)
+        found: list[int] = []
+        for pid, fdinfo in self._open.get((status.st_dev, status.st_ino), ()):
+            try:
+                writes = _writes(fdinfo)
+            except (OSError, ValueError):
+                continue
+            if writes and pid not in found:
+                found.append(pid)
+        return tuple(found)
+
+
+def _scan(proc: str) -> dict[tuple[int, int], list[tuple[int, str]]]:
+    """Each regular file open in some process (device, inode), with the process and the
+    ``fdinfo`` file of each descriptor that holds it; nothing where there is no ``proc`` (not
+    Linux). A process that ends, or that may not be looked at, while it is read is passed
+    over."""
+    found: dict[tuple[int, int], list[tuple[int, str]]] = {}
+    try:
+        processes = [entry.name for entry in os.scandir(proc) if entry.name.isdigit()]
+    except OSError:
+        return found
+    for pid in processes:
+        fds = f"{proc}/{pid}/fd"
+        try:
+            descriptors = [entry.name for entry in os.scandir(fds)]
+        except OSError:
+            continue
+        for fd in descriptors:
+            try:
+                status = os.stat(f"{fds}/{fd}")
+            except OSError:
+                continue
+            if stat.S_ISREG(status.st_mode):  # most descriptors are pipes and sockets
+                found.setdefault((status.st_dev, status.st_ino), []).append(
+                    (int(pid), f"{proc}/{pid}/fdinfo/{fd}")
+                )
+    return found
+
+
+def _writes(fdinfo: str) -> bool:
+    """Whether the descriptor ``fdinfo`` describes was opened for writing (its ``flags:``
+    line, in octal).
+
+    Raises:
+        OSError: It is gone, or may not be read.
+        ValueError: It has no flags line that parses.
+    """
+    with open(fdinfo, encoding="ascii") as info:
+        for line in info:
+            if line.startswith("flags:"):
+                return int(line.split()[1], 8) & _ACCESS_MODE in _WRITING
+    msg = f"{fdinfo}: no flags"
+    raise ValueError(msg)

@@ -1,4 +1,10 @@
-"""Where ``fix`` puts repaired bytes while the input streams through.
+"""Where a run's product goes: the target ``-o`` names (`Target`), and the sinks ``fix`` puts
+repaired bytes in while the input streams through.
+
+``-o`` means one of four things, decided once (`cli.plan`): nothing given (``fix`` writes each
+input over itself, stdin to stdout; ``check`` prints its report), ``-`` (stdout), a file, or for
+``fix`` over URLs a PREFIX each input is written under (docs/cli.md#object-stores). Each is a
+type of its own, so that no part of the run asks again what ``-o`` said.
 
 The output of a streamed input is produced piece by piece before anyone knows whether the
 whole input will succeed or whether anything changed. So nothing reaches its destination early:
@@ -20,6 +26,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from toolpatch.integrations.atomic_write import AtomicFile, FileChanged, FileIdentity
 from toolpatch.integrations.compressed import Compression, Compressor
 
@@ -28,12 +36,44 @@ from .inputs import FileInput
 if TYPE_CHECKING:
     from typing_extensions import Buffer
 
+    from .inputs import Source
+
 #: How much of a spooled stdout product stays in memory before it moves to a temporary file.
 #: Small: what is spooled is held on top of the batch in work, and moving it to the file copies
 #: it once more (docs/large-corpora.md#memory).
 SPOOL_MEMORY = 4 * 2**20
 #: How much of an input is read at a time to copy it where it cannot be copied file to file.
 COPY_BLOCK = 2**20
+
+
+class InPlace(msgspec.Struct, frozen=True):
+    """No ``-o``: ``fix`` writes each input over itself (stdin: to stdout); ``check`` prints
+    its report."""
+
+
+class ToStdout(msgspec.Struct, frozen=True):
+    """``-o -``: the one input's repair, or the report, on stdout."""
+
+
+class ToFile(msgspec.Struct, frozen=True):
+    """``-o FILE``: the one input's repair, or the report, in ``path``."""
+
+    path: Path
+
+
+class ToPrefix(msgspec.Struct, frozen=True):
+    """``fix -o PREFIX`` over URL inputs: each input is written under it, where its source
+    says (`cli.object_inputs`); to each input, as in place."""
+
+    url: str
+
+
+Target = InPlace | ToStdout | ToFile | ToPrefix
+
+
+def writes_stdout(target: Target, source: Source) -> bool:
+    """Whether ``fix`` sends ``source``'s repair to stdout: ``-o -``, or stdin without ``-o``."""
+    return isinstance(target, ToStdout) or (isinstance(target, InPlace) and source.is_stdin)
 
 
 class WriteFailed(Exception):

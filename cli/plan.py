@@ -15,8 +15,8 @@ from msgspec import structs
 from .input_run import Mode
 from .inputs import DEFAULT_WALK, Source, WalkSettings, may_be_url, resolve
 from .object_inputs import RefusedURL, checked_url, object_sources, split_urls
+from .output_sinks import InPlace, Target, ToFile, ToPrefix, ToStdout
 from .stores import split_paths
-from .targets import InPlace, Target, ToFile, ToPrefix, ToStdout
 
 if TYPE_CHECKING:
     from .settings import Settings

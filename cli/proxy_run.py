@@ -24,10 +24,10 @@ import typer
 from patchcore import MissingExtra, extra_module
 from toolpatch.integrations.redaction import redacted
 
+from .console import visible
 from .exit_codes import ExitCode
 from .options import LogFormat
 from .settings import Command, CommandLine, Settings
-from .visible import visible
 
 if TYPE_CHECKING:
     from toolpatch.integrations.proxy import Exchange

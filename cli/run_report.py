@@ -3,11 +3,20 @@ stderr for what ``fix`` and ``strip`` say, `cli.text_report`) or a machine repor
 JSON Lines, GitHub, SARIF, HTML, `cli.machine_reports`), the diffs of ``fix --diff``, the
 hints and notes, the progress bar, and at the end the summary and the exit code. Errors are
 outcomes like any other (`Outcome.error`): the report says them where it says the rest.
+
+Inputs are named as people think of them (`shown_name`): relative to the current folder, as
+ruff shows paths. ruff makes every path absolute and then strips the current folder off it
+(``ruff_linter::fs::relativize_path``): a file under the current folder reads relative however it
+was named (``/home/ana/proj/h.json``, ``./h.json`` and ``sub/../h.json`` read ``h.json`` in
+``/home/ana/proj``), and a file outside it reads absolute (``../h.json`` reads
+``/home/ana/h.json``). The text report (`cli.text_report`), its errors and the diff headers
+name inputs so; the machine reports keep the names as given.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
@@ -16,6 +25,8 @@ from dataclasses import replace
 from functools import partial
 from typing import IO, TYPE_CHECKING
 
+from msgspec import structs
+
 import patchcore
 from patchcore import MissingExtra
 
@@ -23,15 +34,13 @@ from .console import NORMAL, SILENT, ColorMode, Printer, is_terminal, stderr_pri
 from .exit_codes import ExitCode
 from .input_errors import InputError
 from .input_run import Mode, Outcome
-from .object_inputs import ObjectSource
-from .open_files import OpenForWriting
+from .inputs import OpenForWriting, Source, may_be_url
+from .object_inputs import ObjectSource, is_object_url
 from .options import OutputFormat
-from .output_sinks import ReportFile
+from .output_sinks import ReportFile, Target, ToFile, writes_stdout
 from .progress import Progress
 from .provider_errors import render_provider_errors
-from .shown_names import renamed, shown_name
 from .summary_table import render_tables
-from .targets import Target, ToFile, writes_stdout
 from .text_report import (
     FIXING,
     STRIPPING,
@@ -46,8 +55,7 @@ from .text_report import (
 if TYPE_CHECKING:
     from patchcore import Options, Result
 
-    from .executors import Advance
-    from .inputs import Source
+    from .command_run import Advance
     from .machine_reports import Reporter
     from .settings import Settings
 
@@ -270,3 +278,38 @@ def _report_streams(
 def _named(target: Target) -> str:
     """What an error about writing the report calls where it went."""
     return str(target.path) if isinstance(target, ToFile) else "-"
+
+
+def shown_name(name: str) -> str:
+    """``name`` relative to the current folder when it lies inside it, else absolute; ``-``
+    (standard input without ``--stdin-filename``), a URL (an object's name) and a name whose
+    folder cannot be told (the current folder was removed) stay as they are."""
+    if name == "-" or (may_be_url(name) and is_object_url(name)):
+        return name
+    try:
+        cwd = os.getcwd()
+        absolute = os.path.abspath(name)
+        relative = os.path.relpath(absolute, cwd)
+    except (OSError, ValueError):  # no current folder; another drive (Windows)
+        return name
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return absolute
+    return relative
+
+
+def shown_source(source: Source) -> Source:
+    """``source`` named as people are shown it (`shown_name`)."""
+    name = shown_name(source.name)
+    return source if name == source.name else structs.replace(source, name=name)
+
+
+def renamed(outcome: Outcome, name: str) -> Outcome:
+    """``outcome`` with its input called ``name``, in its error too (the diff keeps its
+    headers: only ``fix --diff`` makes one, and only the text report prints it)."""
+    old = outcome.source.name
+    if name == old:
+        return outcome
+    error = outcome.error
+    if error is not None and error.file == old:
+        error = structs.replace(error, file=name)
+    return structs.replace(outcome, source=structs.replace(outcome.source, name=name), error=error)

@@ -13,7 +13,7 @@ Rule precedence follows ruff: a ``--select`` on the command line replaces the co
 one; ``--dialect``, ``--[no-]unsafe-fixes``, ``--repair``, ``--[no-]keep-invalid-lines`` and
 ``--[no-]fix-training-targets`` replace theirs. A file whose place says which agent wrote it
 (a Cline task folder), and whose content cannot say it, is read in that agent's dialect unless
-a dialect is given (`cli.task_folders`).
+a dialect is given (`cli.inputs`).
 ``per-file-ignores`` then leave more rules out for the files whose path (relative to the
 configuration's folder) or file name matches a pattern (``fnmatch`` globs: ``*`` also crosses
 ``/``).
@@ -40,21 +40,18 @@ import patchcore
 from . import config_files as configuration
 from .cluster_address import ClusterAddress
 from .config_files import LIVE_SESSION_MINUTES, Config, refusal
-from .console import ColorMode, verbosity
+from .console import ColorMode, verbosity, visible
 from .exit_codes import ExitCode
 from .input_run import Mode
-from .inputs import DEFAULT_EXCLUDE, WalkSettings, given_paths
+from .inputs import DEFAULT_EXCLUDE, WalkSettings, dialect_of_place, given_paths
 from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat, TextFormat
 from .plan import Plan, plan_of
 from .stores import is_store_url
-from .task_folders import dialect_of_place
-from .visible import visible
 
 if TYPE_CHECKING:
     from patchcore import Options
 
-    from .inputs import Source
-    from .open_files import OpenForWriting
+    from .inputs import OpenForWriting, Source
 
 #: The option each rule setting's command-line value comes from, for its usage error; the
 #: rule selectors' errors keep the setting's name (which of the two it was).

@@ -8,7 +8,7 @@ green panels (or green lines inside the message they go into) marked as inserted
 unsafe fix drops or rewrites is marked too. Nothing is written.
 
 Everything taken from the data (names, ids, arguments, texts, pointers) is shown through
-`cli.visible`, and titles are `Text`, never Rich markup: a history cannot style or drive the
+`cli.console`, and titles are `Text`, never Rich markup: a history cannot style or drive the
 terminal it is shown on.
 """
 
@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from patchcore import Verbatim, format_pointer
 
-from .console import Printer
+from .console import Printer, visible, visible_lines
 from .text_report import MARKS, fixability
-from .visible import visible, visible_lines
 
 if TYPE_CHECKING:
     from patchcore import Conversation, Finding, MessageChanges, Options

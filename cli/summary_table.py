@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import patchcore
 
-from .console import SILENT, Printer
+from .console import SILENT, Printer, visible
 from .input_run import Mode
 from .text_report import Summary
-from .visible import visible
 
 if TYPE_CHECKING:
     from patchcore import Finding, Result
@@ -36,7 +35,7 @@ def _table(title: str, labels: Sequence[str], counts: Sequence[str], rows: list[
     """A table whose ``labels`` columns are text and whose ``counts`` columns are numbers.
 
     Cells are `Text`, never Rich markup (a file may be named ``[red]x.json``), and their
-    control characters are shown as escapes (`cli.visible`).
+    control characters are shown as escapes (`cli.console`).
     """
     from rich.table import Table
     from rich.text import Text

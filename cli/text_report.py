@@ -28,8 +28,7 @@ from .stores import is_store_url
 if TYPE_CHECKING:
     from patchcore import Finding, Result
 
-    from .inputs import Source
-    from .open_files import OpenForWriting
+    from .inputs import OpenForWriting, Source
 
 
 def plural(count: int, noun: str) -> str:

@@ -11,7 +11,7 @@ checked is a ``::warning`` in the words of the text report (``F:L: /pointer: war
 an input that cannot be read is an ``::error``. Escaping follows the Actions toolkit: in the
 message ``%``, CR and LF are percent-encoded; in property values ``:`` and ``,`` are too, since
 they separate the properties. Before that, what comes from the data (file names, tool names,
-call ids) has its control characters shown as escapes, as in the text report (`cli.visible`):
+call ids) has its control characters shown as escapes, as in the text report (`cli.console`):
 ESC, BEL and C1 controls would reach the log raw, and a line feed would be one of the message's
 own lines.
 """
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from patchcore import Finding, is_training_target
 
+from ..console import visible
 from ..input_errors import InputError
 from ..input_run import Outcome
 from ..text_report import MARKS, fixability, origin_note
-from ..visible import visible
 from .base import InputWarning, Reporter
 
 
@@ -38,7 +38,7 @@ def escape_property(text: str) -> str:
 
 
 def _shown_property(value: str) -> str:
-    """A property value with its controls shown as escapes (`cli.visible`), but for CR and
+    """A property value with its controls shown as escapes (`cli.console`), but for CR and
     LF, which the property's own escaping percent-encodes: GitHub decodes those back, so the
     annotation names the file by its real name."""
     return "\n".join("\r".join(map(visible, part.split("\r"))) for part in value.split("\n"))
@@ -49,7 +49,7 @@ def annotation(
 ) -> str:
     """One ``::error`` or ``::warning`` command line (``line`` and ``col`` only where known).
     The property values (a file name) have their controls shown as escapes; ``message`` is
-    already shown as people see it (`cli.visible`: what comes from the data
+    already shown as people see it (`cli.console`: what comes from the data
     holds no control character; its own line breaks are the annotation's)."""
     properties = [("title", title), ("file", file)]
     if line is not None:

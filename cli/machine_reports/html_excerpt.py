@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..console import visible, visible_lines
 from ..show import detail, shorten, tool_lines
-from ..visible import visible, visible_lines
 
 if TYPE_CHECKING:
     from patchcore import Conversation

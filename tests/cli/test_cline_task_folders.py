@@ -1,4 +1,4 @@
-"""Cline by what the task folder holds (cli/task_folders.py,
+"""Cline by what the task folder holds (cli/inputs.py,
 docs/formats.md#cline-and-roo-code-task-histories): a renamed or ``.fixed`` copy of a task
 history in a Cline task folder is read as Cline sends it, not as plain Anthropic messages."""
 

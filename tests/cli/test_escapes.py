@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import Result, run
-from toolpatch.cli.visible import visible, visible_lines
+from toolpatch.cli.console import visible, visible_lines
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"
@@ -182,7 +182,7 @@ def test_configuration_errors_show_the_path_escaped(tmp_path: Path) -> None:
 def test_printable_text_has_nothing_to_escape() -> None:
     """`visible` returns printable text as it is, unread: no printable character, over all of
     Unicode, is one it would escape."""
-    from toolpatch.cli.visible import _CONTROLS
+    from toolpatch.cli.console import _CONTROLS
 
     printable = "".join(c for c in map(chr, range(0x110000)) if c.isprintable())
     assert re.search(_CONTROLS, printable) is None

@@ -25,7 +25,7 @@ import pytest
 from tests.conftest import SAMPLES
 from tests.helpers import run
 from tests.session_logs import newest_time, running, shifted
-from toolpatch.cli.open_files import OpenForWriting
+from toolpatch.cli.inputs import OpenForWriting
 
 SIDECHAIN = SAMPLES / "claude-code/sidechain.jsonl"  # a TP002: the subagent's last Read
 RUNNING = "the session may still be running"

@@ -27,7 +27,7 @@ from tests.robustness import measured
 from toolpatch.cli.input_run import Mode, Outcome, process
 from toolpatch.cli.inputs import Source
 from toolpatch.cli.machine_reports import REPORTERS, OutputFormat
-from toolpatch.cli.targets import InPlace
+from toolpatch.cli.output_sinks import InPlace
 
 #: The address space a measured run may use: Python and its libraries take about 300 MB of it.
 LIMIT_MB = 700
