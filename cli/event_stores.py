@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from patchcore import EventStore
-from toolpatch.integrations.atomic_write import AtomicFile
+from toolpatch.integrations.file_io import AtomicFile
 
 from .output_sinks import Sink, WriteFailed
 

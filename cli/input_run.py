@@ -12,8 +12,7 @@ import msgspec
 
 import patchcore
 from patchcore import MissingExtra, Stream, Unchanged
-from toolpatch.integrations.atomic_write import FileIdentity
-from toolpatch.integrations.compressed import Compression, plain_name
+from toolpatch.integrations.file_io import Compression, FileIdentity, plain_name
 
 from .event_stores import StoreFiles, StoreInput
 from .input_errors import InputError

@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import msgspec
 
 import patchcore
-from toolpatch.integrations.atomic_write import FileIdentity
-from toolpatch.integrations.compressed import Compression, file_blocks
+from toolpatch.integrations.file_io import Compression, FileIdentity, file_blocks
 
 if TYPE_CHECKING:
     from patchcore import Options
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
 
 #: How much of an input is read at a time.
 CHUNK_BYTES = 2**20
-#: File endings picked up when walking a directory (also compressed: `integrations.compressed`).
+#: File endings picked up when walking a directory (also compressed: `integrations.file_io`).
 HISTORY_SUFFIXES = tuple(
     plain + compressed
     for plain in (".json", ".jsonl", ".ndjson")

@@ -41,7 +41,7 @@ from typing import Any
 from msgspec import structs
 
 from patchcore import MissingExtra
-from toolpatch.integrations.compressed import Compression, decompressed
+from toolpatch.integrations.file_io import Compression, decompressed
 from toolpatch.integrations.redaction import redacted, without_secrets
 
 from .inputs import CHUNK_BYTES, HISTORY_SUFFIXES, Source, WalkSettings, resolve

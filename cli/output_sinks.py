@@ -1,10 +1,11 @@
 """Where a run's product goes: the target ``-o`` names (`Target`), and the sinks ``fix`` puts
 repaired bytes in while the input streams through.
 
-``-o`` means one of four things, decided once (`cli.plan`): nothing given (``fix`` writes each
-input over itself, stdin to stdout; ``check`` prints its report), ``-`` (stdout), a file, or for
-``fix`` over URLs a PREFIX each input is written under (docs/cli.md#object-stores). Each is a
-type of its own, so that no part of the run asks again what ``-o`` said.
+``-o`` means one of four things, decided once (`cli.settings.Plan`): nothing given (``fix``
+writes each input over itself, stdin to stdout; ``check`` prints its report), ``-`` (stdout), a
+file, or for ``fix`` over URLs a PREFIX each input is written under
+(docs/cli.md#object-stores). Each is a type of its own, so that no part of the run asks again
+what ``-o`` said.
 
 The output of a streamed input is produced piece by piece before anyone knows whether the
 whole input will succeed or whether anything changed. So nothing reaches its destination early:
@@ -28,8 +29,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from toolpatch.integrations.atomic_write import AtomicFile, FileChanged, FileIdentity
-from toolpatch.integrations.compressed import Compression, Compressor
+from toolpatch.integrations.file_io import (
+    AtomicFile,
+    Compression,
+    Compressor,
+    FileChanged,
+    FileIdentity,
+)
 
 from .inputs import FileInput
 
@@ -223,7 +229,7 @@ class ReplacedFile(Sink):
     no longer has it at the end (another process appended to it, rewrote, replaced or removed
     it meanwhile), nothing is written: the repair of what was read would lose what was added.
 
-    ``compression``: the file is written compressed (`integrations.compressed`), as it is written.
+    ``compression``: the file is written compressed (`integrations.file_io`), as it is written.
     """
 
     def __init__(

@@ -2,7 +2,7 @@
 (message lists) and findings so far.
 
 It is for a person watching a terminal: the report decides whether a run shows it
-(`cli.run_report.RunReport.progress`: never when stderr is not a terminal, in quiet runs, with
+(`cli.command_run.RunReport.progress`: never when stderr is not a terminal, in quiet runs, with
 a machine-readable report, or when the product goes to a stdout that is the same terminal). It
 appears only once a run has lasted ``delay`` seconds (a pre-commit hook or a small check never
 shows it), is redrawn by Rich's own refresh thread (so it moves while a long input is being

@@ -12,7 +12,7 @@ that ``Stream`` cuts into batches has its batches run as block tasks of their ow
 task, in order, otherwise. Whether a file is cut, and where, ``Stream`` alone decides (its
 layout and size: `patchcore.streamed`); a compressed file (``.gz``; ``.zst`` with the
 ``[zstd]`` extra) is decompressed as it is read and streamed as the same plain file would be,
-and written back in its own compression (`toolpatch.integrations.compressed`, the command
+and written back in its own compression (`toolpatch.integrations.file_io`, the command
 line's own code). So the output is the bytes ``toolpatch fix`` writes (a file with nothing to
 fix, or no history at all, is copied as it is, compressed bytes and all), and an unreadable
 file fails its task with the `PatchcoreError` ``toolpatch`` reports, located in the file.
@@ -61,10 +61,10 @@ from patchcore import (
     Unchanged,
     streamed,
 )
-from toolpatch.integrations.atomic_write import FileIdentity
-from toolpatch.integrations.compressed import (
+from toolpatch.integrations.file_io import (
     READ_BYTES,
     Compression,
+    FileIdentity,
     decompressed,
     plain_name,
 )

@@ -127,7 +127,7 @@ class Storage:
             StoreError: A file changed since it was read (the agent is running), or cannot
                 be written; the parts before it are written, none after.
         """
-        from toolpatch.integrations.atomic_write import AtomicFile
+        from toolpatch.integrations.file_io import AtomicFile
 
         stored = {pid: (mid, data) for mid, pid, data in read.parts}
         for pid, text in parts.items():

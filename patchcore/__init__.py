@@ -64,8 +64,8 @@ if TYPE_CHECKING:
     from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.histories import HistoryResult, history_result
     from patchcore.layouts.base import Layout
+    from patchcore.layouts.records import TrainingData, is_training_target, training_data
     from patchcore.layouts.sessions import SESSION_LAYOUTS
-    from patchcore.layouts.training import TrainingData, is_training_target, training_data
     from patchcore.message_changes import MessageChanges
     from patchcore.model import Finding, Fix, Insert, Pointer, Verbatim, format_pointer
     from patchcore.options import Options, make_options
@@ -135,7 +135,7 @@ _MODULES = {
     "EventStore": "patchcore.event_stores",
     # the judgement of fine-tuning data, said before anything is written
     **dict.fromkeys(
-        ["TrainingData", "is_training_target", "training_data"], "patchcore.layouts.training"
+        ["TrainingData", "is_training_target", "training_data"], "patchcore.layouts.records"
     ),
     **dict.fromkeys(
         [

@@ -178,7 +178,7 @@ def layout_of_head(head: bytes, *, options: Options | None = None) -> Layout | N
     next), or ``None`` when only the whole input tells (a JSON document). ``layout.batches``
     says whether its lines may be cut into batches for `check_lines` / `fix_lines`.
     """
-    from patchcore.layouts import layout_of_head as decided
+    from patchcore.pipeline import layout_of_head as decided
 
     return decided(head, options=options or _DEFAULTS)
 
@@ -188,7 +188,6 @@ def load_engine() -> None:
     otherwise imports on the first record that needs it: a process about to fork workers
     calls it so that they start with it loaded."""
     import patchcore.engine.check
-    import patchcore.engine.quickfix
     import patchcore.raw.splice  # noqa: F401
 
 

@@ -28,9 +28,8 @@ from patchcore.dialects.base import ListContext
 from patchcore.dialects.langchain import LangChain
 from patchcore.engine.apply import apply_edits, value_at
 from patchcore.engine.check import check_list
-from patchcore.engine.defects import ANSWERED
 from patchcore.layouts.base import unique_edits
-from patchcore.model import Edit, Finding, Insert, Replace
+from patchcore.model import ANSWERED, Edit, Finding, Insert, Replace
 from patchcore.options import Options
 from patchcore.raw.splice import rebased
 from patchcore.rules import Origin

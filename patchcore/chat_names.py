@@ -4,7 +4,7 @@ that its lists never hold), Anthropic's block types, how every dialect reads a d
 
 Shared by the dialect adapters, the quick proof (`patchcore.engine.quick`, and its reading of a
 request's settings, `patchcore.engine.request_keys`), the unread objects' count and the session
-signs (`patchcore.layouts.session_signs`), and kept apart from the adapters so that the quick
+signs (`patchcore.layouts.base`), and kept apart from the adapters so that the quick
 proof of a clean file, and deciding that an input is no session log, do not import them.
 """
 

@@ -21,9 +21,9 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from patchcore.errors import DecodeError, SelfCheckError
-from patchcore.layouts import read_input
 from patchcore.layouts.base import Layout, WholeLayout, unique_edits
 from patchcore.layouts.encoded import EncodedDocument
+from patchcore.pipeline import read_input
 from patchcore.raw.codec import Decoded, Framing, Record
 
 if TYPE_CHECKING:
@@ -129,9 +129,8 @@ _Group = tuple[Sequence["Finding"], list[_Placed], list[set[int]]]
 def _record_patches(record: Record, result: Result) -> _Group:
     """A record's repair, the very patches ``fix`` splices into it (`process_record`), and each
     of its fixes alone, spliced the same way."""
-    from patchcore.raw.jsonspan import Spans
-    from patchcore.raw.positions import LineStarts
-    from patchcore.raw.splice import splice_patches
+    from patchcore.raw.codec import LineStarts
+    from patchcore.raw.splice import Spans, splice_patches
 
     # One reading of the record for every splice: each fix alone is spliced into the same
     # bytes, and reading them again for each would make a record of N fixes cost N times its
@@ -153,8 +152,7 @@ def _whole_patches(layout: WholeLayout, decoded: Decoded, result: Result) -> _Gr
     N fixes cost N writes of the whole file: 1,000 unanswered calls took 7.5 s); the hunks
     are checked against the repair (a bug: never offer a wrong fix)."""
     from patchcore.raw.hunks import hunks
-    from patchcore.raw.jsonspan import Spans
-    from patchcore.raw.splice import apply_patches
+    from patchcore.raw.splice import Spans, apply_patches
 
     bom = len(decoded.bom)
     assert result.output is not None

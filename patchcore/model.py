@@ -1,10 +1,12 @@
 """Value types shared by the engine, the dialect adapters and the callers.
 
-Everything here is an immutable dataclass. A dialect adapter turns each raw message into a
-`MessageView` (what the pairing engine needs to know, nothing more); the engine turns views into
-`Finding`s; each finding may carry a `Fix` made of `Edit`s that are addressed by JSON pointers
-into the *original* record, so that they can be applied either to parsed values or spliced into
-the original bytes.
+Everything here is immutable. A dialect adapter turns each raw message into a `MessageView`
+(what the pairing engine needs to know, nothing more); the engine and the adapters find
+`Defect`s in the views; the adapter plans the edits that fix the selected ones (jointly, so that
+fixes touching the same message make one coherent change), and the analysis turns each into a
+`Finding`. A finding may carry a `Fix` made of `Edit`s that are addressed by JSON pointers into
+the *original* record, so that they can be applied either to parsed values or spliced into the
+original bytes.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from patchcore.engine.walk import Role as Role  # with the engine's view of a message
+import msgspec
+
+from patchcore.engine.quick import Role as Role  # with the engine's view of a message
 from patchcore.fast_fields import replacer, sent_as_fields
+from patchcore.rules import Origin
 
 if TYPE_CHECKING:
-    from patchcore.rules import Applicability, Origin
+    from patchcore.rules import Applicability
 
 #: A JSON pointer as a tuple of object keys and array indexes, relative to one record.
 Pointer = tuple[str | int, ...]
@@ -246,7 +251,7 @@ class Finding:
         held: Why the fix planned for it was held back, or ``None`` when it was not: in an
             agent session that may still be running, a pending call's fix is not applied
             (``STILL_RUNNING``); the call a fine-tuning example ends on, its training target,
-            is left as it is (``TRAINING_TARGET``, `patchcore.layouts.training`;
+            is left as it is (``TRAINING_TARGET``, `patchcore.layouts.records`;
             `patchcore.is_training_target`). ``message`` ends with it too; a caller says so
             from this, never from a finding without a fix
             (`patchcore.layouts.base.held_back`).
@@ -293,3 +298,59 @@ def derived_id(name: str) -> str:
     the calling message's id and the call's id): two runs over the same input write the same
     ids (docs/pairing.md#fidelity)."""
     return str(uuid.uuid5(NAMESPACE, name))
+
+
+#: Rules whose fix inserts a synthetic result for an unanswered call.
+ANSWERED = frozenset({"TP001", "TP002", "TP003"})
+#: Rules whose fix drops a result.
+DROPPED = frozenset({"TP101", "TP103"})
+
+
+class Defect(msgspec.Struct, frozen=True):
+    """One defect.
+
+    Attributes:
+        code: Rule code.
+        message_index: The message it is in.
+        path: Where inside that message (the call, the result, or ``()`` for the message).
+        call: The call concerned (the unanswered one; for TP102 the call the result answers).
+        call_index: That call's index among its message's calls.
+        result: The result concerned (TP101, TP102, TP103).
+        target: For TP102, the index of the calling message the result belongs after.
+        text: For TP001-TP003, the synthetic result's text.
+        reason: Why it is a defect, where the rule needs saying more (TP102).
+        drop: For TP001-TP003, the fix removes the call instead of answering it (the ``drop``
+            repair policy, `patchcore.rules.RepairPolicy`).
+        strip: The result is one toolpatch wrote for the call (the synthetic result of the
+            rule ``code``), found by ``toolpatch strip``; its fix removes it.
+        pending: For TP001-TP003, the call is in the last turn (`Finding.pending`).
+        origin: For TP001-TP003 answered, whether ``text`` is what the data recorded of the
+            call (`Origin.RECOVERED`) or the rule's synthetic text.
+        copied: For TP001-TP003, the call's own result, found out of place before it (its
+            message and its path there, a TP101 orphan with the call's id): the fix copies it
+            into place instead of writing ``text`` (docs/pairing.md#evidence-first).
+    """
+
+    code: str
+    message_index: int
+    path: Pointer = ()
+    call: ToolCall | None = None
+    call_index: int = 0
+    result: ToolResult | None = None
+    target: int | None = None
+    text: str | None = None
+    reason: str | None = None
+    drop: bool = False
+    strip: bool = False
+    pending: bool = False
+    origin: Origin = Origin.SYNTHESIZED
+    copied: tuple[int, Pointer] | None = None
+
+    @property
+    def ident(self) -> str | None:
+        """The id the defect is about (the call's id, or the result's key)."""
+        if self.call is not None and self.call.id is not None:
+            return self.call.id
+        if self.result is not None and self.result.keyed:
+            return self.result.key
+        return None

@@ -73,7 +73,7 @@ class Options:
             finding whose fix removes it. A mode, not an option a caller chooses:
             `patchcore.strip_document` (and ``toolpatch strip``, `cli.settings`) runs it.
         fix_training_targets: Fix the calls a fine-tuning example ends on, its training target
-            (`patchcore.layouts.training`), as any other: by default a conversation line judged
+            (`patchcore.layouts.records`), as any other: by default a conversation line judged
             a fine-tuning example keeps the call it ends on as it is (reported, its fix held
             back), since a made-up result after it, or its removal, would change what the
             model is taught.

@@ -862,7 +862,7 @@ PROVIDERS: Mapping[str, tuple[str, ...]] = {
     "openai": ("openai-chat", "openai-responses"),
 }
 
-#: The rules that pairing's counting pass proves absent (`patchcore.engine.walk.open_keys`): a
+#: The rules that pairing's counting pass proves absent (`patchcore.engine.quick.open_keys`): a
 #: call left open (TP001-TP003), a second result for an answered call (TP103); the unread
 #: call-like objects (TP004), which a record the quick lane reads cannot hold (its messages are
 #: read whole as far as calls go, and a value beside them that names a call sends the record down

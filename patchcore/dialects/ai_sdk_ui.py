@@ -51,9 +51,10 @@ from patchcore.dialects.base import (
     optional_name,
 )
 from patchcore.engine.apply import value_at
-from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Answer
 from patchcore.model import (
+    ANSWERED,
+    Defect,
     Delete,
     Edit,
     MessageView,

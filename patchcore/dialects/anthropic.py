@@ -30,8 +30,7 @@ from patchcore.dialects.base import (
     optional_name,
     server_call,
 )
-from patchcore.engine.defects import Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import Defect, MessageView, Pointer, Role, ToolCall, ToolResult
 
 ROLES = frozenset({"user", "assistant", "system"})
 #: Server tools whose result block is not named after the tool

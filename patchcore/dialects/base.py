@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from patchcore.engine.apply import apply_edits, value_at
-from patchcore.engine.defects import ANSWERED, DROPPED, Defect
 from patchcore.engine.pairing import Answer, insertion_point, result_region
 from patchcore.errors import ShapeError, json_kind
 from patchcore.model import (
+    ANSWERED,
+    DROPPED,
+    Defect,
     Delete,
     Edit,
     Insert,

@@ -73,9 +73,10 @@ from patchcore.dialects.base import (
 )
 from patchcore.dialects.gemini import RESPONSE_KEYS, Gemini, Response, match_responses, read_parts
 from patchcore.engine.apply import value_at
-from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Answer, insertion_point
 from patchcore.model import (
+    ANSWERED,
+    Defect,
     Delete,
     Edit,
     MessageView,

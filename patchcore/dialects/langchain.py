@@ -47,8 +47,16 @@ from patchcore.dialects.base import (
 )
 from patchcore.dialects.openai_chat import OPENAI_ERRORS
 from patchcore.engine.apply import value_at
-from patchcore.engine.defects import ANSWERED, Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, derived_id
+from patchcore.model import (
+    ANSWERED,
+    Defect,
+    MessageView,
+    Pointer,
+    Role,
+    ToolCall,
+    ToolResult,
+    derived_id,
+)
 from patchcore.rules import fill
 
 #: Dispatch values of ``messages_from_dict`` (``_message_from_dict`` in langchain-core).

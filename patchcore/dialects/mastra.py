@@ -29,8 +29,7 @@ from patchcore.chat_names import tag
 from patchcore.dialects.ai_sdk_ui import OPEN_V4_STATES, STREAMING, WAITING, AISdkUI
 from patchcore.dialects.base import Dialect, ListContext, Plan, Recognition
 from patchcore.engine.apply import value_at
-from patchcore.engine.defects import Defect
-from patchcore.model import MessageView, Pointer, ToolCall, ToolResult
+from patchcore.model import Defect, MessageView, Pointer, ToolCall, ToolResult
 
 #: The roles of a ``MastraDBMessage``.
 ROLES = frozenset({"user", "assistant", "system"})

@@ -37,8 +37,7 @@ from patchcore.dialects.base import (
     optional_name,
     unless_emptied,
 )
-from patchcore.engine.defects import Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
+from patchcore.model import Defect, MessageView, Pointer, Role, ToolCall, ToolResult, format_pointer
 
 _RESULT_KEYS = ("tool_call_id", "tool_call_ids", "id")
 #: Where a legacy ``function_call`` sits in its message (its call path).

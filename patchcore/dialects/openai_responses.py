@@ -47,9 +47,8 @@ from patchcore.dialects.base import (
     optional_name,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.engine.defects import Defect
 from patchcore.engine.pairing import Answer
-from patchcore.model import MessageView, Pointer, Role, ToolCall, derived_id
+from patchcore.model import Defect, MessageView, Pointer, Role, ToolCall, derived_id
 
 _COMMAND_OUTPUT = "'s result is the command's output, which cannot be truthfully made up"
 #: Client-executed call items: the output item type, and why no truthful output exists (``None``:

@@ -40,9 +40,10 @@ from patchcore.dialects.base import (
     call_id,
     optional_name,
 )
-from patchcore.engine.defects import ANSWERED, Defect
 from patchcore.engine.pairing import Answer
 from patchcore.model import (
+    ANSWERED,
+    Defect,
     Delete,
     Edit,
     MessageView,

@@ -42,9 +42,8 @@ from patchcore.dialects.base import (
     idless_result,
     optional_name,
 )
-from patchcore.engine.defects import Defect
 from patchcore.engine.pairing import Answer
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import Defect, MessageView, Pointer, Role, ToolCall, ToolResult
 
 #: Why a call recorded in a trace gets no made-up result, and is never dropped.
 TRACED = (

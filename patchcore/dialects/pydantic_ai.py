@@ -42,8 +42,7 @@ from patchcore.dialects.base import (
     server_call,
 )
 from patchcore.dialects.openai_chat import arguments_malformed
-from patchcore.engine.defects import Defect
-from patchcore.model import MessageView, Pointer, Role, ToolCall, ToolResult
+from patchcore.model import Defect, MessageView, Pointer, Role, ToolCall, ToolResult
 
 KINDS = frozenset({"request", "response"})
 #: Call parts, with why a part of that kind gets no synthetic result (``None``: it may get one).

@@ -17,7 +17,7 @@ from patchcore.model import Delete, Edit, Pointer
 
 if TYPE_CHECKING:
     from patchcore.dialects.base import Dialect, ListContext
-    from patchcore.engine.defects import Defect
+    from patchcore.model import Defect
 
 
 def plan_drops(

@@ -7,7 +7,7 @@ across turns (tau-bench, tau2), and a global set would let a later turn's result
 dangling call. Reusing an id after the earlier call was answered is therefore legal; reusing it
 while that call is still open is not (TP104).
 
-The engine pairs views (`patchcore.engine.walk.View`): the adapters' `MessageView`s, or the
+The engine pairs views (`patchcore.engine.quick.View`): the adapters' `MessageView`s, or the
 quick lane's structs (`patchcore.engine.quick`), which read the two commonest shapes without
 parsing message bodies. Either way the pairing, the rule of an open call (the turn frontier),
 and where its result goes are decided here, by the same code.
@@ -23,7 +23,7 @@ from collections.abc import Collection, Sequence
 
 import msgspec
 
-from patchcore.engine.walk import open_keys
+from patchcore.engine.quick import open_keys
 from patchcore.model import MessageView, Role, ToolCall, ToolResult
 
 

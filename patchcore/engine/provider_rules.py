@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from patchcore.dialects.base import ListContext
-from patchcore.engine.defects import Defect
-from patchcore.model import Delete, Edit, MessageView, Pointer, Replace, ToolCall
+from patchcore.model import Defect, Delete, Edit, MessageView, Pointer, Replace, ToolCall
 from patchcore.options import Options
 from patchcore.rules import PROVIDERS, RULES, render_text
 

@@ -6,9 +6,9 @@ parsing every message body just to pair a few ids is most of the cost. For a rec
 one such conversation at ``messages`` (or is itself the list), msgspec decodes, in one pass,
 only the fields pairing depends on (message kinds, call ids, result ids; Anthropic's content
 blocks by their type, ``id`` and ``tool_use_id``) and skips the bodies. The structs it decodes
-*are* the engine's views of the messages (`patchcore.engine.walk.View`; an Anthropic call or
+*are* the engine's views of the messages (`View`; an Anthropic call or
 result block is the view's call or result), so the engine's own pairing runs on them: its
-first pass (`patchcore.engine.walk.open_keys`) says whether any call is left open. This module
+first pass (`open_keys`) says whether any call is left open. This module
 pairs nothing itself; it only reads.
 
 The answer is a `Lane` (the list's views, and the keys left open: none for a clean record) or
@@ -23,7 +23,18 @@ list, or an object the full path counts as a call, sends the record down the ful
 request's settings (``tools``, ``system`` blocks, ``thinking``, ...) are proven free of both in
 the shape the API gives them (`patchcore.engine.request_keys`).
 
-A record with open calls goes on to `patchcore.engine.quickfix`, which hands the same views to
+The views are what pairing sees of a message (`View`: a `Role`, the calls it issues, each with a
+``pairing_key``, the results it holds, each with a ``key``, and whether it joins the turn before
+it); the dialect adapters make `patchcore.model.MessageView`s, and the lane's structs are views
+already. `open_keys` is the pairing's first pass: it only counts, per key, the calls that no
+result has answered yet, which is what a stack of open calls would hold, and notes a result that
+closes no open call (a duplicate, or an orphan). Most lists have neither, and then nothing else
+needs doing; otherwise `patchcore.engine.pairing.pair` walks again, with stacks, over the keys
+left open alone (pairing is per key, so the others need no second look), or over the whole list
+when a result came unmatched. All of it is kept free of the engine's other imports: a record
+proven clean needs nothing more.
+
+A record with open calls goes on to `patchcore.engine.check`, which hands the same views to
 the engine's checker (`patchcore.engine.check.check_list`), with the dialect adapter's views of
 the messages that issue the open calls (an Anthropic list with open calls takes the full path:
 its new results go into blocks of messages the lane has not parsed); a record where a call has
@@ -38,7 +49,7 @@ the TP0xx rules and TP103) can be read this way.
 import enum
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Any, ClassVar, Generic, Literal, TypeVar, Union
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, Union
 
 import msgspec
 
@@ -50,7 +61,97 @@ from patchcore.chat_names import (
     RESPONSES_PARTS,
 )
 from patchcore.engine.request_keys import could_hold_history, read_in_shape
-from patchcore.engine.walk import Call, Result, Role, open_keys
+
+
+class Role(enum.Enum):
+    """How the pairing engine sees a message, whatever its dialect calls it."""
+
+    CALLER = "caller"
+    """A message that may issue tool calls (an assistant / AI / model turn)."""
+
+    RESULTS = "results"
+    """A message that holds tool results and nothing else (a tool message, a user turn made
+    only of result blocks). Synthetic results go after a run of these."""
+
+    OTHER = "other"
+    """Anything else: user text, system prompts, messages of unknown kind."""
+
+
+class Call(Protocol):
+    """A call, as pairing sees it."""
+
+    @property
+    def pairing_key(self) -> str | None:
+        """The key results are matched on (none: nothing can answer it)."""
+
+
+class Result(Protocol):
+    """A result, as pairing sees it."""
+
+    @property
+    def key(self) -> str:
+        """The pairing key of the call it answers."""
+
+
+class View(Protocol):
+    """A message, as pairing sees it (`patchcore.model.MessageView` says what each means)."""
+
+    @property
+    def role(self) -> Role: ...
+
+    @property
+    def calls(self) -> Sequence[Call]: ...
+
+    @property
+    def results(self) -> Sequence[Result]: ...
+
+    @property
+    def inner_results(self) -> Sequence[Result]: ...
+
+    @property
+    def joins_previous(self) -> bool: ...
+
+
+def open_keys(views: Sequence[View]) -> tuple[set[str], bool]:
+    """The keys that some call is left open for, in one pass that only counts, and whether a
+    result came that closes no open call: for a key whose calls were all answered already (a
+    duplicate, TP103), or for a key no call had before it (an orphan, which the default
+    selection reports as TP004, docs/rules.md#unread-tool-call-tp004). Either sends pairing
+    down its full walk, which tells them apart.
+
+    In each message, results for earlier messages are matched first, then its calls open, then
+    its inner results are matched: a result closes an open call with its key, if there is one.
+    (Hot for every record of a corpus: the common empty sequences are not iterated at all, and a
+    result that closes a call costs no more than before.)
+    """
+    counts: dict[str, int] = {}
+    count = counts.get
+    unmatched = False
+    for view in views:
+        results = view.results
+        if results:
+            for result in results:
+                key = result.key
+                if count(key):
+                    counts[key] -= 1
+                else:
+                    unmatched = True
+        calls = view.calls
+        if calls:
+            for call in calls:
+                called = call.pairing_key
+                if called:
+                    counts[called] = count(called, 0) + 1
+        inner = view.inner_results
+        if inner:
+            for result in inner:
+                key = result.key
+                if count(key):
+                    counts[key] -= 1
+                else:
+                    unmatched = True
+    return {key for key, left in counts.items() if left}, unmatched
+
 
 #: The content-block types the lane reads in a message's content list: text, media, files and
 #: reasoning, which carry no call and no result. A list holding any other block (one that carries
@@ -86,7 +187,7 @@ _NULL_START = ord("n")
 # The structs are never part of a reference cycle: ``gc=False`` keeps the collector away from
 # the hundreds of thousands of them a corpus makes (it would otherwise run every few lines).
 #
-# The message structs are the engine's views (`patchcore.engine.walk.View`) as they are decoded:
+# The message structs are the engine's views (`patchcore.engine.quick.View`) as they are decoded:
 # their calls and results are what the dialect adapter's views would hold, as far as pairing
 # reads them (the keys), so the engine pairs them as it pairs any list.
 
@@ -459,9 +560,9 @@ class Lane(msgspec.Struct, frozen=True):
     Attributes:
         pointer: Where the list is in the record (``()`` when the record is the list).
         dialect: ``"langchain"``, ``"openai-chat"`` or ``"anthropic"``.
-        views: The list's messages, each the engine's view of it (`patchcore.engine.walk.View`).
+        views: The list's messages, each the engine's view of it (`patchcore.engine.quick.View`).
         open_keys: The keys some call is left open for, as the engine's pairing counts them
-            (`patchcore.engine.walk.open_keys`; none: the record is clean).
+            (`patchcore.engine.quick.open_keys`; none: the record is clean).
         paired: The messages among ``views`` that issue calls or hold results, in order (what
             the count went over).
     """

@@ -42,7 +42,7 @@ class EncodedDocument(Layout):
     name = "json-string"
 
     def recognises(self, head: Head, options: Options) -> bool:
-        # Asked of a JSON document that starts with a string alone (`patchcore.layouts.layout_of`
+        # Asked of a JSON document that starts with a string alone (`patchcore.pipeline.layout_of`
         # decides that from the first byte: a document is not parsed twice).
         value = head.first_record
         return isinstance(value, str) and value.lstrip().startswith(_OPENINGS)

@@ -225,5 +225,5 @@ def _at_span(
     )
 
 
-#: The one instance `patchcore.layouts.layout_of` asks.
+#: The one instance `patchcore.pipeline.layout_of` asks.
 OTLP_TRACES = OtlpTraces()

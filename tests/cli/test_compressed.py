@@ -22,7 +22,7 @@ from tests.builders import COMPRESSIONS
 from tests.conftest import SAMPLES
 from tests.helpers import run, run_process
 from tests.robustness import measured
-from toolpatch.integrations.compressed import BLOCK_BYTES, Compression, decompressed
+from toolpatch.integrations.file_io import BLOCK_BYTES, Compression, decompressed
 
 #: One of each kind: conversations per line, messages per line, agent session logs, a JSON
 #: document, and a file with nothing to fix.

@@ -142,7 +142,7 @@ def test_read_only_folder_in_process(
 ) -> None:
     """The folder refuses the temporary file, whichever kind: the anonymous one (``O_TMPFILE``)
     or the named one of the fallback."""
-    import toolpatch.integrations.atomic_write
+    import toolpatch.integrations.file_io
 
     path = tmp_path / "history.json"
     path.write_bytes(history_bytes())
@@ -163,8 +163,8 @@ def test_read_only_folder_in_process(
         return real_open(path, flags, *args, **kwargs)
 
     if temporary == "named":
-        monkeypatch.setattr(toolpatch.integrations.atomic_write, "ANONYMOUS_FILES", False)
-    elif not toolpatch.integrations.atomic_write.ANONYMOUS_FILES:
+        monkeypatch.setattr(toolpatch.integrations.file_io, "ANONYMOUS_FILES", False)
+    elif not toolpatch.integrations.file_io.ANONYMOUS_FILES:
         pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
     monkeypatch.setattr(os, "open", open_)
     code = run_main(["fix", str(path)], monkeypatch)
@@ -282,7 +282,7 @@ def test_interrupt_during_the_write(
             os.kill(os.getpid(), signal.SIGTERM)  # the handler raises here
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(os, step, interrupt)  # integrations.atomic_write calls os.<step>
+    monkeypatch.setattr(os, step, interrupt)  # integrations.file_io calls os.<step>
     code = run_main(["fix", str(path)], monkeypatch)
     stderr = capsys.readouterr().err
     assert reached == [step], f"os.{step} was never called by the write"
@@ -501,7 +501,7 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
     """Unchanged ranges of a streamed file are copied file to file by the kernel where it can;
     between files it cannot copy (another file system, a kernel without the call) the rest is
     read and written here, and the output is the same."""
-    import toolpatch.integrations.atomic_write
+    import toolpatch.integrations.file_io
     from toolpatch.cli.inputs import FileInput
     from toolpatch.cli.output_sinks import ReplacedFile
 
@@ -510,7 +510,7 @@ def test_what_the_kernel_cannot_copy_is_written_through_the_process(
             raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
         return 0
 
-    monkeypatch.setattr(toolpatch.integrations.atomic_write, "_KERNEL_COPIES", (refuse,))
+    monkeypatch.setattr(toolpatch.integrations.file_io, "_KERNEL_COPIES", (refuse,))
     source = tmp_path / "in.jsonl"
     source.write_bytes(bytes(range(256)) * 40_000)
     target = tmp_path / "out.jsonl"
@@ -534,12 +534,12 @@ def test_a_large_repair_in_place_is_written_out_as_it_is_made(
     for the last part only, and the folder is synced after the rename: the file was the only
     copy of what it held. An output file (``-o``) can be made again from its input: it is
     neither waited for nor written out early (docs/cli.md#writing). The bytes are the same."""
-    import toolpatch.integrations.atomic_write
+    import toolpatch.integrations.file_io
     from toolpatch.cli.inputs import FileInput
     from toolpatch.cli.output_sinks import ReplacedFile
 
     steps: list[str] = []
-    start_writeback = toolpatch.integrations.atomic_write._start_writeback
+    start_writeback = toolpatch.integrations.file_io._start_writeback
     real_fsync = os.fsync
 
     def writeback(fd: int) -> None:
@@ -550,8 +550,8 @@ def test_a_large_repair_in_place_is_written_out_as_it_is_made(
         steps.append("fsync")
         real_fsync(fd)
 
-    monkeypatch.setattr(toolpatch.integrations.atomic_write, "WRITEBACK_BYTES", 2**20)
-    monkeypatch.setattr(toolpatch.integrations.atomic_write, "_start_writeback", writeback)
+    monkeypatch.setattr(toolpatch.integrations.file_io, "WRITEBACK_BYTES", 2**20)
+    monkeypatch.setattr(toolpatch.integrations.file_io, "_start_writeback", writeback)
     monkeypatch.setattr(os, "fsync", fsync)
     source = tmp_path / "in.jsonl"
     source.write_bytes(bytes(range(256)) * 12_000)  # 3,072,000 bytes
@@ -572,4 +572,4 @@ def test_a_large_repair_in_place_is_written_out_as_it_is_made(
     else:
         assert steps == []
     if sys.platform == "linux":
-        assert toolpatch.integrations.atomic_write._sync_file_range() is not None
+        assert toolpatch.integrations.file_io._sync_file_range() is not None

@@ -431,9 +431,9 @@ def test_root_fixing_another_users_file_keeps_its_owner_group_and_mode(tmp_path:
 KILLED_AT_RENAME = """
 import os, signal, sys
 from toolpatch.cli import app
-from toolpatch.integrations import atomic_write
+from toolpatch.integrations import file_io
 
-atomic_write.ANONYMOUS_FILES = sys.argv[1] == "anonymous"
+file_io.ANONYMOUS_FILES = sys.argv[1] == "anonymous"
 os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)  # the worst moment
 sys.argv = ["toolpatch", "fix", sys.argv[2]]
 app.main()

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-import toolpatch.integrations.atomic_write
+import toolpatch.integrations.file_io
 from benchmarks.corpus import lines as corpus_lines
 from patchcore.pipeline import WHOLE_LIMIT
 from tests.conftest import ROOT
@@ -201,7 +201,7 @@ def test_the_repair_has_no_name_until_it_is_complete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While the repair is written, nothing new is in the folder (what a kill would leave)."""
-    if not toolpatch.integrations.atomic_write.ANONYMOUS_FILES:
+    if not toolpatch.integrations.file_io.ANONYMOUS_FILES:
         pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
     seen = _folder_at_fsync(tmp_path, monkeypatch)
     assert seen == [{"history.json"}]
@@ -270,8 +270,8 @@ def test_an_interrupted_write_leaves_no_temporary_file(
     """Ctrl-C at each step of the commit: before the anonymous file is named, once it is named
     (the rename not done yet), and in the named fallback: nothing stays, the original is kept."""
     if temporary == "named":
-        monkeypatch.setattr(toolpatch.integrations.atomic_write, "ANONYMOUS_FILES", False)
-    elif not toolpatch.integrations.atomic_write.ANONYMOUS_FILES:
+        monkeypatch.setattr(toolpatch.integrations.file_io, "ANONYMOUS_FILES", False)
+    elif not toolpatch.integrations.file_io.ANONYMOUS_FILES:
         pytest.skip("this system has no anonymous temporary files (O_TMPFILE)")
     path = tmp_path / "history.json"
     original = (

@@ -48,14 +48,12 @@ ENGINE = (
     "patchcore.engine.check",
     "patchcore.api",
     "patchcore.engine.apply",
-    "patchcore.engine.defects",
     "patchcore.dialects",
     "patchcore.engine.pairing",
-    "patchcore.raw.jsonspan",
+    "patchcore.raw.splice",
     "patchcore.engine.locate",
     "patchcore.model",
     "patchcore.layouts.sessions",
-    "patchcore.raw.splice",
 )
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \| *(?P<module>\S+)$", re.MULTILINE)
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.builders import SEVEN_OF_TWENTY, fine_tuning_example, fine_tuning_file
 from tests.helpers import run
-from toolpatch.cli import output_sinks, run_report
+from toolpatch.cli import command_run, output_sinks
 
 #: The judgement of a file of twenty examples, seven of which end on their call.
 NOTE = (
@@ -38,13 +38,13 @@ def order(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What a run did, in order: ``said`` when the judgement was said, ``written`` when a
     repair was put in place of a file or sent to stdout (each still done, as ever)."""
     done: list[str] = []
-    say = run_report.render_training_note
+    say = command_run.render_training_note
 
     def said(*args: Any, **kwargs: Any) -> None:
         done.append("said")
         say(*args, **kwargs)
 
-    monkeypatch.setattr(run_report, "render_training_note", said)
+    monkeypatch.setattr(command_run, "render_training_note", said)
     for sink in (output_sinks.ReplacedFile, output_sinks.Spool):
         finish = sink.finish
 

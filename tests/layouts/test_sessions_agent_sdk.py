@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 
 import patchcore
-from patchcore.layouts import layout_of
 from patchcore.layouts.base import Layout
-from patchcore.pipeline import WHOLE_LIMIT, Stream
+from patchcore.pipeline import WHOLE_LIMIT, Stream, layout_of
 from patchcore.raw.codec import decode
 from tests.builders import found
 from tests.conftest import CORPUS

@@ -1,5 +1,5 @@
 """What decides, before the heavy layouts load, that an input may be one of theirs: the
-session logs' first-entry signs (`patchcore.layouts.session_signs`) and the keys every message
+session logs' first-entry signs (`patchcore.layouts.base`) and the keys every message
 has (`patchcore.chat_names.MESSAGE_KEYS`). A sign that missed a real input would make it read
 as another layout, so both are held to every shipped sample (docs/benchmarks.md#start-up).
 """
@@ -17,7 +17,7 @@ from patchcore import DIALECTS, SESSION_LAYOUTS
 from patchcore.chat_names import MESSAGE_KEYS
 from patchcore.engine.locate import classify
 from patchcore.errors import PatchcoreError
-from patchcore.layouts.session_signs import may_be_session
+from patchcore.layouts.base import may_be_session
 from tests.conftest import ROOT
 
 SAMPLES = ROOT / "samples"

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import patchcore
-from patchcore.raw import positions
-from patchcore.raw.positions import Locator, line_and_column
+from patchcore.raw import codec
+from patchcore.raw.codec import Locator, line_and_column
 from tests.robustness import unanswered_calls
 from tests.session_logs import claude_code_session
 
@@ -29,7 +29,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         spans.append(offset - before)
         return at(self, offset)
 
-    monkeypatch.setattr(positions.Locator, "at", counting)
+    monkeypatch.setattr(codec.Locator, "at", counting)
     return spans
 
 
@@ -60,13 +60,13 @@ def test_located_in_one_pass_as_one_at_a_time() -> None:
 def searched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many bytes each search for line breaks (`LineStarts`) looked through."""
     spans: list[int] = []
-    search = positions._line_starts
+    search = codec._line_starts
 
     def counting(buf: bytes, start: int, end: int) -> Sequence[int]:
         spans.append(end - start)
         return search(buf, start, end)
 
-    monkeypatch.setattr(positions, "_line_starts", counting)
+    monkeypatch.setattr(codec, "_line_starts", counting)
     return spans
 
 
@@ -124,4 +124,4 @@ def test_line_starts_are_past_each_line_break(buf: bytes, data: st.DataObject) -
     start = data.draw(st.integers(0, len(buf)))
     end = data.draw(st.integers(start, len(buf)))
     expected = [k + 1 for k in range(start, end) if buf[k : k + 1] in (b"\r", b"\n")]
-    assert list(positions._line_starts(buf, start, end)) == expected
+    assert list(codec._line_starts(buf, start, end)) == expected

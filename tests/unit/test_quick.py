@@ -1,4 +1,4 @@
-"""The quick lane (`patchcore.engine.quick`, `patchcore.engine.quickfix`) only ever skips
+"""The quick lane (`patchcore.engine.quick`, `patchcore.engine.check`) only ever skips
 work: it reads, and the engine pairs and checks what it read, so a record it
 reads gets exactly what the full path gives it (the same list, findings, fixes, located the
 same, and the same repaired bytes), and a record it is unsure of goes down the full path.
@@ -32,8 +32,7 @@ from hypothesis import strategies as st
 import patchcore
 from patchcore.chat_names import FOREIGN_PARTS
 from patchcore.engine import quick
-from patchcore.engine.quick import clean, read
-from patchcore.engine.walk import Role
+from patchcore.engine.quick import Role, clean, read
 from patchcore.layouts.records import process_record
 from patchcore.options import Options, make_options
 from patchcore.raw.codec import Record

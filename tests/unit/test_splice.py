@@ -2,7 +2,7 @@
 
 Pins docs/pairing.md#fidelity at the library level:
 
-* `patchcore.raw.jsonspan` finds the exact bytes of a value along a pointer (nested documents,
+* `patchcore.raw.splice` finds the exact bytes of a value along a pointer (nested documents,
   strings holding quotes and brackets, duplicate keys resolved to the last one as parsers do,
   Unicode keys, ``NaN``, big integers);
 * `patchcore.raw.splice.splice` only *adds* bytes, written in the file's own style: a document made
@@ -28,10 +28,8 @@ from hypothesis import strategies as st
 from patchcore.engine.apply import apply_edits
 from patchcore.errors import DecodeError
 from patchcore.model import Insert, Pointer, Replace
-from patchcore.raw.codec import UTF8_BOM, Framing, decode
-from patchcore.raw.jsonspan import Spans, _scan_elements, _scan_members
-from patchcore.raw.positions import Locator, line_and_column
-from patchcore.raw.splice import splice
+from patchcore.raw.codec import UTF8_BOM, Framing, Locator, decode, line_and_column
+from patchcore.raw.splice import Spans, _scan_elements, _scan_members, splice
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -81,7 +79,7 @@ def inserted(value: Any, pointer: Pointer, index: int, new: list[Any]) -> Any:
 
 
 # --------------------------------------------------------------------------------------------
-# jsonspan
+# spans (`Spans`, in patchcore/raw/splice.py)
 
 NESTED = b"""{
   "a": {"b": [10, {"c": "x"}, [1, [2, 3]]]},

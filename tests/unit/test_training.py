@@ -1,4 +1,4 @@
-"""The judgement of fine-tuning data (`patchcore.layouts.training`, docs/cli.md#fine-tuning-data):
+"""The judgement of fine-tuning data (`patchcore.layouts.records`, docs/cli.md#fine-tuning-data):
 a conversation line that is an OpenAI chat fine-tuning record and ends on the assistant's call
 keeps that call, its training target, as it is; every other finding of the file is fixed as
 usual; files that are no fine-tuning data (an agent session log, a chat history document,
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import patchcore
-from patchcore.layouts.training import (
+from patchcore.layouts.records import (
     TRAINING_TARGET,
     TrainingData,
     is_training_example,

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from patchcore.layouts.session_signs import AGENT_SDK_EVENT_TYPES, agent_sdk_entry
+from patchcore.layouts.base import AGENT_SDK_EVENT_TYPES, agent_sdk_entry
 from patchcore.layouts.sessions.entries import Entry
 from patchcore.layouts.sessions.turns import AnthropicSession, Turn, TurnRepair
 from patchcore.model import Edit, Insert

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from patchcore.chat_names import tag
-from patchcore.layouts.session_signs import (
+from patchcore.layouts.base import (
     CLAUDE_CODE_EVENT_TYPES,
     claude_code_entry,
 )

@@ -28,8 +28,7 @@ from typing import Any
 from patchcore.chat_names import tag
 from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.errors import json_kind
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import CODEX_LINE_TYPES, codex_entry
+from patchcore.layouts.base import CODEX_LINE_TYPES, Analysis, codex_entry
 from patchcore.layouts.sessions.codex_outputs import recorded_outputs
 from patchcore.layouts.sessions.entries import Entry
 from patchcore.layouts.sessions.layout import (

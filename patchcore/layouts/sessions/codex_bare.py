@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from patchcore.chat_names import tag
-from patchcore.layouts.session_signs import codex_bare_meta
+from patchcore.layouts.base import codex_bare_meta
 from patchcore.layouts.sessions.codex import ITEM, Codex
 from patchcore.model import Pointer
 

@@ -51,8 +51,7 @@ from patchcore.dialects.openai_chat import OpenAIChat
 from patchcore.engine.check import check_list
 from patchcore.engine.unread import held
 from patchcore.errors import ShapeError
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import copilot_start
+from patchcore.layouts.base import Analysis, copilot_start
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
 from patchcore.model import NAMESPACE, Delete, Edit, Finding, Fix, Insert, Replace

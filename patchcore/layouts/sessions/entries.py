@@ -26,10 +26,8 @@ import msgspec
 
 from patchcore.errors import DecodeError, ShapeError
 from patchcore.model import Delete, Edit, Insert, Pointer
-from patchcore.raw.codec import Decoded, Framing, Record, parses_alone
-from patchcore.raw.jsonspan import Spans
-from patchcore.raw.positions import Locator, line_and_column
-from patchcore.raw.splice import splice, splice_lines
+from patchcore.raw.codec import Decoded, Framing, Locator, Record, line_and_column, parses_alone
+from patchcore.raw.splice import Spans, splice, splice_lines
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,8 +35,7 @@ from patchcore.dialects.base import SESSION_LOG, ListContext, Recognition
 from patchcore.dialects.gemini_cli import GeminiCli
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import gemini_cli_metadata
+from patchcore.layouts.base import Analysis, gemini_cli_metadata
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import (

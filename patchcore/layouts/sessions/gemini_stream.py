@@ -35,8 +35,7 @@ from patchcore.dialects.base import SESSION_LOG, ListContext
 from patchcore.dialects.openai_responses import OpenAIResponses
 from patchcore.engine.check import check_list
 from patchcore.errors import ShapeError
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import gemini_stream_init
+from patchcore.layouts.base import Analysis, gemini_stream_init
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, listed, odd_entry, unread
 from patchcore.options import Options

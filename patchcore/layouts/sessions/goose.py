@@ -21,8 +21,7 @@ from typing import Any
 
 from patchcore.chat_names import tag
 from patchcore.dialects.goose import Goose
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import goose_metadata
+from patchcore.layouts.base import Analysis, goose_metadata
 from patchcore.layouts.sessions.entries import Entry
 from patchcore.layouts.sessions.layout import (
     EntryEdits,

@@ -30,8 +30,7 @@ from typing import Any
 
 from patchcore.chat_names import tag
 from patchcore.dialects.openai_chat import OpenAIChat
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import KIMI_RECORDS, kimi_record, kimi_start
+from patchcore.layouts.base import KIMI_RECORDS, Analysis, kimi_record, kimi_start
 from patchcore.layouts.sessions.entries import Entry
 from patchcore.layouts.sessions.layout import (
     SessionLayout,

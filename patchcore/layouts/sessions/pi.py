@@ -41,8 +41,7 @@ from typing import Any
 
 from patchcore.chat_names import tag
 from patchcore.dialects.pi import Pi
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import PI_ENTRY_TYPES, pi_header
+from patchcore.layouts.base import PI_ENTRY_TYPES, Analysis, pi_header
 from patchcore.layouts.sessions.entries import Entry
 from patchcore.layouts.sessions.layout import (
     EntryEdits,

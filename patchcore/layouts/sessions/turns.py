@@ -41,13 +41,12 @@ from patchcore.engine.check import (
     answer_text,
     check_list,
 )
-from patchcore.engine.defects import ANSWERED
 from patchcore.errors import ShapeError, json_kind
-from patchcore.layouts.base import Analysis
-from patchcore.layouts.session_signs import MESSAGE_TYPES
+from patchcore.layouts.base import MESSAGE_TYPES, Analysis
 from patchcore.layouts.sessions.entries import Entry, place, relocated
 from patchcore.layouts.sessions.layout import SessionLayout, odd_entry, unread
 from patchcore.model import (
+    ANSWERED,
     NAMESPACE,
     Delete,
     Edit,
