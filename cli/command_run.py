@@ -141,8 +141,8 @@ def _show(settings: Settings) -> int:
 def _run_inputs(settings: Settings) -> int:
     """Carry out ``check``, ``fix`` or ``strip`` on every input of the run's plan (its files,
     stdin and objects, then each thread of its stores, `cli.settings`), reporting each as it is
-    done (`cli.command_run`), then the summary; returns the exit code. The inputs run on the
-    executor the settings choose (`cli.command_run`: here, over a pool of workers, or on a Dask
+    done (`RunReport`), then the summary; returns the exit code. The inputs run on the
+    executor the settings choose (`executor_for`: here, over a pool of workers, or on a Dask
     cluster); without ``--force``, a session log written to in the last
     ``live-session-minutes`` is live: its pending calls are reported, not answered."""
     plan, mode = settings.plan, settings.mode
@@ -219,8 +219,8 @@ def process_input(
     judged: Callable[[Result], None] = unsaid,
 ) -> Outcome:
     """One input's outcome, as a run reports it: here, or in a task on a cluster's worker
-    (where nobody hears ``judged``: `cli.command_run.Cluster` says the judgement once the outcome is
-    back, after the worker wrote)."""
+    (where nobody hears ``judged``: `Cluster` says the judgement once the outcome is back,
+    after the worker wrote)."""
     outcome = process(
         source,
         options=options,

@@ -96,7 +96,7 @@ class Printer:
         findings is not thousands of writes to the stream).
 
         The pieces carry names, ids and messages from the data: their control characters are
-        written as escapes (`cli.console`), so a line stays one line and never drives the
+        written as escapes (`visible`), so a line stays one line and never drives the
         terminal.
         """
         if not self.styled:

@@ -727,7 +727,7 @@ def check_list(
     ``views``, ``style`` (how the list writes new results), ``left_open`` (the keys some call
     is left open for, `patchcore.engine.quick.open_keys`) and ``first_caller`` (the first
     message that issues such a call) are for a caller that has read them already (the quick
-    lane, `patchcore.engine.check`): by default they are learned from ``messages``.
+    lane, `lane_findings`): by default they are learned from ``messages``.
     ``place``: the line and column in the file of a message, by its pointer in the record, for
     a caller that reads a file (each finding is made at its calling message's place).
     ``recorded``: the results the data recorded elsewhere for calls it leaves unanswered, by
@@ -994,7 +994,7 @@ def _callers(lane: Lane) -> list[int]:
 
 def _earlier_results(lane: Lane, last: int) -> list[int]:
     """The messages before message ``last`` that hold a result with a key left open: the call's
-    own result out of place, which its fix copies (`patchcore.engine.check`), is one of them."""
+    own result out of place, which its fix copies (`check_list`), is one of them."""
     left_open = lane.open_keys
     return [
         index

@@ -187,7 +187,7 @@ _NULL_START = ord("n")
 # The structs are never part of a reference cycle: ``gc=False`` keeps the collector away from
 # the hundreds of thousands of them a corpus makes (it would otherwise run every few lines).
 #
-# The message structs are the engine's views (`patchcore.engine.quick.View`) as they are decoded:
+# The message structs are the engine's views (`View`) as they are decoded:
 # their calls and results are what the dialect adapter's views would hold, as far as pairing
 # reads them (the keys), so the engine pairs them as it pairs any list.
 
@@ -560,9 +560,9 @@ class Lane(msgspec.Struct, frozen=True):
     Attributes:
         pointer: Where the list is in the record (``()`` when the record is the list).
         dialect: ``"langchain"``, ``"openai-chat"`` or ``"anthropic"``.
-        views: The list's messages, each the engine's view of it (`patchcore.engine.quick.View`).
+        views: The list's messages, each the engine's view of it (`View`).
         open_keys: The keys some call is left open for, as the engine's pairing counts them
-            (`patchcore.engine.quick.open_keys`; none: the record is clean).
+            (`open_keys`; none: the record is clean).
         paired: The messages among ``views`` that issue calls or hold results, in order (what
             the count went over).
     """

@@ -123,7 +123,7 @@ class Layout(ABC):
     @abstractmethod
     def recognises(self, head: Head, options: Options) -> bool:
         """Whether an input that starts with ``head`` has this layout (asked in the order of
-        `patchcore.layouts._candidates`: the first that says yes is the input's).
+        `patchcore.pipeline._candidates`: the first that says yes is the input's).
 
         Raises:
             DecodeError: The record it must read is not JSON.

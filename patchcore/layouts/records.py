@@ -20,7 +20,7 @@ taught, and the original is data nobody can get back.
 
 The judgement rests on positive evidence only, one example at a time:
 
-* the input is conversation lines (`patchcore.layouts.records.ConversationLines`), never a JSON
+* the input is conversation lines (`ConversationLines`), never a JSON
   document, a file of one message per line or an agent session log;
 * the line is a fine-tuning record: an object with ``messages``, no key outside
   `EXAMPLE_KEYS`, and messages with no key outside `MESSAGE_KEYS` (a run that an agent, a
