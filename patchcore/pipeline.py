@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 WHOLE_LIMIT = 8 * 2**20
 #: About how many bytes of whole lines go into one batch.
 BATCH_BYTES = 4 * 2**20
+#: How much of a large file is read first to tell its layout (more, doubling, until its first
+#: line is whole).
+_HEAD_BYTES = 2**16
 
 
 def streamed(size: int | None, *, whole_limit: int = WHOLE_LIMIT) -> bool:
@@ -253,13 +256,15 @@ class Stream:
         head = bytearray()
         probe = _LayoutProbe()
         limit = self._options.max_record_bytes
+        size = self._file.size if self._file is not None else None
         for piece in self._pieces():
             self._meter.add(piece)
             head += piece
+            known = size if size is not None else len(head)
             if (
-                len(head) > min(self._whole_limit, limit)
+                known > min(self._whole_limit, limit)
                 and probe.decides(head)
-                and streamed(len(head), whole_limit=self._whole_limit)
+                and streamed(known, whole_limit=self._whole_limit)
             ):
                 return head, False
         return head, True
@@ -275,11 +280,28 @@ class Stream:
                 yield chunk
             return
         offset, size = 0, self._whole_limit + 1
+        if self._probes_a_small_head():
+            size = _HEAD_BYTES
         while offset < self._file.size:
             piece = self._file.read(offset, size)
             yield piece
             offset += len(piece)
             size = min(max(size, offset), self._options.max_record_bytes + 1)
+
+    def _probes_a_small_head(self) -> bool:
+        """Whether the file is told from its first lines alone: it is streamed by its size, so
+        only its layout is asked of its head (its first line and the start of the next), and
+        neither a torn first line (``keep_invalid_lines`` reads the second whole) nor a
+        record-size limit below what is read whole (a head that long is where the limit is
+        met) needs more. The batches read the file from its start again, so the main process
+        reads a few kilobytes, not `WHOLE_LIMIT`, before the first batch."""
+        assert self._file is not None
+        options = self._options
+        return (
+            streamed(self._file.size, whole_limit=self._whole_limit)
+            and not options.keep_invalid_lines
+            and options.max_record_bytes > self._whole_limit
+        )
 
     def _rest(self, head: bytearray, *, document: bool) -> bytes:
         """The whole input, ``head`` first; a ``document`` (one record) no larger than the

@@ -187,6 +187,45 @@ def test_batches_are_about_batch_bytes_from_the_first_on(file: bool) -> None:
     assert max(sizes) <= 5000 + longest
 
 
+def test_a_large_file_is_told_by_its_first_lines_not_its_first_megabytes() -> None:
+    """A file streamed by its size is read by its batches: to tell its layout, this process
+    reads its first lines before the first batch goes out, not all it would read whole, which
+    the batches would then read again. A torn first line kept by ``keep_invalid_lines`` still
+    has the whole head read (its second line decides)."""
+    data = corpus(150)
+    whole_limit = 2**20
+    assert len(data) > 2 * whole_limit
+
+    for keep in (False, True):
+        file = InMemory(data)
+        before_the_first_batch: list[int] = []
+
+        def mapper(
+            work: Any, batches: Any, file: InMemory = file, seen: list[int] = before_the_first_batch
+        ) -> Iterator[Any]:
+            for batch in batches:  # as a worker reads its batch: not through this process
+                if not seen:
+                    seen.append(sum(size for _, size in file.reads))
+                yield work(replace(batch, data=data[batch.offset : batch.offset + batch.size]))
+
+        options = patchcore.make_options(keep_invalid_lines=keep)
+        stream = Stream(
+            file,
+            filename="input.jsonl",
+            options=options,
+            fix=False,
+            mapper=mapper,
+            whole_limit=whole_limit,
+            batch_bytes=2**18,
+        )
+        list(stream)
+        assert stream.streamed
+        (read,) = before_the_first_batch  # the head, and the window its first cut is found in
+        assert read > whole_limit if keep else read <= 2**17, file.reads[:3]
+        whole = run(data, filename="input.jsonl", options=options, fix=False)
+        assert located(stream.result) == located(whole)
+
+
 @pytest.mark.slow  # hypothesis: every sample cut at random places
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
