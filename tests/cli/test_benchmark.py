@@ -51,8 +51,12 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
         ):
             assert f"{dialect}: {case}" in cases, completed.stdout
     assert "langchain: deepagents" in cases  # deepagents is in the test dependencies
-    # distributed is too: --dask on clusters of one and two workers, over the first corpus
-    assert {"langchain: fix --dask, 1 worker", "langchain: fix --dask, 2 workers"} <= cases
+    # distributed is too: --dask on clusters of one and two workers, over the first corpus and
+    # over an empty folder (what a run pays whatever its work)
+    for workers in ("1 worker", "2 workers"):
+        assert {
+            f"langchain: fix --dask, {workers}{suffix}" for suffix in ("", ", no input")
+        } <= cases
     assert {"start-up: import typer", "start-up: toolpatch check"} <= cases
     realistic = "realistic (langchain, 0.1 % unanswered)"
     assert {f"{realistic}: fix", f"{realistic}: check"} <= cases
@@ -69,6 +73,9 @@ def test_the_benchmark_runs_every_case_and_prints_the_verdicts() -> None:
     # the pipe's and the check's verdicts say their compute ratio (outputs to /dev/null)
     assert len(re.findall(r"; compute ratio, to /dev/null: [0-9.]+\)", completed.stdout)) == 4
     assert {"start-up: toolpatch check / import typer", f"{realistic}: fix / check"} <= labels
+    # --dask is judged by its work, the run with no input taken off, and says the whole runs too
+    assert "langchain: fix --dask workers 1 / workers 2, the work" in labels
+    assert re.search(r"the work: [0-9.]+ \(target ≥ [^)]*; whole runs: [0-9.]+\)", completed.stdout)
     for label, value, bound, word in verdicts:
         if value == bound:
             continue  # equal once rounded: the verdict was taken on the unrounded ratio
