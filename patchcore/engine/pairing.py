@@ -179,8 +179,9 @@ def pair_idless(
     (docs/pairing.md#calls-and-results-without-ids): a result answers a call of the turn it
     follows (the last model turn before it), never an earlier or a later one; within the turn,
     a call whose name does not contradict the result's (a missing name contradicts nothing),
-    when only one such call is open, or, when the turn has as many results without an id as
-    calls without one, the first such call (their order is the calls' order).
+    when only one such call is open, or, when the turn has as many results without an id that
+    may answer one of its calls as calls without one, the first such call (their order is the
+    calls' order).
 
     Returns:
         The answers, the orphans left, and those of them that a call without an id before them
@@ -212,6 +213,10 @@ def pair_idless(
     answered: set[int] = set()
     for turn, results in results_of.items():
         left = list(calls_of.get(turn, ()))
+        # Only a result that may answer one of the turn's calls counts: one whose name
+        # contradicts every one of them is none of their answers (and the only one a fix may
+        # drop, so that the repair pairs as the input did).
+        results = [r for r in results if any(_names_fit(c.call.name, r.result.name) for c in left)]
         in_order = len(results) == len(left)
         for ref in results:
             fits = [c for c in left if _names_fit(c.call.name, ref.result.name)]
