@@ -76,7 +76,16 @@ from .console import (
 from .exit_codes import ExitCode
 from .foreign_files import pass_over_foreign
 from .input_errors import InputError
-from .input_run import BatchPool, Mode, Outcome, emit_stdout, process, unsaid
+from .input_run import (
+    BatchPool,
+    Mode,
+    Outcome,
+    emit_stdout,
+    framing_name,
+    process,
+    recorded_failure,
+    unsaid,
+)
 from .inputs import OpenForWriting, Source, may_be_url
 from .object_inputs import ObjectSource, is_object_url
 from .options import OutputFormat
@@ -114,7 +123,6 @@ def run(settings: Settings) -> int:
 
 def _show(settings: Settings) -> int:
     """``show``: the one history drawn as panels, nothing written (exit 0), or its error (2)."""
-    from .input_run import framing_name, recorded_failure
     from .show import conversations, render
 
     (path,) = settings.paths or ["-"]

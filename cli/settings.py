@@ -58,7 +58,7 @@ from .inputs import (
     may_be_url,
     resolve,
 )
-from .object_inputs import RefusedURL, checked_url, object_sources, split_urls
+from .object_inputs import RefusedURL, checked_url, is_object_url, object_sources, split_urls
 from .options import OUTPUT_FORMAT_VARIABLE, OutputFormat, TextFormat
 from .output_sinks import InPlace, Target, ToFile, ToPrefix, ToStdout
 from .stores import is_store_url, split_paths
@@ -178,11 +178,7 @@ class RuleSettings(msgspec.Struct):
         """The rule selectors ``per-file-ignores`` leave out for the input called ``name``: a
         file by its path relative to the configuration's folder, an object named by URL by its
         key in the bucket (a ``file://`` URL by its path)."""
-        url = None
-        if "://" in name:  # only then: a run over files never imports the URL inputs' module
-            from .object_inputs import is_object_url
-
-            url = urlsplit(name) if is_object_url(name) else None
+        url = urlsplit(name) if "://" in name and is_object_url(name) else None
         if url is not None and url.scheme.lower() != "file":
             absolute: PurePath = PurePosixPath(url.path)
             relative = url.path.lstrip("/")
