@@ -64,10 +64,18 @@ if TYPE_CHECKING:
     from patchcore.fix_plan import FixPlan, plan_fixes
     from patchcore.histories import HistoryResult, history_result
     from patchcore.layouts.base import Layout
-    from patchcore.layouts.records import TrainingData, is_training_target, training_data
+    from patchcore.layouts.records import is_training_target, training_data
     from patchcore.layouts.sessions import SESSION_LAYOUTS
     from patchcore.message_changes import MessageChanges
-    from patchcore.model import Finding, Fix, Insert, Pointer, Verbatim, format_pointer
+    from patchcore.model import (
+        Finding,
+        Fix,
+        Insert,
+        Pointer,
+        TrainingData,
+        Verbatim,
+        format_pointer,
+    )
     from patchcore.options import Options, make_options
     from patchcore.pipeline import (
         Batch,
@@ -134,9 +142,8 @@ _MODULES = {
     "Layout": "patchcore.layouts.base",
     "EventStore": "patchcore.event_stores",
     # the judgement of fine-tuning data, said before anything is written
-    **dict.fromkeys(
-        ["TrainingData", "is_training_target", "training_data"], "patchcore.layouts.records"
-    ),
+    "TrainingData": "patchcore.model",
+    **dict.fromkeys(["is_training_target", "training_data"], "patchcore.layouts.records"),
     **dict.fromkeys(
         [
             "Batch",

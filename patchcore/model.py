@@ -354,3 +354,36 @@ class Defect(msgspec.Struct, frozen=True):
         if self.result is not None and self.result.keyed:
             return self.result.key
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingData:
+    """The judgement of an input with training targets: what a report says before anything is
+    written.
+
+    Attributes:
+        examples: The examples (lines) that end on their call, left as they are.
+        targets: The calls they end on (an example may end on parallel calls).
+        conversations: The conversations checked in the input (every line's, clean ones
+            included).
+    """
+
+    examples: int
+    targets: int
+    conversations: int
+
+    def note(self, *, answered_by: str, unreported_by: str) -> str:
+        """What is said of the input before anything is written (docs/cli.md#fine-tuning-data):
+        how many examples end on a call a fix leaves as it is, and how the caller's user has
+        them answered (``answered_by``: the command line's ``--fix-training-targets``,
+        `patchcore.Options.fix_training_targets`) or left unreported (``unreported_by``)."""
+        examples = "example" if self.conversations == 1 else "examples"
+        end = "ends" if self.examples == 1 else "end"
+        calls, them, are = ("those calls", "them", "they are")
+        if self.targets == 1:
+            calls, them, are = ("that call", "it", "it is")
+        return (
+            f"fine-tuning data: {self.examples} of {self.conversations} {examples} {end} on a "
+            f"tool call, the training target; fix leaves {calls} as {are} "
+            f"({answered_by} answers {them}; {unreported_by} leaves {them} unreported)"
+        )

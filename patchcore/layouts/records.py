@@ -39,7 +39,7 @@ judgement is what its examples add up to (`training_data`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from patchcore.engine.quick import clean
@@ -80,7 +80,7 @@ from patchcore.result import Conversation, LineCount, Result, fix_edits
 if TYPE_CHECKING:
     from patchcore.engine.locate import MessageList
     from patchcore.engine.quick import Lane
-    from patchcore.model import Finding, Pointer
+    from patchcore.model import Finding, Pointer, TrainingData
     from patchcore.options import Options
     from patchcore.raw.splice import Patch, Spans
 
@@ -588,45 +588,16 @@ def is_training_target(finding: Finding) -> bool:
     return finding.held == TRAINING_TARGET
 
 
-@dataclass(frozen=True, slots=True)
-class TrainingData:
-    """The judgement of an input with training targets: what a report says before anything is
-    written.
-
-    Attributes:
-        examples: The examples (lines) that end on their call, left as they are.
-        targets: The calls they end on (an example may end on parallel calls).
-        conversations: The conversations checked in the input (every line's, clean ones
-            included).
-    """
-
-    examples: int
-    targets: int
-    conversations: int
-
-    def note(self, *, answered_by: str, unreported_by: str) -> str:
-        """What is said of the input before anything is written (docs/cli.md#fine-tuning-data):
-        how many examples end on a call a fix leaves as it is, and how the caller's user has
-        them answered (``answered_by``: the command line's ``--fix-training-targets``,
-        `patchcore.Options.fix_training_targets`) or left unreported (``unreported_by``)."""
-        examples = "example" if self.conversations == 1 else "examples"
-        end = "ends" if self.examples == 1 else "end"
-        calls, them, are = ("those calls", "them", "they are")
-        if self.targets == 1:
-            calls, them, are = ("that call", "it", "it is")
-        return (
-            f"fine-tuning data: {self.examples} of {self.conversations} {examples} {end} on a "
-            f"tool call, the training target; fix leaves {calls} as {are} "
-            f"({answered_by} answers {them}; {unreported_by} leaves {them} unreported)"
-        )
-
-
 def training_data(result: Result) -> TrainingData | None:
     """The judgement of ``result`` (a whole input's, or a stream's), or ``None`` when no example
     of it ends on its call (nothing was held back as a target)."""
     targets = [f for f in result.findings if is_training_target(f)]
     if not targets:
         return None
+    # Made only here: its class is among the engine's values (`patchcore.model`), which a run
+    # without training targets never loads.
+    from patchcore.model import TrainingData
+
     checked = [c for c in result.conversations if c.dialect is not None and c.note is None]
     return TrainingData(
         examples=len({f.line for f in targets}),

@@ -13,11 +13,8 @@ from typing import Any
 import pytest
 
 import patchcore
-from patchcore.layouts.records import (
-    TRAINING_TARGET,
-    TrainingData,
-    is_training_example,
-)
+from patchcore.layouts.records import TRAINING_TARGET, is_training_example
+from patchcore.model import TrainingData
 from tests.builders import (
     SEVEN_OF_TWENTY,
     fine_tuning_example,
