@@ -23,9 +23,9 @@ The judgement rests on positive evidence only, one example at a time:
 * the input is conversation lines (`ConversationLines`), never a JSON
   document, a file of one message per line or an agent session log;
 * the line is a fine-tuning record: an object with ``messages``, no key outside
-  `EXAMPLE_KEYS`, and messages with no key outside `MESSAGE_KEYS` (a run that an agent, a
-  proxy or an SDK recorded carries more: ``model``, ``id``, ``usage``, timestamps, metadata, a
-  message's ``annotations``);
+  `FINE_TUNING_KEYS`, and messages with no key outside `FINE_TUNING_MESSAGE_KEYS` (a run that
+  an agent, a proxy or an SDK recorded carries more: ``model``, ``id``, ``usage``, timestamps,
+  metadata, a message's ``annotations``);
 * its conversation (the list at ``/messages``, read as OpenAI Chat) ends on the assistant
   message whose calls are left open: those calls, and only those, are the example's target.
 
@@ -527,10 +527,10 @@ CONVERSATION_LINES = ConversationLines()
 
 
 #: The keys of a line of an OpenAI chat fine-tuning file (``FineTuneChatRequestInput``).
-EXAMPLE_KEYS = frozenset({"messages", "tools", "functions", "parallel_tool_calls"})
+FINE_TUNING_KEYS = frozenset({"messages", "tools", "functions", "parallel_tool_calls"})
 #: The keys its messages may have: the fine-tuning input's system, user, assistant and tool
 #: messages (``weight`` only exists there).
-MESSAGE_KEYS = frozenset(
+FINE_TUNING_MESSAGE_KEYS = frozenset(
     {
         "role",
         "content",
@@ -553,14 +553,15 @@ TRAINING_TARGET = "the fine-tuning example ends on this call, its training targe
 
 def is_training_example(value: Any) -> bool:
     """Whether a line's parsed ``value`` is a fine-tuning record: an object of
-    `EXAMPLE_KEYS` with a ``messages`` list whose messages are objects of `MESSAGE_KEYS`."""
-    if not isinstance(value, dict) or not value.keys() <= EXAMPLE_KEYS:
+    `FINE_TUNING_KEYS` with a ``messages`` list whose messages are objects of
+    `FINE_TUNING_MESSAGE_KEYS`."""
+    if not isinstance(value, dict) or not value.keys() <= FINE_TUNING_KEYS:
         return False
     messages = value.get("messages")
     return (
         isinstance(messages, list)
         and bool(messages)
-        and all(isinstance(m, dict) and m.keys() <= MESSAGE_KEYS for m in messages)
+        and all(isinstance(m, dict) and m.keys() <= FINE_TUNING_MESSAGE_KEYS for m in messages)
     )
 
 
