@@ -161,16 +161,11 @@ def dask_cases(corpus: Path, dialect: str, addresses: dict[int, str]) -> list[Ca
     cases = []
     for workers, address in addresses.items():
         name = f"{dialect}: fix --dask, {workers} worker{'s' if workers > 1 else ''}"
-        for given, suffix in ((folder, ""), (nothing, NO_INPUT)):
+        for given, suffix, out in ((folder, "", ""), (nothing, NO_INPUT, "-none")):
             fix_on = [*TOOLPATCH, "fix", "--dask", address, f"file://{given}/", "-o"]
+            output = f"dask{workers}{out}"
             cases.append(
-                Case(
-                    name + suffix,
-                    lambda s, fix_on=fix_on, w=workers, t=bool(suffix): [
-                        *fix_on,
-                        f"{s}/dask{w}{'-none' if t else ''}/",
-                    ],
-                )
+                Case(name + suffix, lambda s, fix_on=fix_on, o=output: [*fix_on, f"{s}/{o}/"])
             )
     return cases
 
